@@ -1,0 +1,41 @@
+# Every target installs what it needs: a fresh clone runs `make test` or `make demo` with nothing done by hand.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := test
+NPM ?= npm
+JEST_ARGS ?=
+
+.PHONY: install build pack typecheck test sim bench demo docs clean
+
+# `npm ci` only when the lock file changed since the last install (the stamp lives inside node_modules,
+# so `git clean -xfd` removes both together).
+node_modules/.install-stamp: package-lock.json package.json
+	$(NPM) ci --no-audit --no-fund
+	touch $@
+
+install: node_modules/.install-stamp
+
+build: install
+	rm -rf dist
+	npx tsc -p tsconfig.build.json
+
+# The package as users get it: examples and the dynamic-provider tests install this tarball, because
+# Pulumi's closure serializer treats code under node_modules differently from a linked checkout.
+pack: build
+	rm -rf .pack && mkdir -p .pack
+	$(NPM) pack --silent --pack-destination .pack >/dev/null
+	mv .pack/pulumi-vmhost-*.tgz .pack/pulumi-vmhost.tgz
+
+typecheck: install
+	npx tsc -p tsconfig.json --noEmit
+
+# The whole suite. Results also go to reports/jest.json, which .ci/run turns into "N passed, N failed".
+test: typecheck pack
+	mkdir -p reports
+	npx jest --ci --json --outputFile=reports/jest.json $(JEST_ARGS)
+
+sim: build
+	node bin/vmhost-sim.js
+
+clean:
+	rm -rf dist .pack reports

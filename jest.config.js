@@ -1,0 +1,17 @@
+/**
+ * Jest runs TypeScript through ts-jest in transpile-only mode (isolatedModules): type errors are
+ * caught once, by `tsc --noEmit` in `make test`, instead of again in every test worker.
+ * Tests that drive the packed package (dynamic-provider host, local engine, examples) need `make pack`
+ * first; `make test` does that.
+ */
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/provider", "<rootDir>/sdk", "<rootDir>/simulator", "<rootDir>/tools", "<rootDir>/tests"],
+  testMatch: ["**/*.test.ts"],
+  transform: { "^.+\\.ts$": ["ts-jest", { isolatedModules: true, diagnostics: false }] },
+  testPathIgnorePatterns: ["/node_modules/", "/dist/", "/examples/"],
+  modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/"],
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

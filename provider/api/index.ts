@@ -1,0 +1,4 @@
+/**
+ * `pulumi-vmhost/api`: the HTTP client for the whole VM-hosting API.
+ */
+export * from "./routes";

@@ -1,0 +1,4 @@
+/**
+ * `pulumi-vmhost/provider`: the dynamic-provider implementations behind the SDK's resource classes.
+ */
+export {};

@@ -1,0 +1,4 @@
+/**
+ * `pulumi-vmhost`: resource classes and functions for Pulumi programs.
+ */
+export {};
