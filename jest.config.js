@@ -7,10 +7,10 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
-  roots: ["<rootDir>/provider", "<rootDir>/sdk", "<rootDir>/simulator", "<rootDir>/tools", "<rootDir>/tests"],
+  roots: ["<rootDir>"],
   testMatch: ["**/*.test.ts"],
   transform: { "^.+\\.ts$": ["ts-jest", { isolatedModules: true, diagnostics: false }] },
-  testPathIgnorePatterns: ["/node_modules/", "/dist/", "/examples/"],
+  testPathIgnorePatterns: ["/node_modules/", "<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/"],
   modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/"],
   testTimeout: 60000,
   maxWorkers: 2,
