@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { parseDuration, formatDuration } from "./duration";
+import { checkInputs, UNKNOWN_VALUE } from "./check";
+import { KeyedMutex } from "./lock";
+
+describe("durations in timeouts inputs", () => {
+  it.each([
+    ["90s", 90_000], ["20m", 1_200_000], ["1h30m", 5_400_000], ["1.5h", 5_400_000], ["500ms", 500], ["45", 45_000],
+  ])("parses %s", (text, ms) => expect(parseDuration(text)).toBe(ms));
+  it.each(["", "10 minutes", "m5", "-5s", "1d"])("rejects %p", (text) => expect(parseDuration(text)).toBeUndefined());
+  it("formats for messages", () => {
+    expect(formatDuration(90_000)).toBe("1m30s");
+    expect(formatDuration(3_600_000)).toBe("1h");
+    expect(formatDuration(250)).toBe("250ms");
+  });
+});
+
+describe("checkInputs", () => {
+  const schema = z.object({
+    hostname: z.string().regex(/^[a-z0-9-]+$/, "use lowercase letters, digits and hyphens"),
+    cpu: z.number().int().min(1),
+    tags: z.array(z.string()).optional(),
+  });
+  it("returns one failure per bad property, named as the user wrote it", () => {
+    const r = checkInputs(schema, { hostname: "Web_1", cpu: 0, tags: ["a", 3] });
+    expect(r.failures).toEqual(
+      expect.arrayContaining([
+        { property: "hostname", reason: "use lowercase letters, digits and hyphens" },
+        expect.objectContaining({ property: "cpu" }),
+        expect.objectContaining({ property: "tags[1]" }),
+      ]),
+    );
+    expect(r.inputs).toBeUndefined();
+  });
+  it("passes values unknown during preview through instead of failing on them", () => {
+    const r = checkInputs(schema, { hostname: UNKNOWN_VALUE, cpu: 2 });
+    expect(r.failures).toBeUndefined();
+    expect(r.inputs).toEqual({ hostname: UNKNOWN_VALUE, cpu: 2 });
+  });
+  it("drops the serialized provider from the inputs it validates", () => {
+    const r = checkInputs(schema, { hostname: "web", cpu: 1, __provider: "exports.handler=..." });
+    expect(r.inputs).toEqual({ hostname: "web", cpu: 1 });
+  });
+});
+
+describe("KeyedMutex (one operation at a time per instance)", () => {
+  it("runs callers with the same key one after another, in order, even when one fails", async () => {
+    const m = new KeyedMutex();
+    const log: string[] = [];
+    let releaseFirst!: () => void;
+    const first = m.run("vm-1", async () => {
+      log.push("first start");
+      await new Promise<void>((r) => (releaseFirst = r));
+      log.push("first end");
+      throw new Error("boom");
+    });
+    const second = m.run("vm-1", async () => void log.push("second"));
+    const other = m.run("vm-2", async () => void log.push("other key"));
+    await other;
+    expect(log).toEqual(["first start", "other key"]);
+    releaseFirst();
+    await expect(first).rejects.toThrow("boom");
+    await second;
+    expect(log).toEqual(["first start", "other key", "first end", "second"]);
+    expect(m.activeKeys).toEqual([]);
+  });
+});

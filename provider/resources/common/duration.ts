@@ -1,0 +1,28 @@
+/**
+ * Durations as users write them in `timeouts` inputs and config: "90s", "20m", "1h30m", "1.5h", or a bare
+ * number of seconds. Terraform users know this format; Pulumi's `customTimeouts` uses it too.
+ */
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_RE = /^(?:(\d+(?:\.\d+)?)(ms|h|m|s))+$/;
+const PART_RE = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+
+/** Parses a duration string into milliseconds; returns undefined when the text is not a duration. */
+export function parseDuration(text: string | number): number | undefined {
+  if (typeof text === "number") return Number.isFinite(text) && text >= 0 ? text * 1000 : undefined;
+  const t = text.trim();
+  if (/^\d+(?:\.\d+)?$/.test(t)) return Number(t) * 1000;
+  if (!DURATION_RE.test(t)) return undefined;
+  let ms = 0;
+  for (const m of t.matchAll(PART_RE)) ms += Number(m[1]) * UNIT_MS[m[2]!]!;
+  return ms;
+}
+
+/** Formats milliseconds for messages: "1m30s", "450ms". */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  const total = Math.round(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return `${h ? `${h}h` : ""}${m ? `${m}m` : ""}${s || (!h && !m) ? `${s}s` : ""}`;
+}

@@ -1,0 +1,24 @@
+/**
+ * Thrown by `create` (and `update`) once the API has created the object but it then failed to become ready
+ * (failure status, deadline, error). The dynamic-provider host turns `id`, `properties` and `reasons` into
+ * Pulumi's "initialization failure": the resource is RECORDED in the state with this id, so the next
+ * `pulumi up` converges it or `pulumi destroy` deletes it. Throwing a plain error here would make Pulumi
+ * forget a VM that keeps billing.
+ */
+export class ResourceInitError extends Error {
+  override readonly name = "ResourceInitError";
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Record<string, unknown>,
+    readonly reasons: string[] = [message],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** An error whose message is meant for the user as is (bad input found only at apply time, a conflict). */
+export class ProviderError extends Error {
+  override readonly name = "ProviderError";
+}

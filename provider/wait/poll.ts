@@ -1,0 +1,137 @@
+import { formatDuration } from "../resources/common/duration";
+
+/** Where progress lines of long waits go (the provider routes them to Pulumi's log / stderr). */
+export type ProgressLogger = (line: string) => void;
+
+/** A point in time by which a wait must have finished. */
+export class Deadline {
+  readonly at: number;
+  constructor(
+    readonly totalMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.at = now() + totalMs;
+  }
+  remainingMs(): number {
+    return Math.max(0, this.at - this.now());
+  }
+  expired(): boolean {
+    return this.now() >= this.at;
+  }
+}
+
+/**
+ * The polling schedule. Operations on this API take from seconds (hostname) to minutes (create, resize).
+ * We poll often right after the start (fast operations settle quickly) and again around the time the
+ * operation is expected to finish, and back off in between so a slow create does not hammer the API.
+ */
+export interface PollSchedule {
+  /** First interval and the interval near the expected finish. */
+  fastMs: number;
+  /** The longest interval between two polls. */
+  maxMs: number;
+  /** How long after the start polling stays fast. */
+  fastPhaseMs: number;
+}
+
+export const defaultPollSchedule: PollSchedule = {
+  fastMs: Number(process.env.VMHOST_POLL_FAST_MS ?? 250),
+  maxMs: Number(process.env.VMHOST_POLL_MAX_MS ?? 10_000),
+  fastPhaseMs: 2_000,
+};
+
+/** The delay before the next poll, given how long we have waited and how long the operation usually takes. */
+export function nextPollDelay(elapsedMs: number, expectedMs: number | undefined, schedule: PollSchedule): number {
+  const { fastMs, maxMs, fastPhaseMs } = schedule;
+  if (elapsedMs < fastPhaseMs) return fastMs;
+  if (expectedMs !== undefined) {
+    const untilExpected = expectedMs - elapsedMs;
+    // close to the expected finish: poll fast; before it, sleep until it (but not past maxMs)
+    if (Math.abs(untilExpected) <= Math.max(fastPhaseMs, expectedMs * 0.15)) return fastMs;
+    if (untilExpected > 0) return Math.min(maxMs, Math.max(fastMs, untilExpected - expectedMs * 0.1));
+  }
+  // past the expected finish, or no estimate: back off geometrically
+  return Math.min(maxMs, Math.max(fastMs, elapsedMs * 0.25));
+}
+
+/** What one poll concluded. */
+export type PollVerdict<T> =
+  | { done: true; value: T }
+  | { done: false; status: string }
+  | { failed: true; message: string };
+
+/** Thrown when a wait's deadline passes; names what was awaited and the last status seen. */
+export class WaitTimeoutError extends Error {
+  override readonly name = "WaitTimeoutError";
+  constructor(
+    readonly what: string,
+    readonly lastStatus: string | undefined,
+    readonly waitedMs: number,
+  ) {
+    super(
+      `timed out after ${formatDuration(waitedMs)} waiting for ${what}` +
+        (lastStatus !== undefined ? ` (last status seen: ${lastStatus})` : "") +
+        `; raise the resource's timeouts input (e.g. timeouts: { create: "30m" }) if the host is slow`,
+    );
+  }
+}
+
+/** Thrown when a poll sees a status that means the operation failed (e.g. `Error`). */
+export class WaitFailedError extends Error {
+  override readonly name = "WaitFailedError";
+  constructor(
+    readonly what: string,
+    readonly detail: string,
+  ) {
+    super(`${what} failed: ${detail}`);
+  }
+}
+
+export interface PollOptions<T> {
+  /** What is awaited, for messages: "instance 6f1c… to finish resize". */
+  what: string;
+  deadline: Deadline;
+  /** One poll: reads the API and concludes. Errors it throws end the wait (retries belong to the client). */
+  poll: () => Promise<PollVerdict<T>>;
+  /** Usual duration of the operation, if known: polling is fast around it. */
+  expectedMs?: number;
+  schedule?: PollSchedule;
+  log?: ProgressLogger;
+  /** Progress is logged at most this often (and only for waits longer than it). */
+  progressEveryMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls until `poll` says done (returns its value), says failed (throws WaitFailedError), or the deadline
+ * passes (throws WaitTimeoutError with the last status seen). The first poll happens at once.
+ */
+export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
+  const now = opts.now ?? Date.now;
+  const sleep = opts.sleep ?? realSleep;
+  const schedule = opts.schedule ?? defaultPollSchedule;
+  const progressEveryMs = opts.progressEveryMs ?? 15_000;
+  const started = now();
+  let lastStatus: string | undefined;
+  let lastProgress = started;
+  for (;;) {
+    const verdict = await opts.poll();
+    if ("failed" in verdict) throw new WaitFailedError(opts.what, verdict.message);
+    if (verdict.done) return verdict.value;
+    lastStatus = verdict.status;
+    const elapsed = now() - started;
+    if (opts.deadline.expired()) throw new WaitTimeoutError(opts.what, lastStatus, elapsed);
+    if (opts.log && now() - lastProgress >= progressEveryMs) {
+      lastProgress = now();
+      opts.log(
+        `still waiting for ${opts.what}: status ${lastStatus}, ${formatDuration(elapsed)} elapsed, ` +
+          `${formatDuration(opts.deadline.remainingMs())} left`,
+      );
+    }
+    const delay = Math.min(nextPollDelay(elapsed, opts.expectedMs, schedule), Math.max(1, opts.deadline.remainingMs()));
+    await sleep(delay);
+  }
+}
