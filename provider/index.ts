@@ -1,4 +1,5 @@
 /**
  * `pulumi-vmhost/provider`: the dynamic-provider implementations behind the SDK's resource classes.
+ * Programs never import this directly: the serialized stub of each resource requires it at call time.
  */
-export {};
+export { providers, typeToken } from "./registry";

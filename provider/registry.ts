@@ -1,0 +1,15 @@
+import type * as pulumi from "@pulumi/pulumi";
+import type { ResourceName } from "../sdk/nodejs/stub";
+
+/**
+ * Resource name -> the dynamic provider that implements it. The SDK's serialized stub looks providers up here
+ * by name at call time (`require("pulumi-vmhost/provider").providers[name]`).
+ * Each resource adds its line below.
+ */
+export const providers: Partial<Record<ResourceName, pulumi.dynamic.ResourceProvider>> = {
+};
+
+/** The Pulumi type token of a resource of ours: dynamic module `vmhost`, type = class name. */
+export function typeToken(name: ResourceName): string {
+  return `pulumi-nodejs:dynamic/vmhost:${name}`;
+}
