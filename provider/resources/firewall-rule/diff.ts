@@ -1,0 +1,65 @@
+/**
+ * Diff of a FirewallRule: pure. Only `instanceId` replaces (a rule belongs to one instance's firewall);
+ * protocol, port, sourceIp, action and description change in place with one updateFirewallRule call;
+ * `adoptId` and `timeouts` change without an API call.
+ *
+ * Values are compared in canonical form so equivalent spellings never show as drift: "22-22" = "22",
+ * "203.0.113.7/32" = "203.0.113.7", an absent description = "" (the API may echo either).
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { isUnknown } from "../common/check";
+import type { FirewallRuleInputs, FirewallRuleOutputs } from "./inputs";
+
+/** Properties whose change moves the rule to a new one. */
+export const FIREWALL_RULE_REPLACE_PROPERTIES = ["instanceId"] as const;
+/** Properties changed in place with updateFirewallRule. */
+export const FIREWALL_RULE_API_PROPERTIES = ["protocol", "port", "sourceIp", "action", "description"] as const;
+/** Properties that change without an API call (recorded by `update`). */
+export const FIREWALL_RULE_LOCAL_PROPERTIES = ["adoptId", "timeouts"] as const;
+
+/** "22-22" -> "22"; anything else as given (validation happened in check). */
+export function canonicalPort(port: unknown): unknown {
+  if (typeof port === "number") return String(port);
+  if (typeof port !== "string") return port;
+  const m = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(port);
+  if (m && Number(m[1]) === Number(m[2])) return String(Number(m[1]));
+  return port.trim();
+}
+
+/** A single-host network is the address itself ("1.2.3.4/32" = "1.2.3.4"); blank = any source. */
+export function canonicalSource(source: unknown): unknown {
+  if (source === undefined || source === null) return null;
+  if (typeof source !== "string") return source;
+  const s = source.trim().toLowerCase();
+  if (s === "" || s === "-") return null;
+  if (!s.includes(":") && s.endsWith("/32")) return s.slice(0, -3);
+  if (s.includes(":") && s.endsWith("/128")) return s.slice(0, -4);
+  return s;
+}
+
+function canonical(key: string, value: unknown): unknown {
+  if (key === "port") return canonicalPort(value);
+  if (key === "sourceIp") return canonicalSource(value);
+  if (key === "description") return value ?? "";
+  return value ?? null;
+}
+
+function same(key: string, a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(key, a)) === JSON.stringify(canonical(key, b));
+}
+
+/** The API properties that differ between state and inputs (what an update must send). */
+export function changedApiProperties(olds: Partial<FirewallRuleOutputs>, news: Partial<FirewallRuleInputs>): string[] {
+  return FIREWALL_RULE_API_PROPERTIES.filter((key) => isUnknown(news[key]) || !same(key, olds[key], news[key]));
+}
+
+/**
+ * Compares the state (outputs of the last create/read) with the checked inputs. Unknown preview values
+ * count as changes (and as a replacement for instanceId).
+ */
+export function diffFirewallRule(olds: Partial<FirewallRuleOutputs>, news: Partial<FirewallRuleInputs>): pulumi.dynamic.DiffResult {
+  const replaces = FIREWALL_RULE_REPLACE_PROPERTIES.filter((key) => isUnknown(news[key]) || !same(key, olds[key], news[key]));
+  const local = FIREWALL_RULE_LOCAL_PROPERTIES.filter((key) => isUnknown(news[key]) || !same(key, olds[key], news[key]));
+  const changes = replaces.length > 0 || local.length > 0 || changedApiProperties(olds, news).length > 0;
+  return { changes, replaces: [...replaces], deleteBeforeReplace: false };
+}

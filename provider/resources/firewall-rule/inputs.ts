@@ -1,0 +1,120 @@
+/**
+ * Inputs and outputs of the FirewallRule resource (id = the rule's id as the API gives it).
+ *
+ * One rule of an instance's firewall. Everything but `instanceId` changes in place
+ * (updateFirewallRule); moving a rule to another instance replaces it.
+ */
+import { isIP } from "node:net";
+import { z } from "zod";
+import { parseDuration } from "../common/duration";
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const duration = (what: string) =>
+  z.string().refine((v) => (parseDuration(v) ?? 0) > 0, {
+    message: `${what} must be a duration like "90s", "5m" or "1h"`,
+  });
+
+const unknownKeys = (what: string, allowed: string) => (issue: { code?: string; keys?: string[] }) =>
+  issue.code === "unrecognized_keys"
+    ? `unknown ${what} ${(issue.keys ?? []).map((k) => JSON.stringify(k)).join(", ")}: allowed are ${allowed}`
+    : undefined;
+
+/** Firewall protocols the API accepts (real-api-facts.md: tcp, udp). */
+export const FIREWALL_PROTOCOLS = ["tcp", "udp"] as const;
+/** What a matching packet gets: accepted or dropped (wire `A` / `D`). */
+export const FIREWALL_ACTIONS = ["accept", "drop"] as const;
+
+/** A port "22" or an inclusive range "8000-9000", each 1-65535. */
+export function isValidPortSpec(text: string): boolean {
+  const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
+  if (!m) return false;
+  const from = Number(m[1]);
+  const to = m[2] === undefined ? from : Number(m[2]);
+  return from >= 1 && to <= 65535 && from <= to;
+}
+
+/** An IPv4/IPv6 address or a network in CIDR notation ("203.0.113.7", "10.0.0.0/8", "2001:db8::/32"). */
+export function isValidSource(text: string): boolean {
+  const [address, prefix, ...rest] = text.split("/");
+  if (rest.length > 0 || !address) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** Deadlines of the waits of a firewall change (each change is an operation on the instance). */
+export const firewallRuleTimeoutsSchema = z
+  .strictObject(
+    {
+      create: duration("timeouts.create").optional().describe('How long create may wait for the instance to be idle and the rule to apply, e.g. "10m". Default: config vmhost:createTimeout, else 20m.'),
+      update: duration("timeouts.update").optional().describe('How long an update may wait, e.g. "10m". Default: config vmhost:updateTimeout, else 20m.'),
+      delete: duration("timeouts.delete").optional().describe('How long delete may wait, e.g. "10m". Default: config vmhost:deleteTimeout, else 20m.'),
+    },
+    { error: unknownKeys("timeout", "create, update, delete") },
+  )
+  .describe('Deadlines of the waits of this resource (durations like "10m").');
+
+const portInput = z
+  .union([z.number(), z.string()], { error: 'port must be a port like "22" or a range like "8000-9000"' })
+  .transform((v) => String(v).trim())
+  .refine(isValidPortSpec, { message: 'port must be a port 1-65535 like "22" or 22, or a range like "8000-9000" (low-high)' })
+  .describe('The destination port: a number 1-65535 (22 or "22") or an inclusive range "8000-9000". Changes in place.');
+
+/** Validation schema of the FirewallRule inputs (used by `check`). */
+export const inputsSchema = z
+  .strictObject(
+    {
+      instanceId: z
+        .string({ error: "instanceId is required: the uuid of the instance whose firewall gets the rule, e.g. instance.id" })
+        .regex(UUID_RE, "instanceId must be an instance uuid, e.g. 6f1c2a3b-0000-4000-8000-000000000001 (use instance.id)")
+        .describe("The uuid of the instance whose firewall holds the rule. Changing it replaces the rule."),
+      protocol: z
+        .enum(FIREWALL_PROTOCOLS, { error: 'protocol must be "tcp" or "udp" (lowercase)' })
+        .describe('The protocol: "tcp" or "udp". Changes in place.'),
+      port: portInput,
+      sourceIp: z
+        .string({ error: 'sourceIp must be a string such as "203.0.113.7" or "10.0.0.0/8"' })
+        .trim()
+        .refine(isValidSource, { message: 'sourceIp must be an IP address or a CIDR network, e.g. "203.0.113.7" or "10.0.0.0/8" (leave it out for any source)' })
+        .optional()
+        .describe('Only packets from this address or CIDR network match ("203.0.113.7", "10.0.0.0/8"). Leave it out to match any source. Changes in place.'),
+      action: z
+        .enum(FIREWALL_ACTIONS, { error: 'action is required: "accept" or "drop"' })
+        .describe('What happens to matching packets: "accept" or "drop". Changes in place.'),
+      description: z
+        .string({ error: "description must be a string" })
+        .max(255, "description must be at most 255 characters")
+        .regex(/^[^\u0000-\u001f\u007f]*$/, "description must be one line without control characters")
+        .optional()
+        .describe("A free-text note shown in the panel (at most 255 characters). Changes in place."),
+      adoptId: z
+        .string({ error: "adoptId must be a firewall rule id string" })
+        .trim()
+        .min(1, "adoptId must not be empty: give the id of an existing rule of instanceId (listFirewallRules), or leave it out")
+        .optional()
+        .describe("Adopt this existing rule of instanceId instead of creating one (pulumi import does not work for dynamic resources); the rule is then updated to match the inputs. Only used at create."),
+      timeouts: firewallRuleTimeoutsSchema.optional(),
+    },
+    { error: unknownKeys("property", "instanceId, protocol, port, sourceIp, action, description, adoptId, timeouts") },
+  )
+  .describe(
+    "One rule of an instance's firewall: packets of a protocol to a port (or port range), optionally only from a source " +
+      "address or network, are accepted or dropped. Everything but instanceId changes in place.",
+  );
+
+/** The FirewallRule inputs after `check` (port normalized to a string). */
+export type FirewallRuleInputs = z.output<typeof inputsSchema>;
+
+/** The FirewallRule outputs: the inputs (normalized) as the API reports them. */
+export const outputsSchema = inputsSchema.extend({
+  port: z.string().describe('The destination port or range as text: "22" or "8000-9000".'),
+});
+
+/** The FirewallRule outputs (what `read` returns as props). */
+export type FirewallRuleOutputs = z.output<typeof outputsSchema>;
+
+/** No FirewallRule output is secret. */
+export const secretOutputNames: readonly string[] = [];

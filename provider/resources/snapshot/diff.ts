@@ -1,0 +1,35 @@
+/**
+ * Diff of a Snapshot: pure. A snapshot cannot be changed, so every property the API stores replaces it;
+ * `adoptId` and `timeouts` only steer the provider and change without an API call.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { isUnknown } from "../common/check";
+import type { SnapshotInputs, SnapshotOutputs } from "./inputs";
+
+/** Properties whose change takes a new snapshot (and deletes the old one). */
+export const SNAPSHOT_REPLACE_PROPERTIES = ["instanceId", "name", "description"] as const;
+/** Properties that change without any API call (recorded by `update`). */
+export const SNAPSHOT_LOCAL_PROPERTIES = ["adoptId", "timeouts"] as const;
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * Compares the state (outputs of the last create/read) with the checked inputs. A value unknown during
+ * preview counts as a change, and as a replacement when its property replaces.
+ */
+export function diffSnapshot(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>): pulumi.dynamic.DiffResult {
+  const replaces: string[] = [];
+  let changes = false;
+  for (const key of SNAPSHOT_REPLACE_PROPERTIES) {
+    if (isUnknown(news[key]) || !same(olds[key], news[key])) {
+      replaces.push(key);
+      changes = true;
+    }
+  }
+  for (const key of SNAPSHOT_LOCAL_PROPERTIES) {
+    if (isUnknown(news[key]) || !same(olds[key], news[key])) changes = true;
+  }
+  return { changes, replaces, deleteBeforeReplace: false };
+}

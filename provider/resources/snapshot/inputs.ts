@@ -1,0 +1,102 @@
+/**
+ * Inputs and outputs of the Snapshot resource (id = snapshot uuid).
+ *
+ * A snapshot is immutable once taken: every input replaces it. `check` validates with `inputsSchema`
+ * before any API call, so a typo or a bad value is reported with the property name and the fix.
+ */
+import { z } from "zod";
+import { parseDuration } from "../common/duration";
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The default `description`: the API requires a non-empty description (Laravel `required` refuses ""). */
+export const DEFAULT_SNAPSHOT_DESCRIPTION = "Created by Pulumi";
+
+const duration = (what: string) =>
+  z
+    .string()
+    .refine((v) => parseDuration(v) !== undefined && parseDuration(v)! > 0, {
+      message: `${what} must be a duration like "90s", "20m" or "1h30m"`,
+    });
+
+/** How long create and delete may wait for the snapshot to settle. */
+export const snapshotTimeoutsSchema = z
+  .strictObject({
+    create: duration("timeouts.create").optional().describe(
+      'How long create waits for the snapshot to be listed as Ready, e.g. "20m". Default: config vmhost:createTimeout, else 20m.',
+    ),
+    delete: duration("timeouts.delete").optional().describe(
+      'How long delete waits for the snapshot to disappear, e.g. "10m". Default: config vmhost:deleteTimeout, else 20m.',
+    ),
+  }, { error: (issue) => issue.code === "unrecognized_keys" ? `unknown timeout ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}: a snapshot has only create and delete timeouts` : undefined })
+  .describe("Deadlines of the waits of this resource (durations like \"20m\").");
+
+/** Validation schema of the Snapshot inputs (used by `check`). */
+export const inputsSchema = z
+  .strictObject(
+    {
+      instanceId: z
+        .string({ error: "instanceId is required: the uuid of the instance to snapshot, e.g. instance.id" })
+        .regex(UUID_RE, "instanceId must be an instance uuid, e.g. 6f1c2a3b-0000-4000-8000-000000000001 (use instance.id)")
+        .describe("The uuid of the instance to snapshot. Changing it replaces the snapshot (a new one is taken of the other instance)."),
+      name: z
+        .string({ error: "name is required: a label such as \"before-upgrade\"" })
+        .trim()
+        .min(1, "name must not be empty: give a label such as \"before-upgrade\"")
+        .max(100, "name must be at most 100 characters")
+        .regex(/^[^\u0000-\u001f\u007f]*$/, "name must be one line without control characters")
+        .describe("The snapshot's name (1-100 characters). Changing it replaces the snapshot: the API cannot rename one."),
+      description: z
+        .string({ error: "description must be a string" })
+        .trim()
+        .min(1, "description must not be empty: leave it out to use the default")
+        .max(255, "description must be at most 255 characters")
+        .default(DEFAULT_SNAPSHOT_DESCRIPTION)
+        .describe(`A free-text description (at most 255 characters; default "${DEFAULT_SNAPSHOT_DESCRIPTION}"). Changing it replaces the snapshot.`),
+      adoptId: z
+        .string({ error: "adoptId must be a snapshot uuid string" })
+        .regex(UUID_RE, "adoptId must be the uuid of an existing snapshot of instanceId (see getSnapshots)")
+        .optional()
+        .describe("Adopt this existing snapshot of instanceId instead of taking a new one (pulumi import does not work for dynamic resources). Only used at create."),
+      timeouts: snapshotTimeoutsSchema.optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `unknown property ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}: a Snapshot takes instanceId, name, description, adoptId, timeouts`
+          : undefined,
+    },
+  )
+  .describe(
+    "A snapshot of an instance's disks. Every input replaces the snapshot (a snapshot cannot be changed). " +
+      "Create waits until the snapshot is listed as Ready; delete waits until it is gone. " +
+      "To roll an instance back to a snapshot, call the rollbackSnapshot function: it is an action, not state.",
+  );
+
+/** The Snapshot inputs after `check` (defaults filled). */
+export type SnapshotInputs = z.output<typeof inputsSchema>;
+
+/** A block storage captured with the snapshot. */
+export const attachedStorageSchema = z
+  .object({
+    id: z.string().describe("Block storage uuid."),
+    name: z.string().describe("Block storage name."),
+    size: z.number().describe("Block storage size in GB, as the API reports it."),
+  })
+  .describe("A block storage included in the snapshot.");
+
+/** The Snapshot outputs: the inputs plus what the API computes. */
+export const outputsSchema = inputsSchema.extend({
+  status: z.string().describe('The snapshot status as the API reports it, e.g. "Ready" ("Error" when taking it failed).'),
+  isCurrentState: z.boolean().describe("True when the instance currently runs from this snapshot's state (it was the last one rolled back to or taken)."),
+  attachedStorage: z.array(attachedStorageSchema).describe("Block storages included in the snapshot."),
+  currentHourlyPrice: z.number().nullable().describe("Current price per hour of keeping the snapshot (null when the API gives none)."),
+  estimatedMonthly: z.number().nullable().describe("Estimated monthly price of keeping the snapshot (null when the API gives none)."),
+  createdAt: z.string().nullable().describe("When the snapshot was taken, ISO 8601 UTC."),
+});
+
+/** The Snapshot outputs (what `read` returns as props). */
+export type SnapshotOutputs = z.output<typeof outputsSchema>;
+
+/** No Snapshot output is secret. */
+export const secretOutputNames: readonly string[] = [];

@@ -1,0 +1,54 @@
+import { checkInputs, UNKNOWN_VALUE } from "../common/check";
+import { DEFAULT_SNAPSHOT_DESCRIPTION, inputsSchema } from "./inputs";
+import { diffSnapshot } from "./diff";
+
+const VM = "6f1c2a3b-0000-4000-8000-000000000001";
+const SNAP = "0b7e9c1d-0000-4000-8000-00000000000a";
+
+describe("Snapshot inputs", () => {
+  it("fills the default description (the API refuses an empty one) and trims the name", () => {
+    expect(checkInputs(inputsSchema, { instanceId: VM, name: "  before-upgrade " })).toEqual({
+      inputs: { instanceId: VM, name: "before-upgrade", description: DEFAULT_SNAPSHOT_DESCRIPTION },
+    });
+  });
+
+  it.each<[string, Record<string, unknown>, string, RegExp]>([
+    ["missing instanceId", { name: "s" }, "instanceId", /required/],
+    ["instanceId not a uuid", { instanceId: "web-1", name: "s" }, "instanceId", /uuid/],
+    ["missing name", { instanceId: VM }, "name", /required/],
+    ["blank name", { instanceId: VM, name: "   " }, "name", /empty/],
+    ["name too long", { instanceId: VM, name: "x".repeat(101) }, "name", /100/],
+    ["name on two lines", { instanceId: VM, name: "a\nb" }, "name", /one line/],
+    ["description too long", { instanceId: VM, name: "s", description: "d".repeat(256) }, "description", /255/],
+    ["adoptId not a uuid", { instanceId: VM, name: "s", adoptId: "snap-1" }, "adoptId", /uuid/],
+    ["bad duration", { instanceId: VM, name: "s", timeouts: { create: "ten minutes" } }, "timeouts.create", /duration/],
+    ["update timeout (a snapshot is never updated)", { instanceId: VM, name: "s", timeouts: { update: "5m" } }, "timeouts", /update/],
+    ["typo'd property", { instanceId: VM, name: "s", descripton: "x" }, "(resource)", /descripton/],
+  ])("rejects %s, naming the property", (_what, news, property, reason) => {
+    const result = checkInputs(inputsSchema, news);
+    expect(result.inputs).toBeUndefined();
+    expect(result.failures).toEqual(expect.arrayContaining([{ property, reason: expect.stringMatching(reason) }]));
+  });
+
+  it("lets a name unknown during preview through", () => {
+    expect(checkInputs(inputsSchema, { instanceId: UNKNOWN_VALUE, name: "s" }).failures).toBeUndefined();
+  });
+});
+
+describe("Snapshot diff", () => {
+  const olds = {
+    instanceId: VM, name: "s", description: "d", status: "Ready", isCurrentState: false, attachedStorage: [],
+    currentHourlyPrice: 1, estimatedMonthly: 720, createdAt: "2024-01-01T00:00:00.000Z",
+  };
+  it.each<[string, Record<string, unknown>, boolean, string[]]>([
+    ["nothing changed (computed outputs are not inputs)", { instanceId: VM, name: "s", description: "d" }, false, []],
+    ["name", { instanceId: VM, name: "t", description: "d" }, true, ["name"]],
+    ["description", { instanceId: VM, name: "s", description: "e" }, true, ["description"]],
+    ["instance", { instanceId: SNAP, name: "s", description: "d" }, true, ["instanceId"]],
+    ["instance unknown in preview", { instanceId: UNKNOWN_VALUE, name: "s", description: "d" }, true, ["instanceId"]],
+    ["timeouts only: recorded, no replacement", { instanceId: VM, name: "s", description: "d", timeouts: { delete: "5m" } }, true, []],
+    ["adoptId only: recorded, no replacement", { instanceId: VM, name: "s", description: "d", adoptId: SNAP }, true, []],
+  ])("%s", (_what, news, changes, replaces) => {
+    expect(diffSnapshot(olds, news)).toEqual({ changes, replaces, deleteBeforeReplace: false });
+  });
+});
