@@ -4,7 +4,7 @@ import { changedApiProperties, diffFirewallRule } from "./diff";
 
 const VM = "6f1c2a3b-0000-4000-8000-000000000001";
 const VM2 = "6f1c2a3b-0000-4000-8000-000000000002";
-const base = { instanceId: VM, protocol: "tcp", port: "22", action: "accept" };
+const base = { instanceId: VM, protocol: "tcp" as const, port: "22", action: "accept" as const };
 
 describe("FirewallRule inputs", () => {
   it("normalizes a numeric port to text", () => {
