@@ -1,0 +1,23 @@
+/**
+ * BlockStorageAttachment diff decisions. Pure.
+ *
+ * - blockStorageId, instanceId: replace, DELETE FIRST. A block storage is attached to one instance at a
+ *   time: moving a disk to another instance must detach it before attaching it again.
+ * - timeouts: recorded in place, no API call. adoptId only matters at create: never a change.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { isUnknown } from "../common/check";
+import type { BlockStorageAttachmentInputs, BlockStorageAttachmentOutputs } from "./inputs";
+
+/** Decides what changing an attachment from `olds` (state outputs) to `news` (checked inputs) means. */
+export function diffBlockStorageAttachment(
+  olds: BlockStorageAttachmentOutputs,
+  news: BlockStorageAttachmentInputs,
+): pulumi.dynamic.DiffResult {
+  const replaces: string[] = [];
+  if (isUnknown(news.blockStorageId) || news.blockStorageId !== olds.blockStorageId) replaces.push("blockStorageId");
+  if (isUnknown(news.instanceId) || news.instanceId !== olds.instanceId) replaces.push("instanceId");
+  if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
+  const timeoutsChanged = JSON.stringify(news.timeouts ?? null) !== JSON.stringify(olds.timeouts ?? null);
+  return { changes: timeoutsChanged, replaces: [] };
+}

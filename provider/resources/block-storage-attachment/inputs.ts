@@ -1,0 +1,64 @@
+/**
+ * Inputs and outputs of the BlockStorageAttachment resource (id = the block storage uuid): one block
+ * storage (disk) attached to one instance. The block storage itself is not created or deleted here (the API
+ * has no call for that): deleting this resource detaches the disk, which stays in the account with its data.
+ */
+import { z } from "zod";
+import { timeoutsSchema, uuidOf } from "../public-ip/inputs";
+
+const INPUT_NAMES = ["blockStorageId", "instanceId", "adoptId", "timeouts"] as const;
+
+const inputsObject = z
+  .strictObject(
+    {
+      blockStorageId: uuidOf("blockStorageId").describe(
+        "The uuid of the block storage to attach (see getBlockStorageOptions). Changing it replaces the attachment.",
+      ),
+      instanceId: uuidOf("instanceId").describe(
+        "The uuid of the instance to attach it to (use instance.id). Changing it replaces the attachment: the disk is detached first, then attached.",
+      ),
+      adoptId: uuidOf("adoptId")
+        .optional()
+        .describe("Adopt an existing attachment instead of attaching: the block storage uuid (same as blockStorageId). Only used at create."),
+      timeouts: timeoutsSchema.optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `unknown propert${issue.keys.length > 1 ? "ies" : "y"} ${issue.keys.join(", ")}: a BlockStorageAttachment takes ${INPUT_NAMES.join(", ")}`
+          : undefined,
+    },
+  )
+  .describe(
+    "A block storage attached to an instance. Create attaches it (attachBlockStorage); delete detaches it (detachBlockStorage): " +
+      "the disk and its data stay in the account.",
+  );
+
+/** Validation schema of the BlockStorageAttachment inputs (used by `check`): uuids lower-cased. */
+export const inputsSchema = inputsObject.superRefine((v, ctx) => {
+  if (v.adoptId !== undefined && typeof v.blockStorageId === "string" && v.adoptId !== v.blockStorageId) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["adoptId"],
+      message: `adoptId must be the attachment's id, which is the block storage uuid: "${v.blockStorageId}"`,
+    });
+  }
+});
+
+/** Validated BlockStorageAttachment inputs. */
+export type BlockStorageAttachmentInputs = z.output<typeof inputsSchema>;
+
+/** The BlockStorageAttachment outputs: the inputs plus what the service computed. */
+export const outputsSchema = inputsObject.extend({
+  name: z.string().optional().describe("The block storage's name (absent when the service does not say)."),
+  sizeGb: z.number().optional().describe("The block storage's size in GB (absent when the service does not say)."),
+});
+
+/** BlockStorageAttachment outputs (state, and what `read` returns as props). */
+export type BlockStorageAttachmentOutputs = z.output<typeof outputsSchema>;
+
+/** Outputs Pulumi must treat as secret: none. */
+export const secretOutputNames: readonly string[] = [];
+
+/** Names of the input properties, in documentation order. */
+export const inputNames: readonly (keyof BlockStorageAttachmentInputs)[] = INPUT_NAMES;

@@ -1,0 +1,48 @@
+/**
+ * PublicIp diff decisions. Pure.
+ *
+ * - instanceId: replace (an address of another instance is another resource).
+ * - publicNetworkId: when set and different from the address the resource holds, replace. The id IS the
+ *   address uuid, and Pulumi cannot change a resource's id in an update, so a different address is a new
+ *   resource. Create-before-delete is safe here: the new resource's changePublicIp swaps the address in one
+ *   call, and the old resource's delete only blanks the address if the instance still holds IT.
+ *   Setting publicNetworkId to the address the instance already holds (pinning it) is no replacement.
+ *   Unset = "any address": never a change.
+ * - rdns: in place (updateRdns). Unset = not managed: never a change, and never cleared.
+ * - timeouts: recorded in place, no API call. adoptId only matters at create: never a change.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { isUnknown } from "../common/check";
+import type { PublicIpInputs, PublicIpOutputs } from "./inputs";
+
+/** One step of an in-place PublicIp update, in the order they run. */
+export type PublicIpUpdateStep = { kind: "rdns"; rdns: string };
+
+function differs(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) !== JSON.stringify(b ?? null);
+}
+
+/** Decides what changing a PublicIp from `olds` (state outputs) to `news` (checked inputs) means. */
+export function diffPublicIp(olds: PublicIpOutputs, news: PublicIpInputs): pulumi.dynamic.DiffResult {
+  const replaces: string[] = [];
+  const changed: string[] = [];
+  if (isUnknown(news.instanceId) || news.instanceId !== olds.instanceId) replaces.push("instanceId");
+  if (news.publicNetworkId !== undefined) {
+    if (isUnknown(news.publicNetworkId)) replaces.push("publicNetworkId");
+    else if (news.publicNetworkId !== olds.publicIpId) replaces.push("publicNetworkId");
+    else if (news.publicNetworkId !== olds.publicNetworkId) changed.push("publicNetworkId");
+  } else if (olds.publicNetworkId !== undefined) {
+    // no longer pinned to that address: keep the address, only the record changes
+    changed.push("publicNetworkId");
+  }
+  if (news.rdns !== undefined && (isUnknown(news.rdns) || news.rdns !== olds.rdns)) changed.push("rdns");
+  if (differs(news.timeouts, olds.timeouts)) changed.push("timeouts");
+  if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: false };
+  return { changes: changed.length > 0, replaces: [] };
+}
+
+/** The API steps of an in-place update (only rdns has one). */
+export function planPublicIpUpdate(olds: PublicIpOutputs, news: PublicIpInputs): PublicIpUpdateStep[] {
+  if (news.rdns !== undefined && news.rdns !== olds.rdns) return [{ kind: "rdns", rdns: news.rdns }];
+  return [];
+}

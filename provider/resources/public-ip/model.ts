@@ -1,0 +1,50 @@
+/**
+ * PublicIp <-> API mapping. Pure: no I/O.
+ *
+ * The address is read from the instance detail: `public_ip: {ip_id, ip_address}` (normalized by the client
+ * to `null` when the service writes `-`) and `rdns`. The resource id is the address uuid (`ip_id`): an
+ * instance that no longer holds that address means the resource is gone, whatever address it has now.
+ */
+import type { PublicIpInputs, PublicIpOutputs } from "./inputs";
+
+/** The part of the (normalized) instance detail this resource reads. */
+export interface PublicIpDetail {
+  public_ip: { ip_id: string | null; ip_address: string | null } | null;
+  rdns: string | null;
+}
+
+/** The address an instance holds now, or undefined when it has none (or the service names no uuid for it). */
+export function currentAddress(detail: PublicIpDetail): { id: string; ipAddress: string } | undefined {
+  const ip = detail.public_ip;
+  if (!ip || !ip.ip_id) return undefined;
+  return { id: ip.ip_id, ipAddress: ip.ip_address ?? "" };
+}
+
+/**
+ * Outputs of the address `id` on the instance, or undefined when the instance does not hold that address
+ * (removed, or swapped for another one out of band): then the resource is gone.
+ */
+export function publicIpOutputs(id: string, inputs: PublicIpInputs, detail: PublicIpDetail): PublicIpOutputs | undefined {
+  const address = currentAddress(detail);
+  if (!address || address.id !== id) return undefined;
+  const outputs: PublicIpOutputs = { instanceId: inputs.instanceId, publicIpId: address.id, ipAddress: address.ipAddress };
+  if (inputs.publicNetworkId !== undefined) outputs.publicNetworkId = inputs.publicNetworkId;
+  if (detail.rdns !== null && detail.rdns !== "") outputs.rdns = detail.rdns;
+  if (inputs.adoptId !== undefined) outputs.adoptId = inputs.adoptId;
+  if (inputs.timeouts !== undefined) outputs.timeouts = inputs.timeouts;
+  return outputs;
+}
+
+/**
+ * The inputs `read` returns: the user's inputs as the state before the refresh recorded them (read only
+ * receives the old outputs, which carry every input under its own name). Diffs compare the program's inputs
+ * with the refreshed outputs, so drift shows there; these inputs only keep the state's record of intent.
+ */
+export function inputsFromState(state: Partial<PublicIpOutputs> & { instanceId: string }): PublicIpInputs {
+  const inputs: PublicIpInputs = { instanceId: state.instanceId };
+  if (state.publicNetworkId !== undefined) inputs.publicNetworkId = state.publicNetworkId;
+  if (state.rdns !== undefined) inputs.rdns = state.rdns;
+  if (state.adoptId !== undefined) inputs.adoptId = state.adoptId;
+  if (state.timeouts !== undefined) inputs.timeouts = state.timeouts;
+  return inputs;
+}

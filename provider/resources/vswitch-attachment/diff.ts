@@ -1,0 +1,21 @@
+/**
+ * VswitchAttachment diff decisions. Pure.
+ *
+ * - instanceId, vswitchId: replace, DELETE FIRST. An instance is on one private network at a time, and
+ *   create refuses an instance that is on another network (it may belong to someone else), so the old
+ *   attachment must be detached before the new one attaches.
+ * - timeouts: recorded in place, no API call. adoptId only matters at create: never a change.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { isUnknown } from "../common/check";
+import type { VswitchAttachmentInputs, VswitchAttachmentOutputs } from "./inputs";
+
+/** Decides what changing a VswitchAttachment from `olds` (state outputs) to `news` (checked inputs) means. */
+export function diffVswitchAttachment(olds: VswitchAttachmentOutputs, news: VswitchAttachmentInputs): pulumi.dynamic.DiffResult {
+  const replaces: string[] = [];
+  if (isUnknown(news.instanceId) || news.instanceId !== olds.instanceId) replaces.push("instanceId");
+  if (isUnknown(news.vswitchId) || news.vswitchId !== olds.vswitchId) replaces.push("vswitchId");
+  if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
+  const timeoutsChanged = JSON.stringify(news.timeouts ?? null) !== JSON.stringify(olds.timeouts ?? null);
+  return { changes: timeoutsChanged, replaces: [] };
+}
