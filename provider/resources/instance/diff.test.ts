@@ -1,0 +1,99 @@
+import { UNKNOWN_VALUE } from "../common/check";
+import { diffInstance, planInstanceUpdate, type UpdateStep } from "./diff";
+import type { InstanceInputs, InstanceOutputs } from "./inputs";
+
+const VS1 = "11111111-1111-4111-8111-111111111111";
+const IP1 = "22222222-2222-4222-8222-222222222222";
+const IP2 = "33333333-3333-4333-8333-333333333333";
+
+/** The state after creating the program `inputs` (outputs read back). */
+const inputs: InstanceInputs = {
+  locationId: 1, tierId: 2, templateId: 1, hostname: "web-1", cpu: 2, memory: 4, storage: 40, username: "deploy",
+  password: "Blue-Horse-42", sshKeys: ["ssh-ed25519 AAAA me"], backups: false, dedicatedCpu: false, publicIp: true,
+  vswitchId: VS1, powerState: "running", deleteOptions: { removePublicIp: true, removeBlockStorage: false },
+};
+const olds: InstanceOutputs = {
+  ...inputs,
+  status: "Running", ipAddress: "103.150.12.10", publicIpId: IP1, rdns: null, privateNetwork: "jkt-private-1",
+  locationName: "Jakarta", tierName: "Standard", os: "Ubuntu 22.04", pricePerHour: 300, estimatedMonthlyPrice: 216000,
+  createdAt: "2026-11-21T15:00:00.000Z", updatedAt: null, lastStartedAt: null, lastBackupAt: null,
+};
+
+type Row = [string, Partial<InstanceInputs> | Record<string, unknown>, { replaces?: string[]; steps?: UpdateStep["kind"][]; changes?: boolean }];
+
+// Every input of design.md §4 "Instance": what a change of it does.
+const table: Row[] = [
+  ["nothing changed", {}, { changes: false, steps: [] }],
+  ["locationId", { locationId: 2 }, { replaces: ["locationId"] }],
+  ["templateId", { templateId: 3 }, { replaces: ["templateId"] }],
+  ["username", { username: "admin" }, { replaces: ["username"] }],
+  ["sshKeys", { sshKeys: ["ssh-ed25519 BBBB me"] }, { replaces: ["sshKeys"] }],
+  ["sshKeys removed", { sshKeys: undefined }, { replaces: ["sshKeys"] }],
+  ["backups", { backups: true }, { replaces: ["backups"] }],
+  ["cloneFrom", { cloneFrom: IP2 }, { replaces: ["cloneFrom"] }],
+  ["tierId", { tierId: 3 }, { steps: ["changeTier"] }],
+  ["cpu", { cpu: 4 }, { steps: ["resize"] }],
+  ["memory", { memory: 8 }, { steps: ["resize"] }],
+  ["storage grows", { storage: 80 }, { steps: ["resize"] }],
+  ["storage shrinks", { storage: 20 }, { replaces: ["storage"] }],
+  ["dedicatedCpu", { dedicatedCpu: true }, { steps: ["resize"] }],
+  ["hostname", { hostname: "web-2" }, { steps: ["hostname"] }],
+  ["password", { password: "Green-Cat-77" }, { steps: ["password"] }],
+  ["publicIp true -> false", { publicIp: false }, { steps: ["publicAddress"] }],
+  ["publicNetworkId (a reserved address)", { publicNetworkId: IP2 }, { steps: ["publicAddress"] }],
+  ["publicNetworkId equal to the address in use", { publicNetworkId: IP1 }, { changes: true, steps: [] }],
+  ["publicIp no longer managed", { publicIp: undefined }, { changes: true, steps: [] }],
+  ["vswitchId", { vswitchId: "44444444-4444-4444-8444-444444444444" }, { steps: ["privateNetwork"] }],
+  ["vswitchId blank detaches", { vswitchId: "" }, { steps: ["privateNetwork"] }],
+  ["vswitchId no longer managed", { vswitchId: undefined }, { changes: true, steps: [] }],
+  ["powerState", { powerState: "stopped" }, { steps: ["power"] }],
+  ["powerState no longer managed", { powerState: undefined }, { changes: true, steps: [] }],
+  ["deleteOptions", { deleteOptions: { removePublicIp: false, removeBlockStorage: false } }, { changes: true, steps: [] }],
+  ["timeouts", { timeouts: { create: "30m" } }, { changes: true, steps: [] }],
+  ["adoptId (only used at create)", { adoptId: IP2 }, { changes: true, steps: [] }],
+  ["several at once, run in the fixed order", { powerState: "stopped", hostname: "web-2", tierId: 3, cpu: 4, vswitchId: "", password: "Green-Cat-77", publicIp: false },
+    { steps: ["changeTier", "resize", "hostname", "password", "publicAddress", "privateNetwork", "power"] }],
+  ["a replace wins over in-place changes", { templateId: 2, cpu: 4 }, { replaces: ["templateId"] }],
+  // preview: values not known yet
+  ["unknown hostname", { hostname: UNKNOWN_VALUE }, { changes: true }],
+  ["unknown cpu", { cpu: UNKNOWN_VALUE }, { changes: true }],
+  ["unknown locationId", { locationId: UNKNOWN_VALUE }, { replaces: ["locationId"] }],
+  ["unknown storage (may shrink)", { storage: UNKNOWN_VALUE }, { replaces: ["storage"] }],
+  ["unknown vswitchId", { vswitchId: UNKNOWN_VALUE }, { changes: true }],
+  ["unknown publicNetworkId", { publicNetworkId: UNKNOWN_VALUE }, { changes: true }],
+];
+
+describe("Instance diff", () => {
+  it.each(table)("%s", (_what, change, expected) => {
+    const news = { ...inputs, ...change } as InstanceInputs;
+    const d = diffInstance(olds, news);
+    const replaces = expected.replaces ?? [];
+    expect(d.replaces).toEqual(replaces);
+    expect(d.changes).toBe(expected.changes ?? true);
+    if (expected.steps && replaces.length === 0) expect(planInstanceUpdate(olds, news).map((s) => s.kind)).toEqual(expected.steps);
+  });
+
+  it("resize sends all three sizes, taking unchanged ones from the state", () => {
+    expect(planInstanceUpdate(olds, { ...inputs, memory: 8 })).toEqual([{ kind: "resize", cpu: 2, memory: 8, storage: 40, dedicatedCpu: false }]);
+  });
+
+  it("unset read-back properties (an adopted VM) are not compared", () => {
+    const adopted = { adoptId: IP2, deleteOptions: inputs.deleteOptions } as InstanceInputs;
+    const state = { ...olds, adoptId: IP2, publicIp: undefined, vswitchId: undefined, powerState: undefined, password: undefined, sshKeys: undefined };
+    expect(diffInstance(state, adopted)).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it("drift: the state shows what the API reports, the diff proposes the fix", () => {
+    expect(planInstanceUpdate({ ...olds, hostname: "renamed" }, inputs)).toEqual([{ kind: "hostname", hostname: "web-1" }]);
+    expect(planInstanceUpdate({ ...olds, powerState: "stopped", status: "Stopped" }, inputs)).toEqual([{ kind: "power", state: "running" }]);
+    expect(planInstanceUpdate({ ...olds, publicIp: false, ipAddress: null, publicIpId: null }, inputs)).toEqual([{ kind: "publicAddress", action: "add" }]);
+    expect(diffInstance({ ...olds, storage: 60 }, inputs).replaces).toEqual(["storage"]);
+  });
+
+  it("an address or network managed elsewhere (PublicIp, VswitchAttachment) is no change", () => {
+    const unmanaged = { ...inputs, publicIp: undefined, vswitchId: undefined } as InstanceInputs;
+    const state = { ...olds, publicIp: undefined, vswitchId: undefined };
+    expect(diffInstance({ ...state, ipAddress: null, publicIpId: null, privateNetwork: null }, unmanaged).changes).toBe(false);
+    expect(diffInstance({ ...state, ipAddress: "1.2.3.4", publicIpId: IP2, privateNetwork: "x" }, unmanaged).changes).toBe(false);
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * Pure diff of the Instance: which properties force a new VM, which in-place operation each change maps to
+ * (design.md §4 "Instance"), and the ordered plan `update` runs.
+ *
+ * Compared: `olds` are the outputs in the state (values read back from the API, so out-of-band changes
+ * show up here), `news` the checked inputs of the program. A property the program leaves unset is not
+ * compared when the API reports it anyway (an adopted VM's cpu); `publicIp`, `publicNetworkId`, `vswitchId`
+ * and `powerState` unset mean "not managed".
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { isUnknown } from "../common/check";
+import type { InstanceInputs, InstanceOutputs } from "./inputs";
+
+/** One in-place step of an update, in the order they run. */
+export type UpdateStep =
+  | { kind: "changeTier"; tierId: number }
+  | { kind: "resize"; cpu: number; memory: number; storage: number; dedicatedCpu: boolean }
+  | { kind: "hostname"; hostname: string }
+  | { kind: "password"; password: string }
+  /** `assign` a reserved address, `add` any address, or `remove` the address. */
+  | { kind: "publicAddress"; action: "add" | "remove" | "assign"; publicNetworkId?: string }
+  /** `vswitchId: ""` detaches. */
+  | { kind: "privateNetwork"; vswitchId: string }
+  | { kind: "power"; state: "running" | "stopped" };
+
+/** The fixed order of update steps (documented in the README): sizes first, power last. */
+export const STEP_ORDER: UpdateStep["kind"][] = [
+  "changeTier", "resize", "hostname", "password", "publicAddress", "privateNetwork", "power",
+];
+
+/** Properties whose change (any change) creates a new VM. */
+const REPLACE_ALWAYS = ["locationId", "templateId", "username", "sshKeys", "backups", "cloneFrom"] as const;
+/** Properties the API reports back: unset in the program = not compared. */
+const READ_BACK = new Set(["locationId", "templateId", "username", "tierId", "hostname", "cpu", "memory", "storage", "dedicatedCpu"]);
+
+type Olds = Partial<InstanceOutputs> & Record<string, unknown>;
+type News = Partial<InstanceInputs> & Record<string, unknown>;
+
+function equal(a: unknown, b: unknown): boolean {
+  return JSON.stringify(normalize(a)) === JSON.stringify(normalize(b));
+}
+/** Canonical form for comparison: object keys sorted, undefined members dropped. */
+function normalize(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(normalize);
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+        .map((k) => [k, normalize((v as Record<string, unknown>)[k])]),
+    );
+  return v;
+}
+
+/** Defaults that make "unset" and the default value the same thing (no replace for spelling it out). */
+function withDefault(key: string, v: unknown): unknown {
+  if (key === "sshKeys") return v ?? [];
+  if (key === "backups") return v ?? false;
+  if (key === "deleteOptions") return { removePublicIp: true, removeBlockStorage: false, ...(v as object | undefined) };
+  return v;
+}
+
+/** True when the program's value for `key` differs from the state (unknown values count as different). */
+function differs(olds: Olds, news: News, key: string): boolean {
+  const n = news[key];
+  if (isUnknown(n)) return true;
+  if (n === undefined && READ_BACK.has(key)) return false;
+  return !equal(withDefault(key, olds[key]), withDefault(key, n));
+}
+
+/** True when the VM's public address (as the state shows it) is not what the program asks for. */
+export function addressDiffers(olds: Olds, want: Extract<UpdateStep, { kind: "publicAddress" }>): boolean {
+  const has = olds.ipAddress !== null && olds.ipAddress !== undefined;
+  if (want.action === "assign") return (olds.publicIpId ?? null) !== want.publicNetworkId;
+  if (want.action === "add") return !has;
+  return has;
+}
+
+/**
+ * Whether the public-address inputs changed: the address differs from what the program asks for, or the
+ * program starts or stops managing the address (a state-only change that records whether later reads
+ * compare it).
+ */
+function publicAddressChange(olds: Olds, news: News): boolean {
+  if (isUnknown(news.publicIp) || isUnknown(news.publicNetworkId)) return true;
+  const want = plannedAddress(news);
+  if ((olds.publicIp !== undefined) !== (news.publicIp !== undefined)) return true;
+  if ((olds.publicNetworkId !== undefined) !== (news.publicNetworkId !== undefined)) return true;
+  return want !== undefined && addressDiffers(olds, want);
+}
+
+/**
+ * The diff Pulumi shows. `replaces` lists properties forcing a new VM: the replace-only ones, and `storage`
+ * when it shrinks (disks only grow). A `storage` unknown during preview is listed as a replace: the preview
+ * must not promise an in-place resize when the known value might shrink (the real diff at `up` decides).
+ */
+export function diffInstance(olds: Olds, news: News): pulumi.dynamic.DiffResult {
+  const replaces: string[] = [];
+  const changed: string[] = [];
+  for (const key of REPLACE_ALWAYS) if (differs(olds, news, key)) replaces.push(key);
+  if (isUnknown(news.storage)) replaces.push("storage");
+  else if (typeof news.storage === "number" && typeof olds.storage === "number" && news.storage < olds.storage)
+    replaces.push("storage");
+  for (const key of ["tierId", "cpu", "memory", "storage", "dedicatedCpu", "hostname", "password", "vswitchId", "powerState", "deleteOptions", "timeouts", "adoptId"]) {
+    if (replaces.includes(key)) continue;
+    if (differs(olds, news, key)) changed.push(key);
+  }
+  if (publicAddressChange(olds, news)) changed.push("publicIp");
+  const all = [...replaces, ...changed];
+  return {
+    changes: all.length > 0,
+    replaces,
+    // The VM keeps its uuid through every in-place change; only a replace makes a new one.
+    deleteBeforeReplace: false,
+  };
+}
+
+/**
+ * The in-place steps that turn the state `olds` into the program `news`, in {@link STEP_ORDER}. Changes
+ * that need no API call (deleteOptions, timeouts, stopping to manage a property) yield no step: `update`
+ * then only re-reads. Each step carries its full target: resize sends cpu, memory and storage together
+ * (the API requires all three), taking unset ones from the state.
+ */
+export function planInstanceUpdate(olds: Olds, news: News): UpdateStep[] {
+  const steps: UpdateStep[] = [];
+  if (news.tierId !== undefined && news.tierId !== olds.tierId) steps.push({ kind: "changeTier", tierId: news.tierId });
+  const size = {
+    cpu: news.cpu ?? olds.cpu!,
+    memory: news.memory ?? olds.memory!,
+    storage: news.storage ?? olds.storage!,
+    dedicatedCpu: news.dedicatedCpu ?? olds.dedicatedCpu ?? false,
+  };
+  if (size.cpu !== olds.cpu || size.memory !== olds.memory || size.storage !== olds.storage || size.dedicatedCpu !== (olds.dedicatedCpu ?? false))
+    steps.push({ kind: "resize", ...size });
+  if (news.hostname !== undefined && news.hostname !== olds.hostname) steps.push({ kind: "hostname", hostname: news.hostname });
+  if (news.password !== undefined && news.password !== olds.password) steps.push({ kind: "password", password: news.password });
+  const address = plannedAddress(news);
+  if (address && addressDiffers(olds, address)) steps.push(address);
+  if (news.vswitchId !== undefined && news.vswitchId !== olds.vswitchId) steps.push({ kind: "privateNetwork", vswitchId: news.vswitchId });
+  if (news.powerState !== undefined && news.powerState !== olds.powerState) steps.push({ kind: "power", state: news.powerState });
+  return steps;
+}
+
+/** The address step the program asks for, regardless of the current state (undefined = unmanaged). */
+export function plannedAddress(news: News): Extract<UpdateStep, { kind: "publicAddress" }> | undefined {
+  if (typeof news.publicNetworkId === "string") return { kind: "publicAddress", action: "assign", publicNetworkId: news.publicNetworkId };
+  if (news.publicIp === true) return { kind: "publicAddress", action: "add" };
+  if (news.publicIp === false) return { kind: "publicAddress", action: "remove" };
+  return undefined;
+}

@@ -1,0 +1,67 @@
+import { UNKNOWN_VALUE } from "../common/check";
+import { checkInstanceInputs, passwordProblem } from "./inputs";
+import { badInputs, validCreate } from "../../../tests/resources/instance-cases";
+
+describe("Instance check", () => {
+  it("accepts a complete program and fills the delete defaults", () => {
+    const r = checkInstanceInputs({ ...validCreate, __provider: "stub" });
+    expect(r.failures).toBeUndefined();
+    expect(r.inputs).toEqual({ ...validCreate, deleteOptions: { removePublicIp: true, removeBlockStorage: false } });
+  });
+
+  it(`has at least 20 bad-input cases (${badInputs.length})`, () => expect(badInputs.length).toBeGreaterThanOrEqual(20));
+
+  it.each(badInputs)("refuses %s, naming the property", (_what, inputs, property) => {
+    const r = checkInstanceInputs(inputs);
+    expect(r.inputs).toBeUndefined();
+    expect(r.failures?.map((f) => f.property)).toContain(property);
+    for (const f of r.failures ?? []) expect(f.reason.length).toBeGreaterThan(10);
+  });
+
+  it("reports every problem of a program in one run", () => {
+    const r = checkInstanceInputs({ ...validCreate, hostname: "Web_1", cpu: 0, powerState: "on" });
+    expect(r.failures?.map((f) => f.property).sort()).toEqual(["cpu", "hostname", "powerState"]);
+  });
+
+  it("suggests the property a typo meant", () => {
+    const r = checkInstanceInputs({ ...validCreate, hostName: "web-1" });
+    expect(r.failures?.find((f) => f.property === "hostName")?.reason).toMatch(/did you mean hostname/);
+  });
+
+  it("says how to fix a hostname", () => {
+    const r = checkInstanceInputs({ ...validCreate, hostname: "Web" });
+    expect(r.failures?.[0]?.reason).toMatch(/lowercase letters, digits or hyphens.*e\.g\. web-1/);
+  });
+
+  it("needs only hostname, location and tier to clone, and nothing but adoptId to adopt", () => {
+    const clone = checkInstanceInputs({ cloneFrom: "6f1c0a2e-1111-4222-8333-444455556666", hostname: "web-2", locationId: 1, tierId: 2 });
+    expect(clone.failures).toBeUndefined();
+    const adopt = checkInstanceInputs({ adoptId: "6f1c0a2e-1111-4222-8333-444455556666" });
+    expect(adopt.failures).toBeUndefined();
+    const missing = checkInstanceInputs({ cloneFrom: "6f1c0a2e-1111-4222-8333-444455556666", hostname: "web-2" });
+    expect(missing.failures?.map((f) => f.property).sort()).toEqual(["locationId", "tierId"]);
+  });
+
+  it("lets values unknown during preview through, including required ones", () => {
+    const r = checkInstanceInputs({ ...validCreate, hostname: UNKNOWN_VALUE, vswitchId: UNKNOWN_VALUE, publicNetworkId: UNKNOWN_VALUE, publicIp: false });
+    expect(r.failures).toBeUndefined();
+    expect(r.inputs?.hostname).toBe(UNKNOWN_VALUE);
+  });
+
+  it("accepts blank vswitchId (no private network) and well-formed timeouts", () => {
+    const r = checkInstanceInputs({ ...validCreate, vswitchId: "", timeouts: { create: "30m", delete: "1h30m" } });
+    expect(r.failures).toBeUndefined();
+  });
+
+  it.each([
+    ["Blue-Horse-42", undefined],
+    ["Aa345678", undefined],
+    ["Aa34567", /at least 8/],
+    ["aaaaaaaa1", /mix lowercase letters, uppercase letters and digits/],
+    ["A".repeat(64) + "a1".repeat(40), /at most 128/],
+  ])("password %p", (pw, problem) => {
+    const p = passwordProblem(pw);
+    if (problem === undefined) expect(p).toBeUndefined();
+    else expect(p).toMatch(problem);
+  });
+});

@@ -1,0 +1,303 @@
+/**
+ * Inputs of the Instance resource: the zod schema `check` validates with, the cross-property rules, and the
+ * outputs schema (inputs + computed outputs).
+ *
+ * Rules the API does not publish (api-spec.md §8 "bounds of fields: not shown") are inferred and kept
+ * conservative, each failure saying how to fix it:
+ * - hostname: one DNS label (RFC 1123): 1-63 lowercase letters, digits or hyphens, not starting or ending with
+ *   a hyphen. The panel shows it as the VM's name and it becomes the guest's hostname.
+ * - username: a Linux user name: starts with a lowercase letter or `_`, then up to 31 lowercase letters,
+ *   digits, `_` or `-`.
+ * - password: at least 8 and at most 128 characters with at least one lowercase letter, one uppercase letter
+ *   and one digit, no whitespace. (The API takes `password` + `password_confirmation`, Laravel's `confirmed`
+ *   rule; hosts of this panel reject short or single-class passwords. We send the same value twice.)
+ * - cpu (count), memory (GB), storage (GB): positive integers (create/resize take integers in GB,
+ *   real-api-facts.md). Storage >= the template's minimum is checked in `create` (it needs the catalogue,
+ *   an API call, which `check` never makes).
+ */
+import { z } from "zod";
+import { checkInputs, isUnknown, type CheckFailure } from "../common/check";
+import { parseDuration } from "../common/duration";
+import type * as pulumi from "@pulumi/pulumi";
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HOSTNAME_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const USERNAME_RE = /^[a-z_][a-z0-9_-]{0,31}$/;
+
+const uuid = (what: string) =>
+  z.string({ error: `${what} must be a uuid string, e.g. 6f1c0a2e-0000-4000-8000-000000000000` }).regex(UUID_RE, {
+    error: `${what} must be a uuid (8-4-4-4-12 hex digits), e.g. 6f1c0a2e-0000-4000-8000-000000000000`,
+  });
+
+const positiveInt = (what: string, unit: string) =>
+  z
+    .number({ error: `${what} must be a number${unit}` })
+    .int({ error: `${what} must be a whole number${unit}, e.g. 2` })
+    .positive({ error: `${what} must be at least 1${unit}` });
+
+const integerId = (what: string) =>
+  z
+    .number({ error: `${what} must be a number (the integer id from the catalogue)` })
+    .int({ error: `${what} must be a whole number (the integer id from the catalogue)` })
+    .positive({ error: `${what} must be a positive integer id` });
+
+const duration = (what: string) =>
+  z
+    .string({ error: `${what} must be a duration string such as "20m" or "1h30m"` })
+    .refine((v) => parseDuration(v) !== undefined && parseDuration(v)! > 0, {
+      error: `${what} must be a positive duration such as "90s", "20m" or "1h30m"`,
+    });
+
+/** Why a password is refused, or undefined when it is acceptable (rules inferred: see the file comment). */
+export function passwordProblem(password: string): string | undefined {
+  if (password.length < 8) return "password must be at least 8 characters";
+  if (password.length > 128) return "password must be at most 128 characters";
+  if (/\s/.test(password)) return "password must not contain spaces or other whitespace";
+  if (!/[a-z]/.test(password) || !/[A-Z]/.test(password) || !/[0-9]/.test(password))
+    return "password must mix lowercase letters, uppercase letters and digits, e.g. Blue-Horse-42";
+  return undefined;
+}
+
+/** What happens to attached things when the VM is deleted. */
+export const deleteOptionsSchema = z
+  .strictObject({
+    /** Also release the VM's public address (default true: an address left behind keeps billing). */
+    removePublicIp: z.boolean({ error: "deleteOptions.removePublicIp must be true or false" }).default(true),
+    /** Also delete attached block storage (default false: block storage usually holds data to keep). */
+    removeBlockStorage: z.boolean({ error: "deleteOptions.removeBlockStorage must be true or false" }).default(false),
+  })
+  .default({ removePublicIp: true, removeBlockStorage: false });
+
+/** Durations the provider waits for an operation before failing (defaults from config). */
+export const timeoutsSchema = z.strictObject({
+  create: duration("timeouts.create").optional(),
+  update: duration("timeouts.update").optional(),
+  delete: duration("timeouts.delete").optional(),
+});
+
+/** Instance inputs as `check` validates them. Which are required depends on how the VM comes to be. */
+export const inputsSchema = z.strictObject({
+  adoptId: uuid("adoptId").optional(),
+  cloneFrom: uuid("cloneFrom").optional(),
+  locationId: integerId("locationId").optional(),
+  templateId: integerId("templateId").optional(),
+  tierId: integerId("tierId").optional(),
+  hostname: z
+    .string({ error: "hostname must be a string, e.g. web-1" })
+    .regex(HOSTNAME_RE, {
+      error: "hostname must be 1-63 lowercase letters, digits or hyphens, not starting or ending with a hyphen, e.g. web-1",
+    })
+    .optional(),
+  username: z
+    .string({ error: "username must be a string, e.g. deploy" })
+    .regex(USERNAME_RE, {
+      error: "username must start with a lowercase letter or _ followed by up to 31 lowercase letters, digits, _ or -, e.g. deploy",
+    })
+    .optional(),
+  password: z
+    .string({ error: "password must be a string" })
+    .superRefine((v, ctx) => {
+      const problem = passwordProblem(v);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional(),
+  sshKeys: z
+    .array(
+      z
+        .string({ error: "each ssh key must be a string" })
+        .trim()
+        .min(1, { error: "an ssh key must not be empty: remove the empty entry" })
+        .refine((k) => !/[\r\n]/.test(k), { error: "an ssh key must be one line, e.g. ssh-ed25519 AAAA... me@laptop" }),
+      { error: "sshKeys must be a list of strings" },
+    )
+    .refine((keys) => new Set(keys).size === keys.length, { error: "sshKeys lists the same key twice: remove the duplicate" })
+    .optional(),
+  backups: z.boolean({ error: "backups must be true or false" }).optional(),
+  cpu: positiveInt("cpu", " (CPU count)").optional(),
+  memory: positiveInt("memory", " (GB)").optional(),
+  storage: positiveInt("storage", " (GB)").optional(),
+  dedicatedCpu: z.boolean({ error: "dedicatedCpu must be true or false" }).optional(),
+  publicIp: z.boolean({ error: "publicIp must be true (the VM gets a public address) or false (it has none)" }).optional(),
+  publicNetworkId: uuid("publicNetworkId").optional(),
+  vswitchId: z
+    .string({ error: 'vswitchId must be a vswitch uuid, or "" for no private network' })
+    .refine((v) => v === "" || UUID_RE.test(v), { error: 'vswitchId must be a vswitch uuid, or "" for no private network' })
+    .optional(),
+  powerState: z.enum(["running", "stopped"], { error: 'powerState must be "running" or "stopped" (or left unset)' }).optional(),
+  deleteOptions: deleteOptionsSchema,
+  timeouts: timeoutsSchema.optional(),
+});
+
+/** Validated Instance inputs (defaults filled). */
+export type InstanceInputs = z.output<typeof inputsSchema>;
+/** What a program may pass (before defaults). */
+export type InstanceArgsShape = z.input<typeof inputsSchema>;
+
+/** Every input property name. */
+export const inputNames = Object.keys(inputsSchema.shape) as (keyof InstanceInputs)[];
+
+/** Computed outputs, added to the inputs. */
+export const computedSchema = z.object({
+  /** The API's status text, e.g. `Running`, `Stopped`. */
+  status: z.string(),
+  /** Public IPv4 address, or null when the VM has none. */
+  ipAddress: z.string().nullable(),
+  /** Uuid of the public address, or null. */
+  publicIpId: z.string().nullable(),
+  /** Reverse DNS of the public address, or null. */
+  rdns: z.string().nullable(),
+  /** The private network as the detail reports it, or null. */
+  privateNetwork: z.string().nullable(),
+  locationName: z.string(),
+  tierName: z.string(),
+  /** Operating system name and version, e.g. `Ubuntu 22.04`. */
+  os: z.string(),
+  /** Price per hour (Rupiah). */
+  pricePerHour: z.number(),
+  /** Estimated monthly price (Rupiah). */
+  estimatedMonthlyPrice: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string().nullable(),
+  lastStartedAt: z.string().nullable(),
+  lastBackupAt: z.string().nullable(),
+});
+
+/**
+ * Outputs: the inputs under the same names (read back from the API where the API has them) plus the computed
+ * outputs. Inputs that are always read back are present even when the user left them unset (an adopted VM
+ * still has a cpu count); `publicIp`, `publicNetworkId`, `vswitchId` and `powerState` are present only when
+ * the user manages them, so a standalone PublicIp or VswitchAttachment never makes the Instance drift.
+ */
+export const outputsSchema = inputsSchema
+  .extend({
+    locationId: z.number(),
+    templateId: z.number(),
+    tierId: z.number(),
+    hostname: z.string(),
+    username: z.string(),
+    cpu: z.number(),
+    memory: z.number(),
+    storage: z.number(),
+    dedicatedCpu: z.boolean(),
+    publicNetworkId: z.string().nullable().optional(),
+  })
+  .extend(computedSchema.shape);
+
+/** Instance outputs as stored in the state. */
+export type InstanceOutputs = z.output<typeof outputsSchema>;
+
+/** Outputs Pulumi must store encrypted. */
+export const secretOutputNames = ["password"] as const;
+
+/** How the VM comes to exist. */
+export type CreateMode = "create" | "clone" | "adopt";
+
+/** The create mode the inputs ask for. */
+export function createMode(inputs: { adoptId?: unknown; cloneFrom?: unknown }): CreateMode {
+  if (inputs.adoptId !== undefined) return "adopt";
+  if (inputs.cloneFrom !== undefined) return "clone";
+  return "create";
+}
+
+const REQUIRED: Record<CreateMode, (keyof InstanceInputs)[]> = {
+  create: ["locationId", "tierId", "templateId", "hostname", "cpu", "memory", "storage", "username", "password"],
+  // cloneInstance takes hostname, location_id, tier_id; the disk (template, user, keys) comes from the source
+  clone: ["locationId", "tierId", "hostname"],
+  // an adopted VM keeps what it has; declared properties are compared with it at the next diff
+  adopt: [],
+};
+
+const HINT: Partial<Record<keyof InstanceInputs, string>> = {
+  locationId: "locationId is required: the integer id of the location, e.g. 1 (see getLocations)",
+  tierId: "tierId is required: the integer id of the price tier, e.g. 2",
+  templateId: "templateId is required: the integer id of the OS template, e.g. 1 (or use cloneFrom)",
+  hostname: "hostname is required, e.g. web-1",
+  cpu: "cpu is required: the number of CPUs, e.g. 2",
+  memory: "memory is required: GB of memory, e.g. 4",
+  storage: "storage is required: GB of disk, e.g. 40",
+  username: "username is required: the admin user created on the VM, e.g. deploy",
+  password: "password is required: the admin user's password (mark it secret)",
+};
+
+/**
+ * Rules between properties, run on the raw inputs (values unknown during preview are skipped: they are
+ * checked again at `up`).
+ */
+export function crossPropertyFailures(raw: Record<string, unknown>): CheckFailure[] {
+  const failures: CheckFailure[] = [];
+  const has = (k: string) => raw[k] !== undefined && raw[k] !== null;
+  const known = (k: string) => has(k) && !isUnknown(raw[k]);
+  const mode = createMode({ adoptId: has("adoptId") ? raw.adoptId : undefined, cloneFrom: has("cloneFrom") ? raw.cloneFrom : undefined });
+  for (const k of REQUIRED[mode]) {
+    if (!has(k)) {
+      const hint = HINT[k] ?? `${k} is required`;
+      failures.push({ property: k, reason: mode === "clone" ? `${hint.split(":")[0]!} when cloning (cloneFrom)` : hint });
+    }
+  }
+  if (has("adoptId") && has("cloneFrom"))
+    failures.push({ property: "cloneFrom", reason: "cloneFrom cannot be combined with adoptId: adopt an existing VM or clone one, not both" });
+  if (mode === "clone") {
+    for (const k of ["templateId", "username", "sshKeys", "backups"] as const) {
+      if (has(k))
+        failures.push({
+          property: k,
+          reason: `${k} cannot be combined with cloneFrom: a clone copies the source VM's disk (remove ${k}, or remove cloneFrom to install a fresh VM)`,
+        });
+    }
+  }
+  if (known("publicNetworkId") && raw.publicIp === false)
+    failures.push({
+      property: "publicNetworkId",
+      reason: "publicNetworkId needs a public address: remove publicIp: false, or remove publicNetworkId",
+    });
+  return failures;
+}
+
+/** The closest known property name to a typo (for "did you mean"), if any is close enough. */
+function closestInput(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  const exact = inputNames.find((k) => k.toLowerCase() === lower);
+  if (exact) return exact;
+  let best: { k: string; d: number } | undefined;
+  for (const k of inputNames) {
+    const d = editDistance(lower, k.toLowerCase());
+    if (d <= 2 && (!best || d < best.d)) best = { k, d };
+  }
+  return best?.k;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
+
+/**
+ * `check` for the Instance: unknown property names, schema failures and cross-property failures together,
+ * so one run shows every problem, each naming its property.
+ */
+export function checkInstanceInputs(news: Record<string, unknown>): pulumi.dynamic.CheckResult<InstanceInputs> {
+  const raw: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(news)) if (k !== "__provider" && v !== undefined) raw[k] = v;
+  const unknownKeys: CheckFailure[] = Object.keys(raw)
+    .filter((k) => !(inputNames as string[]).includes(k))
+    .map((k) => {
+      const near = closestInput(k);
+      return { property: k, reason: `${k} is not an Instance property${near ? `: did you mean ${near}?` : ""}` };
+    });
+  const result = checkInputs(inputsSchema, raw);
+  const failures = (result.failures ?? []).filter((f) => !(unknownKeys.length > 0 && f.property === "(resource)"));
+  const failed = new Set([...failures, ...unknownKeys].map((f) => f.property));
+  const cross = crossPropertyFailures(raw).filter((f) => !failed.has(f.property));
+  const all = [...unknownKeys, ...failures, ...cross];
+  if (all.length > 0) return { failures: all };
+  return result;
+}

@@ -1,0 +1,124 @@
+/**
+ * Pure mapping between the API's instance detail and the Instance resource's outputs. No I/O: the provider
+ * fetches the detail (and, when the user manages `vswitchId`, the vswitch list) and hands them in here, so
+ * `create` and `read` produce outputs through the same function and a refresh right after an up shows no
+ * change.
+ */
+import type { InstanceDetail } from "../../api/schemas/instances";
+import type { InstanceInputs, InstanceOutputs } from "./inputs";
+
+/** The power state the user can declare, from the API's status text. */
+export type PowerState = "running" | "stopped";
+
+/**
+ * Maps a status to the declared power states. The API's status values are not published (api-spec.md §3):
+ * `Running` and `Stopped` are seen; anything else (transitional `starting`, `Error`, ...) is returned as
+ * the status itself in lower case, so a diff against "running"/"stopped" proposes the start/stop that fixes it.
+ */
+export function powerStateOf(status: string): string {
+  const s = status.trim().toLowerCase();
+  if (s === "running" || s === "active" || s === "on") return "running";
+  if (s === "stopped" || s === "shutoff" || s === "off" || s === "stop") return "stopped";
+  return s;
+}
+
+/** A vswitch as far as resolving the detail's `private_network` text goes. */
+export interface VswitchRef {
+  uuid: string;
+  name: string;
+  networkIp?: string | null;
+}
+
+/**
+ * The uuid of the vswitch the detail's `private_network` names. The spec types it as a free string ("-"
+ * when none); hosts show the vswitch name, some the uuid: both are matched (the name case-insensitively).
+ * Returns `""` when the instance has no private network, and the raw text when no vswitch matches (so a
+ * diff against a declared uuid still shows the difference instead of hiding it).
+ */
+export function resolveVswitchId(privateNetwork: string | null, vswitches: readonly VswitchRef[]): string {
+  if (privateNetwork === null || privateNetwork.trim() === "") return "";
+  const text = privateNetwork.trim().toLowerCase();
+  const hit =
+    vswitches.find((v) => v.uuid.toLowerCase() === text) ??
+    vswitches.find((v) => v.name.toLowerCase() === text) ??
+    vswitches.find((v) => text.includes(v.uuid.toLowerCase()) || (v.name !== "" && text.split(/[\s(),]+/).includes(v.name.toLowerCase())));
+  return hit ? hit.uuid : privateNetwork;
+}
+
+/**
+ * The user's inputs kept in the state that the API cannot give back: the write-only password, ssh keys and
+ * the backup choice (not in the detail), how the VM came to be, and provider-side settings.
+ */
+const CARRIED = ["adoptId", "cloneFrom", "password", "sshKeys", "backups", "deleteOptions", "timeouts"] as const;
+
+/**
+ * Outputs of an instance: the inputs under their own names, read back from the detail where the API has
+ * them, plus computed outputs.
+ *
+ * `declared` are the user's inputs (at create: the checked inputs; at read: the inputs kept in the state).
+ * Properties the user may leave unmanaged (`publicIp`, `publicNetworkId`, `vswitchId`, `powerState`) are
+ * output only when declared, so a PublicIp or VswitchAttachment resource changing them never shows as
+ * drift of the Instance. `vswitchId` (when declared) is the resolved uuid, `""` when none.
+ */
+export function toOutputs(detail: InstanceDetail, declared: Partial<InstanceInputs>, vswitchId?: string): InstanceOutputs {
+  const out: Record<string, unknown> = {};
+  for (const k of CARRIED) if (declared[k] !== undefined) out[k] = declared[k];
+  out.deleteOptions = declared.deleteOptions ?? { removePublicIp: true, removeBlockStorage: false };
+  Object.assign(out, {
+    locationId: detail.location_id,
+    templateId: detail.os.template_id,
+    tierId: detail.tier_id,
+    hostname: detail.hostname,
+    username: detail.username,
+    cpu: detail.cpu,
+    memory: detail.memory,
+    storage: detail.storage,
+    dedicatedCpu: detail.is_cpu_dedicated,
+  });
+  if (declared.publicIp !== undefined) out.publicIp = detail.public_ip !== null;
+  if (declared.publicNetworkId !== undefined) out.publicNetworkId = detail.public_ip?.ip_id ?? null;
+  if (declared.vswitchId !== undefined) out.vswitchId = vswitchId ?? "";
+  if (declared.powerState !== undefined) out.powerState = powerStateOf(detail.status);
+  Object.assign(out, {
+    status: detail.status,
+    ipAddress: detail.public_ip?.ip_address ?? null,
+    publicIpId: detail.public_ip?.ip_id ?? null,
+    rdns: detail.rdns,
+    privateNetwork: detail.private_network,
+    locationName: detail.location,
+    tierName: detail.tier,
+    os: osLabel(detail),
+    pricePerHour: detail.price_per_hour,
+    estimatedMonthlyPrice: detail.estimated_monthly_price,
+    createdAt: detail.created_at,
+    updatedAt: detail.updated_at,
+    lastStartedAt: detail.last_started_at,
+    lastBackupAt: detail.last_backup_at,
+  });
+  return out as InstanceOutputs;
+}
+
+/** "Ubuntu 22.04": the detail's os name with the version when the name does not already carry it. */
+export function osLabel(detail: Pick<InstanceDetail, "os_name" | "os">): string {
+  const name = (detail.os_name || detail.os.name).trim();
+  const version = String(detail.os.version ?? "").trim();
+  return version && !name.includes(version) ? `${name} ${version}` : name;
+}
+
+/** Input property names (the keys `read` returns as `inputs`). */
+const INPUT_KEYS = [
+  "adoptId", "cloneFrom", "locationId", "templateId", "tierId", "hostname", "username", "password", "sshKeys",
+  "backups", "cpu", "memory", "storage", "dedicatedCpu", "publicIp", "publicNetworkId", "vswitchId", "powerState",
+  "deleteOptions", "timeouts",
+] as const;
+
+/**
+ * The inputs to hand back from `read`: the input-named values of the state as they were (not the fresh
+ * values: a drifted hostname must stay a difference between inputs and outputs for the next diff to fix).
+ */
+export function inputsFromState(state: Record<string, unknown>): Partial<InstanceInputs> {
+  const inputs: Record<string, unknown> = {};
+  // null stays: `publicNetworkId: null` means "declared, and the VM currently has no address"
+  for (const k of INPUT_KEYS) if (state[k] !== undefined) inputs[k] = state[k];
+  return inputs as Partial<InstanceInputs>;
+}
