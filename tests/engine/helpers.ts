@@ -1,0 +1,106 @@
+/**
+ * Test helpers: a throwaway Pulumi project built from tests/engine/fixtures (the program, and the
+ * fixture-cloud dynamic provider copied into its node_modules so the closure serializer treats it as an
+ * installed package), plus access to the fixture cloud's JSON file.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { EngineCommand, EngineResult, runEngine } from "../../tools/local-engine";
+
+const FIXTURES = path.join(__dirname, "fixtures");
+const REPO_PULUMI = path.join(__dirname, "..", "..", "node_modules", "@pulumi");
+
+/** The API key the fixture provider insists on (it must reach `configure`, and never the state). */
+export const FIXTURE_API_KEY = "sk-FIXTURE-KEY-8f3a";
+
+/** One resource of the fixture program (see fixtures/project/index.js). */
+export interface ItemSpec {
+  name: string;
+  size: number | string;
+  zone?: string;
+  tags?: Record<string, string>;
+  password?: boolean;
+  dependsOn?: string[];
+  parent?: string;
+  protect?: boolean;
+  ignoreChanges?: string[];
+  replaceOnChanges?: string[];
+  deleteBeforeReplace?: boolean;
+  additionalSecretOutputs?: string[];
+}
+
+/** What the fixture cloud file holds. */
+export interface Cloud {
+  nextId: number;
+  items: Record<string, Record<string, unknown> & { id: string; name: string; status: string }>;
+  log: string[];
+  faults: { initFailCreate?: string[]; initFailUpdate?: string[]; failDelete?: string[] };
+}
+
+/** A fixture project in a temp folder. */
+export class FixtureProject {
+  readonly dir: string;
+  readonly cloudFile: string;
+  readonly stateFile: string;
+
+  constructor() {
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "vmhost-engine-"));
+    this.cloudFile = path.join(this.dir, "cloud.json");
+    this.stateFile = path.join(this.dir, ".vmhost-state.json");
+    for (const f of fs.readdirSync(path.join(FIXTURES, "project"))) {
+      fs.copyFileSync(path.join(FIXTURES, "project", f), path.join(this.dir, f));
+    }
+    fs.mkdirSync(path.join(this.dir, "node_modules"));
+    // @pulumi is linked (its realpath stays under a node_modules); the provider is copied, because a
+    // symlink would resolve outside node_modules and be serialized by value.
+    fs.symlinkSync(REPO_PULUMI, path.join(this.dir, "node_modules", "@pulumi"), "dir");
+    fs.cpSync(path.join(FIXTURES, "fixture-cloud"), path.join(this.dir, "node_modules", "fixture-cloud"), { recursive: true });
+  }
+
+  /** Runs an engine command with the given program (resources) and the fixture's config. */
+  run(command: EngineCommand, resources: ItemSpec[], extra: { expectNoChanges?: boolean; refresh?: boolean } = {}): Promise<EngineResult> {
+    return runEngine({
+      command,
+      projectDir: this.dir,
+      config: { "fixture:resources": JSON.stringify(resources), "fixture:cloudFile": this.cloudFile },
+      secrets: { "fixture:apiKey": FIXTURE_API_KEY, "fixture:password": "hunter2-password-plain" },
+      ...extra,
+      onOutput: process.env.ENGINE_TEST_VERBOSE ? (l) => process.stdout.write(l + "\n") : undefined,
+    });
+  }
+
+  cloud(): Cloud {
+    return fs.existsSync(this.cloudFile)
+      ? (JSON.parse(fs.readFileSync(this.cloudFile, "utf8")) as Cloud)
+      : { nextId: 1, items: {}, log: [], faults: {} };
+  }
+
+  /** Edits the cloud out of band (drift, faults). */
+  editCloud(edit: (c: Cloud) => void): void {
+    const c = this.cloud();
+    c.faults = c.faults ?? {};
+    edit(c);
+    fs.writeFileSync(this.cloudFile, JSON.stringify(c, null, 2));
+  }
+
+  /** The cloud item with the given name. */
+  item(name: string): Cloud["items"][string] | undefined {
+    return Object.values(this.cloud().items).find((i) => i.name === name);
+  }
+
+  /** Clears the cloud's operation log (to assert the order of the next run's operations). */
+  clearLog(): void {
+    this.editCloud((c) => {
+      c.log = [];
+    });
+  }
+
+  stateText(): string {
+    return fs.readFileSync(this.stateFile, "utf8");
+  }
+
+  remove(): void {
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * `vmhost-local-engine <preview|up|refresh|destroy> [--cwd DIR] [--stack NAME] [--state FILE]
+ *   [--config k=v]... [--secret k=v]... [--config-file FILE] [--refresh] [--expect-no-changes] [--yes]`
+ *
+ * The command-line face of {@link runEngine}: the Pulumi CLI commands of the same names, run locally.
+ * Exit code 0 on success, 1 on failure (including changes found with --expect-no-changes), 2 on bad usage.
+ */
+import { parseArgs } from "node:util";
+import { EngineCommand, runEngine } from "./index";
+
+const COMMANDS: readonly EngineCommand[] = ["preview", "up", "refresh", "destroy"];
+
+const USAGE = `usage: vmhost-local-engine <preview|up|refresh|destroy> [options]
+
+Runs a Pulumi program without the Pulumi CLI (dynamic providers only), with a JSON state file.
+
+options:
+  --cwd DIR             the Pulumi project folder (default: current folder)
+  --stack NAME          stack name (default: dev); Pulumi.<stack>.yaml config is read if present
+  --state FILE          state file (default: <project>/.vmhost-state.json)
+  --config k=v          a config value (repeatable); keys without a namespace get the project's
+  --secret k=v          a secret config value (repeatable), e.g. --secret vmhost:apiKey=$KEY
+  --config-file FILE    JSON config: {"key": "value", "key2": {"secret": "value"}}
+  --refresh             refresh the state before preview/up/destroy
+  --expect-no-changes   fail if any change is planned or drift is found (preview/up)
+  --yes                 accepted for compatibility with the Pulumi CLI (never asks anyway)
+  PULUMI_CONFIG_PASSPHRASE keys the encryption of secrets in the state file.`;
+
+function pairs(values: string[] | undefined, flag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of values ?? []) {
+    const eq = v.indexOf("=");
+    if (eq <= 0) throw new Error(`${flag} expects key=value, got "${v}"`);
+    out[v.slice(0, eq)] = v.slice(eq + 1);
+  }
+  return out;
+}
+
+/** Parses argv (without node and script) and runs the engine; resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        cwd: { type: "string" },
+        stack: { type: "string", short: "s" },
+        state: { type: "string" },
+        config: { type: "string", short: "c", multiple: true },
+        secret: { type: "string", multiple: true },
+        "config-file": { type: "string" },
+        refresh: { type: "boolean", short: "r" },
+        "expect-no-changes": { type: "boolean" },
+        yes: { type: "boolean", short: "y" },
+        "skip-preview": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    console.error(`${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const command = positionals[0] as EngineCommand | undefined;
+  if (!command || !COMMANDS.includes(command) || positionals.length > 1) {
+    console.error(USAGE);
+    return 2;
+  }
+  try {
+    const result = await runEngine({
+      command,
+      projectDir: values.cwd ?? process.cwd(),
+      stack: values.stack,
+      stateFile: values.state,
+      config: pairs(values.config, "--config"),
+      secrets: pairs(values.secret, "--secret"),
+      configFile: values["config-file"],
+      refresh: values.refresh,
+      expectNoChanges: values["expect-no-changes"],
+      onOutput: (line) => process.stdout.write(line + "\n"),
+    });
+    return result.ok ? 0 : 1;
+  } catch (e) {
+    console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,271 @@
+/**
+ * The local engine: runs a Pulumi program (preview, up, refresh, destroy) without the Pulumi CLI, with the
+ * real Pulumi pieces in the loop: the language runtime (`@pulumi/pulumi/cmd/run`) runs the program and the
+ * dynamic-provider host (`@pulumi/pulumi/cmd/dynamic-provider`) runs the providers, both from the PROJECT's
+ * node_modules. This module is the engine between them: gRPC services, steps, a JSON state file.
+ *
+ * ```ts
+ * const result = await runEngine({ command: "up", projectDir: "examples/basic-vm", secrets: { "vmhost:apiKey": key } });
+ * if (!result.ok) throw new Error(result.stdout);
+ * ```
+ */
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import * as readline from "node:readline";
+import {
+  StackConfig,
+  configEnv,
+  fullKey,
+  plainConfig,
+  readConfigJson,
+  readProject,
+  readStackConfigFile,
+} from "./config";
+import { Deployment, DriftRecord, StepRecord } from "./deployment";
+import { startMonitor } from "./monitor";
+import { Printer, Summary, renderValue, summaryBlock } from "./output";
+import { ProviderHost } from "./providerHost";
+import { StateFile, loadState, saveState, statePassphrase } from "./state";
+import { PropertyMap, PropertyValue, maskSecrets } from "./values";
+
+export type { StepRecord, DriftRecord } from "./deployment";
+export type { Summary, StepOp } from "./output";
+
+/** The engine commands, named after the Pulumi CLI commands they stand in for. */
+export type EngineCommand = "preview" | "up" | "refresh" | "destroy";
+
+/** Options of one engine run. */
+export interface EngineOptions {
+  command: EngineCommand;
+  /** The Pulumi project folder (holds Pulumi.yaml and node_modules with @pulumi/pulumi). */
+  projectDir: string;
+  /** Stack name; default "dev". */
+  stack?: string;
+  /** State file; default `<projectDir>/.vmhost-state.json`. */
+  stateFile?: string;
+  /** Plain config values; keys without a namespace get the project's (`foo` -> `<project>:foo`). */
+  config?: Record<string, string>;
+  /** Secret config values (never written to the state; marked secret for the program). */
+  secrets?: Record<string, string>;
+  /** A JSON config file `{ "key": "value", "k2": { "secret": "value" } }`, applied before `config`/`secrets`. */
+  configFile?: string;
+  /** Extra environment for the program and the provider host (on top of this process's environment). */
+  env?: NodeJS.ProcessEnv;
+  /** preview/up: fail when any change is planned (the drift check). */
+  expectNoChanges?: boolean;
+  /** preview/up/destroy: refresh the state first (`pulumi preview --refresh`). */
+  refresh?: boolean;
+  /** Receives every output line as it is printed. */
+  onOutput?: (line: string) => void;
+  /** Concurrent resource operations the program may start (Pulumi's --parallel); default 16. */
+  parallel?: number;
+}
+
+/** What one run did. */
+export interface EngineResult {
+  /** Everything succeeded (and, with expectNoChanges, nothing was to change). */
+  ok: boolean;
+  /** Counts of the main phase's steps (for `refresh`: update = drifted, delete = gone). */
+  summary: Summary;
+  steps: StepRecord[];
+  /** What refresh found (refresh, or preview/up with `refresh`). */
+  drift?: DriftRecord[];
+  /** Stack outputs; secret values are replaced by "[secret]". */
+  outputs: Record<string, PropertyValue>;
+  /** Error messages (steps, program, diagnostics). */
+  errors: string[];
+  /** The full printed output. */
+  stdout: string;
+  durationMs: number;
+}
+
+function resolvePulumi(projectDir: string): string {
+  try {
+    return path.dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [projectDir] }));
+  } catch {
+    throw new Error(`${projectDir} has no node_modules/@pulumi/pulumi: run npm install in the project first`);
+  }
+}
+
+function stackConfig(opts: EngineOptions, project: string, stack: string): StackConfig {
+  const config: StackConfig = { ...readStackConfigFile(opts.projectDir, stack, project) };
+  if (opts.configFile) Object.assign(config, readConfigJson(opts.configFile, project));
+  for (const [k, v] of Object.entries(opts.config ?? {})) config[fullKey(k, project)] = { value: v, secret: false };
+  for (const [k, v] of Object.entries(opts.secrets ?? {})) config[fullKey(k, project)] = { value: v, secret: true };
+  return config;
+}
+
+/** Runs one engine command. Never throws for deployment failures: see `ok` and `errors`. */
+export async function runEngine(opts: EngineOptions): Promise<EngineResult> {
+  const started = Date.now();
+  const printer = new Printer(opts.onOutput);
+  const projectDir = path.resolve(opts.projectDir);
+  const project = readProject(projectDir);
+  const stack = opts.stack ?? "dev";
+  const stateFile = path.resolve(opts.stateFile ?? path.join(projectDir, ".vmhost-state.json"));
+  const config = stackConfig(opts, project.name, stack);
+  const baseEnv: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
+  const passphrase = statePassphrase(baseEnv);
+  const old = loadState(stateFile, project.name, stack, passphrase);
+  const pulumiDir = resolvePulumi(projectDir);
+  const dryRun = opts.command === "preview";
+  const save = (s: StateFile): void => saveState(stateFile, s, passphrase);
+  const runtimeEnv: NodeJS.ProcessEnv = {
+    ...baseEnv,
+    ...configEnv(config),
+    PULUMI_NODEJS_PROJECT: project.name,
+    PULUMI_NODEJS_STACK: stack,
+    PULUMI_NODEJS_ORGANIZATION: "organization",
+  };
+
+  let hostPromise: Promise<ProviderHost> | undefined;
+  const deployment: Deployment = new Deployment({
+    project: project.name,
+    stack,
+    dryRun,
+    old,
+    printer,
+    checkpoint: save,
+    host: () => (hostPromise ??= startHost()),
+  });
+  const monitor = await startMonitor(deployment, { project: project.name, stack, dryRun });
+  const startHost = async (): Promise<ProviderHost> => {
+    const host = await ProviderHost.start({
+      script: path.join(pulumiDir, "cmd", "dynamic-provider", "index.js"),
+      engineAddress: monitor.address,
+      cwd: projectDir,
+      env: runtimeEnv,
+      onOutput: (_stream, line) => printer.line(`    [provider] ${line}`),
+    });
+    await host.configure(plainConfig(config));
+    return host;
+  };
+
+  const verb = { preview: "Previewing update", up: "Updating", refresh: "Refreshing", destroy: "Destroying" }[opts.command];
+  printer.line(`${verb} (${stack}) of project ${project.name}, state ${displayPath(stateFile)}`);
+  printer.line("");
+  let refreshDrift: DriftRecord[] | undefined;
+  try {
+    if (opts.command === "refresh" || opts.refresh) {
+      await deployment.refresh();
+      refreshDrift = [...deployment.drift];
+      if (opts.command !== "refresh") {
+        printer.line("");
+        deployment.resetSteps();
+      }
+    }
+    if (deployment.errors.length === 0) {
+      if (opts.command === "destroy") {
+        await deployment.destroy();
+      } else if (opts.command === "preview" || opts.command === "up") {
+        const programOk = await runProgram({
+          pulumiDir,
+          projectDir,
+          main: project.main,
+          monitorAddress: monitor.address,
+          project: project.name,
+          stack,
+          dryRun,
+          typescript: project.typescript,
+          parallel: opts.parallel ?? 16,
+          env: runtimeEnv,
+          printer,
+        });
+        if (!programOk) deployment.errors.push("the program failed (see its output above)");
+        await deployment.finishUp(programOk);
+      }
+    }
+  } catch (e) {
+    deployment.errors.push(e instanceof Error ? e.message : String(e));
+    printer.line(`error: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    if (!dryRun) save(deployment.snapshot());
+    if (hostPromise) await hostPromise.then((h) => h.stop(), () => undefined);
+    await monitor.close();
+  }
+
+  const outputs = stackOutputsForDisplay(deployment.stackOutputs());
+  if (opts.command !== "refresh" && opts.command !== "destroy" && Object.keys(outputs).length > 0) {
+    printer.line("");
+    printer.line("Outputs:");
+    const raw = deployment.stackOutputs();
+    for (const k of Object.keys(raw).sort()) printer.line(`    ${k}: ${renderValue(raw[k], 200)}`);
+  }
+  printer.line("");
+  printer.line(summaryBlock(deployment.summary, dryRun));
+  const changes = deployment.summary.create + deployment.summary.update + deployment.summary.replace + deployment.summary.delete;
+  const drifted = (refreshDrift?.length ?? 0) > 0;
+  let ok = deployment.errors.length === 0;
+  if (opts.expectNoChanges && (changes > 0 || drifted)) {
+    ok = false;
+    const msg = "no changes were expected but changes were found";
+    deployment.errors.push(msg);
+    printer.line(`error: ${msg}`);
+  }
+  const durationMs = Date.now() - started;
+  printer.line(`Duration: ${(durationMs / 1000).toFixed(1)}s`);
+  if (!ok) printer.line(`${opts.command} failed: ${deployment.errors.length} error(s)`);
+  return {
+    ok,
+    summary: { ...deployment.summary },
+    steps: [...deployment.steps],
+    drift: refreshDrift,
+    outputs,
+    errors: [...deployment.errors],
+    stdout: printer.text(),
+    durationMs,
+  };
+}
+
+/** Stack outputs with secrets masked, for callers and logs. */
+function stackOutputsForDisplay(outputs: PropertyMap): Record<string, PropertyValue> {
+  return maskSecrets(outputs) as Record<string, PropertyValue>;
+}
+
+/** Runs the program through the language runtime of the project's @pulumi/pulumi; resolves to "exited 0". */
+async function runProgram(o: {
+  pulumiDir: string;
+  projectDir: string;
+  main: string;
+  monitorAddress: string;
+  project: string;
+  stack: string;
+  dryRun: boolean;
+  typescript: boolean;
+  parallel: number;
+  env: NodeJS.ProcessEnv;
+  printer: Printer;
+}): Promise<boolean> {
+  const args = [
+    path.join(o.pulumiDir, "cmd", "run", "index.js"),
+    `--monitor=${o.monitorAddress}`,
+    `--engine=${o.monitorAddress}`,
+    `--project=${o.project}`,
+    `--stack=${o.stack}`,
+    `--organization=organization`,
+    `--root-directory=${o.projectDir}`,
+    `--pwd=${o.projectDir}`,
+    `--parallel=${o.parallel}`,
+    ...(o.dryRun ? ["--dry-run"] : []),
+    o.main,
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: o.projectDir,
+    // The nodejs language host sets PULUMI_NODEJS_TYPESCRIPT from Pulumi.yaml's runtime options.
+    env: { ...o.env, PULUMI_NODEJS_TYPESCRIPT: String(o.typescript) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  readline.createInterface({ input: child.stdout! }).on("line", (l) => o.printer.line(`    ${l}`));
+  readline.createInterface({ input: child.stderr! }).on("line", (l) => o.printer.line(`    ${l}`));
+  const code = await new Promise<number>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+  });
+  return code === 0;
+}
+
+/** A path relative to the current folder when it is inside it, else absolute. */
+function displayPath(p: string): string {
+  const rel = path.relative(process.cwd(), p);
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : p;
+}

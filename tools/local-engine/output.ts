@@ -1,0 +1,82 @@
+/**
+ * Pulumi-like console output: one line per resource step, diagnostics, stack outputs, a summary.
+ * Everything goes through one {@link Printer} so the programmatic API can return the same text the CLI shows.
+ */
+import { PropertyValue, UNKNOWN_VALUE, isSecret } from "./values";
+
+/** The kinds of step the engine performs and reports. */
+export type StepOp = "create" | "update" | "replace" | "delete" | "same";
+
+/** Counts of steps by kind. */
+export type Summary = Record<StepOp, number>;
+
+/** Collects output lines and forwards each one as it is produced. */
+export class Printer {
+  private readonly lines: string[] = [];
+
+  constructor(private readonly sink?: (line: string) => void) {}
+
+  /** Emits one line (may contain newlines: each becomes its own line). */
+  line(text = ""): void {
+    for (const l of text.split("\n")) {
+      this.lines.push(l);
+      this.sink?.(l);
+    }
+  }
+
+  /** Everything printed so far. */
+  text(): string {
+    return this.lines.join("\n") + (this.lines.length ? "\n" : "");
+  }
+}
+
+const SYMBOLS: Record<StepOp, string> = { create: "+ ", update: "~ ", replace: "+-", delete: "- ", same: "  " };
+const PAST: Record<StepOp, string> = { create: "created", update: "updated", replace: "replaced", delete: "deleted", same: "unchanged" };
+
+/** One step line, e.g. ` ~  vmhost:Instance  web  update [diff: ~hostname]`. */
+export function stepLine(op: StepOp, type: string, name: string, dryRun: boolean, detail = ""): string {
+  const verb = dryRun ? op : PAST[op];
+  return ` ${SYMBOLS[op]}  ${type}  ${name}  ${verb}${detail ? " " + detail : ""}`;
+}
+
+/** `[diff: ~a, ~b]`, the way Pulumi lists changed properties. */
+export function diffDetail(keys: string[]): string {
+  return keys.length ? `[diff: ${keys.map((k) => "~" + k).join(", ")}]` : "";
+}
+
+/** Renders a value for humans: secrets as [secret], unknowns as output<unknown>, long values shortened. */
+export function renderValue(v: PropertyValue | undefined, max = 100): string {
+  if (v === undefined) return "<absent>";
+  if (isSecret(v)) return "[secret]";
+  if (v === UNKNOWN_VALUE) return "output<unknown>";
+  const text = JSON.stringify(v, (_k, x: unknown) =>
+    isSecret(x as PropertyValue) ? "[secret]" : x === UNKNOWN_VALUE ? "output<unknown>" : x,
+  );
+  return text.length > max ? text.slice(0, max - 3) + "..." : text;
+}
+
+/** The summary block, e.g. `Resources:\n    + 2 created\n    3 unchanged`. */
+export function summaryBlock(summary: Summary, dryRun: boolean): string {
+  const parts: string[] = [];
+  const label = (op: StepOp): string => (dryRun ? `to ${op}` : PAST[op]);
+  for (const op of ["create", "update", "replace", "delete"] as const) {
+    if (summary[op] > 0) parts.push(`    ${SYMBOLS[op].trim()} ${summary[op]} ${label(op)}`);
+  }
+  if (summary.same > 0) parts.push(`    ${summary.same} unchanged`);
+  return ["Resources:", ...(parts.length ? parts : ["    no resources"])].join("\n");
+}
+
+/** One-line summary, e.g. `Resources: 2 created, 1 updated, 3 unchanged`. */
+export function summaryLine(summary: Summary, dryRun: boolean): string {
+  const parts: string[] = [];
+  for (const op of ["create", "update", "replace", "delete"] as const) {
+    if (summary[op] > 0) parts.push(`${summary[op]} ${dryRun ? "to " + op : PAST[op]}`);
+  }
+  parts.push(`${summary.same} unchanged`);
+  return `Resources: ${parts.join(", ")}`;
+}
+
+/** An empty summary. */
+export function emptySummary(): Summary {
+  return { create: 0, update: 0, replace: 0, delete: 0, same: 0 };
+}

@@ -1,0 +1,126 @@
+/**
+ * The JSON state file: one stack's resources, in dependency order (a resource after everything it
+ * depends on, as Pulumi's checkpoints are), so deleting in reverse file order is always safe.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { z } from "zod";
+import { PropertyMap, PropertyValue, SecretsCrypter } from "./values";
+
+/** One resource as recorded in the state. */
+export interface ResourceState {
+  /** Pulumi URN: `urn:pulumi:<stack>::<project>::<qualified type>::<name>`. */
+  urn: string;
+  type: string;
+  name: string;
+  /** false for components and the stack itself (no provider, no id). */
+  custom: boolean;
+  /** Provider id of a custom resource. */
+  id?: string;
+  /** URN of the parent resource ("" for the stack). */
+  parent: string;
+  /** Checked inputs (secrets as `{sig, value}` in memory). */
+  inputs: PropertyMap;
+  /** Outputs the provider returned (secrets as `{sig, value}` in memory). */
+  outputs: PropertyMap;
+  /** URNs this resource depends on (dependsOn and the resources its inputs came from). */
+  dependencies: string[];
+  /** Refuse to delete or replace this resource. */
+  protect: boolean;
+  /** Output names stored and returned as secrets whatever the provider says. */
+  additionalSecretOutputs: string[];
+  /** The program asked for delete-before-replace. */
+  deleteBeforeReplace: boolean;
+  /** Set when the provider created the resource but it failed to initialize; the next up updates it. */
+  initErrors?: string[];
+  /** A replaced resource whose deletion is still pending (it failed or the run stopped first). */
+  pendingDelete?: boolean;
+}
+
+/** The whole state file. */
+export interface StateFile {
+  version: 1;
+  project: string;
+  stack: string;
+  /** Salt for the key that encrypts secrets (see {@link SecretsCrypter}). */
+  secretsSalt: string;
+  resources: ResourceState[];
+}
+
+const propertyMap = z.record(z.string(), z.unknown()).transform((m) => m as PropertyMap);
+
+const resourceSchema = z.object({
+  urn: z.string(),
+  type: z.string(),
+  name: z.string(),
+  custom: z.boolean(),
+  id: z.string().optional(),
+  parent: z.string(),
+  inputs: propertyMap,
+  outputs: propertyMap,
+  dependencies: z.array(z.string()),
+  protect: z.boolean(),
+  additionalSecretOutputs: z.array(z.string()),
+  deleteBeforeReplace: z.boolean(),
+  initErrors: z.array(z.string()).optional(),
+  pendingDelete: z.boolean().optional(),
+});
+
+const stateSchema = z.object({
+  version: z.literal(1),
+  project: z.string(),
+  stack: z.string(),
+  secretsSalt: z.string(),
+  resources: z.array(resourceSchema),
+});
+
+/** The passphrase that keys secret encryption in the state (Pulumi's own variable). */
+export function statePassphrase(env: NodeJS.ProcessEnv): string {
+  return env.PULUMI_CONFIG_PASSPHRASE ?? "";
+}
+
+/**
+ * Reads the state file, decrypting secrets. A missing file is an empty stack. The file belongs to one
+ * project and stack: using it for another is refused, because its resources would be deleted.
+ */
+export function loadState(file: string, project: string, stack: string, passphrase: string): StateFile {
+  if (!fs.existsSync(file)) {
+    return { version: 1, project, stack, secretsSalt: SecretsCrypter.newSalt(), resources: [] };
+  }
+  const parsed = stateSchema.safeParse(JSON.parse(fs.readFileSync(file, "utf8")));
+  if (!parsed.success) {
+    throw new Error(`state file ${file} is not a local-engine state file: ${parsed.error.message}`);
+  }
+  const state = parsed.data;
+  if (state.project !== project || state.stack !== stack) {
+    throw new Error(
+      `state file ${file} belongs to project "${state.project}" stack "${state.stack}", not "${project}" stack "${stack}"`,
+    );
+  }
+  const crypter = new SecretsCrypter(passphrase, state.secretsSalt);
+  return {
+    ...state,
+    resources: state.resources.map((r) => ({
+      ...r,
+      inputs: crypter.decryptDeep(r.inputs) as PropertyMap,
+      outputs: crypter.decryptDeep(r.outputs) as PropertyMap,
+    })),
+  };
+}
+
+/** Writes the state file atomically (temp file + rename), secrets encrypted. */
+export function saveState(file: string, state: StateFile, passphrase: string): void {
+  const crypter = new SecretsCrypter(passphrase, state.secretsSalt);
+  const onDisk: StateFile = {
+    ...state,
+    resources: state.resources.map((r) => ({
+      ...r,
+      inputs: crypter.encryptDeep(r.inputs as PropertyValue) as PropertyMap,
+      outputs: crypter.encryptDeep(r.outputs as PropertyValue) as PropertyMap,
+    })),
+  };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(onDisk, null, 2) + "\n");
+  fs.renameSync(tmp, file);
+}
