@@ -1,0 +1,21 @@
+/** Helpers shared by the area clients. */
+import { NotFoundError } from "../errors";
+
+/** Resolves to undefined when the call fails with NotFoundError (404/410): absence is a normal answer. */
+export async function undefinedIfNotFound<T>(promise: Promise<T>): Promise<T | undefined> {
+  try {
+    return await promise;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/** Page size used by the `listAll` helpers (the service's maximum is not published; 100 is accepted by known hosts). */
+export const LIST_ALL_PAGE_SIZE = 100;
+
+/** Options every area method accepts. */
+export interface RequestOptions {
+  /** Aborts the call, including waits between retries. */
+  signal?: AbortSignal;
+}

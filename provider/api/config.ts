@@ -1,0 +1,108 @@
+/**
+ * Client options from Pulumi stack configuration and the environment.
+ *
+ * | stack config                 | environment       | meaning                                   |
+ * |------------------------------|-------------------|-------------------------------------------|
+ * | `vmhost:apiKey` (secret)     | `VMHOST_API_KEY`  | API key (required)                        |
+ * | `vmhost:baseUrl`             | `VMHOST_BASE_URL` | base URL ending in `/v1` (required)       |
+ * | `vmhost:routes` (JSON)       | -                 | route overrides                           |
+ * | `vmhost:maxRequestsPerSecond`| -                 | process-wide request rate (default: none) |
+ * | -                            | `VMHOST_LOG`      | `debug` logs every request to stderr      |
+ *
+ * Stack config wins over the environment.
+ */
+import { z } from "zod";
+import type { ClientOptions } from "./client";
+import { debugLoggingEnabled, stderrLogger, type RequestLogger } from "./log";
+import { applyRouteOverrides, type RouteOverrides } from "./overrides";
+
+/** Stack configuration as Pulumi gives it to a dynamic provider (`req.config`), or a plain record. */
+export type StackConfigSource =
+  | { get(key: string): string | undefined }
+  | Readonly<Record<string, string | undefined>>;
+
+/** Inputs of {@link resolveClientOptions}. */
+export interface ResolveClientOptionsInput {
+  /** Stack config, keys with the `vmhost:` prefix. */
+  config?: StackConfigSource;
+  /** Environment (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Logger to use when `VMHOST_LOG=debug` (default: stderr). The provider passes one that writes to Pulumi's log. */
+  debugLogger?: RequestLogger;
+}
+
+/** Missing or invalid configuration; the message says exactly what to set. */
+export class ConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigurationError";
+  }
+}
+
+function read(config: StackConfigSource | undefined, key: string): string | undefined {
+  if (!config) return undefined;
+  const value =
+    typeof (config as { get?: unknown }).get === "function"
+      ? (config as { get(key: string): string | undefined }).get(key)
+      : (config as Readonly<Record<string, string | undefined>>)[key];
+  if (value === undefined || value === null) return undefined;
+  const text = String(value).trim();
+  return text === "" ? undefined : text;
+}
+
+const baseUrlSchema = z.url({ protocol: /^https?$/ });
+const rateSchema = z.coerce.number().positive();
+const routesJsonSchema = z.record(z.string(), z.unknown());
+
+/**
+ * Resolves client options from stack config and environment (config wins). Throws
+ * {@link ConfigurationError} naming the exact config key or variable to set when the key or base URL is
+ * missing or invalid. The key's value never appears in an error.
+ */
+export function resolveClientOptions(input: ResolveClientOptionsInput = {}): ClientOptions {
+  const env = input.env ?? process.env;
+  const apiKey = read(input.config, "vmhost:apiKey") ?? read(env, "VMHOST_API_KEY");
+  const baseUrl = read(input.config, "vmhost:baseUrl") ?? read(env, "VMHOST_BASE_URL");
+  const problems: string[] = [];
+  if (!apiKey) {
+    problems.push("no API key: run `pulumi config set --secret vmhost:apiKey <key>` or set the VMHOST_API_KEY environment variable");
+  }
+  if (!baseUrl) {
+    problems.push(
+      "no base URL: run `pulumi config set vmhost:baseUrl https://api.<host>/v1` (e.g. https://api.dewavps.com/v1) or set VMHOST_BASE_URL",
+    );
+  } else if (!baseUrlSchema.safeParse(baseUrl).success) {
+    problems.push(`vmhost:baseUrl / VMHOST_BASE_URL must be an http(s) URL ending in /v1, got ${JSON.stringify(baseUrl)}`);
+  }
+
+  let routes: RouteOverrides | undefined;
+  const routesText = read(input.config, "vmhost:routes");
+  if (routesText) {
+    try {
+      const parsed = routesJsonSchema.parse(JSON.parse(routesText));
+      applyRouteOverrides(parsed); // validate now: a bad override fails configuration, not a later call
+      routes = parsed as RouteOverrides;
+    } catch (error) {
+      problems.push(
+        `vmhost:routes must be a JSON object such as {"updateRdns": "PATCH /network/ip/{ip_uuid}/rdns"}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+
+  let maxRequestsPerSecond: number | undefined;
+  const rateText = read(input.config, "vmhost:maxRequestsPerSecond");
+  if (rateText) {
+    const rate = rateSchema.safeParse(rateText);
+    if (rate.success) maxRequestsPerSecond = rate.data;
+    else problems.push(`vmhost:maxRequestsPerSecond must be a positive number, got ${JSON.stringify(rateText)}`);
+  }
+
+  if (problems.length) throw new ConfigurationError(`vmhost configuration: ${problems.join("; ")}`);
+  return {
+    baseUrl: baseUrl!,
+    apiKey: apiKey!,
+    routes,
+    maxRequestsPerSecond,
+    logger: debugLoggingEnabled(env) ? input.debugLogger ?? stderrLogger : false,
+  };
+}

@@ -1,0 +1,216 @@
+/**
+ * Errors of the API client. Every error names the operation, the HTTP method and the path TEMPLATE (never the
+ * filled path with ids, never the API key), the status, the API's own message and the field errors, so a
+ * user reading a failed `pulumi up` knows what was called and what the service said.
+ *
+ * Which errors are retried is the client's business (see retry.ts); callers branch on the class:
+ * `NotFoundError` = gone, `BusyError` = wait and retry, `AmbiguousRequestError` = reconcile before retrying.
+ */
+import type { HttpMethod } from "./routes";
+
+/** Field errors of a 422 answer: field name -> messages (Laravel's `errors` object). */
+export type FieldErrors = Record<string, string[]>;
+
+/** What every API error carries. */
+export interface ApiErrorDetails {
+  /** Operation id (routes table key), e.g. `createInstance`. */
+  operation: string;
+  method: HttpMethod;
+  /** Path template of the operation, e.g. `/instance/{instance_uuid}/detail` (no ids, no query, no key). */
+  path: string;
+  /** HTTP status, when an answer arrived. */
+  status?: number;
+  /** The `message` the service sent, when there was one. */
+  apiMessage?: string;
+  /** Field errors of a validation answer (empty otherwise). */
+  fieldErrors?: FieldErrors;
+  /** Delay the service asked for (`Retry-After` / `X-RateLimit-Reset`), in ms. */
+  retryAfterMs?: number;
+  /** How many times the request was retried before this error. */
+  retries?: number;
+  /** The underlying failure (a sanitized copy: it never holds request headers). */
+  cause?: unknown;
+}
+
+function describeFieldErrors(fieldErrors: FieldErrors): string {
+  const parts = Object.entries(fieldErrors).map(([field, messages]) => `${field}: ${messages.join(" ")}`);
+  return parts.length ? ` Field errors: ${parts.join("; ")}.` : "";
+}
+
+/** Base class of every error the client throws for a call that reached (or tried to reach) the service. */
+export class ApiError extends Error {
+  /** Operation id, e.g. `getInstance`. */
+  readonly operation: string;
+  /** HTTP method of the operation. */
+  readonly method: HttpMethod;
+  /** Path template of the operation (never filled, never with the key). */
+  readonly path: string;
+  /** HTTP status, or undefined when no answer arrived (network, timeout). */
+  readonly status: number | undefined;
+  /** The service's own message, if any. */
+  readonly apiMessage: string | undefined;
+  /** Field errors (422); empty object otherwise. */
+  readonly fieldErrors: FieldErrors;
+  /** Delay the service asked for before a retry, in ms (429/503 with `Retry-After`). */
+  readonly retryAfterMs: number | undefined;
+  /** Retries made before giving up. */
+  readonly retries: number;
+
+  constructor(details: ApiErrorDetails, summary?: string, hint?: string) {
+    const status = details.status === undefined ? "" : ` HTTP ${details.status}`;
+    const apiMessage = details.apiMessage ? ` The API said: "${details.apiMessage}".` : "";
+    const fieldErrors = describeFieldErrors(details.fieldErrors ?? {});
+    const retries = details.retries ? ` (after ${details.retries} ${details.retries === 1 ? "retry" : "retries"})` : "";
+    const head = `${details.operation} (${details.method} ${details.path}) failed:${status}${summary ? ` ${summary}.` : ""}`;
+    super(`${head}${apiMessage}${fieldErrors}${retries}${hint ? ` ${hint}` : ""}`, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.operation = details.operation;
+    this.method = details.method;
+    this.path = details.path;
+    this.status = details.status;
+    this.apiMessage = details.apiMessage;
+    this.fieldErrors = details.fieldErrors ?? {};
+    this.retryAfterMs = details.retryAfterMs;
+    this.retries = details.retries ?? 0;
+  }
+}
+
+/** 401: the key is missing, wrong or expired. */
+export class UnauthorizedError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(
+      details,
+      "the API key was rejected",
+      "Set a valid key with `pulumi config set --secret vmhost:apiKey <key>` or the VMHOST_API_KEY environment variable; keys expire, so an old key may need renewing.",
+    );
+  }
+}
+
+/** 403: the key is valid but lacks the scope for this operation. Never retried. */
+export class ForbiddenError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(
+      details,
+      "the API key is not allowed to do this",
+      "The key lacks a scope this operation needs (read_instance, write_instance, read_network, write_network or billing); create a key with that scope. Retrying will not help.",
+    );
+  }
+}
+
+/** 402: the account's credit or quota refuses the operation (e.g. a create). Never retried. */
+export class PaymentRequiredError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, "refused by billing or quota", "Top up the account's credit or raise its quota; retrying will not help.");
+  }
+}
+
+/** 404/410: the object does not exist (or no longer does). */
+export class NotFoundError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, "not found");
+  }
+}
+
+/** 422: the service rejected the request's fields; `fieldErrors` lists them. */
+export class ValidationError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, "the request was rejected as invalid");
+  }
+}
+
+/**
+ * 409/423: an operation is already running on the instance. The client does not retry it (the wait can be
+ * minutes); the resource layer waits for the instance to settle and tries again.
+ */
+export class BusyError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, "another operation is running on this object", "Wait until it finishes, then retry.");
+  }
+}
+
+/** 429 after all retries: the service kept asking us to slow down. */
+export class RateLimitedError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, "rate limited by the service", "Lower vmhost:maxRequestsPerSecond or retry later.");
+  }
+}
+
+/** 5xx (after retries where the operation allows them). */
+export class ServerError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, "the service had an internal error");
+  }
+}
+
+/** Any other unexpected HTTP status (e.g. 400, 405). */
+export class UnexpectedStatusError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, "unexpected HTTP status");
+  }
+}
+
+/** The service could not be reached, or the connection failed (after retries where allowed). */
+export class NetworkError extends ApiError {
+  /** The system/undici error code, e.g. `ECONNREFUSED`, `ECONNRESET`. */
+  readonly code: string | undefined;
+  constructor(details: ApiErrorDetails & { code?: string }) {
+    super(details, `network error${details.code ? ` (${details.code})` : ""}`, "Check vmhost:baseUrl / VMHOST_BASE_URL and the network.");
+    this.code = details.code;
+  }
+}
+
+/** The service did not answer in time (connect, headers or body timeout). */
+export class TimeoutError extends ApiError {
+  /** Which timeout fired: `connect`, `headers` or `body`. */
+  readonly phase: "connect" | "headers" | "body";
+  constructor(details: ApiErrorDetails & { phase: "connect" | "headers" | "body" }) {
+    super(details, `no ${details.phase === "connect" ? "connection" : details.phase === "headers" ? "answer" : "complete answer"} in time`);
+    this.phase = details.phase;
+  }
+}
+
+/**
+ * A `once` operation (create instance, clone, snapshot, top-up, ...) failed AFTER the request may have
+ * reached the service: a connection reset, a timeout or a 5xx. It may or may not have happened, so the
+ * client does not re-send it; the caller must look (e.g. list instances by hostname) before trying again.
+ * `cause` holds the underlying error (a `ServerError`, `NetworkError` or `TimeoutError`).
+ */
+export class AmbiguousRequestError extends ApiError {
+  constructor(details: ApiErrorDetails & { cause: ApiError }) {
+    super(
+      details,
+      "the request may or may not have taken effect",
+      "It was not re-sent automatically because repeating it could do it twice; check whether it happened before retrying.",
+    );
+  }
+}
+
+/** A 2xx answer whose body does not match the operation's schema; names the field path that failed. */
+export class ResponseFormatError extends ApiError {
+  /** The issues, as `path: message` strings (e.g. `data.memory: not a size: "lots"`). */
+  readonly issues: string[];
+  constructor(details: ApiErrorDetails & { issues: string[] }) {
+    super(details, `unexpected response format: ${details.issues.join("; ")}`, "Please report this with the API's host; a route or schema may need updating.");
+    this.issues = details.issues;
+  }
+}
+
+/** Chooses the error class for an HTTP error status. */
+export function errorForStatus(details: ApiErrorDetails & { status: number }): ApiError {
+  const { status } = details;
+  if (status === 401) return new UnauthorizedError(details);
+  if (status === 402) return new PaymentRequiredError(details);
+  if (status === 403) return new ForbiddenError(details);
+  if (status === 404 || status === 410) return new NotFoundError(details);
+  if (status === 409 || status === 423) return new BusyError(details);
+  if (status === 422) return new ValidationError(details);
+  if (status === 429) return new RateLimitedError(details);
+  if (status >= 500) return new ServerError(details);
+  return new UnexpectedStatusError(details);
+}
+
+/** Replaces every occurrence of `secret` in `text` (used on anything derived from a response or an error). */
+export function redact(text: string, secret: string | undefined): string {
+  if (!secret || secret.length < 4) return text;
+  return text.split(secret).join("[REDACTED]");
+}

@@ -1,0 +1,235 @@
+/**
+ * Pure normalizers for the value formats the service returns. The same field arrives in several textual
+ * forms depending on the host and the endpoint (real-api-facts.md), so every conversion happens once, here,
+ * and nothing above `api/` re-parses a string.
+ *
+ * Every function throws a {@link NormalizeError} on a value it does not recognise; the zod schemas turn that
+ * into a field-level issue, so a surprise format is reported with its field path instead of becoming a
+ * silently wrong number.
+ */
+
+/** A value did not match any format a normalizer knows. */
+export class NormalizeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NormalizeError";
+  }
+}
+
+/**
+ * Offset of the service's wall-clock time from UTC, in hours. The text timestamp forms carry no zone; the
+ * hosts are Indonesian and their samples line up with Asia/Jakarta (WIB, UTC+7, no daylight saving), so
+ * zone-less text is read as UTC+7. Timestamps in ISO form with `Z` or an explicit offset are taken as given.
+ */
+export const SERVICE_UTC_OFFSET_HOURS = 7;
+
+const SIZE_UNITS_IN_GB: Record<string, number> = {
+  b: 1 / 1024 ** 3,
+  byte: 1 / 1024 ** 3,
+  bytes: 1 / 1024 ** 3,
+  k: 1 / 1024 ** 2,
+  kb: 1 / 1024 ** 2,
+  kib: 1 / 1024 ** 2,
+  m: 1 / 1024,
+  mb: 1 / 1024,
+  mib: 1 / 1024,
+  g: 1,
+  gb: 1,
+  gib: 1,
+  t: 1024,
+  tb: 1024,
+  tib: 1024,
+};
+
+/** Round away binary-fraction noise (2048 MB -> 2, 1.17 GB -> 1.17) without hiding real fractions. */
+function roundGb(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+/**
+ * A size in GB, from any form the service uses: `"2 GB"`, `"30GB"` (no space), `"2048 MB"`, `"1.17 GB"`,
+ * `"0 b"`, a bare number string `"40"`, or a number. Bare numbers are GB: create/resize requests and
+ * responses and size templates count memory and storage in GB (real-api-facts.md). Units are binary
+ * (1 GB = 1024 MB), which is how the panel converts `2048 MB` to `2 GB`.
+ */
+export function parseSizeGb(value: string | number): number {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value) || value < 0) throw new NormalizeError(`not a size: ${value}`);
+    return value;
+  }
+  const match = /^\s*(\d+(?:[.,]\d+)?)\s*([A-Za-z]*)\s*$/.exec(value);
+  if (!match) throw new NormalizeError(`not a size: ${JSON.stringify(value)}`);
+  const amount = Number(match[1]!.replace(",", "."));
+  const unit = match[2]!.toLowerCase();
+  if (unit === "") return amount;
+  const factor = SIZE_UNITS_IN_GB[unit];
+  if (factor === undefined) throw new NormalizeError(`unknown size unit in ${JSON.stringify(value)}`);
+  return roundGb(amount * factor);
+}
+
+/** A CPU count as an integer, from `2`, `"2"`, `"2 CPU"`, `"2 vCPU"` or `"2 Core"`. */
+export function parseCpu(value: string | number): number {
+  if (typeof value === "number") {
+    if (!Number.isInteger(value) || value < 0) throw new NormalizeError(`not a CPU count: ${value}`);
+    return value;
+  }
+  const match = /^\s*(\d+)\s*(?:v?cpus?|cores?)?\s*$/i.exec(value);
+  if (!match) throw new NormalizeError(`not a CPU count: ${JSON.stringify(value)}`);
+  return Number(match[1]);
+}
+
+// English month names are what the samples show; Indonesian ones are accepted too because the panel
+// localises dates and one host may answer in Bahasa.
+const MONTHS: Record<string, number> = {
+  january: 1, february: 2, march: 3, april: 4, may: 5, june: 6, july: 7, august: 8, september: 9,
+  october: 10, november: 11, december: 12,
+  jan: 1, feb: 2, mar: 3, apr: 4, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12,
+  januari: 1, februari: 2, maret: 3, mei: 5, juni: 6, juli: 7, agustus: 8, oktober: 10, desember: 12,
+  agu: 8, agt: 8, okt: 10, des: 12,
+};
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, "0");
+}
+
+function checkedDate(year: number, month: number, day: number, raw: string): void {
+  const probe = new Date(Date.UTC(year, month - 1, day));
+  if (probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) {
+    throw new NormalizeError(`not a calendar date: ${JSON.stringify(raw)}`);
+  }
+}
+
+/** Wall-clock time in the service's zone (UTC+7) -> ISO 8601 UTC with milliseconds. */
+function serviceLocalToIso(
+  raw: string, year: number, month: number, day: number, hour: number, minute: number, second: number,
+): string {
+  checkedDate(year, month, day, raw);
+  if (hour > 23 || minute > 59 || second > 59) throw new NormalizeError(`not a time of day: ${JSON.stringify(raw)}`);
+  const ms = Date.UTC(year, month - 1, day, hour - SERVICE_UTC_OFFSET_HOURS, minute, second);
+  return new Date(ms).toISOString();
+}
+
+function monthNumber(name: string, raw: string): number {
+  const month = MONTHS[name.toLowerCase()];
+  if (month === undefined) throw new NormalizeError(`unknown month in ${JSON.stringify(raw)}`);
+  return month;
+}
+
+/**
+ * A date-only value as `YYYY-MM-DD`, from `"26/08/2024"`, `"26-08-2024"` or `"2024-08-26"`.
+ * Day-first is the service's convention (it never shows month-first dates).
+ */
+export function parseDateOnly(value: string): string {
+  const raw = value.trim();
+  let m = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(raw);
+  if (m) {
+    const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    checkedDate(year, month, day, value);
+    return `${year}-${pad(month)}-${pad(day)}`;
+  }
+  m = /^(\d{1,2})[/-](\d{1,2})[/-](\d{4})$/.exec(raw);
+  if (m) {
+    const [day, month, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    checkedDate(year, month, day, value);
+    return `${year}-${pad(month)}-${pad(day)}`;
+  }
+  throw new NormalizeError(`not a date: ${JSON.stringify(value)}`);
+}
+
+/**
+ * A timestamp as ISO 8601 in UTC (`2024-01-25T07:43:00.000Z`), from every form the service uses:
+ * - `"2023-01-27T02:42:31.000000Z"` (ISO, any fraction length, `Z` or an offset: taken as given);
+ * - `"25 January 2024, 14:43"` and `"25 January 2024 14:37"` (instance list, vswitches, snapshots, backups);
+ * - `"26-08-2024 10:00:00"` (instance detail);
+ * - `"2023-10-25 16:38"` or with seconds (monitoring points);
+ * zone-less text forms are Asia/Jakarta wall-clock time (UTC+7, see {@link SERVICE_UTC_OFFSET_HOURS}).
+ * A date-only value (`"26/08/2024"`, `"2024-08-26"`) has no time to convert, so it is returned as the ISO
+ * date `"2024-08-26"` rather than an invented midnight.
+ */
+export function parseTimestamp(value: string): string {
+  const raw = value.trim();
+  // ISO 8601 with a zone: the only form that says its own zone.
+  let m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})$/i.exec(raw);
+  if (m) {
+    const [year, month, day, hour, minute] = [1, 2, 3, 4, 5].map((i) => Number(m![i]));
+    const second = Number(m[6] ?? 0);
+    const millis = m[7] ? Number(m[7].slice(0, 3).padEnd(3, "0")) : 0;
+    checkedDate(year!, month!, day!, value);
+    let offsetMinutes = 0;
+    const zone = m[8]!;
+    if (zone.toUpperCase() !== "Z") {
+      const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
+      offsetMinutes = (z[1] === "-" ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3]));
+    }
+    const ms = Date.UTC(year!, month! - 1, day!, hour!, minute! - offsetMinutes, second, millis);
+    return new Date(ms).toISOString();
+  }
+  // ISO-like without a zone: "2023-10-25 16:38", "2023-10-25 16:38:05", "2023-10-25T16:38:05".
+  m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(raw);
+  if (m) {
+    return serviceLocalToIso(value, +m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, Number(m[6] ?? 0));
+  }
+  // Day-first numeric: "26-08-2024 10:00:00", "26/08/2024 10:00".
+  m = /^(\d{1,2})[-/](\d{1,2})[-/](\d{4})[ T](\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(raw);
+  if (m) {
+    return serviceLocalToIso(value, +m[3]!, +m[2]!, +m[1]!, +m[4]!, +m[5]!, Number(m[6] ?? 0));
+  }
+  // Month name: "25 January 2024, 14:43", "25 January 2024 14:37", "25 Jan 2024 14:37:10".
+  m = /^(\d{1,2})\s+([A-Za-z]+)\.?\s+(\d{4}),?\s+(\d{1,2})[:.](\d{2})(?::(\d{2}))?$/.exec(raw);
+  if (m) {
+    return serviceLocalToIso(value, +m[3]!, monthNumber(m[2]!, value), +m[1]!, +m[4]!, +m[5]!, Number(m[6] ?? 0));
+  }
+  // Month name, date only: "25 January 2024".
+  m = /^(\d{1,2})\s+([A-Za-z]+)\.?\s+(\d{4})$/.exec(raw);
+  if (m) {
+    const [day, month, year] = [+m[1]!, monthNumber(m[2]!, value), +m[3]!];
+    checkedDate(year, month, day, value);
+    return `${year}-${pad(month)}-${pad(day)}`;
+  }
+  try {
+    return parseDateOnly(raw);
+  } catch {
+    throw new NormalizeError(`not a timestamp in any known format: ${JSON.stringify(value)}`);
+  }
+}
+
+/**
+ * An amount of rupiah as a number, from the panel's money text: `"Rp10.000,00"` (dot thousands, comma
+ * decimals), `"Rp 1.500.000"`, `"-Rp5.000,50"`, `"Rp-5.000"`, or a number (passed through).
+ */
+export function parseRupiah(value: string | number): number {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new NormalizeError(`not an amount: ${value}`);
+    return value;
+  }
+  const m = /^\s*([+-]?)\s*(?:Rp\.?)?\s*([+-]?)\s*(\d{1,3}(?:\.\d{3})*|\d+)(?:,(\d+))?\s*$/i.exec(value);
+  if (!m) throw new NormalizeError(`not a rupiah amount: ${JSON.stringify(value)}`);
+  const negative = m[1] === "-" || m[2] === "-";
+  const whole = Number(m[3]!.replace(/\./g, ""));
+  const fraction = m[4] ? Number(`0.${m[4]}`) : 0;
+  const amount = whole + fraction;
+  return negative ? -amount : amount;
+}
+
+/** The service writes a literal `-` where a value is absent (no public address, no rdns): that is `null`. */
+export function placeholderToNull<T>(value: T | "-" | null | undefined): T | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string" && value.trim() === "-") return null;
+  return value as T;
+}
+
+/** A location as `{ id, name }`; list endpoints give only the name (a string), details give `{id, name}`. */
+export interface NormalizedLocation {
+  /** Integer location id, or null where the endpoint only names the location. */
+  id: number | null;
+  /** Location name as the panel shows it. */
+  name: string;
+}
+
+/** Normalizes a location given as a name string or an `{id, name}` object. */
+export function normalizeLocation(value: string | { id?: number | string | null; name: string }): NormalizedLocation {
+  if (typeof value === "string") return { id: null, name: value };
+  const id = value.id === undefined || value.id === null || value.id === "" ? null : Number(value.id);
+  if (id !== null && !Number.isInteger(id)) throw new NormalizeError(`not a location id: ${JSON.stringify(value.id)}`);
+  return { id, name: value.name };
+}
