@@ -4,3 +4,7 @@
 export {};
 export * from "./snapshot";
 export * from "./firewall-rule";
+export * from "./public-ip";
+export * from "./vswitch-attachment";
+export * from "./block-storage-attachment";
+export * from "./instance";
