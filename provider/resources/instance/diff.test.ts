@@ -12,12 +12,12 @@ const inputs: InstanceInputs = {
   password: "Blue-Horse-42", sshKeys: ["ssh-ed25519 AAAA me"], backups: false, dedicatedCpu: false, publicIp: true,
   vswitchId: VS1, powerState: "running", deleteOptions: { removePublicIp: true, removeBlockStorage: false },
 };
-const olds: InstanceOutputs = {
+const olds = {
   ...inputs,
   status: "Running", ipAddress: "103.150.12.10", publicIpId: IP1, rdns: null, privateNetwork: "jkt-private-1",
   locationName: "Jakarta", tierName: "Standard", os: "Ubuntu 22.04", pricePerHour: 300, estimatedMonthlyPrice: 216000,
   createdAt: "2026-11-21T15:00:00.000Z", updatedAt: null, lastStartedAt: null, lastBackupAt: null,
-};
+} as InstanceOutputs;
 
 type Row = [string, Partial<InstanceInputs> | Record<string, unknown>, { replaces?: string[]; steps?: UpdateStep["kind"][]; changes?: boolean }];
 

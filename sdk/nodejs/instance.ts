@@ -1,0 +1,211 @@
+import * as pulumi from "@pulumi/pulumi";
+import { providerStub } from "./stub";
+
+/** Deadlines of an Instance's waits, as durations ("90s", "20m", "1h30m"). */
+export interface InstanceTimeouts {
+  /** How long create (or clone) waits for the VM to settle. Default: config `vmhost:createTimeout`, else 20m. */
+  create?: pulumi.Input<string>;
+  /** How long each update waits (per operation). Default: config `vmhost:updateTimeout`, else 20m. */
+  update?: pulumi.Input<string>;
+  /** How long delete waits for the VM to disappear. Default: config `vmhost:deleteTimeout`, else 20m. */
+  delete?: pulumi.Input<string>;
+}
+
+/** What happens to things attached to the VM when it is deleted. No API call when changed. */
+export interface InstanceDeleteOptions {
+  /** Also release the VM's public address. Default true (an address left behind keeps billing). */
+  removePublicIp?: pulumi.Input<boolean>;
+  /** Also delete block storage attached to the VM. Default false (block storage usually holds data to keep). */
+  removeBlockStorage?: pulumi.Input<boolean>;
+}
+
+/**
+ * The arguments of an {@link Instance}. A fresh VM needs locationId, tierId, templateId, hostname, cpu, memory,
+ * storage, username and password; a clone (`cloneFrom`) needs hostname, locationId and tierId; adopting
+ * (`adoptId`) needs nothing else.
+ */
+export interface InstanceArgs {
+  /** Integer id of the data-centre location, e.g. 1. Changing it replaces the VM. */
+  locationId?: pulumi.Input<number>;
+  /** Integer id of the OS template, e.g. 1. Changing it replaces the VM. Not allowed with `cloneFrom`. */
+  templateId?: pulumi.Input<number>;
+  /** Integer id of the price tier. Changing it changes the tier in place (changeTier), keeping the VM. */
+  tierId?: pulumi.Input<number>;
+  /** The VM's hostname: 1-63 lowercase letters, digits or hyphens, e.g. `web-1`. Changing it renames in place. */
+  hostname?: pulumi.Input<string>;
+  /** The admin user created on the VM, e.g. `deploy`. Changing it replaces the VM. Not allowed with `cloneFrom`. */
+  username?: pulumi.Input<string>;
+  /**
+   * The admin user's password: 8-128 characters mixing lowercase, uppercase and digits, no spaces. Stored as a
+   * secret; write-only (the API never returns it, so it cannot drift). Changing it sets the password in place.
+   */
+  password?: pulumi.Input<string>;
+  /** SSH public keys installed for the admin user. Changing them replaces the VM. Not allowed with `cloneFrom`. */
+  sshKeys?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Include scheduled backups. Changing it replaces the VM. Not allowed with `cloneFrom`. */
+  backups?: pulumi.Input<boolean>;
+  /** Number of CPUs. Changing it resizes in place. */
+  cpu?: pulumi.Input<number>;
+  /** Memory in GB. Changing it resizes in place. */
+  memory?: pulumi.Input<number>;
+  /**
+   * Disk size in GB, at least the template's minimum. Growing it resizes in place; a SMALLER value replaces
+   * the VM (disks cannot shrink).
+   */
+  storage?: pulumi.Input<number>;
+  /** Dedicated (not shared) CPUs, where the tier offers them. Changing it resizes in place. */
+  dedicatedCpu?: pulumi.Input<boolean>;
+  /**
+   * `true`: the VM has a public address (added if missing); `false`: it has none (removed if present).
+   * Unset: created without one and not managed here (use a `PublicIp` resource).
+   */
+  publicIp?: pulumi.Input<boolean>;
+  /** Uuid of a reserved public address to use. Changing it swaps the address in place. Needs publicIp != false. */
+  publicNetworkId?: pulumi.Input<string>;
+  /**
+   * Uuid of the private network (vswitch) to join; `""` for none. Changing it moves the VM in place.
+   * Unset: none at create and not managed here (use a `VswitchAttachment`).
+   */
+  vswitchId?: pulumi.Input<string>;
+  /** `"running"` or `"stopped"`: the provider starts or stops the VM to match. Unset: not managed. */
+  powerState?: pulumi.Input<"running" | "stopped">;
+  /** Create the VM by cloning this instance (its uuid). Changing it replaces the VM. */
+  cloneFrom?: pulumi.Input<string>;
+  /**
+   * Adopt this existing instance (its uuid) instead of creating one: `pulumi import` does not work for dynamic
+   * resources. Adopting changes nothing on the VM; the next `pulumi up` converges it to the declared
+   * properties (shown in the preview first). Only used at create.
+   */
+  adoptId?: pulumi.Input<string>;
+  /** What delete also removes. */
+  deleteOptions?: pulumi.Input<InstanceDeleteOptions>;
+  /** Deadlines of the waits. */
+  timeouts?: pulumi.Input<InstanceTimeouts>;
+}
+
+/**
+ * A virtual machine (id = instance uuid).
+ *
+ * Create waits until the VM has settled (no operation running) and reads it back. An update applies several
+ * changes in a fixed order, each waited for: tier, size, hostname, password, public address, private network,
+ * power state. Refresh shows out-of-band changes as drift; a public address or private network managed by a
+ * `PublicIp` / `VswitchAttachment` resource is never drift of the Instance.
+ *
+ * @example
+ * ```ts
+ * import * as vmhost from "pulumi-vmhost";
+ * const web = new vmhost.Instance("web", {
+ *   locationId: 1, tierId: 2, templateId: 1,
+ *   hostname: "web-1", cpu: 2, memory: 4, storage: 40,
+ *   username: "deploy", password: config.requireSecret("vmPassword"),
+ *   publicIp: true, powerState: "running",
+ * });
+ * export const ip = web.ipAddress;
+ * ```
+ */
+export class Instance extends pulumi.dynamic.Resource {
+  public readonly locationId!: pulumi.Output<number>;
+  public readonly templateId!: pulumi.Output<number>;
+  public readonly tierId!: pulumi.Output<number>;
+  public readonly hostname!: pulumi.Output<string>;
+  public readonly username!: pulumi.Output<string>;
+  /** The declared password (secret; never read back from the API). */
+  public readonly password!: pulumi.Output<string | undefined>;
+  public readonly sshKeys!: pulumi.Output<string[] | undefined>;
+  public readonly backups!: pulumi.Output<boolean | undefined>;
+  /** Number of CPUs. */
+  public readonly cpu!: pulumi.Output<number>;
+  /** Memory in GB. */
+  public readonly memory!: pulumi.Output<number>;
+  /** Disk size in GB. */
+  public readonly storage!: pulumi.Output<number>;
+  public readonly dedicatedCpu!: pulumi.Output<boolean>;
+  /** Whether the VM has a public address (only when `publicIp` is declared). */
+  public readonly publicIp!: pulumi.Output<boolean | undefined>;
+  /** Uuid of the address in use (only when `publicNetworkId` is declared; null when none). */
+  public readonly publicNetworkId!: pulumi.Output<string | null | undefined>;
+  /** Uuid of the joined vswitch, `""` for none (only when `vswitchId` is declared). */
+  public readonly vswitchId!: pulumi.Output<string | undefined>;
+  /** "running" or "stopped" (only when `powerState` is declared). */
+  public readonly powerState!: pulumi.Output<string | undefined>;
+  public readonly cloneFrom!: pulumi.Output<string | undefined>;
+  public readonly adoptId!: pulumi.Output<string | undefined>;
+  public readonly deleteOptions!: pulumi.Output<{ removePublicIp: boolean; removeBlockStorage: boolean }>;
+  public readonly timeouts!: pulumi.Output<{ create?: string; update?: string; delete?: string } | undefined>;
+  /** Status as the API reports it, e.g. "Running", "Stopped". */
+  public readonly status!: pulumi.Output<string>;
+  /** Public IPv4 address, or null. */
+  public readonly ipAddress!: pulumi.Output<string | null>;
+  /** Uuid of the public address, or null. */
+  public readonly publicIpId!: pulumi.Output<string | null>;
+  /** Reverse DNS of the public address, or null. */
+  public readonly rdns!: pulumi.Output<string | null>;
+  /** The private network as the API names it, or null. */
+  public readonly privateNetwork!: pulumi.Output<string | null>;
+  public readonly locationName!: pulumi.Output<string>;
+  public readonly tierName!: pulumi.Output<string>;
+  /** Operating system, e.g. "Ubuntu 22.04". */
+  public readonly os!: pulumi.Output<string>;
+  /** Price per hour while running (Rupiah). */
+  public readonly pricePerHour!: pulumi.Output<number>;
+  /** Estimated monthly price (Rupiah). */
+  public readonly estimatedMonthlyPrice!: pulumi.Output<number>;
+  /** ISO 8601 UTC timestamps. */
+  public readonly createdAt!: pulumi.Output<string>;
+  public readonly updatedAt!: pulumi.Output<string | null>;
+  public readonly lastStartedAt!: pulumi.Output<string | null>;
+  public readonly lastBackupAt!: pulumi.Output<string | null>;
+
+  /**
+   * @param name the Pulumi resource name (not the hostname: that is `args.hostname`).
+   * @param args the VM's properties.
+   * @param opts Pulumi resource options.
+   */
+  constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      providerStub("Instance"),
+      name,
+      // Every output is named (undefined = "computed") so Pulumi fills the Output fields.
+      {
+        locationId: undefined,
+        templateId: undefined,
+        tierId: undefined,
+        hostname: undefined,
+        username: undefined,
+        password: undefined,
+        sshKeys: undefined,
+        backups: undefined,
+        cpu: undefined,
+        memory: undefined,
+        storage: undefined,
+        dedicatedCpu: undefined,
+        publicIp: undefined,
+        publicNetworkId: undefined,
+        vswitchId: undefined,
+        powerState: undefined,
+        cloneFrom: undefined,
+        adoptId: undefined,
+        deleteOptions: undefined,
+        timeouts: undefined,
+        ...args,
+        status: undefined,
+        ipAddress: undefined,
+        publicIpId: undefined,
+        rdns: undefined,
+        privateNetwork: undefined,
+        locationName: undefined,
+        tierName: undefined,
+        os: undefined,
+        pricePerHour: undefined,
+        estimatedMonthlyPrice: undefined,
+        createdAt: undefined,
+        updatedAt: undefined,
+        lastStartedAt: undefined,
+        lastBackupAt: undefined,
+      },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password"] },
+      "vmhost",
+      "Instance",
+    );
+  }
+}
