@@ -1,0 +1,230 @@
+/**
+ * The admin API under `/__sim` (JSON in and out, no API key): request log, reset, state dump,
+ * out-of-band changes to instances (drift tests), faults, clock. Documented in simulator/README.md.
+ */
+import { z } from "zod";
+import { HttpError } from "./errors";
+import { isUuid } from "./ids";
+import {
+  allocateAutoIp, detachInstanceIp, instanceIp, joinVswitch, removeInstance, templateById, tierById,
+} from "./model";
+import { cancelOperation, finishNow } from "./operations";
+import type { Simulator } from "./server";
+import type { Instance, SimContext } from "./state";
+
+/** An admin answer. */
+export interface AdminAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** Body of `PATCH /__sim/instances/{uuid}`: each given field is changed as if by someone else. */
+export const instancePatchSchema = z.object({
+  hostname: z.string().min(1).optional(),
+  cpu: z.number().int().min(1).optional(),
+  /** GB. */
+  memory: z.number().int().min(1).optional(),
+  /** GB. */
+  storage: z.number().int().min(1).optional(),
+  dedicatedCpu: z.boolean().optional(),
+  tierId: z.number().int().optional(),
+  templateId: z.number().int().optional(),
+  /** Any status text, e.g. "Stopped", "Error", "Suspended". */
+  status: z.string().min(1).optional(),
+  /** Shorthand for status Running / Stopped. */
+  powerState: z.enum(["running", "stopped"]).optional(),
+  /** true: give it a new address (if none); false: take its address off (kept reserved); a uuid: assign that address. */
+  publicIp: z.union([z.boolean(), z.string().refine(isUuid, "a public IP uuid")]).optional(),
+  /** A vswitch uuid to join, or null to leave its private network. */
+  vswitchId: z.string().refine(isUuid, "a vswitch uuid").nullable().optional(),
+  /** Reverse DNS of its public address (null clears it). */
+  rdns: z.string().nullable().optional(),
+  password: z.string().optional(),
+  /** Drop the running operation without applying it (operation_flag back to 0). */
+  cancelOperation: z.boolean().optional(),
+  /** Delete it out of band: it disappears (404); its address is released, block storages detached. */
+  deleted: z.literal(true).optional(),
+}).strict();
+
+const clockSchema = z.object({ advanceSeconds: z.number().min(0) }).strict();
+const finishSchema = z.object({ outcome: z.enum(["success", "failure"]).optional() }).strict();
+
+const badRequest = (message: string, issues?: unknown): HttpError => new HttpError(400, { message, ...(issues ? { issues } : {}) });
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (!result.success) throw badRequest("Invalid admin request body.", result.error.issues);
+  return result.data;
+}
+
+/** An instance with every internal field plus derived ones (for the state dump and PATCH answers). */
+function instanceDump(ctx: SimContext, inst: Instance): Record<string, unknown> {
+  const ip = instanceIp(ctx.state, inst);
+  return {
+    ...inst,
+    operationFlag: inst.operationId ? 1 : 0,
+    operation: ctx.state.operations.find((o) => o.id === inst.operationId) ?? null,
+    publicIpUuid: ip?.uuid ?? null,
+    publicIpAddress: ip?.address ?? null,
+    rdns: ip?.rdns ?? null,
+    blockStorageIds: ctx.state.blockStorages.filter((b) => b.instanceUuid === inst.uuid).map((b) => b.uuid),
+  };
+}
+
+function findInstanceOr404(ctx: SimContext, uuid: string): Instance {
+  const inst = ctx.state.instances.find((i) => i.uuid === uuid.toLowerCase());
+  if (!inst) throw new HttpError(404, { message: `No instance ${uuid} in the simulator.` });
+  return inst;
+}
+
+function patchInstance(sim: Simulator, ctx: SimContext, uuid: string, body: unknown): AdminAnswer {
+  const patch = parse(instancePatchSchema, body);
+  const state = ctx.state;
+  const inst = findInstanceOr404(ctx, uuid);
+  if (patch.tierId !== undefined && !tierById(state, patch.tierId)) throw badRequest(`Unknown tier ${patch.tierId}.`);
+  if (patch.templateId !== undefined && !templateById(state, patch.templateId)) throw badRequest(`Unknown template ${patch.templateId}.`);
+  if (patch.cancelOperation) {
+    const op = state.operations.find((o) => o.id === inst.operationId);
+    if (op) cancelOperation(ctx, op);
+  }
+  if (patch.deleted) {
+    const op = state.operations.find((o) => o.id === inst.operationId);
+    if (op) cancelOperation(ctx, op);
+    removeInstance(state, inst, true, false, ctx.now);
+    return { status: 200, body: { message: "Instance deleted out of band.", data: { uuid: inst.uuid, deleted: true } } };
+  }
+  if (patch.hostname !== undefined) inst.hostname = patch.hostname;
+  if (patch.cpu !== undefined) inst.cpu = patch.cpu;
+  if (patch.memory !== undefined) inst.memoryGb = patch.memory;
+  if (patch.storage !== undefined) inst.storageGb = patch.storage;
+  if (patch.dedicatedCpu !== undefined) inst.dedicatedCpu = patch.dedicatedCpu;
+  if (patch.tierId !== undefined) inst.tierId = patch.tierId;
+  if (patch.templateId !== undefined) inst.templateId = patch.templateId;
+  if (patch.password !== undefined) inst.password = patch.password;
+  if (patch.powerState !== undefined) inst.status = patch.powerState === "running" ? "Running" : "Stopped";
+  if (patch.status !== undefined) inst.status = patch.status;
+  if (patch.publicIp !== undefined) {
+    if (patch.publicIp === true) {
+      if (!instanceIp(state, inst)) allocateAutoIp(ctx, inst.locationId).instanceUuid = inst.uuid;
+    } else if (patch.publicIp === false) {
+      detachInstanceIp(state, inst, false);
+    } else {
+      const ip = state.publicIps.find((p) => p.uuid === (patch.publicIp as string).toLowerCase());
+      if (!ip) throw badRequest(`Unknown public IP ${patch.publicIp}.`);
+      if (ip.instanceUuid && ip.instanceUuid !== inst.uuid) throw badRequest(`Public IP ${ip.address} is assigned to ${ip.instanceUuid}.`);
+      detachInstanceIp(state, inst, false);
+      ip.instanceUuid = inst.uuid;
+    }
+  }
+  if (patch.vswitchId !== undefined) {
+    const vs = patch.vswitchId === null ? null : state.vswitches.find((v) => v.uuid === patch.vswitchId!.toLowerCase());
+    if (vs === undefined) throw badRequest(`Unknown vswitch ${patch.vswitchId}.`);
+    joinVswitch(state, inst, vs, ctx.now);
+  }
+  if (patch.rdns !== undefined) {
+    const ip = instanceIp(state, inst);
+    if (!ip) throw badRequest("The instance has no public IP to set a reverse DNS on.");
+    ip.rdns = patch.rdns;
+  }
+  inst.updatedAt = ctx.now;
+  void sim;
+  return { status: 200, body: { message: "Instance changed out of band.", data: instanceDump(ctx, inst) } };
+}
+
+/** Handles one admin request; `path` is relative to `/__sim`. */
+export function handleAdmin(sim: Simulator, method: string, path: string, query: URLSearchParams, body: unknown): AdminAnswer {
+  try {
+    return route(sim, method.toUpperCase(), path, query, body);
+  } catch (err) {
+    if (err instanceof HttpError) return { status: err.status, body: err.body };
+    throw err;
+  }
+}
+
+function route(sim: Simulator, method: string, path: string, query: URLSearchParams, body: unknown): AdminAnswer {
+  const ctx = sim.context();
+  const is = (m: string, p: string): boolean => method === m && path === p;
+  if (is("GET", "/") || is("GET", "/health")) {
+    return { status: 200, body: { ok: true, seed: sim.seed, opSeconds: sim.opSeconds, now: new Date(ctx.now).toISOString() } };
+  }
+  if (is("GET", "/requests")) {
+    const since = query.get("since");
+    let entries = sim.log;
+    if (since !== null && since !== "") {
+      if (/^\d+$/.test(since)) entries = entries.filter((e) => e.seq > Number(since));
+      else {
+        const t = Date.parse(since);
+        if (Number.isNaN(t)) throw badRequest("`since` is a sequence number or an ISO time.");
+        entries = entries.filter((e) => Date.parse(e.time) >= t);
+      }
+    }
+    return { status: 200, body: { requests: entries } };
+  }
+  if (is("DELETE", "/requests") || is("POST", "/requests/clear")) {
+    sim.log = [];
+    return { status: 200, body: { message: "Request log cleared." } };
+  }
+  if (is("POST", "/reset")) {
+    sim.reset();
+    return { status: 200, body: { message: "Simulator reset to its seeded state." } };
+  }
+  if (is("GET", "/state")) {
+    const { instances, ...rest } = ctx.state;
+    return {
+      status: 200,
+      body: { now: new Date(ctx.now).toISOString(), opSeconds: sim.opSeconds, ...rest, instances: instances.map((i) => instanceDump(ctx, i)) },
+    };
+  }
+  if (is("GET", "/faults")) return { status: 200, body: sim.faults.snapshot() };
+  if (is("POST", "/faults")) {
+    const result = (() => {
+      try {
+        sim.faults.apply(body);
+        return null;
+      } catch (err) {
+        return err instanceof z.ZodError ? err.issues : [String(err)];
+      }
+    })();
+    if (result) throw badRequest("Invalid faults.", result);
+    return { status: 200, body: sim.faults.snapshot() };
+  }
+  if (is("DELETE", "/faults")) {
+    sim.faults.clear();
+    return { status: 200, body: sim.faults.snapshot() };
+  }
+  if (is("GET", "/clock")) return { status: 200, body: { now: new Date(ctx.now).toISOString(), offsetMs: sim.clockOffsetMs } };
+  if (is("POST", "/clock")) {
+    const { advanceSeconds } = parse(clockSchema, body);
+    sim.clockOffsetMs += advanceSeconds * 1000;
+    const later = sim.context();
+    return { status: 200, body: { now: new Date(later.now).toISOString(), offsetMs: sim.clockOffsetMs } };
+  }
+  const instanceMatch = /^\/instances\/([^/]+)(\/[a-z-]+)?$/.exec(path);
+  if (instanceMatch) {
+    const uuid = decodeURIComponent(instanceMatch[1]!);
+    const action = instanceMatch[2];
+    if (method === "GET" && !action) return { status: 200, body: { data: instanceDump(ctx, findInstanceOr404(ctx, uuid)) } };
+    if (method === "PATCH" && !action) return patchInstance(sim, ctx, uuid, body);
+    if (method === "POST" && action === "/finish-operation") {
+      const { outcome } = parse(finishSchema, body);
+      const inst = findInstanceOr404(ctx, uuid);
+      const op = ctx.state.operations.find((o) => o.id === inst.operationId);
+      if (!op) throw badRequest("No operation is running on this instance.");
+      finishNow(ctx, op, outcome);
+      const after = ctx.state.instances.find((i) => i.uuid === inst.uuid);
+      return { status: 200, body: { message: "Operation finished.", data: after ? instanceDump(ctx, after) : { uuid: inst.uuid, deleted: true } } };
+    }
+    if (method === "POST" && action === "/backups") {
+      const inst = findInstanceOr404(ctx, uuid);
+      const backup = {
+        uuid: ctx.ids.uuid(), instanceUuid: inst.uuid, schedule: "Daily", sizeGb: inst.storageGb,
+        attachedStorage: ctx.state.blockStorages.filter((b) => b.instanceUuid === inst.uuid).map((b) => ({ id: b.uuid, name: b.name, size: b.sizeGb })),
+        createdAt: ctx.now,
+      };
+      ctx.state.backups.push(backup);
+      inst.lastBackupAt = ctx.now;
+      return { status: 200, body: { message: "Backup added.", data: backup } };
+    }
+  }
+  return { status: 404, body: { message: `No admin route ${method} /__sim${path}.` } };
+}

@@ -1,0 +1,136 @@
+/**
+ * Injected faults: a 5xx rate, a per-second request budget (429), added latency, connection resets, and
+ * failing or never-ending operations. Set with `POST /__sim/faults`, CLI flags, or `startSimulator({faults})`.
+ */
+import { z } from "zod";
+import { kindByOperationId } from "./operations";
+import { operationKinds, type OperationKind, type OperationFaults } from "./state";
+
+const kindSchema = z.string().transform((s, ctx): OperationKind => {
+  if ((operationKinds as readonly string[]).includes(s)) return s as OperationKind;
+  const mapped = kindByOperationId[s];
+  if (mapped) return mapped;
+  ctx.addIssue({ code: "custom", message: `unknown operation kind "${s}" (one of ${operationKinds.join(", ")} or a client operation id)` });
+  return z.NEVER;
+});
+
+/** The JSON body of `POST /__sim/faults` (every field optional; given fields replace the current ones). */
+export const faultsInputSchema = z.object({
+  /** Share (0..1) of /v1 requests answered with `errorStatus` before doing anything. */
+  errorRate: z.number().min(0).max(1).optional(),
+  /** Status of injected server errors (default 500). */
+  errorStatus: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
+  /** Requests allowed per second (per clock second); beyond it 429 with Retry-After. null or 0 = unlimited. */
+  rateLimitPerSecond: z.number().int().min(0).nullable().optional(),
+  /** Delay added before each /v1 answer, ms (real time). */
+  latencyMs: z.number().min(0).max(60000).optional(),
+  /**
+   * Destroy the connection of the next `count` requests (of `operation`, a client operation id or a route
+   * key like "POST /instance/create"; any /v1 request when absent) without answering. `afterProcessing`
+   * true: the request takes effect first (the client cannot know it did).
+   */
+  resetNext: z.object({
+    operation: z.string().optional(),
+    count: z.number().int().min(1).default(1),
+    afterProcessing: z.boolean().default(false),
+  }).nullable().optional(),
+  /** The next `count` operations of `kind` end in status Error. */
+  failNext: z.object({ kind: kindSchema, count: z.number().int().min(1).default(1) }).nullable().optional(),
+  /** The next `count` operations of `kind` never finish (status stays transitional, operation_flag 1). */
+  stickNext: z.object({ kind: kindSchema, count: z.number().int().min(1).default(1) }).nullable().optional(),
+}).strict();
+
+/** Input accepted by {@link FaultState.apply}. */
+export type FaultsInput = z.input<typeof faultsInputSchema>;
+
+/** A pending connection-reset fault. */
+export interface ResetFault {
+  operation: string | undefined;
+  remaining: number;
+  afterProcessing: boolean;
+}
+
+/** The live fault configuration of one simulator. */
+export class FaultState {
+  errorRate = 0;
+  errorStatus = 500;
+  rateLimitPerSecond: number | null = null;
+  latencyMs = 0;
+  resets: ResetFault[] = [];
+  readonly operations: OperationFaults = { fail: {}, stick: {} };
+  /** Requests counted in the current one-second window. */
+  private windowStart = -1;
+  private windowCount = 0;
+
+  /** Applies a validated input (throws a ZodError on a bad one). */
+  apply(raw: unknown): void {
+    const input = faultsInputSchema.parse(raw);
+    if (input.errorRate !== undefined) this.errorRate = input.errorRate;
+    if (input.errorStatus !== undefined) this.errorStatus = input.errorStatus;
+    if (input.rateLimitPerSecond !== undefined) this.rateLimitPerSecond = input.rateLimitPerSecond || null;
+    if (input.latencyMs !== undefined) this.latencyMs = input.latencyMs;
+    if (input.resetNext) {
+      this.resets.push({ operation: input.resetNext.operation, remaining: input.resetNext.count, afterProcessing: input.resetNext.afterProcessing });
+    }
+    if (input.failNext) this.operations.fail[input.failNext.kind] = (this.operations.fail[input.failNext.kind] ?? 0) + input.failNext.count;
+    if (input.stickNext) this.operations.stick[input.stickNext.kind] = (this.operations.stick[input.stickNext.kind] ?? 0) + input.stickNext.count;
+  }
+
+  /** Back to no faults. */
+  clear(): void {
+    this.errorRate = 0;
+    this.errorStatus = 500;
+    this.rateLimitPerSecond = null;
+    this.latencyMs = 0;
+    this.resets = [];
+    this.operations.fail = {};
+    this.operations.stick = {};
+    this.windowStart = -1;
+    this.windowCount = 0;
+  }
+
+  /**
+   * Counts a request against the per-second budget. Returns null when allowed, else the 429 headers.
+   * Windows are whole seconds of the simulator clock, so an injected clock makes them deterministic.
+   */
+  takeBudget(now: number): { allowed: boolean; headers: Record<string, string> } {
+    if (this.rateLimitPerSecond === null) return { allowed: true, headers: {} };
+    const second = Math.floor(now / 1000);
+    if (second !== this.windowStart) {
+      this.windowStart = second;
+      this.windowCount = 0;
+    }
+    const limit = this.rateLimitPerSecond;
+    const reset = String(second + 1);
+    if (this.windowCount >= limit) {
+      const retryAfter = Math.max(1, Math.ceil(((second + 1) * 1000 - now) / 1000));
+      return {
+        allowed: false,
+        headers: {
+          "retry-after": String(retryAfter), "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": "0",
+          "x-ratelimit-reset": reset,
+        },
+      };
+    }
+    this.windowCount++;
+    return { allowed: true, headers: { "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": String(limit - this.windowCount) } };
+  }
+
+  /** Takes a pending reset matching this request, if any. */
+  takeReset(operationId: string, routeKey: string): ResetFault | undefined {
+    const fault = this.resets.find((r) => r.remaining > 0 && (r.operation === undefined || r.operation === operationId || r.operation === routeKey));
+    if (!fault) return undefined;
+    fault.remaining--;
+    this.resets = this.resets.filter((r) => r.remaining > 0);
+    return fault;
+  }
+
+  /** The current configuration, for `GET /__sim/faults`. */
+  snapshot(): Record<string, unknown> {
+    return {
+      errorRate: this.errorRate, errorStatus: this.errorStatus, rateLimitPerSecond: this.rateLimitPerSecond,
+      latencyMs: this.latencyMs, resetNext: this.resets.map((r) => ({ ...r })),
+      failNext: { ...this.operations.fail }, stickNext: { ...this.operations.stick },
+    };
+  }
+}
