@@ -36,7 +36,7 @@ export interface InstanceArgs {
   /** The admin user created on the VM, e.g. `deploy`. Changing it replaces the VM. Not allowed with `cloneFrom`. */
   username?: pulumi.Input<string>;
   /**
-   * The admin user's password: 8-128 characters mixing lowercase, uppercase and digits, no spaces. Stored as a
+   * The admin user's password: 8-72 characters mixing lowercase, uppercase and digits, no spaces. Stored as a
    * secret; write-only (the API never returns it, so it cannot drift). Changing it sets the password in place.
    */
   password?: pulumi.Input<string>;

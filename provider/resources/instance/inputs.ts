@@ -8,9 +8,10 @@
  *   a hyphen. The panel shows it as the VM's name and it becomes the guest's hostname.
  * - username: a Linux user name: starts with a lowercase letter or `_`, then up to 31 lowercase letters,
  *   digits, `_` or `-`.
- * - password: at least 8 and at most 128 characters with at least one lowercase letter, one uppercase letter
- *   and one digit, no whitespace. (The API takes `password` + `password_confirmation`, Laravel's `confirmed`
- *   rule; hosts of this panel reject short or single-class passwords. We send the same value twice.)
+ * - password: 8 to 72 bytes (bcrypt, Laravel's default hasher, ignores bytes past 72) with at least one
+ *   lowercase letter, one uppercase letter and one digit, no whitespace. (The API takes `password` +
+ *   `password_confirmation`, Laravel's `confirmed` rule; hosts of this panel reject short or single-class
+ *   passwords. We send the same value twice.)
  * - cpu (count), memory (GB), storage (GB): positive integers (create/resize take integers in GB,
  *   real-api-facts.md). Storage >= the template's minimum is checked in `create` (it needs the catalogue,
  *   an API call, which `check` never makes).
@@ -51,7 +52,7 @@ const duration = (what: string) =>
 /** Why a password is refused, or undefined when it is acceptable (rules inferred: see the file comment). */
 export function passwordProblem(password: string): string | undefined {
   if (password.length < 8) return "password must be at least 8 characters";
-  if (password.length > 128) return "password must be at most 128 characters";
+  if (Buffer.byteLength(password, "utf8") > 72) return "password must be at most 72 bytes (longer passwords are cut by the server's hasher)";
   if (/\s/.test(password)) return "password must not contain spaces or other whitespace";
   if (!/[a-z]/.test(password) || !/[A-Z]/.test(password) || !/[0-9]/.test(password))
     return "password must mix lowercase letters, uppercase letters and digits, e.g. Blue-Horse-42";
