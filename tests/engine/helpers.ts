@@ -35,7 +35,7 @@ export interface Cloud {
   nextId: number;
   items: Record<string, Record<string, unknown> & { id: string; name: string; status: string }>;
   log: string[];
-  faults: { initFailCreate?: string[]; initFailUpdate?: string[]; failDelete?: string[] };
+  faults: { initFailCreate?: string[]; initFailUpdate?: string[]; failDelete?: string[]; slowCreate?: string[] };
 }
 
 /** A fixture project in a temp folder. */

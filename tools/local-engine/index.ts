@@ -158,6 +158,11 @@ export async function runEngine(opts: EngineOptions): Promise<EngineResult> {
       if (opts.command === "destroy") {
         await deployment.destroy();
       } else if (opts.command === "preview" || opts.command === "up") {
+        // Start the provider host while the program loads (each takes about a second to load @pulumi/pulumi).
+        if (!hostPromise) {
+          hostPromise = startHost();
+          hostPromise.catch(() => undefined); // reported by the first step that needs it
+        }
         const programOk = await runProgram({
           pulumiDir,
           projectDir,
