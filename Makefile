@@ -34,6 +34,12 @@ test: typecheck pack
 	mkdir -p reports
 	npx jest --ci --json --outputFile=reports/jest.json $(JEST_ARGS)
 
+# Regenerates schema.json from the resources' zod schemas (tools/schema) and docs/ from schema.json
+# (tools/docs). CI checks both are committed as generated (tests/schema.test.ts, tests/docs.test.ts).
+docs: build
+	node dist/tools/schema/generate.js schema.json
+	node dist/tools/docs/generate.js schema.json docs
+
 sim: build
 	node bin/vmhost-sim.js
 

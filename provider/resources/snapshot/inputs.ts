@@ -83,7 +83,8 @@ export const attachedStorageSchema = z
     name: z.string().describe("Block storage name."),
     size: z.number().describe("Block storage size in GB, as the API reports it."),
   })
-  .describe("A block storage included in the snapshot.");
+  .describe("A block storage included in the snapshot.")
+  .meta({ title: "SnapshotAttachedStorage" });
 
 /** The Snapshot outputs: the inputs plus what the API computes. */
 export const outputsSchema = inputsSchema.extend({

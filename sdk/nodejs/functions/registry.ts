@@ -1,0 +1,472 @@
+/**
+ * The schemas of every SDK function: arguments (validated before any API call) and results (the
+ * normalized, camelCase shape each function returns, validated on the way out). `tools/schema` turns
+ * them into the `functions` section of schema.json and the docs; the functions in `./index.ts` use them,
+ * so the documented shape is the returned shape.
+ */
+import { z } from "zod";
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const uuidArg = (what: string, example: string) =>
+  z
+    .string({ error: `${what} is required: a uuid, e.g. ${example}` })
+    .regex(UUID_RE, `${what} must be a uuid (8-4-4-4-12 hex digits), e.g. ${example}`);
+const instanceIdArg = uuidArg("instanceId", "instance.id").describe("The instance's uuid (e.g. `instance.id` of a vmhost.Instance).");
+const positiveInt = (what: string, example: string) =>
+  z.number({ error: `${what} is required: an integer id, e.g. ${example}` }).int(`${what} must be an integer, e.g. ${example}`).positive(`${what} must be positive`);
+const locationIdArg = positiveInt("locationId", "1").describe("The location's integer id.");
+const tierIdArg = positiveInt("tierId", "2").describe("The tier's integer id.");
+const isoDate = (what: string) =>
+  z.string().regex(/^\d{4}-\d{2}-\d{2}$/, `${what} must be a date YYYY-MM-DD, e.g. 2024-08-26`);
+
+const n = (description: string) => z.number().describe(description);
+const nn = (description: string) => z.number().nullable().describe(description);
+const s = (description: string) => z.string().describe(description);
+const sn = (description: string) => z.string().nullable().describe(description);
+const when = (description: string) => z.string().nullable().describe(`${description}, ISO 8601 UTC (null when the API gives none).`);
+
+// ---------------------------------------------------------------------------------------------- shapes
+
+const pageSchema = z
+  .object({
+    total: n("Total number of items."),
+    count: n("Items on this page."),
+    perPage: n("Items per page."),
+    currentPage: n("This page's number (1-based)."),
+    totalPages: n("Number of pages."),
+  })
+  .describe("Page information of a paged list.").meta({ title: "Page" });
+
+const attachedStorageSchema = z
+  .object({ id: s("Block storage uuid."), name: s("Block storage name."), size: n("Size in GB.") })
+  .describe("A block storage included in a snapshot or backup.").meta({ title: "AttachedStorage" });
+
+const sizeTemplateSchema = z
+  .object({
+    id: n("Template id."),
+    title: s("Template name as the panel shows it."),
+    totalCpu: n("vCPUs."),
+    totalRam: n("Memory in GB."),
+    totalDisk: n("Storage in GB."),
+    createdAt: when("Created"),
+    updatedAt: when("Last updated"),
+  })
+  .describe("An instance size template (a preset of CPU, memory and storage).").meta({ title: "SizeTemplate" });
+
+const instanceSummarySchema = z
+  .object({
+    uuid: s("Instance uuid."),
+    hostname: s("Hostname."),
+    ipAddress: sn("Public IPv4 address, null when it has none."),
+    cpu: n("vCPUs."),
+    memory: n("Memory in GB."),
+    storage: n("Storage in GB."),
+    status: s('Status as the API reports it, e.g. "Running", "Stopped".'),
+    os: z.object({ name: s("OS name."), image: sn("OS image name.") }).nullable().describe("Operating system (null when the host does not list it).").meta({ title: "InstanceSummaryOs" }),
+    location: s("Location name."),
+    tier: s("Tier name."),
+    pricePerHour: n("Price per hour."),
+    estimatedMonthlyCost: n("Estimated monthly cost (price per hour x 720)."),
+    cost: nn("Cost so far this period."),
+    operationFlag: n("Non-zero while an operation runs on the instance."),
+    createdAt: when("Created"),
+  })
+  .describe("One instance of the instance list.").meta({ title: "InstanceSummary" });
+
+const instanceDetailSchema = z
+  .object({
+    uuid: s("Instance uuid."),
+    hostname: s("Hostname."),
+    username: s("Admin user name."),
+    cpu: n("vCPUs."),
+    isCpuDedicated: z.boolean().describe("True when the vCPUs are dedicated."),
+    memory: n("Memory in GB."),
+    storage: n("Storage in GB."),
+    status: s('Status as the API reports it, e.g. "Running", "Stopped".'),
+    osName: s("Operating system name."),
+    publicIp: z
+      .object({ ipId: sn("Address uuid."), ipAddress: sn("IPv4 address.") })
+      .nullable()
+      .describe("The public address, null when the instance has none.").meta({ title: "InstanceDetailPublicIp" }),
+    rdns: sn("Reverse DNS of the public address, null when none."),
+    privateNetwork: sn("The private network (vswitch) it is attached to, null when none."),
+    locationId: n("Location id."),
+    location: s("Location name."),
+    tierId: n("Tier id."),
+    tier: s("Tier name."),
+    os: z
+      .object({
+        templateId: n("OS template id."),
+        version: s("OS version."),
+        osId: n("OS id."),
+        name: s("OS name."),
+        image: sn("Image name."),
+        minCpu: n("Minimum vCPUs of the template."),
+        minMemory: n("Minimum memory of the template."),
+        minStorage: n("Minimum storage of the template."),
+      })
+      .describe("The OS template.").meta({ title: "InstanceDetailOs" }),
+    pricePerHour: n("Price per hour."),
+    estimatedMonthlyPrice: n("Estimated monthly price."),
+    cost: nn("Cost so far this period."),
+    operationFlag: n("Non-zero while an operation runs on the instance."),
+    createdAt: when("Created"),
+    updatedAt: when("Last updated"),
+    lastStartedAt: when("Last started"),
+    lastBackupAt: when("Last backed up"),
+  })
+  .describe("An instance's details.");
+
+const gatewaySchema = z
+  .object({ uuid: sn("Gateway instance uuid."), hostname: sn("Gateway hostname."), privateIp: sn("Gateway private address.") })
+  .describe("The network's gateway; every field null when it has none.").meta({ title: "VswitchGateway" });
+const locationSchema = z.object({ id: nn("Location id (null where the endpoint only names it)."), name: s("Location name.") }).describe("A location.").meta({ title: "Location" });
+
+const vswitchSchema = z
+  .object({
+    uuid: s("Private network uuid."),
+    name: s("Name."),
+    tag: n("VLAN tag."),
+    location: locationSchema,
+    networkIp: sn("Network in CIDR notation."),
+    gateway: gatewaySchema,
+    status: s('Status, e.g. "Active".'),
+    createdAt: when("Created"),
+  })
+  .describe("A private network (vswitch).").meta({ title: "Vswitch" });
+
+const snapshotSchema = z
+  .object({
+    id: s("Snapshot uuid."),
+    name: s("Name."),
+    description: s("Description."),
+    status: s('Status as the API reports it, e.g. "Ready", "Error".'),
+    currentHourlyPrice: nn("Current price per hour of keeping it."),
+    currentCost: nn("Cost so far."),
+    estimatedMonthly: nn("Estimated monthly price."),
+    isCurrentState: z.boolean().describe("True when the instance currently runs from this snapshot's state."),
+    attachedStorage: z.array(attachedStorageSchema).describe("Block storages included."),
+    createdAt: when("Taken"),
+  })
+  .describe("A snapshot of an instance.").meta({ title: "SnapshotInfo" });
+
+const backupSchema = z
+  .object({
+    id: s("Backup uuid."),
+    schedule: sn("Schedule name."),
+    currentCost: nn("Cost so far."),
+    estThisMonth: nn("Estimated cost this month."),
+    size: nn("Size."),
+    createdAt: when("Taken"),
+    attachedStorage: z.array(attachedStorageSchema).describe("Block storages included."),
+  })
+  .describe("A backup of an instance.").meta({ title: "BackupInfo" });
+
+const creditEntrySchema = z
+  .object({
+    id: n("Entry id."),
+    type: s('"Add" for an addition; the deduction value is host-specific.'),
+    description: s("Description."),
+    amount: n("Amount in rupiah."),
+    balanceAfter: n("Balance after the transaction, in rupiah."),
+    createdAt: when("When"),
+  })
+  .describe("A credit transaction.").meta({ title: "CreditHistoryEntry" });
+
+const billingReportSchema = z.object({
+  id: s("Report uuid."),
+  billingPeriod: s('The period, e.g. "August 2024".'),
+  billingDate: s("Billing date, YYYY-MM-DD."),
+  status: s('Status, e.g. "Settled", "Not Settled".'),
+  fullySettle: z.boolean().describe("True when fully settled."),
+  total: n("Total in rupiah."),
+  canDownload: z.boolean().describe("True when the invoice can be downloaded."),
+  services: z
+    .array(
+      z
+        .object({
+          service: s("Service name."),
+          total: n("Total of the service."),
+          reports: z
+            .array(
+              z
+                .object({
+                  id: n("Report line id."),
+                  serviceName: s("Name of the billed object."),
+                  serviceType: s("Kind of service."),
+                  tierName: sn("Tier name."),
+                  tierIcon: sn("Tier icon URL."),
+                  totalCost: n("Total cost."),
+                  details: z
+                    .array(
+                      z
+                        .object({
+                          name: s("Item."),
+                          basePrice: n("Base price."),
+                          totalUptimeHour: n("Billed hours."),
+                          totalCost: n("Cost."),
+                        })
+                        .describe("One priced item.").meta({ title: "BillingReportDetail" }),
+                    )
+                    .describe("Priced items."),
+                })
+                .describe("One billed object.").meta({ title: "BillingReportItem" }),
+            )
+            .describe("Billed objects."),
+        })
+        .describe("A service group of the report.").meta({ title: "BillingServiceGroup" }),
+    )
+    .describe("Service groups."),
+});
+
+// ---------------------------------------------------------------------------------------------- registry
+
+/** The schemas and docs of one SDK function. */
+export interface FunctionDefinition<A extends z.ZodType, R extends z.ZodType> {
+  /** Markdown description with an example (becomes the reference docs). */
+  description: string;
+  args: A;
+  result: R;
+}
+
+const def = <A extends z.ZodType, R extends z.ZodType>(description: string, args: A, result: R): FunctionDefinition<A, R> => ({
+  description,
+  args,
+  result,
+});
+
+const noArgs = z.strictObject({});
+const example = (code: string) => `\n\n## Example\n\n\`\`\`ts\nimport * as vmhost from "pulumi-vmhost";\n${code}\n\`\`\``;
+
+/** Every SDK function's argument and result schemas, keyed by function name. */
+export const functionSchemas = {
+  getSizeTemplates: def(
+    "Lists the instance size templates (presets of CPU, memory in GB and storage in GB)." +
+      example(`const { templates } = await vmhost.getSizeTemplates();\nconst small = templates.find((t) => t.totalRam === 1);`),
+    noArgs,
+    z.object({ templates: z.array(sizeTemplateSchema).describe("The size templates.") }),
+  ),
+  getInstances: def(
+    "Lists the account's instances (every page), optionally filtered by hostname or status." +
+      example(`const { instances } = await vmhost.getInstances({ statuses: ["Running"] });\nexport const running = instances.map((i) => i.hostname);`),
+    z.strictObject({
+      search: z.string().optional().describe("Keep instances whose hostname matches this text."),
+      statuses: z.array(z.string()).optional().describe('Keep only these statuses, e.g. ["Running", "Stopped"].'),
+      sort: z.string().optional().describe("Sort by `created_at` or `cost`."),
+    }),
+    z.object({ instances: z.array(instanceSummarySchema).describe("The instances.") }),
+  ),
+  getInstance: def(
+    "Reads one instance's details (sizes in GB, dates ISO 8601 UTC, absent values null)." +
+      example(`const web = await vmhost.getInstance({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });\nexport const ip = web.publicIp?.ipAddress;`),
+    z.strictObject({ instanceId: instanceIdArg }),
+    instanceDetailSchema,
+  ),
+  getInstanceMetrics: def(
+    "Reads an instance's CPU, memory, network and disk time series. CPU is a percentage, memory in GB; " +
+      "the last point of each series is an in-progress bucket (often 0)." +
+      example(`const m = await vmhost.getInstanceMetrics({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", period: "hour" });\nconst peakCpu = Math.max(...m.cpu.map((p) => p.cpu));`),
+    z.strictObject({
+      instanceId: instanceIdArg,
+      period: z.enum(["hour", "day", "week", "month", "year"], { error: 'period must be one of "hour", "day", "week", "month", "year"' }).describe("The time span: hour, day, week, month or year.").meta({ title: "MetricsPeriod" }),
+    }),
+    z.object({
+      cpu: z.array(z.object({ time: s("Point time, ISO 8601 UTC."), cpu: n("CPU use in percent.") }).describe("A CPU point.").meta({ title: "CpuPoint" })).describe("CPU series."),
+      memory: z
+        .array(
+          z
+            .object({
+              time: s("Point time, ISO 8601 UTC."),
+              rawMaxMemory: n("Memory available, GB."),
+              maxMemory: s("Memory available, as text."),
+              rawUsageMemory: n("Memory used, GB."),
+              usageMemory: s("Memory used, as text."),
+            })
+            .describe("A memory point.").meta({ title: "MemoryPoint" }),
+        )
+        .describe("Memory series."),
+      network: z
+        .array(
+          z
+            .object({ time: s("Point time, ISO 8601 UTC."), rawNetin: n("Inbound traffic."), netin: s("Inbound, as text."), rawNetout: n("Outbound traffic."), netout: s("Outbound, as text.") })
+            .describe("A network point.").meta({ title: "NetworkPoint" }),
+        )
+        .describe("Network series."),
+      disk: z
+        .array(
+          z
+            .object({ time: s("Point time, ISO 8601 UTC."), rawDiskwrite: n("Bytes written."), diskwrite: s("Written, as text."), rawDiskread: n("Bytes read."), diskread: s("Read, as text.") })
+            .describe("A disk point.").meta({ title: "DiskPoint" }),
+        )
+        .describe("Disk series."),
+    }),
+  ),
+  getVswitches: def(
+    "Lists the account's private networks (vswitches)." + example(`const { vswitches } = await vmhost.getVswitches();\nconst backend = vswitches.find((v) => v.name === "backend");`),
+    noArgs,
+    z.object({ vswitches: z.array(vswitchSchema).describe("The private networks.") }),
+  ),
+  getVswitchOptions: def(
+    "Lists the private networks an instance in a location can join." + example(`const { vswitches } = await vmhost.getVswitchOptions({ locationId: 1 });`),
+    z.strictObject({ locationId: locationIdArg }),
+    z.object({ vswitches: z.array(vswitchSchema).describe("The private networks available in the location.") }),
+  ),
+  getVswitch: def(
+    "Reads one private network's details." + example(`const net = await vmhost.getVswitch({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });\nexport const activeInstances = net.totalActiveInstance;`),
+    z.strictObject({ vswitchId: uuidArg("vswitchId", "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4").describe("The private network's uuid.") }),
+    z
+      .object({
+        uuid: s("Private network uuid."),
+        name: s("Name."),
+        tag: n("VLAN tag."),
+        vid: sn("VLAN id."),
+        location: locationSchema,
+        totalActiveInstance: n("Instances attached and active."),
+        status: s('Status, e.g. "Active".'),
+        gateway: gatewaySchema,
+        createdAt: when("Created"),
+        lastUpdateAt: when("Last updated"),
+      })
+      .describe("A private network's details."),
+  ),
+  getVswitchGraph: def(
+    "Reads a private network's topology graph (nodes and edges, as the panel draws it)." +
+      example(`const graph = await vmhost.getVswitchGraph({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });\nconst members = graph.nodes.length;`),
+    z.strictObject({
+      vswitchId: z
+        .union([z.string().min(1), z.number().int()], { error: "vswitchId must be the private network's uuid (or its integer id)" })
+        .describe("The private network's uuid (the spec types it as an integer id; both are sent as given)."),
+    }),
+    z.object({
+      nodes: z
+        .array(
+          z
+            .object({
+              id: s("Node id."),
+              type: sn("Node type."),
+              position: z.object({ x: n("X."), y: n("Y.") }).nullable().describe("Position in the drawing.").meta({ title: "VswitchGraphPosition" }),
+              data: z.record(z.string(), z.unknown()).nullable().describe("Node data (free-form)."),
+              style: z.record(z.string(), z.unknown()).nullable().describe("Node style (free-form)."),
+              parent: sn("Parent node id."),
+              draggable: z.boolean().nullable().describe("Whether the panel lets users drag it."),
+            })
+            .describe("A graph node.").meta({ title: "VswitchGraphNode" }),
+        )
+        .describe("Nodes."),
+      edges: z
+        .array(z.object({ id: s("Edge id."), source: s("Source node id."), target: s("Target node id."), label: sn("Label.") }).describe("A graph edge.").meta({ title: "VswitchGraphEdge" }))
+        .describe("Edges."),
+    }),
+  ),
+  getBlockStorageOptions: def(
+    "Lists the block storages of a location that are not attached to any instance (candidates for a BlockStorageAttachment)." +
+      example(`const { blockStorages } = await vmhost.getBlockStorageOptions({ locationId: 1 });`),
+    z.strictObject({ locationId: locationIdArg }),
+    z.object({
+      blockStorages: z
+        .array(z.object({ id: s("Block storage id."), name: s("Name."), size: n("Size in GB.") }).describe("An available block storage.").meta({ title: "BlockStorageOption" }))
+        .describe("The available block storages."),
+    }),
+  ),
+  getSnapshots: def(
+    "Lists an instance's snapshots (the same values the Snapshot resource outputs)." +
+      example(`const { snapshots } = await vmhost.getSnapshots({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });\nconst ready = snapshots.filter((s) => s.status === "Ready");`),
+    z.strictObject({ instanceId: instanceIdArg }),
+    z.object({ snapshots: z.array(snapshotSchema).describe("The snapshots.") }),
+  ),
+  getSnapshotPrice: def(
+    "Estimates the monthly price of a snapshot of an instance at a tier." + example(`const { pricePerMonth } = await vmhost.getSnapshotPrice({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 2 });`),
+    z.strictObject({ instanceId: instanceIdArg, tierId: tierIdArg }),
+    z.object({ pricePerMonth: n("Estimated price per month.") }),
+  ),
+  getBackupPrice: def(
+    "Estimates the price of backups of an instance at a tier." + example(`const price = await vmhost.getBackupPrice({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 2 });`),
+    z.strictObject({ instanceId: instanceIdArg, tierId: tierIdArg }),
+    z.object({
+      storageSize: n("Storage size the estimate is for."),
+      blockStorageSize: n("Block storage size the estimate is for."),
+      pricePerHour: n("Price per hour."),
+      pricePerMonth: n("Price per month."),
+    }),
+  ),
+  getBackups: def(
+    "Lists an instance's backups (every page)." + example(`const { backups } = await vmhost.getBackups({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });`),
+    z.strictObject({ instanceId: instanceIdArg }),
+    z.object({ backups: z.array(backupSchema).describe("The backups.") }),
+  ),
+  getChangeTierCost: def(
+    "Estimates the monthly cost of moving an instance to another tier." +
+      example(`const cost = await vmhost.getChangeTierCost({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 3 });\nconst extra = cost.estimatedNewMonthlyCost - cost.currentMonthlyCost;`),
+    z.strictObject({ instanceId: instanceIdArg, tierId: tierIdArg.describe("The target tier's integer id.") }),
+    z.object({ currentMonthlyCost: n("The instance's monthly cost now."), estimatedNewMonthlyCost: n("Estimated monthly cost at the target tier.") }),
+  ),
+  getPaymentMethods: def(
+    "Lists the payment methods for a credit top-up, with their fees (flattened across the categories bank, card, ritel, ewallet, qris)." +
+      example(`const { methods } = await vmhost.getPaymentMethods({ amount: 100000 });\nconst qris = methods.filter((m) => m.category === "qris");`),
+    z.strictObject({ amount: z.number().int("amount must be an integer number of rupiah").positive("amount must be positive").optional().describe("Top-up amount (rupiah) the fees are computed for.") }),
+    z.object({
+      methods: z
+        .array(
+          z
+            .object({
+              category: s('Category: "bank", "card", "ritel", "ewallet" or "qris".'),
+              name: s("Name."),
+              code: s("Code to pay with."),
+              image: sn("Logo URL."),
+              fee: n("Fee."),
+              vat: n("VAT."),
+            })
+            .describe("A payment method.").meta({ title: "PaymentMethod" }),
+        )
+        .describe("The payment methods."),
+    }),
+  ),
+  getCreditHistory: def(
+    "Lists credit transactions (every page), optionally between two dates and of one kind. Amounts are numbers of rupiah." +
+      example(`const { entries } = await vmhost.getCreditHistory({ start: "2024-08-01", end: "2024-08-31", type: "deduction" });`),
+    z.strictObject({
+      start: isoDate("start").optional().describe("First day, YYYY-MM-DD."),
+      end: isoDate("end").optional().describe("Last day, YYYY-MM-DD."),
+      type: z.enum(["addition", "deduction"], { error: 'type must be "addition" or "deduction"' }).optional().describe('"addition" or "deduction" (the API\'s A / D).').meta({ title: "CreditHistoryType" }),
+    }),
+    z.object({ entries: z.array(creditEntrySchema).describe("The transactions.") }),
+  ),
+  getBillingReport: def(
+    "Reads the billing report of one billing date." + example(`const report = await vmhost.getBillingReport({ date: "2024-08-01" });\nexport const total = report.total;`),
+    z.strictObject({ date: isoDate("date").describe("The billing date, YYYY-MM-DD.") }),
+    billingReportSchema.describe("A billing report."),
+  ),
+  getInstancesWithoutPublicIp: def(
+    "Lists the instances of a location that have no public address (candidates for a PublicIp)." +
+      example(`const { instances } = await vmhost.getInstancesWithoutPublicIp({ locationId: 1 });`),
+    z.strictObject({ locationId: locationIdArg }),
+    z.object({
+      instances: z.array(z.object({ id: s("Instance uuid."), hostname: s("Hostname.") }).describe("An instance without a public address.").meta({ title: "InstanceWithoutPublicIp" })).describe("The instances."),
+    }),
+  ),
+  rollbackSnapshot: def(
+    "An ACTION, not a read: rolls an instance back to one of its snapshots, waits until the instance is idle again, " +
+      "and returns its status. The rollback leaves the instance STOPPED; an Instance declared with `powerState: \"running\"` " +
+      "starts it on the next `pulumi up` (or start it yourself). Because a Pulumi program runs on every preview and up, " +
+      "guard the call (e.g. behind a config flag) so it runs once; during a preview it does nothing and returns `performed: false`." +
+      example(
+        `const cfg = new pulumi.Config();\nconst rollbackTo = cfg.get("rollbackTo"); // a snapshot uuid, set for one run\n` +
+          `if (rollbackTo) {\n  await vmhost.rollbackSnapshot({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", snapshotId: rollbackTo });\n}`,
+      ),
+    z.strictObject({
+      instanceId: instanceIdArg,
+      snapshotId: uuidArg("snapshotId", "a snapshot id from getSnapshots").describe("The uuid of the snapshot to roll back to (see getSnapshots)."),
+      timeout: z.string().optional().describe('How long to wait for the instance to be idle before and after, e.g. "20m" (default 20m).'),
+    }),
+    z.object({
+      performed: z.boolean().describe("False during a preview (nothing was done)."),
+      instanceId: s("The instance's uuid."),
+      snapshotId: s("The snapshot rolled back to."),
+      status: sn('The instance status after the rollback settled (typically "Stopped"); null during a preview.'),
+    }),
+  ),
+};
+
+/** Names of the SDK functions. */
+export type FunctionName = keyof typeof functionSchemas;
