@@ -34,6 +34,8 @@ import { backupList, backupPrice, deletedBackup } from "./schemas/backups";
 import { listOrWrapped, locationRecord, systemRecord, tierRecord } from "./schemas/catalog";
 import { billingReport, billingSummary, creditHistory, paymentMethods, topupInvoice, topupStatus } from "./schemas/billing";
 
+export type { OperationId } from "./routes";
+
 /** The response envelope schema of every operation, keyed by operation id. */
 export const responseSchemas = {
   listInstances: envelope(instanceList),

@@ -17,18 +17,25 @@ export type RouteOverrides = Partial<Record<OperationId, RouteOverride>>;
 export type EffectiveRoutes = { readonly [K in OperationId]: RouteDefinition };
 
 const methodSchema = z.enum(["GET", "POST", "PATCH", "PUT", "DELETE"]);
-const overrideSchema = z.union([
-  z.string().transform((text, ctx) => {
-    const m = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(text);
+const objectOverrideSchema = z.object({
+  method: z.string().transform((m) => m.toUpperCase()).pipe(methodSchema),
+  path: z.string(),
+});
+
+/** Parses one override; returns an error text instead of throwing so the caller can name the operation. */
+function parseOverride(raw: unknown): { method: HttpMethod; path: string } | string {
+  if (typeof raw === "string") {
+    const m = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(raw);
     const method = m ? methodSchema.safeParse(m[1]!.toUpperCase()) : undefined;
     if (!m || !method?.success) {
-      ctx.addIssue({ code: "custom", message: `expected "METHOD /path", e.g. "PATCH /network/ip/{ip_uuid}/rdns", got ${JSON.stringify(text)}` });
-      return z.NEVER;
+      return `expected "METHOD /path", e.g. "PATCH /network/ip/{ip_uuid}/rdns", got ${JSON.stringify(raw)}`;
     }
     return { method: method.data, path: m[2]! };
-  }),
-  z.object({ method: z.string().transform((m) => m.toUpperCase()).pipe(methodSchema), path: z.string() }),
-]);
+  }
+  const parsed = objectOverrideSchema.safeParse(raw);
+  if (!parsed.success) return `expected "METHOD /path" or {method, path}, got ${JSON.stringify(raw)}`;
+  return parsed.data;
+}
 
 /** An invalid route override (unknown operation, bad method, or path parameters that differ). */
 export class RouteOverrideError extends Error {
@@ -50,11 +57,9 @@ export function applyRouteOverrides(overrides: Readonly<Record<string, unknown>>
     if (!(id in routes)) {
       throw new RouteOverrideError(`route override for unknown operation "${id}"; known operations: ${Object.keys(routes).join(", ")}`);
     }
-    const parsed = overrideSchema.safeParse(raw);
-    if (!parsed.success) {
-      throw new RouteOverrideError(`route override for ${id}: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
-    }
-    const { method, path } = parsed.data;
+    const parsed = parseOverride(raw);
+    if (typeof parsed === "string") throw new RouteOverrideError(`route override for ${id}: ${parsed}`);
+    const { method, path } = parsed;
     if (!path.startsWith("/")) throw new RouteOverrideError(`route override for ${id}: path must start with "/" (relative to the base URL), got ${JSON.stringify(path)}`);
     const base = routes[id as OperationId];
     const expected = [...pathParameterNames(base.path)].sort().join(",");

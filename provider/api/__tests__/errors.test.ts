@@ -1,0 +1,158 @@
+import { errors as undiciErrors } from "undici";
+import {
+  AmbiguousRequestError,
+  ApiError,
+  BusyError,
+  ForbiddenError,
+  NetworkError,
+  NotFoundError,
+  PaymentRequiredError,
+  RateLimitedError,
+  ResponseFormatError,
+  ServerError,
+  TimeoutError,
+  UnauthorizedError,
+  UnexpectedStatusError,
+  ValidationError,
+} from "../errors";
+import { mockClient } from "./helpers";
+
+const DETAIL = "/v1/instance/i-1/detail";
+/** The error a call failed with; a call that succeeds fails the test. */
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  return promise.then(
+    () => {
+      throw new Error("expected the call to fail");
+    },
+    (error: unknown) => error as ApiError,
+  );
+}
+
+const PREFIX = "getInstance (GET /instance/{instance_uuid}/detail) failed:";
+
+async function failure(status: number, body: unknown, headers: Record<string, string> = {}) {
+  const { pool, client } = mockClient({ maxRetries: 0 });
+  pool.intercept({ path: DETAIL, method: "GET" }).reply(status, body as object, { headers });
+  return rejection(client.instances.get("i-1"));
+}
+
+describe("error classes and messages", () => {
+  it("401: UnauthorizedError says which config key or variable to set", async () => {
+    const error = await failure(401, { message: "Unauthenticated." });
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.message).toBe(
+      `${PREFIX} HTTP 401 the API key was rejected. The API said: "Unauthenticated.". Set a valid key with \`pulumi config set --secret vmhost:apiKey <key>\` or the VMHOST_API_KEY environment variable; keys expire, so an old key may need renewing.`,
+    );
+    expect(error).toMatchObject({ operation: "getInstance", method: "GET", path: "/instance/{instance_uuid}/detail", status: 401, apiMessage: "Unauthenticated." });
+  });
+
+  it("403: ForbiddenError names the scopes and says retrying will not help", async () => {
+    const error = await failure(403, { message: "This action is unauthorized." });
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error.message).toContain("HTTP 403 the API key is not allowed to do this");
+    expect(error.message).toContain("read_instance, write_instance, read_network, write_network or billing");
+    expect(error.message).toContain("Retrying will not help");
+  });
+
+  it("402: PaymentRequiredError says it is a billing or quota refusal", async () => {
+    const error = await failure(402, { message: "Insufficient balance" });
+    expect(error).toBeInstanceOf(PaymentRequiredError);
+    expect(error.message).toContain('HTTP 402 refused by billing or quota. The API said: "Insufficient balance".');
+  });
+
+  it.each([404, 410])("%i: NotFoundError", async (status) => {
+    const error = await failure(status, { message: "Instance not found" });
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.message).toBe(`${PREFIX} HTTP ${status} not found. The API said: "Instance not found".`);
+  });
+
+  it.each([409, 423])("%i: BusyError (another operation is running)", async (status) => {
+    const error = await failure(status, { message: "Instance has an active operation" });
+    expect(error).toBeInstanceOf(BusyError);
+    expect(error.message).toContain(`HTTP ${status} another operation is running on this object`);
+  });
+
+  it("422: ValidationError lists every field error", async () => {
+    const error = await failure(422, {
+      message: "The given data was invalid.",
+      errors: { hostname: ["The hostname has already been taken."], memory: ["The memory must be at least 1.", "The memory must be an integer."] },
+    });
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.fieldErrors).toEqual({
+      hostname: ["The hostname has already been taken."],
+      memory: ["The memory must be at least 1.", "The memory must be an integer."],
+    });
+    expect(error.message).toBe(
+      `${PREFIX} HTTP 422 the request was rejected as invalid. The API said: "The given data was invalid.". Field errors: hostname: The hostname has already been taken.; memory: The memory must be at least 1. The memory must be an integer..`,
+    );
+  });
+
+  it("429 (no retries left): RateLimitedError with the requested delay", async () => {
+    const error = await failure(429, { message: "Too Many Attempts." }, { "retry-after": "30" });
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.retryAfterMs).toBe(30_000);
+    expect(error.message).toContain("HTTP 429 rate limited by the service");
+  });
+
+  it("5xx: ServerError; an HTML error page adds no noise to the message", async () => {
+    const error = await failure(502, "<html><body>Bad Gateway</body></html>");
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.message).toBe(`${PREFIX} HTTP 502 the service had an internal error.`);
+  });
+
+  it("other statuses: UnexpectedStatusError with the plain-text body", async () => {
+    const error = await failure(405, "Method Not Allowed");
+    expect(error).toBeInstanceOf(UnexpectedStatusError);
+    expect(error.message).toContain('HTTP 405 unexpected HTTP status. The API said: "Method Not Allowed".');
+  });
+
+  it("network failure: NetworkError with the code and a hint", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: DETAIL, method: "GET" }).replyWithError(Object.assign(new Error("getaddrinfo ENOTFOUND api.vmhost.test"), { code: "ENOTFOUND" }));
+    const error = (await client.instances.get("i-1").catch((e: unknown) => e)) as NetworkError;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.code).toBe("ENOTFOUND");
+    expect(error.status).toBeUndefined();
+    expect(error.message).toBe(`${PREFIX} network error (ENOTFOUND). Check vmhost:baseUrl / VMHOST_BASE_URL and the network.`);
+  });
+
+  it("timeout: TimeoutError names the phase", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: DETAIL, method: "GET" }).replyWithError(new undiciErrors.HeadersTimeoutError());
+    const error = (await client.instances.get("i-1").catch((e: unknown) => e)) as TimeoutError;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.phase).toBe("headers");
+    expect(error.message).toBe(`${PREFIX} no answer in time.`);
+  });
+
+  it("ambiguous: AmbiguousRequestError explains why it was not re-sent", async () => {
+    const { pool, client } = mockClient();
+    pool.intercept({ path: "/v1/instance/i-1/snapshot/create", method: "POST" }).reply(500, { message: "Server Error" });
+    const error = await rejection(client.snapshots.create("i-1", { name: "n", description: "d" }));
+    expect(error).toBeInstanceOf(AmbiguousRequestError);
+    expect(error.message).toBe(
+      'createSnapshot (POST /instance/{instance_uuid}/snapshot/create) failed: HTTP 500 the request may or may not have taken effect. The API said: "Server Error". It was not re-sent automatically because repeating it could do it twice; check whether it happened before retrying.',
+    );
+  });
+
+  it("bad response: ResponseFormatError names the operation and the field path", async () => {
+    const { pool, client } = mockClient();
+    pool.intercept({ path: "/v1/instance/size-template", method: "GET" }).reply(200, {
+      message: "ok",
+      data: [{ id: 1, title: "Small", total_cpu: 1, total_ram: "a lot", total_disk: 20 }],
+    });
+    const error = (await client.catalog.sizeTemplates().catch((e: unknown) => e)) as ResponseFormatError;
+    expect(error).toBeInstanceOf(ResponseFormatError);
+    expect(error.issues).toEqual(['data.0.total_ram: not a size: "a lot"']);
+    expect(error.message).toContain('listSizeTemplates (GET /instance/size-template) failed: HTTP 200 unexpected response format: data.0.total_ram: not a size: "a lot"');
+  });
+
+  it("find() returns undefined for 404/410 but still throws other errors", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: DETAIL, method: "GET" }).reply(410, { message: "Gone" });
+    pool.intercept({ path: DETAIL, method: "GET" }).reply(401, { message: "Unauthenticated." });
+    await expect(client.instances.find("i-1")).resolves.toBeUndefined();
+    await expect(client.instances.find("i-1")).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+});

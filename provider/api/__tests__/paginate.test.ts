@@ -1,0 +1,46 @@
+import { collectAll, paginate, type Page } from "../paginate";
+import { mockClient } from "./helpers";
+
+const pageOf = <T>(data: T[], current: number, total: number): Page<T> => ({
+  data,
+  page: { total: 99, count: data.length, per_page: 2, current_page: current, total_pages: total },
+});
+
+describe("paginate", () => {
+  it("walks pages until current_page reaches total_pages", async () => {
+    const asked: number[] = [];
+    const items = await collectAll(async (page) => {
+      asked.push(page);
+      return pageOf([page * 10, page * 10 + 1], page, 3);
+    });
+    expect(items).toEqual([10, 11, 20, 21, 30, 31]);
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
+  it("stops on an empty page even if the host over-reports total_pages", async () => {
+    const asked: number[] = [];
+    const items: number[] = [];
+    for await (const item of paginate(async (page) => {
+      asked.push(page);
+      return pageOf(page === 1 ? [1] : [], page, 50);
+    })) items.push(item);
+    expect(items).toEqual([1]);
+    expect(asked).toEqual([1, 2]);
+  });
+
+  it("instances.listAll fetches every page of GET /instance", async () => {
+    const { pool, client } = mockClient();
+    const row = (uuid: string) => ({
+      uuid, hostname: uuid, ip_address: null, cpu: 1, memory: "1 GB", storage: "20GB", status: "Running", location: "Jakarta",
+      tier: "Standard", price_per_hour: 1, estimated_monthly_cost: 720, cost: null, operation_flag: 0, created_at: "25 January 2024, 14:43",
+    });
+    const body = (rows: object[], current: number) => ({
+      message: "ok",
+      data: { data: rows, active_operation: 0, page: { total: 3, count: rows.length, per_page: 100, current_page: current, total_pages: 2 } },
+    });
+    pool.intercept({ path: "/v1/instance?limit=100&search=web&page=1", method: "GET" }).reply(200, body([row("a"), row("b")], 1));
+    pool.intercept({ path: "/v1/instance?limit=100&search=web&page=2", method: "GET" }).reply(200, body([row("c")], 2));
+    const all = await client.instances.listAll({ search: "web" });
+    expect(all.map((i) => i.uuid)).toEqual(["a", "b", "c"]);
+  });
+});
