@@ -140,7 +140,7 @@ function billingHistory(seed: string, tierList: Tier[]): { reports: BillingRepor
   const events: { at: number; type: "Add" | "Deduct"; description: string; amount: number }[] = [];
   const standard = tierList[1]!;
   const premium = tierList[2]!;
-  const topups = [2_000_000, 1_000_000, 1_000_000, 1_500_000, 1_000_000, 1_000_000];
+  const topups = [3_000_000, 1_500_000, 1_500_000, 1_500_000, 1_500_000, 1_500_000];
   let lineId = 9001;
   for (let i = 0; i < 6; i++) {
     const month = 5 + i; // May..October

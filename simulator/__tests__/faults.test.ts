@@ -1,0 +1,142 @@
+/**
+ * Injected faults and auth: the 429 budget with Retry-After and X-RateLimit-* headers, the 5xx rate,
+ * connection resets before and after the request took effect, and their reset/clear behaviour.
+ */
+import { startSimulator } from "../index";
+import { ManualClock } from "../clock";
+import { OP_SECONDS, startTestSim, TestSim } from "./harness";
+
+let t: TestSim;
+beforeAll(async () => {
+  t = await startTestSim();
+});
+afterAll(() => t.close());
+beforeEach(() => t.admin("POST", "/reset"));
+
+describe("auth", () => {
+  it("answers 401 Unauthenticated. without a key or with a wrong one; admin routes need none", async () => {
+    for (const apiKey of [null, "wrong"]) {
+      const res = await t.call("GET", "/instance", { apiKey });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: "Unauthenticated." });
+    }
+    expect((await t.admin("GET", "/health")).status).toBe(200);
+  });
+
+  it("uses the key it was given", async () => {
+    const sim = await startSimulator({ apiKey: "my-key" });
+    try {
+      expect(sim.apiKey).toBe("my-key");
+      const res = await fetch(`${sim.url}/locations`, { headers: { "x-apikey": "my-key" } });
+      expect(res.status).toBe(200);
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe("rate limit", () => {
+  it("allows N requests per clock second, then answers 429 with Retry-After and X-RateLimit-* until the next second", async () => {
+    await t.admin("POST", "/faults", { rateLimitPerSecond: 3 });
+    t.clock!.set(Math.ceil(t.clock!.now() / 1000) * 1000 + 250); // a quarter into a second
+    const remaining: (string | null)[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await t.call("GET", "/locations");
+      expect(res.status).toBe(200);
+      remaining.push(res.headers.get("x-ratelimit-remaining"));
+    }
+    expect(remaining).toEqual(["2", "1", "0"]);
+    const limited = await t.call("GET", "/locations");
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ message: "Too Many Attempts." });
+    expect(limited.headers.get("retry-after")).toBe("1");
+    expect(limited.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(Number(limited.headers.get("x-ratelimit-reset"))).toBe(Math.floor(t.clock!.now() / 1000) + 1);
+    t.clock!.advance(750);
+    expect((await t.call("GET", "/locations")).status).toBe(200);
+  });
+
+  it("a refused create has no effect", async () => {
+    await t.admin("POST", "/faults", { rateLimitPerSecond: 1 });
+    t.clock!.set(Math.ceil(t.clock!.now() / 1000) * 1000);
+    await t.call("GET", "/locations");
+    const res = await t.call("POST", "/instance/create", { form: { location_id: 1 } });
+    expect(res.status).toBe(429);
+    expect((await t.state()).instances).toEqual([]);
+  });
+});
+
+describe("server errors", () => {
+  it("errorRate 1 answers every request with errorStatus and does nothing", async () => {
+    await t.admin("POST", "/faults", { errorRate: 1, errorStatus: 503 });
+    const res = await t.call("POST", "/instance/create", {
+      form: { location_id: 1, tier_id: 1, template_id: 1, hostname: "a", cpu: 1, memory: 1, storage: 20, username: "u", password: "p4ssword", use_public_ip: 0 },
+    });
+    expect(res.status).toBe(503);
+    expect(typeof res.body.message).toBe("string");
+    expect((await t.state()).instances).toEqual([]);
+  });
+
+  it("errorRate 0.5 fails some requests and not others, the same ones for the same seed", async () => {
+    const run = async (): Promise<number[]> => {
+      await t.admin("POST", "/reset");
+      await t.admin("POST", "/faults", { errorRate: 0.5 });
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) statuses.push((await t.call("GET", "/tiers")).status);
+      return statuses;
+    };
+    const first = await run();
+    expect(first.filter((s) => s === 500).length).toBeGreaterThan(5);
+    expect(first.filter((s) => s === 200).length).toBeGreaterThan(5);
+    expect(await run()).toEqual(first);
+  });
+
+  it("DELETE /__sim/faults clears them", async () => {
+    await t.admin("POST", "/faults", { errorRate: 1 });
+    await t.admin("DELETE", "/faults");
+    expect((await t.call("GET", "/tiers")).status).toBe(200);
+  });
+});
+
+describe("connection resets", () => {
+  const createForm = { location_id: 1, tier_id: 1, template_id: 1, hostname: "web-1", cpu: 1, memory: 1, storage: 20, username: "u", password: "p4ssword", use_public_ip: 1 };
+
+  it("before processing: the client gets a network error and nothing was created", async () => {
+    await t.admin("POST", "/faults", { resetNext: { operation: "createInstance", count: 1, afterProcessing: false } });
+    await expect(t.call("GET", "/instance")).resolves.toMatchObject({ status: 200 }); // other operations unaffected
+    await expect(t.call("POST", "/instance/create", { form: createForm })).rejects.toThrow();
+    expect((await t.state()).instances).toEqual([]);
+    const log = (await t.admin("GET", "/requests")).body.requests;
+    expect(log[log.length - 1]).toMatchObject({ operation: "createInstance", reset: true, status: null });
+    // Only once.
+    expect((await t.call("POST", "/instance/create", { form: createForm })).status).toBe(200);
+  });
+
+  it("after processing: the client gets a network error but the instance exists (the ambiguous create)", async () => {
+    await t.admin("POST", "/faults", { resetNext: { operation: "POST /instance/create", afterProcessing: true } });
+    await expect(t.call("POST", "/instance/create", { form: createForm })).rejects.toThrow();
+    const state = await t.state();
+    expect(state.instances).toHaveLength(1);
+    expect(state.instances[0].hostname).toBe("web-1");
+    t.advance(OP_SECONDS);
+    const list = await t.call("GET", "/instance", { query: { search: "web-1" } });
+    expect(list.body.data.data).toHaveLength(1);
+  });
+});
+
+describe("faults at start-up", () => {
+  it("are restored by /__sim/reset, while POSTed ones are dropped", async () => {
+    const clock = new ManualClock();
+    const sim = await startSimulator({ clock, faults: { rateLimitPerSecond: 1 } });
+    const other = new TestSim(sim, clock);
+    try {
+      await other.admin("POST", "/faults", { errorRate: 1 });
+      await other.admin("POST", "/reset");
+      const faults = (await other.admin("GET", "/faults")).body;
+      expect(faults).toMatchObject({ rateLimitPerSecond: 1, errorRate: 0 });
+    } finally {
+      await other.close();
+    }
+  });
+});
