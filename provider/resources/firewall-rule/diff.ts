@@ -1,10 +1,11 @@
 /**
  * Diff of a FirewallRule: pure. Only `instanceId` replaces (a rule belongs to one instance's firewall);
- * protocol, port, sourceIp, action and description change in place with one updateFirewallRule call;
+ * protocol, port, sourceIp, action and description change in place with one updateFirewallRule call
+ * (except removing the description: see below);
  * `adoptId` and `timeouts` change without an API call.
  *
  * Values are compared in canonical form so equivalent spellings never show as drift: "22-22" = "22",
- * "203.0.113.7/32" = "203.0.113.7", an absent description = "" (the API may echo either).
+ * "203.0.113.7/32" = "203.0.113.7", no source = "0.0.0.0/0", an absent description = "" (the API may echo either).
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { isUnknown } from "../common/check";
@@ -26,15 +27,19 @@ export function canonicalPort(port: unknown): unknown {
   return port.trim();
 }
 
-/** A single-host network is the address itself ("1.2.3.4/32" = "1.2.3.4"); blank = any source. */
+/**
+ * The "any source" network. The API cannot blank a rule's `source_ip` on update (a blank field is "not
+ * sent"), so removing `sourceIp` sends this instead, and it counts as equal to an absent source.
+ */
+export const ANY_SOURCE = "0.0.0.0/0";
+
+/** A single-host network is the address itself ("1.2.3.4/32" = "1.2.3.4"); blank or 0.0.0.0/0 = any source. */
 export function canonicalSource(source: unknown): unknown {
   if (source === undefined || source === null) return null;
   if (typeof source !== "string") return source;
-  const s = source.trim().toLowerCase();
-  if (s === "" || s === "-") return null;
-  if (!s.includes(":") && s.endsWith("/32")) return s.slice(0, -3);
-  if (s.includes(":") && s.endsWith("/128")) return s.slice(0, -4);
-  return s;
+  const s = source.trim();
+  if (s === "" || s === "-" || s === ANY_SOURCE) return null;
+  return s.endsWith("/32") ? s.slice(0, -3) : s;
 }
 
 function canonical(key: string, value: unknown): unknown {
@@ -58,7 +63,9 @@ export function changedApiProperties(olds: Partial<FirewallRuleOutputs>, news: P
  * count as changes (and as a replacement for instanceId).
  */
 export function diffFirewallRule(olds: Partial<FirewallRuleOutputs>, news: Partial<FirewallRuleInputs>): pulumi.dynamic.DiffResult {
-  const replaces = FIREWALL_RULE_REPLACE_PROPERTIES.filter((key) => isUnknown(news[key]) || !same(key, olds[key], news[key]));
+  const replaces: string[] = FIREWALL_RULE_REPLACE_PROPERTIES.filter((key) => isUnknown(news[key]) || !same(key, olds[key], news[key]));
+  // The API treats a blank description as "not sent": removing a description can only be done by a new rule.
+  if (!isUnknown(news.description) && (olds.description ?? "") !== "" && (news.description ?? "") === "") replaces.push("description");
   const local = FIREWALL_RULE_LOCAL_PROPERTIES.filter((key) => isUnknown(news[key]) || !same(key, olds[key], news[key]));
   const changes = replaces.length > 0 || local.length > 0 || changedApiProperties(olds, news).length > 0;
   return { changes, replaces: [...replaces], deleteBeforeReplace: false };

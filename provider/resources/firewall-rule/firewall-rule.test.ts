@@ -37,7 +37,7 @@ describe("FirewallRule inputs", () => {
   it.each([["22", true], ["1-65535", true], ["80-80", true], ["065536", false], ["", false], ["-1", false]])(
     "port spec %p valid=%p", (text, ok) => expect(isValidPortSpec(text)).toBe(ok),
   );
-  it.each([["203.0.113.7", true], ["10.0.0.0/8", true], ["2001:db8::/32", true], ["2001:db8::/129", false], ["10.0.0.0/", false], ["1.2.3.4/8/9", false]])(
+  it.each([["203.0.113.7", true], ["10.0.0.0/8", true], ["0.0.0.0/0", true], ["2001:db8::/32", false], ["256.1.1.1", false], ["10.0.0.0/", false], ["1.2.3.4/8/9", false]])(
     "source %p valid=%p", (text, ok) => expect(isValidSource(text)).toBe(ok),
   );
 });
@@ -50,6 +50,7 @@ describe("FirewallRule diff", () => {
     ["port", { ...olds, port: "2222" }, true, [], ["port"]],
     ["action", { ...olds, action: "drop" }, true, [], ["action"]],
     ["source removed", { ...olds, sourceIp: undefined }, true, [], ["sourceIp"]],
+    ["description removed: the API cannot blank it, so a new rule", { ...olds, description: undefined }, true, ["description"], ["description"]],
     ["protocol and description", { ...olds, protocol: "udp", description: "dns" }, true, [], ["protocol", "description"]],
     ["port unknown in preview", { ...olds, port: UNKNOWN_VALUE }, true, [], ["port"]],
     ["instance: replaced", { ...olds, instanceId: VM2 }, true, ["instanceId"], []],
@@ -62,5 +63,9 @@ describe("FirewallRule diff", () => {
   it("an absent description equals the empty text the API may echo", () => {
     const noDesc = { ...base };
     expect(diffFirewallRule({ ...noDesc, description: "" }, noDesc).changes).toBe(false);
+  });
+
+  it("no source equals the any-source network the provider sends to remove one", () => {
+    expect(diffFirewallRule({ ...base, sourceIp: "0.0.0.0/0" }, { ...base }).changes).toBe(false);
   });
 });

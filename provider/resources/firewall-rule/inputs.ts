@@ -34,15 +34,15 @@ export function isValidPortSpec(text: string): boolean {
   return from >= 1 && to <= 65535 && from <= to;
 }
 
-/** An IPv4/IPv6 address or a network in CIDR notation ("203.0.113.7", "10.0.0.0/8", "2001:db8::/32"). */
+/**
+ * An IPv4 address or network in CIDR notation ("203.0.113.7", "10.0.0.0/8"). The API documents `source_ip`
+ * as a CIDR and the simulator refuses anything but IPv4, so IPv6 is refused here, before any call.
+ */
 export function isValidSource(text: string): boolean {
   const [address, prefix, ...rest] = text.split("/");
-  if (rest.length > 0 || !address) return false;
-  const family = isIP(address);
-  if (family === 0) return false;
+  if (rest.length > 0 || !address || !/^\d{1,3}(\.\d{1,3}){3}$/.test(address) || isIP(address) !== 4) return false;
   if (prefix === undefined) return true;
-  if (!/^\d{1,3}$/.test(prefix)) return false;
-  return Number(prefix) <= (family === 4 ? 32 : 128);
+  return /^\d{1,2}$/.test(prefix) && Number(prefix) <= 32;
 }
 
 /** Deadlines of the waits of a firewall change (each change is an operation on the instance). */
@@ -78,9 +78,9 @@ export const inputsSchema = z
       sourceIp: z
         .string({ error: 'sourceIp must be a string such as "203.0.113.7" or "10.0.0.0/8"' })
         .trim()
-        .refine(isValidSource, { message: 'sourceIp must be an IP address or a CIDR network, e.g. "203.0.113.7" or "10.0.0.0/8" (leave it out for any source)' })
+        .refine(isValidSource, { message: 'sourceIp must be an IPv4 address or CIDR network, e.g. "203.0.113.7" or "10.0.0.0/8" (leave it out for any source)' })
         .optional()
-        .describe('Only packets from this address or CIDR network match ("203.0.113.7", "10.0.0.0/8"). Leave it out to match any source. Changes in place.'),
+        .describe('Only packets from this IPv4 address or CIDR network match ("203.0.113.7", "10.0.0.0/8"). Leave it out to match any source (same as "0.0.0.0/0"). Changes in place.'),
       action: z
         .enum(FIREWALL_ACTIONS, { error: 'action is required: "accept" or "drop"' })
         .describe('What happens to matching packets: "accept" or "drop". Changes in place.'),
@@ -89,7 +89,7 @@ export const inputsSchema = z
         .max(255, "description must be at most 255 characters")
         .regex(/^[^\u0000-\u001f\u007f]*$/, "description must be one line without control characters")
         .optional()
-        .describe("A free-text note shown in the panel (at most 255 characters). Changes in place."),
+        .describe("A free-text note shown in the panel (at most 255 characters). Changes in place, except that removing it replaces the rule (the API cannot blank a description)."),
       adoptId: z
         .string({ error: "adoptId must be a firewall rule id string" })
         .trim()

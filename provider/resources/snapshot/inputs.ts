@@ -39,13 +39,15 @@ export const inputsSchema = z
         .string({ error: "instanceId is required: the uuid of the instance to snapshot, e.g. instance.id" })
         .regex(UUID_RE, "instanceId must be an instance uuid, e.g. 6f1c2a3b-0000-4000-8000-000000000001 (use instance.id)")
         .describe("The uuid of the instance to snapshot. Changing it replaces the snapshot (a new one is taken of the other instance)."),
+      // The spec gives no bounds; these are the simulator's (Laravel-style) rules, so a name the API would
+      // refuse with 422 is reported by check, before anything is created.
       name: z
         .string({ error: "name is required: a label such as \"before-upgrade\"" })
         .trim()
         .min(1, "name must not be empty: give a label such as \"before-upgrade\"")
-        .max(100, "name must be at most 100 characters")
-        .regex(/^[^\u0000-\u001f\u007f]*$/, "name must be one line without control characters")
-        .describe("The snapshot's name (1-100 characters). Changing it replaces the snapshot: the API cannot rename one."),
+        .max(50, "name must be at most 50 characters")
+        .regex(/^[A-Za-z0-9][A-Za-z0-9 _.-]*$/, "name must start with a letter or digit and contain only letters, digits, spaces, _ . - (e.g. before-upgrade)")
+        .describe("The snapshot's name: 1-50 letters, digits, spaces, _ . - starting with a letter or digit. Changing it replaces the snapshot: the API cannot rename one."),
       description: z
         .string({ error: "description must be a string" })
         .trim()
