@@ -73,6 +73,12 @@ describe("Instance diff", () => {
     if (expected.steps && replaces.length === 0) expect(planInstanceUpdate(olds, news).map((s) => s.kind)).toEqual(expected.steps);
   });
 
+  it("turns dedicated CPU off before a tier change (the new tier may not offer it)", () => {
+    const dedicated = { ...olds, dedicatedCpu: true, tierId: 3 } as InstanceOutputs;
+    expect(planInstanceUpdate(dedicated, { ...inputs, tierId: 2, dedicatedCpu: false }).map((s) => s.kind)).toEqual(["resize", "changeTier"]);
+    expect(planInstanceUpdate(olds, { ...inputs, tierId: 3, dedicatedCpu: true }).map((s) => s.kind)).toEqual(["changeTier", "resize"]);
+  });
+
   it("resize sends all three sizes, taking unchanged ones from the state", () => {
     expect(planInstanceUpdate(olds, { ...inputs, memory: 8 })).toEqual([{ kind: "resize", cpu: 2, memory: 8, storage: 40, dedicatedCpu: false }]);
   });

@@ -23,7 +23,10 @@ export type UpdateStep =
   | { kind: "privateNetwork"; vswitchId: string }
   | { kind: "power"; state: "running" | "stopped" };
 
-/** The fixed order of update steps (documented in the README): sizes first, power last. */
+/**
+ * The fixed order of update steps (documented in the README): sizes first, power last. One exception:
+ * a resize that turns dedicated CPU off runs before a tier change (see planInstanceUpdate).
+ */
 export const STEP_ORDER: UpdateStep["kind"][] = [
   "changeTier", "resize", "hostname", "password", "publicAddress", "privateNetwork", "power",
 ];
@@ -132,6 +135,11 @@ export function planInstanceUpdate(olds: Olds, news: News): UpdateStep[] {
   };
   if (size.cpu !== olds.cpu || size.memory !== olds.memory || size.storage !== olds.storage || size.dedicatedCpu !== (olds.dedicatedCpu ?? false))
     steps.push({ kind: "resize", ...size });
+  // Turning dedicated CPU off goes before a tier change: the new tier may not offer dedicated CPU, and the
+  // API refuses to move a dedicated-CPU VM onto such a tier ("resize to shared CPU first").
+  const resizeIndex = steps.findIndex((s) => s.kind === "resize");
+  if (resizeIndex === 1 && steps[0]!.kind === "changeTier" && size.dedicatedCpu === false && olds.dedicatedCpu === true)
+    steps.unshift(steps.splice(resizeIndex, 1)[0]!);
   if (news.hostname !== undefined && news.hostname !== olds.hostname) steps.push({ kind: "hostname", hostname: news.hostname });
   if (news.password !== undefined && news.password !== olds.password) steps.push({ kind: "password", password: news.password });
   const address = plannedAddress(news);
