@@ -63,3 +63,27 @@ describe("routes table", () => {
     expect(pathParameterNames(routes.listInstances.path)).toEqual([]);
   });
 });
+
+describe("operations (pulumi-vmhost/api)", () => {
+  // Imported lazily so this file's route checks do not depend on the schemas compiling.
+  const { operations } = require("./operations") as typeof import("./operations");
+
+  it("holds all 41 spec operations with the spec's method and path, each with a response envelope schema", () => {
+    for (const [id, shown] of Object.entries(specOperations)) {
+      const op = (operations as Record<string, { method: string; path: string; response: { shape: Record<string, unknown> } }>)[id];
+      expect(op).toBeDefined();
+      if (shown) expect(`${op!.method} ${op!.path}`).toBe(shown);
+      // `response` is the schema of the whole envelope, not of `data` alone.
+      expect(Object.keys(op!.response.shape).sort()).toEqual(["data", "message"]);
+    }
+  });
+
+  it("has exactly the routes table's ids, with the same route fields", () => {
+    expect(Object.keys(operations).sort()).toEqual([...operationIds].sort());
+    for (const id of operationIds) {
+      const { response, ...route } = operations[id];
+      expect(response).toBeDefined();
+      expect(route).toEqual(routes[id]);
+    }
+  });
+});
