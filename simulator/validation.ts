@@ -153,8 +153,9 @@ export class Validator {
     const v = this.string(field, opts);
     if (v === undefined) return undefined;
     const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
-    const valid = m && !Number.isNaN(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!)) &&
-      new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!)).getUTCDate() === +m[3]!;
+    // Round-trip through Date so 2024-13-01 or 2024-02-30 (which Date would roll over) are refused.
+    const d = m ? new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!)) : undefined;
+    const valid = m && d && d.getUTCFullYear() === +m[1]! && d.getUTCMonth() === +m[2]! - 1 && d.getUTCDate() === +m[3]!;
     if (!valid) {
       this.fail(field, `The ${attribute(field)} field must match the format Y-m-d.`);
       return undefined;
