@@ -1,5 +1,5 @@
 import { errors as undiciErrors } from "undici";
-import { AmbiguousRequestError, NetworkError, RateLimitedError, ServerError, ForbiddenError, PaymentRequiredError, ResponseFormatError } from "../errors";
+import { AmbiguousRequestError, BusyError, NetworkError, RateLimitedError, ServerError, ForbiddenError, PaymentRequiredError, ResponseFormatError } from "../errors";
 import { backoffDelayMs, decideRetry, defaultRetrySettings, serverRequestedDelayMs } from "../retry";
 import { mockClient, refBody } from "./helpers";
 
@@ -79,15 +79,17 @@ describe("retries of reads and idempotent writes", () => {
     expect(sleeps).toEqual([]);
   });
 
-  it("does not retry 500, 4xx, 402 or 403", async () => {
+  it("does not retry 500, 4xx, 402, 403 or a busy 409 (the resource layer waits for busy instances)", async () => {
     const { pool, client, calls } = mockClient();
+    pool.intercept({ path: "/v1/instance/i-1/resize", method: "PATCH" }).reply(409, { message: "Instance is busy" });
+    await expect(client.instances.resize("i-1", { cpu: 2, memory: 2, storage: 40 })).rejects.toBeInstanceOf(BusyError);
     pool.intercept({ path: detailPath, method: "GET" }).reply(500, { message: "Server Error" });
     pool.intercept({ path: "/v1/instance/size-template", method: "GET" }).reply(403, { message: "Forbidden" });
     pool.intercept({ path: "/v1/instance/i-1/start", method: "PATCH" }).reply(402, { message: "Insufficient credit" });
     await expect(client.instances.get("i-1")).rejects.toBeInstanceOf(ServerError);
     await expect(client.catalog.sizeTemplates()).rejects.toBeInstanceOf(ForbiddenError);
     await expect(client.instances.start("i-1")).rejects.toBeInstanceOf(PaymentRequiredError);
-    expect(calls()).toHaveLength(3);
+    expect(calls()).toHaveLength(4);
   });
 });
 
@@ -171,5 +173,24 @@ describe("retry policy table", () => {
     const settings = { ...defaultRetrySettings, random: () => 0.999 };
     expect(backoffDelayMs(20, settings)).toBeLessThan(settings.maxDelayMs);
     expect(backoffDelayMs(20, settings)).toBeGreaterThan(settings.maxDelayMs * 0.99);
+  });
+});
+
+describe("cancellation", () => {
+  it("an aborted signal stops a call while it waits to retry, without another request", async () => {
+    const controller = new AbortController();
+    const { pool, client, calls } = mockClient({
+      clock: {
+        now: () => 0,
+        sleep: (_ms, signal) =>
+          new Promise((_resolve, reject) => {
+            signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+            controller.abort(new Error("cancelled by the caller"));
+          }),
+      },
+    });
+    pool.intercept({ path: detailPath, method: "GET" }).reply(503, {});
+    await expect(client.instances.get("i-1", { signal: controller.signal })).rejects.toThrow("cancelled by the caller");
+    expect(calls()).toHaveLength(1);
   });
 });
