@@ -1,0 +1,169 @@
+/**
+ * The FirewallRule dynamic provider: check, diff, create (create or adopt), read, update, delete.
+ *
+ * - Every change is an operation on the instance and goes through `runInstanceOperation` (per-instance
+ *   lock, wait until idle, busy answers retried), so many rules, an address, a disk and a snapshot declared
+ *   on one VM never collide.
+ * - createFirewallRule is never re-sent blindly (a rule would be duplicated): after an ambiguous failure, or
+ *   when the API answers no id, the rules listed before sending are compared with the list after, and the
+ *   new rule matching the inputs is taken.
+ * - Once a rule exists, a later failure (reading it back, a deadline) is a `ResourceInitError` with its id.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { AmbiguousRequestError, NotFoundError, type FirewallRule as ApiFirewallRule, type VmHostClient } from "../../api";
+import { getClient, progressLog, resourceTimeouts } from "../../context";
+import { runInstanceOperation } from "../../wait/instance";
+import { Deadline } from "../../wait/poll";
+import { checkInputs } from "../common/check";
+import { ProviderError, ResourceInitError } from "../common/errors";
+import { changedApiProperties, diffFirewallRule } from "./diff";
+import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
+import { createParams, firewallRuleInputsOf, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
+
+/** Usual duration of a firewall change (polling is fast around it); not a deadline. */
+const EXPECTED_MS = 3_000;
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The instance's rules, or undefined when the instance itself is gone (404/410). */
+async function rulesOrGone(client: VmHostClient, instanceId: string): Promise<ApiFirewallRule[] | undefined> {
+  try {
+    return await client.firewall.listAllRules(instanceId);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+async function findRule(client: VmHostClient, instanceId: string, id: string): Promise<ApiFirewallRule | undefined> {
+  return (await rulesOrGone(client, instanceId))?.find((r) => r.id === id);
+}
+
+/** Sends createFirewallRule and returns the new rule's id, reconciling a missing id or an ambiguous failure. */
+async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, deadline: Deadline): Promise<string> {
+  const before = new Set(((await rulesOrGone(client, inputs.instanceId)) ?? []).map((r) => r.id));
+  const findNew = async (): Promise<ApiFirewallRule[]> =>
+    ((await rulesOrGone(client, inputs.instanceId)) ?? []).filter((r) => !before.has(r.id) && ruleMatches(r, inputs));
+  let id: string | null;
+  try {
+    const { result } = await runInstanceOperation(
+      client,
+      inputs.instanceId,
+      { what: `creation of a firewall rule (${inputs.protocol}/${inputs.port}) on instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_MS },
+      () => client.firewall.createRule(inputs.instanceId, createParams(inputs)),
+    );
+    id = result.id;
+  } catch (error) {
+    if (!(error instanceof AmbiguousRequestError)) throw error;
+    const appeared = await findNew();
+    if (appeared.length === 1) {
+      progressLog(`createFirewallRule failed ambiguously (${error.message}); taking rule ${appeared[0]!.id} that appeared`);
+      return appeared[0]!.id;
+    }
+    throw new ProviderError(
+      `createFirewallRule on instance ${inputs.instanceId} failed ambiguously and ${appeared.length === 0 ? "no" : "more than one"} ` +
+        `matching new rule is listed: ${error.message}. Check the instance's rules and adopt one with adoptId if it exists.`,
+      { cause: error },
+    );
+  }
+  if (id !== null) return id;
+  // Some hosts answer without the id: the rule that appeared and matches is ours.
+  const appeared = await findNew();
+  if (appeared.length === 1) return appeared[0]!.id;
+  throw new ProviderError(
+    `the API created a firewall rule on instance ${inputs.instanceId} without answering its id, and ${appeared.length} matching new rules are listed; ` +
+      `adopt the right one with adoptId`,
+  );
+}
+
+/** Sends the whole desired rule with updateFirewallRule, through the instance's operation queue. */
+async function updateRule(client: VmHostClient, id: string, inputs: FirewallRuleInputs, deadline: Deadline): Promise<void> {
+  await runInstanceOperation(
+    client,
+    inputs.instanceId,
+    { what: `update of firewall rule ${id} on instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_MS },
+    () => client.firewall.updateRule(inputs.instanceId, id, ruleParams(inputs)),
+  );
+}
+
+/** Reads the rule back for outputs; a rule missing right after a change is an error (named with its id). */
+async function readBack(client: VmHostClient, id: string, inputs: FirewallRuleInputs): Promise<FirewallRuleOutputs> {
+  const rule = await findRule(client, inputs.instanceId, id);
+  if (!rule) throw new ProviderError(`firewall rule ${id} is not listed on instance ${inputs.instanceId} after the change`);
+  return firewallRuleOutputs(inputs, rule);
+}
+
+/** The FirewallRule provider (registered as `providers.FirewallRule`). */
+export const firewallRuleProvider: pulumi.dynamic.ResourceProvider = {
+  async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
+    return checkInputs(inputsSchema, news);
+  },
+
+  async diff(_id: string, olds: FirewallRuleOutputs, news: FirewallRuleInputs) {
+    return diffFirewallRule(olds, news);
+  },
+
+  async create(inputs: FirewallRuleInputs): Promise<pulumi.dynamic.CreateResult<FirewallRuleOutputs>> {
+    const client = getClient();
+    const deadline = new Deadline(resourceTimeouts(inputs.timeouts).create);
+    let id: string;
+    let adopted: ApiFirewallRule | undefined;
+    if (inputs.adoptId !== undefined) {
+      const rules = await rulesOrGone(client, inputs.instanceId);
+      if (rules === undefined) throw new ProviderError(`cannot adopt firewall rule ${inputs.adoptId}: instance ${inputs.instanceId} does not exist`);
+      adopted = rules.find((r) => r.id === inputs.adoptId);
+      if (!adopted) throw new ProviderError(`cannot adopt firewall rule ${inputs.adoptId}: instance ${inputs.instanceId} has no such rule`);
+      id = adopted.id;
+    } else {
+      id = await createRule(client, inputs, deadline);
+    }
+    // From here the rule exists: any failure records it (with its id) instead of forgetting it.
+    try {
+      if (adopted && changedApiProperties(firewallRuleOutputs(inputs, adopted), inputs).length > 0) {
+        await updateRule(client, id, inputs, deadline); // adopting makes the rule match the declaration
+      }
+      return { id, outs: await readBack(client, id, inputs) };
+    } catch (error) {
+      const last = await findRule(client, inputs.instanceId, id).catch(() => undefined);
+      const properties = last ? firewallRuleOutputs(inputs, last) : { ...inputs };
+      throw new ResourceInitError(`firewall rule ${id} on instance ${inputs.instanceId}: ${errorText(error)}`, id, properties, [errorText(error)], {
+        cause: error,
+      });
+    }
+  },
+
+  async read(id: string, props: FirewallRuleOutputs): Promise<pulumi.dynamic.ReadResult<FirewallRuleOutputs>> {
+    if (!props?.instanceId) throw new ProviderError(`cannot read firewall rule ${id}: the state has no instanceId`);
+    const rule = await findRule(getClient(), props.instanceId, id);
+    if (!rule) return {}; // the rule (or its instance) is gone
+    const outs = firewallRuleOutputs(props, rule);
+    return { id, props: outs, inputs: firewallRuleInputsOf(outs) } as pulumi.dynamic.ReadResult<FirewallRuleOutputs>;
+  },
+
+  async update(id: string, olds: FirewallRuleOutputs, news: FirewallRuleInputs): Promise<pulumi.dynamic.UpdateResult<FirewallRuleOutputs>> {
+    const client = getClient();
+    const deadline = new Deadline(resourceTimeouts(news.timeouts).update);
+    if (changedApiProperties(olds, news).length > 0) await updateRule(client, id, news, deadline);
+    return { outs: await readBack(client, id, news) };
+  },
+
+  async delete(id: string, props: FirewallRuleOutputs): Promise<void> {
+    const client = getClient();
+    const deadline = new Deadline(resourceTimeouts(props.timeouts).delete);
+    if (!(await findRule(client, props.instanceId, id))) return; // already gone (or its instance is)
+    try {
+      await runInstanceOperation(
+        client,
+        props.instanceId,
+        { what: `deletion of firewall rule ${id} on instance ${props.instanceId}`, deadline, expectedMs: EXPECTED_MS },
+        () => client.firewall.deleteRule(props.instanceId, id), // resolves undefined on 404: already gone
+      );
+    } catch (error) {
+      if (!(await rulesOrGone(client, props.instanceId))) return; // the instance vanished meanwhile, rules with it
+      throw error;
+    }
+    if (await findRule(client, props.instanceId, id)) {
+      throw new ProviderError(`firewall rule ${id} is still listed on instance ${props.instanceId} after deleteFirewallRule`);
+    }
+  },
+};

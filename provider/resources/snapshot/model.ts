@@ -1,0 +1,54 @@
+/**
+ * Snapshot: pure mapping from the API's snapshot record (normalized by the client) to the resource's
+ * outputs and the inputs `read` reports. No I/O.
+ */
+import type { Snapshot as ApiSnapshot } from "../../api";
+import type { SnapshotInputs, SnapshotOutputs } from "./inputs";
+
+/** Status of a snapshot that finished being taken. */
+export const SNAPSHOT_READY = "Ready";
+
+/** What one poll of a snapshot being taken concludes. */
+export type SnapshotProgress = "ready" | "failed" | "pending";
+
+/**
+ * Classifies a snapshot's status. Only `Ready` and `Error` are settled; `Error` is the one failure value
+ * the spec shows (`Failed` is treated alike); anything else ("creating", "Processing", ...) is still going.
+ */
+export function snapshotProgress(status: string): SnapshotProgress {
+  const s = status.trim().toLowerCase();
+  if (s === "ready" || s === "active" || s === "available" || s === "success") return "ready";
+  if (s === "error" || s === "failed") return "failed";
+  return "pending";
+}
+
+/** Provider-only inputs carried from the state into outputs (never sent to the API). */
+type Carried = Pick<SnapshotInputs, "instanceId" | "adoptId" | "timeouts">;
+
+/** The outputs of a snapshot: its API values plus the carried provider-only inputs. */
+export function snapshotOutputs(carried: Carried, s: ApiSnapshot): SnapshotOutputs {
+  return {
+    instanceId: carried.instanceId,
+    name: s.name,
+    description: s.description,
+    ...(carried.adoptId !== undefined ? { adoptId: carried.adoptId } : {}),
+    ...(carried.timeouts !== undefined ? { timeouts: carried.timeouts } : {}),
+    status: s.status,
+    isCurrentState: s.is_current_state,
+    attachedStorage: s.attached_storage.map((a) => ({ id: a.id, name: a.name, size: a.size })),
+    currentHourlyPrice: s.current_hourly_price,
+    estimatedMonthly: s.estimated_monthly,
+    createdAt: s.created_at,
+  };
+}
+
+/** The inputs `read` reports: what the API holds now (so drift shows), plus the carried ones. */
+export function snapshotInputsOf(outputs: SnapshotOutputs): SnapshotInputs {
+  return {
+    instanceId: outputs.instanceId,
+    name: outputs.name,
+    description: outputs.description,
+    ...(outputs.adoptId !== undefined ? { adoptId: outputs.adoptId } : {}),
+    ...(outputs.timeouts !== undefined ? { timeouts: outputs.timeouts } : {}),
+  };
+}
