@@ -1,0 +1,211 @@
+/**
+ * The BlockStorageAttachment dynamic provider (id = the block storage uuid).
+ *
+ * Reading: the account's block storage list (`listBlockStorages`, client code only) says which instance a
+ * disk is attached to. A host without that route answers 404 for it; then the only view left is the spec's
+ * list of AVAILABLE disks of the instance's location (`listBlockStorageOptions`): a disk that is not listed
+ * there is taken as attached to our instance. That fallback cannot tell "attached elsewhere" or "deleted"
+ * from "attached here"; the docs say so.
+ *
+ * Attach and detach are operations on the instance: they go through `runInstanceOperation` (per-instance
+ * lock, wait until idle, busy answers retried). The instance detail does not list disks, so after the call
+ * we poll the block storage view until it shows the change.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { ApiError, NotFoundError, type VmHostClient } from "../../api";
+import { getClient, progressLog, resourceTimeouts } from "../../context";
+import { runInstanceOperation } from "../../wait/instance";
+import { Deadline, pollUntil } from "../../wait/poll";
+import { checkInputs } from "../common/check";
+import { ProviderError, ResourceInitError } from "../common/errors";
+import { diffBlockStorageAttachment } from "./diff";
+import { inputsSchema, type BlockStorageAttachmentInputs, type BlockStorageAttachmentOutputs } from "./inputs";
+import {
+  blockStorageAttachmentOutputs,
+  diskStateFromList,
+  diskStateFromOptions,
+  inputsFromState,
+  type DiskState,
+} from "./model";
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** True when the call failed because the host has no such route (404/405 on a path without ids). */
+function routeMissing(error: unknown): boolean {
+  return error instanceof NotFoundError || (error instanceof ApiError && error.status === 405);
+}
+
+/**
+ * The disk's state relative to the instance (`locationId`: the instance's location, for the fallback).
+ * `precise` is false when only the fallback view was available.
+ */
+async function diskState(
+  client: VmHostClient,
+  blockStorageId: string,
+  instanceId: string,
+  locationId: number,
+): Promise<{ state: DiskState; precise: boolean }> {
+  try {
+    return { state: diskStateFromList(blockStorageId, instanceId, await client.storage.list()), precise: true };
+  } catch (error) {
+    if (!routeMissing(error)) throw error;
+  }
+  return { state: diskStateFromOptions(blockStorageId, await client.storage.listOptions({ locationId })), precise: false };
+}
+
+/** Reads the attachment; undefined when the instance is gone or the disk is not attached to it. */
+async function readOutputs(
+  client: VmHostClient,
+  inputs: BlockStorageAttachmentInputs,
+  known: Partial<BlockStorageAttachmentOutputs> = {},
+): Promise<BlockStorageAttachmentOutputs | undefined> {
+  const detail = await client.instances.find(inputs.instanceId);
+  if (!detail) return undefined;
+  const { state } = await diskState(client, inputs.blockStorageId, inputs.instanceId, detail.location_id);
+  return state.kind === "attached" ? blockStorageAttachmentOutputs(inputs, state, known) : undefined;
+}
+
+/** Polls the block storage view until `done(state)`; the deadline and the error name the disk and the instance. */
+async function waitForDisk(
+  client: VmHostClient,
+  what: string,
+  deadline: Deadline,
+  blockStorageId: string,
+  instanceId: string,
+  locationId: number,
+  done: (state: DiskState) => boolean,
+): Promise<DiskState> {
+  return pollUntil({
+    what,
+    deadline,
+    log: progressLog,
+    poll: async () => {
+      const { state } = await diskState(client, blockStorageId, instanceId, locationId);
+      return done(state) ? { done: true, value: state } : { done: false, status: state.kind };
+    },
+  });
+}
+
+async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dynamic.CreateResult<BlockStorageAttachmentOutputs>> {
+  const client = getClient();
+  const deadline = new Deadline(resourceTimeouts(inputs.timeouts).create);
+  const { blockStorageId: id, instanceId } = inputs;
+
+  const detail = await client.instances.find(instanceId);
+  if (!detail) throw new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
+  const locationId = detail.location_id;
+  const { state } = await diskState(client, id, instanceId, locationId);
+  if (state.kind === "missing") {
+    throw new ProviderError(`block storage ${id} does not exist (blockStorageId must be the uuid of a block storage; see getBlockStorageOptions)`);
+  }
+  if (state.kind === "elsewhere") {
+    throw new ProviderError(
+      `block storage ${id} is attached to instance ${state.instanceId}; a disk is attached to one instance at a time and this ` +
+        "attachment does not take it from an instance it does not own. Detach it there first",
+    );
+  }
+  if (inputs.adoptId !== undefined && state.kind !== "attached") {
+    throw new ProviderError(`cannot adopt ${id}: it is not attached to instance ${instanceId}; remove adoptId to attach it`);
+  }
+
+  if (state.kind === "detached") {
+    const what = `block storage ${id} to be attached to instance ${instanceId}`;
+    try {
+      await runInstanceOperation(client, instanceId, { what, deadline }, () => client.storage.attach(id, { instanceId }));
+      await waitForDisk(client, what, deadline, id, instanceId, locationId, (s) => s.kind === "attached");
+    } catch (error) {
+      // Attached before the failure (wait timeout after the call, a late answer): record it with its id.
+      const partial = await readOutputs(client, inputs, { name: state.name, sizeGb: state.sizeGb }).catch(() => undefined);
+      if (partial) {
+        throw new ResourceInitError(`block storage ${id} was attached to instance ${instanceId}, then: ${errorText(error)}`, id, partial, [
+          errorText(error),
+        ], { cause: error });
+      }
+      throw error;
+    }
+  }
+  // state "attached" without adoptId: already attached to this instance (a retried up), nothing to do.
+
+  const known = state.kind === "detached" || state.kind === "attached" ? { name: state.name, sizeGb: state.sizeGb } : {};
+  let outs: BlockStorageAttachmentOutputs | undefined;
+  try {
+    outs = await readOutputs(client, inputs, known);
+  } catch (error) {
+    // The disk is attached; only the read after it failed: record it so a retry does not start over.
+    throw new ResourceInitError(
+      `block storage ${id} was attached to instance ${instanceId}, but reading it back failed: ${errorText(error)}`,
+      id,
+      blockStorageAttachmentOutputs(inputs, known),
+      [errorText(error)],
+      { cause: error },
+    );
+  }
+  if (!outs) throw new ProviderError(`block storage ${id} left instance ${instanceId} while it was being attached (changed out of band?)`);
+  return { id, outs };
+}
+
+async function read(
+  id: string,
+  props: BlockStorageAttachmentOutputs,
+): Promise<pulumi.dynamic.ReadResult<Partial<BlockStorageAttachmentOutputs>>> {
+  const inputs = inputsFromState({ ...props, blockStorageId: id });
+  // name/size from state fill in what the fallback view cannot see.
+  const outs = await readOutputs(getClient(), inputs, { name: props.name, sizeGb: props.sizeGb });
+  if (!outs) return {};
+  return { id, props: outs, inputs };
+}
+
+async function update(
+  _id: string,
+  olds: BlockStorageAttachmentOutputs,
+  news: BlockStorageAttachmentInputs,
+): Promise<pulumi.dynamic.UpdateResult<BlockStorageAttachmentOutputs>> {
+  // Only timeouts change in place (everything else replaces): no API call, just the current truth.
+  const outs = await readOutputs(getClient(), news, { name: olds.name, sizeGb: olds.sizeGb });
+  if (!outs) {
+    throw new ProviderError(
+      `block storage ${news.blockStorageId} is no longer attached to instance ${news.instanceId} (changed out of band): run pulumi refresh, then pulumi up`,
+    );
+  }
+  return { outs };
+}
+
+async function remove(id: string, props: BlockStorageAttachmentOutputs): Promise<void> {
+  const client = getClient();
+  const instanceId = props.instanceId;
+  const deadline = new Deadline(resourceTimeouts(props.timeouts).delete);
+  const detail = await client.instances.find(instanceId);
+  if (!detail) return; // instance gone: the disk was detached (or deleted) with it
+  const locationId = detail.location_id;
+  const { state } = await diskState(client, id, instanceId, locationId);
+  // Only detach from OUR instance: a disk detached, deleted or attached elsewhere is not ours to touch.
+  if (state.kind !== "attached") return;
+  const what = `block storage ${id} to be detached from instance ${instanceId}`;
+  try {
+    await runInstanceOperation(client, instanceId, { what, deadline }, async () => {
+      try {
+        await client.storage.detach(id);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error; // 404: the disk is gone, so is the attachment
+      }
+    });
+    await waitForDisk(client, what, deadline, id, instanceId, locationId, (s) => s.kind !== "attached");
+  } catch (error) {
+    if (!(await client.instances.find(instanceId))) return;
+    throw error;
+  }
+}
+
+/** The BlockStorageAttachment dynamic provider: `providers.BlockStorageAttachment` of `pulumi-vmhost/provider`. */
+export const blockStorageAttachmentProvider: pulumi.dynamic.ResourceProvider = {
+  async check(_olds, news) {
+    return checkInputs(inputsSchema, news);
+  },
+  async diff(_id, olds, news) {
+    return diffBlockStorageAttachment(olds as BlockStorageAttachmentOutputs, news as BlockStorageAttachmentInputs);
+  },
+  create: (inputs) => create(inputs as BlockStorageAttachmentInputs),
+  read: (id, props) => read(id, props as BlockStorageAttachmentOutputs),
+  update: (id, olds, news) => update(id, olds as BlockStorageAttachmentOutputs, news as BlockStorageAttachmentInputs),
+  delete: (id, props) => remove(id, props as BlockStorageAttachmentOutputs),
+};

@@ -1,0 +1,214 @@
+/**
+ * The PublicIp dynamic provider (id = the address uuid, the instance detail's `public_ip.ip_id`).
+ *
+ * Every operation on the instance goes through `runInstanceOperation` (per-instance lock, wait until idle,
+ * busy answers retried), so an address, a network, a disk and a snapshot declared on one VM in parallel
+ * do not collide.
+ *
+ * Ownership rule: this resource owns the address of an instance declared WITHOUT `publicIp`. It never takes
+ * an address it did not create unless told to (`adoptId`), and it only ever removes the address whose uuid
+ * is its id, so a swapped or re-added address belongs to whoever made it.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { AmbiguousRequestError, NotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
+import { getClient, resourceTimeouts } from "../../context";
+import { runInstanceOperation } from "../../wait/instance";
+import { Deadline } from "../../wait/poll";
+import { checkInputs } from "../common/check";
+import { ProviderError, ResourceInitError } from "../common/errors";
+import { diffPublicIp, planPublicIpUpdate } from "./diff";
+import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
+import { currentAddress, inputsFromState, publicIpOutputs } from "./model";
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The instance's detail, or a user-facing error when it does not exist (create/adopt need it). */
+async function requireInstance(client: VmHostClient, instanceId: string): Promise<InstanceDetail> {
+  const detail = await client.instances.find(instanceId);
+  if (!detail) throw new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
+  return detail;
+}
+
+/** Reads the address `id` of the instance; undefined when the instance or the address is gone. */
+async function readOutputs(client: VmHostClient, id: string, inputs: PublicIpInputs): Promise<PublicIpOutputs | undefined> {
+  const detail = await client.instances.find(inputs.instanceId);
+  return detail ? publicIpOutputs(id, inputs, detail) : undefined;
+}
+
+/** Sets the address's reverse DNS (an operation on the instance: serialized with the others on it). */
+async function setRdns(client: VmHostClient, id: string, instanceId: string, rdns: string, deadline: Deadline): Promise<void> {
+  await runInstanceOperation(
+    client,
+    instanceId,
+    { what: `reverse DNS of address ${id} (instance ${instanceId}) to become ${rdns}`, deadline, until: (d) => d.rdns === rdns },
+    () => client.network.updateRdns(id, { rdns }),
+  );
+}
+
+/**
+ * After a failure once the address may have been assigned: if the instance now holds an address that this
+ * create asked for, record it (ResourceInitError carries its id) so Pulumi does not forget it.
+ */
+async function failAfterAssign(client: VmHostClient, inputs: PublicIpInputs, before: string | undefined, error: unknown): Promise<never> {
+  const detail = await client.instances.find(inputs.instanceId).catch(() => undefined);
+  const address = detail ? currentAddress(detail) : undefined;
+  const ours = address && (inputs.publicNetworkId ? address.id === inputs.publicNetworkId : address.id !== before);
+  if (detail && address && ours) {
+    const outputs = publicIpOutputs(address.id, inputs, detail)!;
+    throw new ResourceInitError(
+      `address ${address.ipAddress} (${address.id}) was assigned to instance ${inputs.instanceId}, then: ${errorText(error)}`,
+      address.id,
+      outputs,
+      [errorText(error)],
+      { cause: error },
+    );
+  }
+  throw error;
+}
+
+async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResult<PublicIpOutputs>> {
+  const client = getClient();
+  const deadline = new Deadline(resourceTimeouts(inputs.timeouts).create);
+  const instanceId = inputs.instanceId;
+
+  let id: string;
+  if (inputs.adoptId !== undefined) {
+    const address = currentAddress(await requireInstance(client, instanceId));
+    if (address?.id !== inputs.adoptId) {
+      throw new ProviderError(
+        `cannot adopt address ${inputs.adoptId}: instance ${instanceId} holds ` +
+          (address ? `address ${address.ipAddress} (${address.id})` : "no public address") +
+          "; adoptId must be the uuid of the address the instance has now (see getInstance: publicIpId)",
+      );
+    }
+    id = address.id;
+  } else {
+    const before = currentAddress(await requireInstance(client, instanceId))?.id;
+    const wanted = inputs.publicNetworkId;
+    try {
+      const { detail } = await runInstanceOperation(
+        client,
+        instanceId,
+        {
+          what: `instance ${instanceId} to get ${wanted ? `public address ${wanted}` : "a public address"}`,
+          deadline,
+          until: (d) => (wanted ? currentAddress(d)?.id === wanted : currentAddress(d) !== undefined),
+        },
+        async () => {
+          // Decided under the instance lock, on a fresh read: nothing else of ours changes the address meanwhile.
+          const current = currentAddress(await client.instances.get(instanceId));
+          if (wanted) {
+            if (current?.id === wanted) return; // already assigned (a retried up): nothing to do
+            // One call assigns the reserved address and releases the instance's previous one, if any.
+            await client.network.changePublicIp(instanceId, { publicNetwork: wanted });
+            return;
+          }
+          if (current) {
+            throw new ProviderError(
+              `instance ${instanceId} already has public address ${current.ipAddress} (${current.id}): a PublicIp adds an address ` +
+                `only to an instance without one. To manage that address set adoptId: "${current.id}"; if the Instance declares ` +
+                "publicIp, manage the address there instead (never both)",
+            );
+          }
+          try {
+            await client.network.addPublicIp(instanceId);
+          } catch (error) {
+            // addPublicIp is never re-sent blindly (a repeat could add a second address). We hold the lock and
+            // the instance had no address before, so an address present now is the one this call added.
+            if (!(error instanceof AmbiguousRequestError)) throw error;
+            const after = await client.instances.get(instanceId);
+            if (!currentAddress(after) && after.operation_flag === 0) throw error;
+          }
+        },
+      );
+      id = currentAddress(detail)!.id;
+    } catch (error) {
+      if (error instanceof ProviderError) throw error;
+      return failAfterAssign(client, inputs, before, error);
+    }
+  }
+
+  try {
+    if (inputs.rdns !== undefined) {
+      const detail = await client.instances.get(instanceId);
+      if (detail.rdns !== inputs.rdns) await setRdns(client, id, instanceId, inputs.rdns, deadline);
+    }
+    const outs = await readOutputs(client, id, inputs);
+    if (!outs) throw new ProviderError(`address ${id} left instance ${instanceId} while it was being set up (changed out of band?)`);
+    return { id, outs };
+  } catch (error) {
+    const detail = await client.instances.find(instanceId).catch(() => undefined);
+    const partial = detail ? publicIpOutputs(id, inputs, detail) : undefined;
+    throw new ResourceInitError(
+      `address ${id} is on instance ${instanceId}, but setting it up failed: ${errorText(error)}`,
+      id,
+      partial ?? { ...inputs, publicIpId: id, ipAddress: "" },
+      [errorText(error)],
+      { cause: error },
+    );
+  }
+}
+
+async function read(id: string, props: PublicIpOutputs): Promise<pulumi.dynamic.ReadResult<Partial<PublicIpOutputs>>> {
+  const inputs = inputsFromState(props);
+  const outs = await readOutputs(getClient(), id, inputs);
+  // The instance is gone, or holds no address or another one: this address is no longer there.
+  if (!outs) return {};
+  return { id, props: outs, inputs };
+}
+
+async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): Promise<pulumi.dynamic.UpdateResult<PublicIpOutputs>> {
+  const client = getClient();
+  const deadline = new Deadline(resourceTimeouts(news.timeouts).update);
+  for (const step of planPublicIpUpdate(olds, news)) {
+    if (step.kind === "rdns") await setRdns(client, id, news.instanceId, step.rdns, deadline);
+  }
+  const outs = await readOutputs(client, id, news);
+  if (!outs) {
+    throw new ProviderError(
+      `address ${id} is no longer on instance ${news.instanceId} (removed or swapped out of band): run pulumi refresh, then pulumi up to assign one again`,
+    );
+  }
+  return { outs };
+}
+
+async function remove(id: string, props: PublicIpOutputs): Promise<void> {
+  const client = getClient();
+  const instanceId = props.instanceId;
+  const deadline = new Deadline(resourceTimeouts(props.timeouts).delete);
+  const holdsIt = (d: InstanceDetail) => currentAddress(d)?.id === id;
+  const detail = await client.instances.find(instanceId);
+  // Instance gone, or it no longer holds THIS address (removed, or swapped for another one that is not ours).
+  if (!detail || !holdsIt(detail)) return;
+  try {
+    await runInstanceOperation(
+      client,
+      instanceId,
+      { what: `address ${id} to be removed from instance ${instanceId}`, deadline, until: (d) => !holdsIt(d) },
+      async () => {
+        const fresh = await client.instances.get(instanceId);
+        if (!holdsIt(fresh)) return;
+        // The API removes the address when `public_network` is blank.
+        await client.network.changePublicIp(instanceId, { publicNetwork: null });
+      },
+    );
+  } catch (error) {
+    // The instance was deleted meanwhile: its address went with it.
+    if (error instanceof NotFoundError || !(await client.instances.find(instanceId))) return;
+    throw error;
+  }
+}
+
+/** The PublicIp dynamic provider: `providers.PublicIp` of `pulumi-vmhost/provider`. */
+export const publicIpProvider: pulumi.dynamic.ResourceProvider = {
+  async check(_olds, news) {
+    return checkInputs(inputsSchema, news);
+  },
+  async diff(_id, olds, news) {
+    return diffPublicIp(olds as PublicIpOutputs, news as PublicIpInputs);
+  },
+  create: (inputs) => create(inputs as PublicIpInputs),
+  read: (id, props) => read(id, props as PublicIpOutputs),
+  update: (id, olds, news) => update(id, olds as PublicIpOutputs, news as PublicIpInputs),
+  delete: (id, props) => remove(id, props as PublicIpOutputs),
+};

@@ -1,0 +1,192 @@
+/**
+ * The VswitchAttachment dynamic provider (id = `<instance uuid>/<vswitch uuid>`).
+ *
+ * The instance detail names its private network by NAME (`private_network`), so every read resolves that
+ * name against the vswitch list (model.ts). Operations on the instance go through `runInstanceOperation`
+ * (per-instance lock, wait until idle, busy answers retried).
+ *
+ * Ownership rule: create never moves an instance off ANOTHER private network (it may be the Instance's
+ * `vswitchId` or another attachment); delete only detaches the instance from THIS network.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { NotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
+import { getClient, resourceTimeouts } from "../../context";
+import { runInstanceOperation } from "../../wait/instance";
+import { Deadline } from "../../wait/poll";
+import { checkInputs } from "../common/check";
+import { ProviderError, ResourceInitError } from "../common/errors";
+import { diffVswitchAttachment } from "./diff";
+import { attachmentId, inputsSchema, parseAttachmentId, type VswitchAttachmentInputs, type VswitchAttachmentOutputs } from "./inputs";
+import { inputsFromState, resolveAttachment, vswitchAttachmentOutputs, type AttachmentState, type VswitchRecord } from "./model";
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The vswitch list, with our vswitch in it when it exists: it is looked up by uuid when the list does not
+ * show it (a host that pages or filters the list), so a missing entry really means "deleted".
+ */
+async function vswitchesWith(client: VmHostClient, vswitchId: string): Promise<VswitchRecord[]> {
+  const list: VswitchRecord[] = await client.network.listVswitches();
+  if (list.some((v) => v.uuid.toLowerCase() === vswitchId)) return list;
+  const detail = await client.network.findVswitch(vswitchId);
+  return detail ? [...list, detail] : list;
+}
+
+/** Where the instance stands relative to our vswitch, on a fresh detail. */
+function stateOf(detail: InstanceDetail, vswitchId: string, vswitches: VswitchRecord[]): AttachmentState {
+  return resolveAttachment(detail.private_network, vswitchId, vswitches);
+}
+
+/** Reads the attachment; undefined when the instance, the network or the membership is gone. */
+async function readOutputs(client: VmHostClient, inputs: VswitchAttachmentInputs): Promise<VswitchAttachmentOutputs | undefined> {
+  const detail = await client.instances.find(inputs.instanceId);
+  if (!detail) return undefined;
+  const state = stateOf(detail, inputs.vswitchId, await vswitchesWith(client, inputs.vswitchId));
+  return state.kind === "attached" ? vswitchAttachmentOutputs(inputs, state.vswitch) : undefined;
+}
+
+async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.CreateResult<VswitchAttachmentOutputs>> {
+  const client = getClient();
+  const deadline = new Deadline(resourceTimeouts(inputs.timeouts).create);
+  const { instanceId, vswitchId } = inputs;
+  const id = attachmentId(instanceId, vswitchId);
+
+  const detail = await client.instances.find(instanceId);
+  if (!detail) throw new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
+  const vswitches = await vswitchesWith(client, vswitchId);
+  const initial = stateOf(detail, vswitchId, vswitches);
+  if (!vswitches.some((v) => v.uuid.toLowerCase() === vswitchId)) {
+    throw new ProviderError(`private network ${vswitchId} does not exist (vswitchId must be the uuid of a vswitch; see getVswitches)`);
+  }
+
+  if (inputs.adoptId !== undefined) {
+    if (initial.kind !== "attached") {
+      throw new ProviderError(
+        `cannot adopt ${id}: instance ${instanceId} is ` +
+          (initial.kind === "elsewhere" ? `on private network "${initial.network}"` : "on no private network") +
+          `, not on ${vswitchId}; remove adoptId to attach it`,
+      );
+    }
+  } else {
+    const elsewhere = (network: string) =>
+      new ProviderError(
+        `instance ${instanceId} is on private network "${network}"; an instance is on one private network at a time, and this ` +
+          "attachment does not move it off a network it does not own. Detach it first (remove vswitchId from the Instance, or the " +
+          "other VswitchAttachment), then run up again",
+      );
+    if (initial.kind === "elsewhere") throw elsewhere(initial.network);
+    try {
+      await runInstanceOperation(
+        client,
+        instanceId,
+        {
+          what: `instance ${instanceId} to join private network ${vswitchId}`,
+          deadline,
+          until: (d) => stateOf(d, vswitchId, vswitches).kind === "attached",
+        },
+        async () => {
+          // Decided again under the instance lock, on a fresh read.
+          const now = stateOf(await client.instances.get(instanceId), vswitchId, vswitches);
+          if (now.kind === "attached") return; // already a member (a retried up): nothing to do
+          if (now.kind === "elsewhere") throw elsewhere(now.network);
+          await client.network.updatePrivateNetwork(instanceId, { vswitch: vswitchId });
+        },
+      );
+    } catch (error) {
+      if (error instanceof ProviderError) throw error;
+      // The membership may have been made before the failure (wait timeout, failed status): record it.
+      const partial = await readOutputs(client, inputs).catch(() => undefined);
+      if (partial) {
+        throw new ResourceInitError(`instance ${instanceId} joined private network ${vswitchId}, then: ${errorText(error)}`, id, partial, [
+          errorText(error),
+        ], { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  let outs: VswitchAttachmentOutputs | undefined;
+  try {
+    outs = await readOutputs(client, inputs);
+  } catch (error) {
+    // The membership exists; only the read after it failed: record it so a retry does not start over.
+    const known = vswitches.find((v) => v.uuid.toLowerCase() === vswitchId);
+    throw new ResourceInitError(
+      `instance ${instanceId} joined private network ${vswitchId}, but reading it back failed: ${errorText(error)}`,
+      id,
+      vswitchAttachmentOutputs(inputs, known ?? { uuid: vswitchId, name: "" }),
+      [errorText(error)],
+      { cause: error },
+    );
+  }
+  if (!outs) throw new ProviderError(`instance ${instanceId} left private network ${vswitchId} while it was being attached (changed out of band?)`);
+  return { id, outs };
+}
+
+async function read(id: string, props: VswitchAttachmentOutputs): Promise<pulumi.dynamic.ReadResult<Partial<VswitchAttachmentOutputs>>> {
+  // The id names both uuids; state written by an older version might lack the inputs, so the id is the source.
+  const parsed = parseAttachmentId(id);
+  const inputs = inputsFromState({ ...props, ...(parsed ?? {}) });
+  const outs = await readOutputs(getClient(), inputs);
+  if (!outs) return {};
+  return { id, props: outs, inputs };
+}
+
+async function update(
+  _id: string,
+  _olds: VswitchAttachmentOutputs,
+  news: VswitchAttachmentInputs,
+): Promise<pulumi.dynamic.UpdateResult<VswitchAttachmentOutputs>> {
+  // Only timeouts change in place (everything else replaces): no API call, just the current truth.
+  const outs = await readOutputs(getClient(), news);
+  if (!outs) {
+    throw new ProviderError(
+      `instance ${news.instanceId} is no longer on private network ${news.vswitchId} (changed out of band): run pulumi refresh, then pulumi up`,
+    );
+  }
+  return { outs };
+}
+
+async function remove(id: string, props: VswitchAttachmentOutputs): Promise<void> {
+  const client = getClient();
+  const { instanceId, vswitchId } = parseAttachmentId(id) ?? props;
+  const deadline = new Deadline(resourceTimeouts(props.timeouts).delete);
+  const detail = await client.instances.find(instanceId);
+  if (!detail) return; // instance gone: so is its membership
+  const vswitches = await vswitchesWith(client, vswitchId);
+  // Only leave OUR network: an instance on another network (or none) is not ours to touch.
+  if (stateOf(detail, vswitchId, vswitches).kind !== "attached") return;
+  try {
+    await runInstanceOperation(
+      client,
+      instanceId,
+      {
+        what: `instance ${instanceId} to leave private network ${vswitchId}`,
+        deadline,
+        until: (d) => stateOf(d, vswitchId, vswitches).kind !== "attached",
+      },
+      async () => {
+        if (stateOf(await client.instances.get(instanceId), vswitchId, vswitches).kind !== "attached") return;
+        // A blank vswitch detaches the instance.
+        await client.network.updatePrivateNetwork(instanceId, { vswitch: null });
+      },
+    );
+  } catch (error) {
+    if (error instanceof NotFoundError || !(await client.instances.find(instanceId))) return;
+    throw error;
+  }
+}
+
+/** The VswitchAttachment dynamic provider: `providers.VswitchAttachment` of `pulumi-vmhost/provider`. */
+export const vswitchAttachmentProvider: pulumi.dynamic.ResourceProvider = {
+  async check(_olds, news) {
+    return checkInputs(inputsSchema, news);
+  },
+  async diff(_id, olds, news) {
+    return diffVswitchAttachment(olds as VswitchAttachmentOutputs, news as VswitchAttachmentInputs);
+  },
+  create: (inputs) => create(inputs as VswitchAttachmentInputs),
+  read: (id, props) => read(id, props as VswitchAttachmentOutputs),
+  update: (id, olds, news) => update(id, olds as VswitchAttachmentOutputs, news as VswitchAttachmentInputs),
+  delete: (id, props) => remove(id, props as VswitchAttachmentOutputs),
+};
