@@ -1,5 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceName } from "../sdk/nodejs/stub";
+import { snapshotProvider } from "./resources/snapshot/provider";
+import { firewallRuleProvider } from "./resources/firewall-rule/provider";
+import { publicIpProvider } from "./resources/public-ip/provider";
+import { vswitchAttachmentProvider } from "./resources/vswitch-attachment/provider";
+import { blockStorageAttachmentProvider } from "./resources/block-storage-attachment/provider";
 
 /**
  * Resource name -> the dynamic provider that implements it. The SDK's serialized stub looks providers up here
@@ -7,6 +12,9 @@ import type { ResourceName } from "../sdk/nodejs/stub";
  * Each resource adds its line below.
  */
 export const providers: Partial<Record<ResourceName, pulumi.dynamic.ResourceProvider>> = {
+  PublicIp: publicIpProvider,
+  VswitchAttachment: vswitchAttachmentProvider,
+  BlockStorageAttachment: blockStorageAttachmentProvider,
 };
 
 /** The Pulumi type token of a resource of ours: dynamic module `vmhost`, type = class name. */
