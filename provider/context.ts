@@ -1,0 +1,96 @@
+import { createClient, resolveClientOptions, type StackConfigSource, type VmHostClient, ConfigurationError } from "./api";
+import { parseDuration } from "./resources/common/duration";
+
+/**
+ * Process-wide provider context: the stack config the dynamic-provider host hands to `configure`, and the
+ * client built from it. The serialized stub captures none of this (design.md §5): credentials reach us here,
+ * from stack config (`vmhost:apiKey`, `vmhost:baseUrl`, ...; the host passes the whole stack config with its
+ * namespaces) or, failing that, from the environment (`VMHOST_API_KEY`, `VMHOST_BASE_URL`).
+ */
+let stackConfig: StackConfigSource | undefined;
+let cached: { fingerprint: string; client: VmHostClient } | undefined;
+
+/**
+ * Called by the dynamic-provider host once per process with the stack's configuration. It only stores it:
+ * a missing key must not fail resources that never call the API (and the error is clearer at first use).
+ */
+export async function configure(req: { config: { get(key: string): string | undefined } }): Promise<void> {
+  stackConfig = req.config;
+  cached = undefined;
+}
+
+/** The API client for the configured account; one per distinct configuration, reused across resources. */
+export function getClient(): VmHostClient {
+  const options = resolveClientOptions({ config: stackConfig, env: process.env, debugLogger: (_e, line) => progressLog(line) });
+  // The fingerprint holds the key only inside this process's memory, never in a message or log.
+  const fingerprint = JSON.stringify([options.baseUrl, options.apiKey, options.routes ?? null, options.maxRequestsPerSecond ?? null]);
+  if (!cached || cached.fingerprint !== fingerprint) cached = { fingerprint, client: createClient(options) };
+  return cached.client;
+}
+
+/** Forgets the configuration and client (tests that switch simulators between cases). */
+export function resetContext(): void {
+  stackConfig = undefined;
+  cached = undefined;
+}
+
+/** Resolved deadlines of one resource's waits, in ms. */
+export interface ResolvedTimeouts {
+  create: number;
+  update: number;
+  delete: number;
+}
+
+/** Defaults when neither the `timeouts` input nor config sets one: creates and resizes can take many minutes. */
+export const defaultResourceTimeouts: ResolvedTimeouts = { create: 30 * 60_000, update: 30 * 60_000, delete: 20 * 60_000 };
+
+/**
+ * A resource's deadlines: its `timeouts` input wins, then stack config `vmhost:createTimeout`,
+ * `vmhost:updateTimeout`, `vmhost:deleteTimeout` (or env `VMHOST_CREATE_TIMEOUT`, ...), then the defaults.
+ * Durations are strings like "20m", "90s", "1h30m". (Dynamic providers ignore Pulumi's `customTimeouts`.)
+ */
+export function resourceTimeouts(input?: { create?: string; update?: string; delete?: string }): ResolvedTimeouts {
+  const pick = (kind: keyof ResolvedTimeouts): number => {
+    const fromInput = input?.[kind];
+    if (fromInput !== undefined) {
+      const ms = parseDuration(fromInput);
+      if (ms === undefined) throw new ConfigurationError(`timeouts.${kind} must be a duration like "20m" or "90s", got ${JSON.stringify(fromInput)}`);
+      return ms;
+    }
+    const key = `vmhost:${kind}Timeout`;
+    const envKey = `VMHOST_${kind.toUpperCase()}_TIMEOUT`;
+    const configured = readConfig(key) ?? process.env[envKey];
+    if (configured !== undefined && configured.trim() !== "") {
+      const ms = parseDuration(configured);
+      if (ms === undefined) throw new ConfigurationError(`${key} / ${envKey} must be a duration like "20m", got ${JSON.stringify(configured)}`);
+      return ms;
+    }
+    return defaultResourceTimeouts[kind];
+  };
+  return { create: pick("create"), update: pick("update"), delete: pick("delete") };
+}
+
+function readConfig(key: string): string | undefined {
+  if (!stackConfig) return undefined;
+  const get = (stackConfig as { get?: (k: string) => string | undefined }).get;
+  return typeof get === "function" ? get.call(stackConfig, key) : (stackConfig as Record<string, string | undefined>)[key];
+}
+
+/** Where progress lines go; replaced in tests. */
+let progressSink: (line: string) => void = (line) => process.stderr.write(`vmhost: ${line}\n`);
+
+/**
+ * Reports progress of long waits ("still waiting for instance … : status creating, 2m elapsed, 28m left") and
+ * debug request lines. In the dynamic-provider host, stderr is what the Pulumi CLI shows as the resource's
+ * diagnostics.
+ */
+export function progressLog(line: string): void {
+  progressSink(line);
+}
+
+/** Redirects progress lines (tests). Returns the previous sink. */
+export function setProgressSink(sink: (line: string) => void): (line: string) => void {
+  const previous = progressSink;
+  progressSink = sink;
+  return previous;
+}
