@@ -3,9 +3,9 @@ import { providerStub } from "./stub";
 
 /** Deadlines of a FirewallRule's waits, as durations ("90s", "10m"). Each change waits for the instance to be idle. */
 export interface FirewallRuleTimeouts {
-  /** Default: config `vmhost:createTimeout`, else 20m. */
+  /** Default: config `vmhost:createTimeout`, else 30m. */
   create?: pulumi.Input<string>;
-  /** Default: config `vmhost:updateTimeout`, else 20m. */
+  /** Default: config `vmhost:updateTimeout`, else 30m. */
   update?: pulumi.Input<string>;
   /** Default: config `vmhost:deleteTimeout`, else 20m. */
   delete?: pulumi.Input<string>;

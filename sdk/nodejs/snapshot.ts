@@ -3,7 +3,7 @@ import { providerStub } from "./stub";
 
 /** Deadlines of a Snapshot's waits, as durations ("90s", "20m", "1h30m"). */
 export interface SnapshotTimeouts {
-  /** How long create waits for the snapshot to be listed as Ready. Default: config `vmhost:createTimeout`, else 20m. */
+  /** How long create waits for the snapshot to be listed as Ready. Default: config `vmhost:createTimeout`, else 30m. */
   create?: pulumi.Input<string>;
   /** How long delete waits for the snapshot to disappear. Default: config `vmhost:deleteTimeout`, else 20m. */
   delete?: pulumi.Input<string>;

@@ -49,8 +49,8 @@ export function isValidSource(text: string): boolean {
 export const firewallRuleTimeoutsSchema = z
   .strictObject(
     {
-      create: duration("timeouts.create").optional().describe('How long create may wait for the instance to be idle and the rule to apply, e.g. "10m". Default: config vmhost:createTimeout, else 20m.'),
-      update: duration("timeouts.update").optional().describe('How long an update may wait, e.g. "10m". Default: config vmhost:updateTimeout, else 20m.'),
+      create: duration("timeouts.create").optional().describe('How long create may wait for the instance to be idle and the rule to apply, e.g. "10m". Default: config vmhost:createTimeout, else 30m.'),
+      update: duration("timeouts.update").optional().describe('How long an update may wait, e.g. "10m". Default: config vmhost:updateTimeout, else 30m.'),
       delete: duration("timeouts.delete").optional().describe('How long delete may wait, e.g. "10m". Default: config vmhost:deleteTimeout, else 20m.'),
     },
     { error: unknownKeys("timeout", "create, update, delete") },

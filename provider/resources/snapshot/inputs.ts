@@ -23,7 +23,7 @@ const duration = (what: string) =>
 export const snapshotTimeoutsSchema = z
   .strictObject({
     create: duration("timeouts.create").optional().describe(
-      'How long create waits for the snapshot to be listed as Ready, e.g. "20m". Default: config vmhost:createTimeout, else 20m.',
+      'How long create waits for the snapshot to be listed as Ready, e.g. "20m". Default: config vmhost:createTimeout, else 30m.',
     ),
     delete: duration("timeouts.delete").optional().describe(
       'How long delete waits for the snapshot to disappear, e.g. "10m". Default: config vmhost:deleteTimeout, else 20m.',
