@@ -72,6 +72,21 @@ export function isDynamicType(type: string): boolean {
 
 const STACK_TYPE = "pulumi:pulumi:Stack";
 
+/** What one custom resource's registration will do. */
+interface CustomPlan {
+  op: StepOp;
+  /** The new state entry (inputs checked; id and outputs filled in by the step). */
+  entry: ResourceState;
+  old?: ResourceState;
+  /** Output names to store as secrets. */
+  secretOutputs: string[];
+  /** Changed input names, for display. */
+  diffs: string[];
+  /** The properties that force a replacement. */
+  replaces: string[];
+  deleteFirst: boolean;
+}
+
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -91,6 +106,8 @@ export class Deployment implements MonitorHandler {
   private readonly replacedOld = new Set<ResourceState>();
   private readonly deleted = new Set<ResourceState>();
   private oldResources: ResourceState[];
+  /** Serializes planning (see planCustom). */
+  private planQueue: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: DeploymentOptions) {
     this.oldResources = opts.old.resources;
@@ -182,8 +199,24 @@ export class Deployment implements MonitorHandler {
     return { urn, id: "", object: {}, failed: false };
   }
 
-  private async registerCustom(urn: string, req: RegistrationRequest): Promise<RegistrationResult> {
-    const { dryRun } = this.opts;
+  /**
+   * Plans one custom resource: Check, then Diff against the old state, then the decision. Plans are made one
+   * at a time in registration order (Pulumi's step generator does the same), so once a plan fails the
+   * registrations queued behind it change nothing; the steps themselves run concurrently.
+   */
+  private planCustom(urn: string, req: RegistrationRequest): Promise<CustomPlan | undefined> {
+    // The failure is recorded before the queue moves on, so the next plan in line already sees it.
+    const planned = this.planQueue
+      .then(() => (this.errors.length > 0 ? undefined : this.makePlan(urn, req)))
+      .catch((e: unknown) => {
+        this.fail(`${req.type} "${req.name}": ${errorText(e)}`);
+        return undefined;
+      });
+    this.planQueue = planned.then(() => undefined);
+    return planned;
+  }
+
+  private async makePlan(urn: string, req: RegistrationRequest): Promise<CustomPlan> {
     const old = this.oldByUrn.get(urn);
     const host = await this.opts.host();
     // Secrecy is decided by what the program sent: a property that held a secret stays secret.
@@ -204,7 +237,6 @@ export class Deployment implements MonitorHandler {
       throw new Error(`invalid inputs: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
     }
     const inputs = wrapSecretKeys(checked.inputs, secretInputs);
-    const secretOutputs = [...secretInputs, ...req.additionalSecretOutputs];
     const entry: ResourceState = {
       urn,
       type: req.type,
@@ -218,17 +250,16 @@ export class Deployment implements MonitorHandler {
       additionalSecretOutputs: req.additionalSecretOutputs,
       deleteBeforeReplace: req.deleteBeforeReplace,
     };
-
-    if (!old) {
-      if (dryRun) {
-        entry.outputs = inputs;
-        this.record("create", entry, []);
-        return { urn, id: "", object: inputs, failed: false };
-      }
-      await this.create(entry, secretOutputs);
-      this.record("create", entry, []);
-      return { urn, id: entry.id ?? "", object: entry.outputs, failed: false };
-    }
+    const plan: CustomPlan = {
+      op: "create",
+      entry,
+      secretOutputs: [...secretInputs, ...req.additionalSecretOutputs],
+      diffs: [],
+      replaces: [],
+      deleteFirst: false,
+    };
+    if (!old) return plan;
+    plan.old = old;
 
     // Diff: the provider decides (it sees old outputs and new inputs); the engine adds replaceOnChanges and
     // the fallback comparison of inputs when the provider has no diff.
@@ -244,51 +275,63 @@ export class Deployment implements MonitorHandler {
     }
     // A resource that failed to initialize is always updated, so the next up converges it.
     if (old.initErrors?.length) changes = true;
-    const op: StepOp = replaces.size > 0 ? "replace" : changes ? "update" : "same";
-    const shown = diffs.length ? diffs : changes ? [PROVIDER_KEY] : [];
-
-    if (op === "same") {
-      entry.id = old.id;
-      entry.outputs = wrapSecretKeys(old.outputs, secretOutputs);
-      this.record("same", entry, []);
-      return { urn, id: old.id ?? "", object: entry.outputs, failed: false };
-    }
-    if (op === "replace" && old.protect) {
+    plan.op = replaces.size > 0 ? "replace" : changes ? "update" : "same";
+    plan.diffs = diffs.length ? diffs : changes ? [PROVIDER_KEY] : [];
+    plan.replaces = [...replaces];
+    plan.deleteFirst = req.deleteBeforeReplace || d.deleteBeforeReplace;
+    if (plan.op === "replace" && old.protect) {
       throw new Error(
-        `unable to replace ${urn} (${[...replaces].join(", ")} changed): it is protected. ` +
+        `unable to replace ${urn} (${plan.replaces.join(", ")} changed): it is protected. ` +
           "Remove `protect` from the resource in the program and run up first.",
       );
     }
-    if (dryRun) {
-      entry.id = op === "update" ? old.id : undefined;
-      entry.outputs = inputs;
-      this.record(op, entry, shown, [...replaces]);
-      return { urn, id: entry.id ?? "", object: inputs, failed: false };
-    }
+    return plan;
+  }
 
-    if (op === "update") {
+  private async registerCustom(urn: string, req: RegistrationRequest): Promise<RegistrationResult> {
+    const plan = await this.planCustom(urn, req);
+    if (!plan) return { urn, id: "", object: {}, failed: true }; // this plan or an earlier one failed
+    const { op, entry, old, secretOutputs } = plan;
+    const done = (): RegistrationResult => ({ urn, id: entry.id ?? "", object: entry.outputs, failed: false });
+
+    if (op === "same" && old) {
+      entry.id = old.id;
+      entry.outputs = wrapSecretKeys(old.outputs, secretOutputs);
+      this.record("same", entry, []);
+      return done();
+    }
+    if (this.opts.dryRun) {
+      // Preview: the outputs are the inputs; everything else is unknown to the program until up.
+      entry.id = op === "update" ? old?.id : undefined;
+      entry.outputs = entry.inputs;
+      this.record(op, entry, plan.diffs, op === "replace" ? plan.replaces : undefined);
+      return done();
+    }
+    if (op === "create") {
+      await this.create(entry, secretOutputs);
+      this.record("create", entry, []);
+      return done();
+    }
+    if (op === "update" && old) {
       entry.id = old.id;
       try {
-        const outs = await host.update(urn, old.id ?? "", unwrapMap(old.outputs), unwrapMap(inputs), unwrapMap(old.inputs));
+        const outs = await (await this.opts.host()).update(urn, old.id ?? "", unwrapMap(old.outputs), unwrapMap(entry.inputs), unwrapMap(old.inputs));
         entry.outputs = wrapSecretKeys(outs, secretOutputs);
       } catch (e) {
         if (e instanceof InitFailedError) this.recordInitFailure(entry, e, secretOutputs);
         throw e;
       }
-      this.record("update", entry, shown);
-      return { urn, id: entry.id ?? "", object: entry.outputs, failed: false };
+      this.record("update", entry, plan.diffs);
+      return done();
     }
-
-    // Replace.
-    const deleteFirst = req.deleteBeforeReplace || d.deleteBeforeReplace;
-    if (deleteFirst) {
-      await this.deleteOne(old, "replace");
-    } else {
-      this.replacedOld.add(old);
+    // Replace: create-before-delete unless the program or the provider asks for delete-before-replace.
+    if (old) {
+      if (plan.deleteFirst) await this.deleteOne(old, "replace");
+      else this.replacedOld.add(old);
     }
     await this.create(entry, secretOutputs);
-    this.record("replace", entry, shown, [...replaces]);
-    return { urn, id: entry.id ?? "", object: entry.outputs, failed: false };
+    this.record("replace", entry, plan.diffs, plan.replaces);
+    return done();
   }
 
   /** Create through the provider; an initialization failure is recorded (the resource exists) and rethrown. */

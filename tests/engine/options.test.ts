@@ -1,0 +1,121 @@
+/**
+ * Resource options the engine must honour: ignoreChanges, replaceOnChanges, deleteBeforeReplace, protect,
+ * dependsOn and parent ordering. One fixture project for the file; each test uses its own resource names
+ * and cleans up with destroy where the next test needs an empty stack.
+ */
+import { FixtureProject, ItemSpec } from "./helpers";
+
+let p: FixtureProject;
+beforeAll(() => {
+  p = new FixtureProject();
+});
+afterAll(() => p.remove());
+
+const changesOf = (r: { steps: Array<{ op: string; name: string; diffs: string[] }> }) =>
+  r.steps.filter((s) => s.op !== "same").map((s) => [s.op, s.name, s.diffs]);
+
+test("ignoreChanges keeps the old value: no diff, and the provider never sees the new one", async () => {
+  const v1: ItemSpec[] = [{ name: "ign", size: 1, tags: { env: "prod" }, ignoreChanges: ["tags"] }];
+  expect((await p.run("up", v1)).ok).toBe(true);
+
+  const v2: ItemSpec[] = [{ name: "ign", size: 1, tags: { env: "test" }, ignoreChanges: ["tags"] }];
+  expect(changesOf(await p.run("preview", v2))).toEqual([]);
+
+  // Another property still updates, and the ignored one keeps its old value in the cloud.
+  const v3: ItemSpec[] = [{ name: "ign", size: 2, tags: { env: "test" }, ignoreChanges: ["tags"] }];
+  const up = await p.run("up", v3);
+  expect(changesOf(up)).toEqual([["update", "ign", ["size"]]]);
+  expect(p.item("ign")).toMatchObject({ size: 2, tags: { env: "prod" } });
+
+  // Without ignoreChanges the same program is an update of tags.
+  expect(changesOf(await p.run("preview", [{ name: "ign", size: 2, tags: { env: "test" } }]))).toEqual([["update", "ign", ["tags"]]]);
+});
+
+test("replaceOnChanges turns an in-place update into a replacement", async () => {
+  await p.run("up", [{ name: "roc", size: 1, replaceOnChanges: ["size"] }]);
+  const before = p.item("roc")!.id;
+  const r = await p.run("up", [{ name: "roc", size: 2, replaceOnChanges: ["size"] }]);
+  expect(r.ok).toBe(true);
+  expect(r.steps.find((s) => s.name === "roc")).toMatchObject({ op: "replace", diffs: ["size"], replaces: ["size"] });
+  expect(p.item("roc")!.id).not.toBe(before);
+  expect(p.cloud().items[before]).toBeUndefined();
+});
+
+test("deleteBeforeReplace deletes the old resource before creating its replacement", async () => {
+  await p.run("up", [{ name: "dbr", size: 1, deleteBeforeReplace: true }]);
+  p.clearLog();
+  const r = await p.run("up", [{ name: "dbr", size: 1, zone: "z9", deleteBeforeReplace: true }]);
+  expect(r.ok).toBe(true);
+  expect(changesOf(r)).toEqual(expect.arrayContaining([["replace", "dbr", ["zone"]]]));
+  expect(p.cloud().log.filter((l) => l.endsWith(":dbr"))).toEqual(["delete:dbr", "create:dbr"]);
+  expect(p.item("dbr")?.zone).toBe("z9");
+  expect((await p.run("destroy", [])).ok).toBe(true);
+});
+
+test("protect refuses replacement, removal and destroy until the program unprotects", async () => {
+  const prot: ItemSpec = { name: "prot", size: 1, protect: true };
+  expect((await p.run("up", [prot])).ok).toBe(true);
+  const id = p.item("prot")!.id;
+
+  const replace = await p.run("up", [{ ...prot, zone: "z2" }]);
+  expect(replace.ok).toBe(false);
+  expect(replace.errors.join("\n")).toMatch(/protected/);
+  expect(p.item("prot")).toMatchObject({ id, zone: "z1" });
+
+  const removed = await p.run("up", []);
+  expect(removed.ok).toBe(false);
+  expect(removed.errors.join("\n")).toMatch(/unable to delete .*prot.*protected/);
+  expect(p.item("prot")?.id).toBe(id);
+
+  const destroy = await p.run("destroy", []);
+  expect(destroy.ok).toBe(false);
+  expect(p.item("prot")?.id).toBe(id);
+
+  expect((await p.run("up", [{ ...prot, protect: false }])).ok).toBe(true);
+  expect((await p.run("destroy", [])).ok).toBe(true);
+  expect(p.cloud().items).toEqual({});
+});
+
+test("dependsOn and parents order creation, and deletion runs in reverse", async () => {
+  // The first resource is slow to create: had the engine answered its registration before the create
+  // finished, its dependents would have been created first.
+  p.editCloud((c) => {
+    c.faults.slowCreate = ["base"];
+  });
+  p.clearLog();
+  const program: ItemSpec[] = [
+    { name: "base", size: 1 },
+    { name: "mid", size: 1, dependsOn: ["base"] },
+    { name: "top", size: 1, dependsOn: ["mid"] },
+    { name: "child", size: 1, parent: "base" },
+  ];
+  const up = await p.run("up", program);
+  expect(up.ok).toBe(true);
+  const creates = p.cloud().log;
+  expect(creates.indexOf("create:base")).toBeLessThan(creates.indexOf("create:mid"));
+  expect(creates.indexOf("create:mid")).toBeLessThan(creates.indexOf("create:top"));
+  expect(creates.indexOf("create:base")).toBeLessThan(creates.indexOf("create:child"));
+  // A child's URN carries its parent's type.
+  expect(up.steps.find((s) => s.name === "child")?.urn).toContain("pulumi-nodejs:dynamic/fixture:Item$pulumi-nodejs:dynamic/fixture:Item::child");
+
+  p.clearLog();
+  expect((await p.run("destroy", [])).ok).toBe(true);
+  const deletes = p.cloud().log;
+  expect(deletes).toHaveLength(4);
+  expect(deletes.indexOf("delete:top")).toBeLessThan(deletes.indexOf("delete:mid"));
+  expect(deletes.indexOf("delete:mid")).toBeLessThan(deletes.indexOf("delete:base"));
+  expect(deletes.indexOf("delete:child")).toBeLessThan(deletes.indexOf("delete:base"));
+});
+
+test("resources removed from the program are deleted dependents first", async () => {
+  const program: ItemSpec[] = [
+    { name: "r1", size: 1 },
+    { name: "r2", size: 1, dependsOn: ["r1"] },
+    { name: "keep", size: 1 },
+  ];
+  expect((await p.run("up", program)).ok).toBe(true);
+  p.clearLog();
+  const r = await p.run("up", [{ name: "keep", size: 1 }]);
+  expect(r.ok).toBe(true);
+  expect(p.cloud().log).toEqual(["delete:r2", "delete:r1"]);
+});
