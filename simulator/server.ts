@@ -57,6 +57,8 @@ export interface RequestLogEntry {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** Request log entries kept (older ones are dropped; `seq` keeps counting). */
+export const MAX_LOG_ENTRIES = 10_000;
 
 /** Parses a form body: repeated `k[]` (or `k[n]`) keys become arrays, other keys keep the last value. */
 export function parseForm(text: string): Input {
@@ -201,6 +203,8 @@ export class Simulator {
       query: url.search.replace(/^\?/, ""), operation: null, status: null, reset: false, body: {},
     };
     this.log.push(entry);
+    // A long-running `vmhost-sim` must not grow without bound: keep the most recent entries.
+    if (this.log.length > MAX_LOG_ENTRIES) this.log.splice(0, this.log.length - MAX_LOG_ENTRIES);
     const reply = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
       entry.status = status;
       send(res, status, body, headers);

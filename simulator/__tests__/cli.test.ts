@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { main } from "../cli";
+import type { Json } from "./harness";
 
 describe("cli main (in process)", () => {
   it("prints `listening on <url>` first and applies --api-key and --op-seconds", async () => {
@@ -22,9 +23,9 @@ describe("cli main (in process)", () => {
         headers: { "x-apikey": "cli-key", "content-type": "application/x-www-form-urlencoded" },
         body: "location_id=1&tier_id=1&template_id=2&hostname=a&cpu=1&memory=1&storage=10&username=u&password=p4ssword&use_public_ip=0",
       });
-      const uuid = (await res.json()).data.uuid;
+      const uuid = ((await res.json()) as Json).data.uuid;
       // --op-seconds 0: the operation has ended by the next request.
-      const detail = await (await fetch(`${sim.url}/instance/${uuid}/detail`, { headers: { "x-apikey": "cli-key" } })).json();
+      const detail: Json = await (await fetch(`${sim.url}/instance/${uuid}/detail`, { headers: { "x-apikey": "cli-key" } })).json();
       expect(detail.data.status).toBe("Running");
     } finally {
       await sim.close();

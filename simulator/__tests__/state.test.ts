@@ -270,13 +270,13 @@ describe("determinism", () => {
     const run = async (seed: string): Promise<{ vswitch: string; instance: string }> => {
       const sim = await startSimulator({ seed, opSeconds: 0 });
       try {
-        const state = await (await fetch(`${sim.adminUrl}/state`)).json();
+        const state: Json = await (await fetch(`${sim.adminUrl}/state`)).json();
         const res = await fetch(`${sim.url}/instance/create`, {
           method: "POST",
           headers: { "x-apikey": sim.apiKey, "content-type": "application/x-www-form-urlencoded" },
           body: "location_id=1&tier_id=1&template_id=2&hostname=a&cpu=1&memory=1&storage=10&username=u&password=p4ssword&use_public_ip=0",
         });
-        return { vswitch: state.vswitches[0].uuid, instance: (await res.json()).data.uuid };
+        return { vswitch: state.vswitches[0].uuid, instance: ((await res.json()) as Json).data.uuid };
       } finally {
         await sim.close();
       }
