@@ -1,0 +1,201 @@
+/**
+ * The PublicIp provider against the simulator: check before any call, diff decisions, create (fresh or
+ * reserved address, rdns), read right after = no change, rdns update, drift after out-of-band changes,
+ * 404 semantics, adopt, ambiguous add reconciled without a second address, and a failure after the address
+ * was assigned recorded with its id. Provider methods are called directly, as the dynamic-provider host would.
+ */
+import { startHarness, up, preview, type FullProvider, type SimHarness } from "./attachment-helpers";
+import { publicIpProvider } from "../../provider/resources/public-ip/provider";
+import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
+import type { PublicIpOutputs } from "../../provider/resources/public-ip/inputs";
+
+const provider = publicIpProvider as FullProvider;
+let h: SimHarness;
+let reserved: { uuid: string; address: string }[];
+
+beforeAll(async () => {
+  h = await startHarness();
+  reserved = (await h.state()).publicIps.filter((p) => p.locationId === 1 && p.seeded);
+});
+afterAll(() => h?.close());
+afterEach(() => h.clearFaults());
+
+const VALID = "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab";
+
+describe("check", () => {
+  it.each<[string, string, Record<string, unknown>]>([
+    ["no instanceId", "instanceId", {}],
+    ["an instance hostname instead of its uuid", "instanceId", { instanceId: "web-1" }],
+    ["a reserved address given as the IP text", "publicNetworkId", { instanceId: VALID, publicNetworkId: "103.150.10.11" }],
+    ["rdns without a domain", "rdns", { instanceId: VALID, rdns: "mail" }],
+    ["rdns with a space", "rdns", { instanceId: VALID, rdns: "mail server.example.com" }],
+    ["rdns as a number", "rdns", { instanceId: VALID, rdns: 42 }],
+    ["adoptId that is not a uuid", "adoptId", { instanceId: VALID, adoptId: "mine" }],
+    ["adoptId and publicNetworkId naming different addresses", "adoptId", { instanceId: VALID, adoptId: VALID, publicNetworkId: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }],
+    ["a create timeout in days", "timeouts.create", { instanceId: VALID, timeouts: { create: "1d" } }],
+    ["a misspelled property", "(resource)", { instanceId: VALID, publicNetworkID: VALID }],
+  ])("refuses %s, naming %s, before any API call", async (_what, property, inputs) => {
+    const mark = h.mark();
+    const result = await provider.check({}, inputs);
+    expect(result.failures?.map((f) => f.property)).toContain(property);
+    expect(h.operationsSince(mark)).toEqual([]);
+  });
+});
+
+describe("lifecycle", () => {
+  let vm: string;
+  let id: string;
+  let outs: PublicIpOutputs;
+  let program: Record<string, unknown>;
+
+  beforeAll(async () => {
+    vm = await h.newInstance("pip-life");
+  });
+
+  it("adds a fresh address with reverse DNS; a read right after shows no change", async () => {
+    program = { instanceId: vm, rdns: "pip-life.example.com" };
+    ({ id, outs } = await up<PublicIpOutputs>(provider, program));
+    const inst = await h.instance(vm);
+    expect(id).toBe(inst!.publicIpUuid);
+    expect(outs).toEqual({ instanceId: vm, rdns: "pip-life.example.com", publicIpId: id, ipAddress: inst!.publicIpAddress });
+    expect(inst!.rdns).toBe("pip-life.example.com");
+    const read = await provider.read(id, outs);
+    expect(read).toEqual({ id, props: outs, inputs: { instanceId: vm, rdns: "pip-life.example.com" } });
+    expect(await preview(provider, id, read.props, program)).toMatchObject({ changes: false });
+  });
+
+  it("changes reverse DNS in place", async () => {
+    program = { ...program, rdns: "www.example.com" };
+    const diff = await preview(provider, id, outs, program);
+    expect(diff).toMatchObject({ changes: true, replaces: [] });
+    const checked = await provider.check(outs, program);
+    outs = (await provider.update(id, outs, checked.inputs)).outs as PublicIpOutputs;
+    expect(outs.rdns).toBe("www.example.com");
+    expect((await h.instance(vm))!.rdns).toBe("www.example.com");
+  });
+
+  it("shows reverse DNS changed out of band as drift, and the next update puts it back", async () => {
+    await h.outOfBand(vm, { rdns: "hijacked.example.net" });
+    const read = await provider.read(id, outs);
+    expect(read.props).toMatchObject({ rdns: "hijacked.example.net" });
+    expect(await preview(provider, id, read.props, program)).toMatchObject({ changes: true, replaces: [] });
+    const checked = await provider.check(read.props, program);
+    outs = (await provider.update(id, read.props, checked.inputs)).outs as PublicIpOutputs;
+    expect((await h.instance(vm))!.rdns).toBe("www.example.com");
+  });
+
+  it("does not show drift for reverse DNS when rdns is not managed", async () => {
+    await h.outOfBand(vm, { rdns: "someone-else.example.net" });
+    const read = await provider.read(id, outs);
+    expect(await preview(provider, id, read.props, { instanceId: vm })).toMatchObject({ changes: false });
+  });
+
+  it("deletes: the instance loses the address; deleting again calls nothing that changes it", async () => {
+    await provider.delete(id, outs);
+    expect((await h.instance(vm))!.publicIpUuid).toBeNull();
+    expect(await provider.read(id, outs)).toEqual({});
+    const mark = h.mark();
+    await provider.delete(id, outs);
+    expect(h.operationsSince(mark).filter((o) => o !== "getInstance")).toEqual([]);
+  });
+});
+
+describe("reserved address (publicNetworkId)", () => {
+  it("assigns the reserved address (id = its uuid); another one replaces, and the old delete leaves the new one alone", async () => {
+    const vm = await h.newInstance("pip-reserved");
+    const [first, second] = [reserved[0]!, reserved[1]!];
+    const a = await up<PublicIpOutputs>(provider, { instanceId: vm, publicNetworkId: first.uuid });
+    expect(a.id).toBe(first.uuid);
+    expect(a.outs).toMatchObject({ publicIpId: first.uuid, ipAddress: first.address, publicNetworkId: first.uuid });
+
+    const diff = await preview(provider, a.id, a.outs, { instanceId: vm, publicNetworkId: second.uuid });
+    expect(diff).toMatchObject({ changes: true, replaces: ["publicNetworkId"], deleteBeforeReplace: false });
+    // create-before-delete, as the engine does it
+    const b = await up<PublicIpOutputs>(provider, { instanceId: vm, publicNetworkId: second.uuid });
+    expect(b.id).toBe(second.uuid);
+    await provider.delete(a.id, a.outs);
+    expect((await h.instance(vm))!.publicIpUuid).toBe(second.uuid);
+    await provider.delete(b.id, b.outs);
+    expect((await h.instance(vm))!.publicIpUuid).toBeNull();
+  });
+});
+
+describe("drift and 404", () => {
+  it("reports the resource gone when the address is removed or swapped out of band; delete then touches nothing", async () => {
+    const vm = await h.newInstance("pip-drift");
+    const { id, outs } = await up<PublicIpOutputs>(provider, { instanceId: vm });
+    await h.outOfBand(vm, { publicIp: reserved[2]!.uuid }); // someone swaps in another address
+    expect(await provider.read(id, outs)).toEqual({});
+    const mark = h.mark();
+    await provider.delete(id, outs);
+    expect(h.operationsSince(mark)).not.toContain("changePublicIp");
+    expect((await h.instance(vm))!.publicIpUuid).toBe(reserved[2]!.uuid);
+    await h.outOfBand(vm, { publicIp: false });
+    expect(await provider.read(id, outs)).toEqual({});
+  });
+
+  it("reports the resource gone when the instance is deleted, and delete succeeds", async () => {
+    const vm = await h.newInstance("pip-404");
+    const { id, outs } = await up<PublicIpOutputs>(provider, { instanceId: vm });
+    await h.outOfBand(vm, { deleted: true });
+    expect(await provider.read(id, outs)).toEqual({});
+    await expect(provider.delete(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("refuses to create on an instance that does not exist", async () => {
+    await expect(up(provider, { instanceId: "6f1c0a2e-1111-4222-8333-444455556666" })).rejects.toThrow(/instance 6f1c0a2e-1111-4222-8333-444455556666 does not exist/);
+  });
+});
+
+describe("adopt and ownership", () => {
+  it("refuses an instance that already has an address, names it, and changes nothing; adoptId manages it", async () => {
+    const vm = await h.newInstance("pip-adopt");
+    await h.outOfBand(vm, { publicIp: true });
+    const existing = (await h.instance(vm))!;
+    const mark = h.mark();
+    const error = await up(provider, { instanceId: vm }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toContain(`adoptId: "${existing.publicIpUuid}"`);
+    expect(h.operationsSince(mark).filter((o) => o === "addPublicIp" || o === "changePublicIp")).toEqual([]);
+
+    const mark2 = h.mark();
+    const adopted = await up<PublicIpOutputs>(provider, { instanceId: vm, adoptId: existing.publicIpUuid, rdns: "adopted.example.com" });
+    expect(adopted.id).toBe(existing.publicIpUuid);
+    expect(adopted.outs).toMatchObject({ ipAddress: existing.publicIpAddress, rdns: "adopted.example.com", adoptId: existing.publicIpUuid });
+    expect(h.operationsSince(mark2).filter((o) => o === "addPublicIp" || o === "changePublicIp")).toEqual([]);
+  });
+
+  it("refuses to adopt an address the instance does not hold", async () => {
+    const vm = await h.newInstance("pip-adopt-wrong");
+    await expect(up(provider, { instanceId: vm, adoptId: reserved[0]!.uuid })).rejects.toThrow(/cannot adopt address .* holds no public address/);
+  });
+});
+
+describe("failures", () => {
+  it("reconciles an add whose answer was lost: one address, one add request, no error", async () => {
+    const vm = await h.newInstance("pip-ambiguous");
+    // The add takes effect, then the connection drops: the client cannot know it worked and must not re-send.
+    await h.setFaults({ resetNext: { operation: "addPublicIp", afterProcessing: true } });
+    const mark = h.mark();
+    const { id } = await up<PublicIpOutputs>(provider, { instanceId: vm });
+    expect(h.operationsSince(mark).filter((o) => o === "addPublicIp")).toHaveLength(1);
+    expect((await h.instance(vm))!.publicIpUuid).toBe(id);
+    expect((await h.state()).publicIps.filter((p) => p.instanceUuid === vm)).toHaveLength(1);
+  });
+
+  it("records the address with its id when setting reverse DNS fails after it was assigned", async () => {
+    const vm = await h.newInstance("pip-initfail");
+    // The simulator (like a host with a 63-character host-name rule) refuses this 70-character name.
+    const longName = `${"a".repeat(60)}.example.com`;
+    const error = await up(provider, { instanceId: vm, rdns: longName }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const init = error as ResourceInitError;
+    const inst = (await h.instance(vm))!;
+    expect(init.id).toBe(inst.publicIpUuid);
+    expect(init.properties).toMatchObject({ instanceId: vm, publicIpId: inst.publicIpUuid, ipAddress: inst.publicIpAddress });
+    expect(init.message).toMatch(/updateRdns/);
+    // what Pulumi recorded can be deleted
+    await provider.delete(init.id, init.properties);
+    expect((await h.instance(vm))!.publicIpUuid).toBeNull();
+  });
+});
