@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceName } from "../sdk/nodejs/stub";
+import { instanceProvider } from "./resources/instance/provider";
 import { snapshotProvider } from "./resources/snapshot/provider";
 import { firewallRuleProvider } from "./resources/firewall-rule/provider";
 import { publicIpProvider } from "./resources/public-ip/provider";
@@ -12,6 +13,7 @@ import { blockStorageAttachmentProvider } from "./resources/block-storage-attach
  * Each resource adds its line below.
  */
 export const providers: Partial<Record<ResourceName, pulumi.dynamic.ResourceProvider>> = {
+  Instance: instanceProvider,
   PublicIp: publicIpProvider,
   VswitchAttachment: vswitchAttachmentProvider,
   BlockStorageAttachment: blockStorageAttachmentProvider,
