@@ -1,0 +1,7 @@
+/**
+ * Imported first by the Instance provider tests: the simulator's operations take 50 ms, so waits poll
+ * every 20 ms instead of the production 250 ms (the schedule is read once, when poll.ts loads).
+ */
+process.env.VMHOST_POLL_FAST_MS ??= "20";
+process.env.VMHOST_POLL_MAX_MS ??= "200";
+export {};

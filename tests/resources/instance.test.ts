@@ -1,0 +1,387 @@
+/**
+ * The Instance provider against the simulator (small operation delays): check, create / clone / adopt,
+ * every update kind, power, delete options, drift, and the failure rules. Provider methods are called
+ * directly, as the dynamic-provider host would; results are verified in the simulator's own state.
+ */
+import "./instance-env";
+import { startSimulator, type RunningSimulator } from "../../simulator";
+import { providers } from "../../provider";
+import { createClient } from "../../provider/api";
+import { resetContext, setProgressSink } from "../../provider/context";
+import { ResourceInitError } from "../../provider/resources/common/errors";
+import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
+import { badInputs, validCreate } from "./instance-cases";
+
+type Provider = Required<import("@pulumi/pulumi").dynamic.ResourceProvider>;
+const provider = (): Provider => providers.Instance as Provider;
+
+let sim: RunningSimulator;
+const progress: string[] = [];
+
+interface SimInstance {
+  uuid: string;
+  hostname: string;
+  cpu: number;
+  memoryGb: number;
+  storageGb: number;
+  dedicatedCpu: boolean;
+  tierId: number;
+  status: string;
+  password: string;
+  vswitchUuid: string | null;
+  publicIpUuid: string | null;
+  publicIpAddress: string | null;
+  clonedFrom: string | null;
+  operationFlag: number;
+}
+interface SimState {
+  instances: SimInstance[];
+  publicIps: { uuid: string; address: string; locationId: number; instanceUuid: string | null; seeded: boolean }[];
+  vswitches: { uuid: string; name: string; locationId: number }[];
+  blockStorages: { uuid: string; name: string; locationId: number; instanceUuid: string | null }[];
+}
+
+async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sim.adminUrl}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as T;
+  if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+const simState = () => admin<SimState>("GET", "/state");
+const simInstance = async (uuid: string) => (await simState()).instances.find((i) => i.uuid === uuid);
+const outOfBand = (uuid: string, patch: Record<string, unknown>) => admin("PATCH", `/instances/${uuid}`, patch);
+
+/** check + create, as the engine does. */
+async function up(inputs: Record<string, unknown>): Promise<{ id: string; outs: InstanceOutputs; inputs: InstanceInputs }> {
+  const checked = await provider().check({}, inputs);
+  expect(checked.failures ?? []).toEqual([]);
+  const created = await provider().create(checked.inputs);
+  return { id: created.id, outs: created.outs as InstanceOutputs, inputs: checked.inputs as InstanceInputs };
+}
+
+/** check + diff + update, as the engine does; the diff must propose an update (not a replace). */
+async function change(id: string, olds: InstanceOutputs, inputs: Record<string, unknown>): Promise<InstanceOutputs> {
+  const checked = await provider().check(olds, inputs);
+  expect(checked.failures ?? []).toEqual([]);
+  const d = await provider().diff(id, olds, checked.inputs);
+  expect(d).toMatchObject({ changes: true, replaces: [] });
+  return (await provider().update(id, olds, checked.inputs)).outs as InstanceOutputs;
+}
+
+const requestCount = () => sim.requests().length;
+const opsSince = (n: number) => sim.requests().slice(n).map((r) => r.operation);
+
+let vs: SimState["vswitches"];
+let reservedIps: SimState["publicIps"];
+
+beforeAll(async () => {
+  sim = await startSimulator({ opSeconds: 0.05 });
+  process.env.VMHOST_API_KEY = sim.apiKey;
+  process.env.VMHOST_BASE_URL = sim.url;
+  resetContext();
+  setProgressSink((line) => progress.push(line));
+  const s = await simState();
+  vs = s.vswitches.filter((v) => v.locationId === 1);
+  reservedIps = s.publicIps.filter((p) => p.locationId === 1 && p.seeded);
+});
+afterAll(async () => {
+  await sim?.close();
+});
+afterEach(async () => {
+  await admin("DELETE", "/faults");
+});
+
+describe("check", () => {
+  it.each(badInputs)("refuses %s before any API call", async (_what, inputs, property) => {
+    const before = requestCount();
+    const r = await provider().check({}, inputs);
+    expect(r.failures?.map((f) => f.property)).toContain(property);
+    expect(requestCount()).toBe(before);
+  });
+});
+
+describe("create, clone, adopt", () => {
+  it("creates a VM, waits until it settled, and a read right after shows no change", async () => {
+    const { id, outs, inputs } = await up({ ...validCreate, hostname: "create-1", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running", sshKeys: ["ssh-ed25519 AAAAC3Nz me@laptop"] });
+    const vm = await simInstance(id);
+    expect(vm).toMatchObject({ hostname: "create-1", cpu: 2, memoryGb: 4, storageGb: 40, status: "Running", operationFlag: 0, vswitchUuid: vs[0]!.uuid });
+    expect(vm!.publicIpAddress).not.toBeNull();
+    expect(outs).toMatchObject({ hostname: "create-1", status: "Running", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running", ipAddress: vm!.publicIpAddress, password: validCreate.password, privateNetwork: vs[0]!.name });
+    const read = await provider().read(id, outs);
+    expect(read.id).toBe(id);
+    expect(read.props).toEqual(outs);
+    expect(await provider().diff(id, read.props as InstanceOutputs, inputs)).toMatchObject({ changes: false });
+  });
+
+  it("refuses storage below the template minimum at create, before creating anything", async () => {
+    const before = requestCount();
+    await expect(up({ ...validCreate, hostname: "too-small", templateId: 4, cpu: 2, memory: 4, storage: 30 })).rejects.toThrow(/storage: template 4 needs at least 40 GB/);
+    expect(opsSince(before)).not.toContain("createInstance");
+  });
+
+  it("creates a stopped VM when powerState is stopped", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "create-stopped", powerState: "stopped" });
+    expect((await simInstance(id))!.status).toBe("Stopped");
+    expect(outs.powerState).toBe("stopped");
+  });
+
+  it("clones a VM, then applies the declared sizes and password", async () => {
+    const source = await up({ ...validCreate, hostname: "clone-src" });
+    const { id, outs } = await up({ cloneFrom: source.id, hostname: "clone-1", locationId: 1, tierId: 2, cpu: 4, password: "Green-Cat-77" });
+    const vm = await simInstance(id);
+    expect(vm).toMatchObject({ clonedFrom: source.id, hostname: "clone-1", cpu: 4, password: "Green-Cat-77", status: "Running" });
+    expect(outs).toMatchObject({ cloneFrom: source.id, cpu: 4, memory: 4, storage: 40, templateId: 1 });
+  });
+
+  it("adopts an existing VM without creating one or changing it", async () => {
+    const existing = await up({ ...validCreate, hostname: "adopt-me" });
+    const before = requestCount();
+    const { id, outs } = await up({ adoptId: existing.id, hostname: "adopt-me", cpu: 2 });
+    expect(id).toBe(existing.id);
+    expect(opsSince(before).filter((o) => o !== "getInstance" && o !== "listVswitches")).toEqual([]);
+    expect(outs).toMatchObject({ adoptId: existing.id, hostname: "adopt-me", cpu: 2, memory: 4 });
+    expect(await provider().diff(id, outs, { adoptId: existing.id, hostname: "adopt-me", cpu: 2, deleteOptions: outs.deleteOptions })).toMatchObject({ changes: false });
+  });
+
+  it("refuses to adopt an instance that does not exist", async () => {
+    await expect(up({ adoptId: "6f1c0a2e-1111-4222-8333-444455556666" })).rejects.toThrow(/no instance 6f1c0a2e-1111-4222-8333-444455556666 to adopt/);
+  });
+});
+
+describe("update", () => {
+  let id: string;
+  let outs: InstanceOutputs;
+  let program: Record<string, unknown>;
+  beforeAll(async () => {
+    program = { ...validCreate, hostname: "upd-1", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running" };
+    ({ id, outs } = await up(program));
+  });
+  const apply = async (delta: Record<string, unknown>) => {
+    program = { ...program, ...delta };
+    outs = await change(id, outs, program);
+    return outs;
+  };
+
+  it("changes the tier in place", async () => {
+    await apply({ tierId: 3 });
+    expect((await simInstance(id))!.tierId).toBe(3);
+    expect(outs).toMatchObject({ tierId: 3, tierName: "Premium" });
+  });
+  it("resizes cpu, memory and grows storage in place", async () => {
+    await apply({ cpu: 4, memory: 8, storage: 60 });
+    expect(await simInstance(id)).toMatchObject({ uuid: id, cpu: 4, memoryGb: 8, storageGb: 60 });
+    expect(outs).toMatchObject({ cpu: 4, memory: 8, storage: 60 });
+  });
+  it("switches to dedicated CPU in place, and back to shared CPU before a tier that has none", async () => {
+    await apply({ dedicatedCpu: true });
+    expect((await simInstance(id))!.dedicatedCpu).toBe(true);
+    const before = requestCount();
+    await apply({ dedicatedCpu: false, tierId: 2 });
+    expect(opsSince(before).filter((o) => o === "resizeInstance" || o === "changeTier")).toEqual(["resizeInstance", "changeTier"]);
+    expect(await simInstance(id)).toMatchObject({ dedicatedCpu: false, tierId: 2 });
+  });
+  it("renames in place", async () => {
+    await apply({ hostname: "upd-renamed" });
+    expect((await simInstance(id))!.hostname).toBe("upd-renamed");
+  });
+  it("sets the password in place (write-only: kept from the state)", async () => {
+    await apply({ password: "Green-Cat-77" });
+    expect((await simInstance(id))!.password).toBe("Green-Cat-77");
+    expect(outs.password).toBe("Green-Cat-77");
+  });
+  it("removes and adds the public address", async () => {
+    await apply({ publicIp: false });
+    expect((await simInstance(id))!.publicIpAddress).toBeNull();
+    expect(outs).toMatchObject({ publicIp: false, ipAddress: null });
+    await apply({ publicIp: true });
+    expect((await simInstance(id))!.publicIpAddress).not.toBeNull();
+    expect(outs.publicIp).toBe(true);
+  });
+  it("uses a reserved public address", async () => {
+    await apply({ publicNetworkId: reservedIps[0]!.uuid });
+    expect((await simInstance(id))!.publicIpUuid).toBe(reservedIps[0]!.uuid);
+    expect(outs).toMatchObject({ publicNetworkId: reservedIps[0]!.uuid, ipAddress: reservedIps[0]!.address });
+  });
+  it("moves to another private network, then leaves it", async () => {
+    await apply({ vswitchId: vs[1]!.uuid });
+    expect((await simInstance(id))!.vswitchUuid).toBe(vs[1]!.uuid);
+    expect(outs.vswitchId).toBe(vs[1]!.uuid);
+    await apply({ vswitchId: "" });
+    expect((await simInstance(id))!.vswitchUuid).toBeNull();
+    expect(outs).toMatchObject({ vswitchId: "", privateNetwork: null });
+  });
+  it("stops and starts the VM", async () => {
+    await apply({ powerState: "stopped" });
+    expect((await simInstance(id))!.status).toBe("Stopped");
+    await apply({ powerState: "running" });
+    expect((await simInstance(id))!.status).toBe("Running");
+  });
+  it("applies several changes in one update, in the fixed order, each waited", async () => {
+    const before = requestCount();
+    await apply({ tierId: 1, cpu: 2, hostname: "upd-multi", password: "Red-Fox-2024", publicNetworkId: reservedIps[1]!.uuid, vswitchId: vs[0]!.uuid, powerState: "stopped" });
+    const writes = opsSince(before).filter((o) => o && !["getInstance", "listVswitches", "listInstances"].includes(o));
+    expect(writes).toEqual(["changeTier", "resizeInstance", "updateHostname", "setPassword", "changePublicIp", "updatePrivateNetwork", "stopInstance"]);
+    expect(await simInstance(id)).toMatchObject({ tierId: 1, cpu: 2, hostname: "upd-multi", password: "Red-Fox-2024", publicIpUuid: reservedIps[1]!.uuid, vswitchUuid: vs[0]!.uuid, status: "Stopped" });
+    const read = await provider().read(id, outs);
+    expect(read.props).toEqual(outs);
+  });
+  it("proposes a replace, not a resize, for a smaller disk", async () => {
+    const checked = await provider().check(outs, { ...program, storage: 20 });
+    expect(await provider().diff(id, outs, checked.inputs)).toMatchObject({ changes: true, replaces: ["storage"] });
+  });
+});
+
+describe("drift", () => {
+  let id: string;
+  let outs: InstanceOutputs;
+  let inputs: InstanceInputs;
+  beforeEach(async () => {
+    ({ id, outs, inputs } = await up({ ...validCreate, hostname: "drift-1", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running" }));
+  });
+
+  const cases: [string, () => Record<string, unknown>, Partial<InstanceOutputs> | (() => Partial<InstanceOutputs>), { replaces?: string[] }][] = [
+    ["hostname", () => ({ hostname: "renamed-by-hand" }), { hostname: "renamed-by-hand" }, {}],
+    ["cpu", () => ({ cpu: 1 }), { cpu: 1 }, {}],
+    ["memory", () => ({ memory: 2 }), { memory: 2 }, {}],
+    ["storage (grown by hand: only a new VM can match the smaller declared disk)", () => ({ storage: 80 }), { storage: 80 }, { replaces: ["storage"] }],
+    ["tier", () => ({ tierId: 1 }), { tierId: 1 }, {}],
+    ["power", () => ({ powerState: "stopped" }), { powerState: "stopped", status: "Stopped" }, {}],
+    ["public address removed", () => ({ publicIp: false }), { publicIp: false, ipAddress: null }, {}],
+    ["private network changed", () => ({ vswitchId: vs[1]!.uuid }), () => ({ vswitchId: vs[1]!.uuid }), {}],
+    ["private network left", () => ({ vswitchId: null }), { vswitchId: "" }, {}],
+  ];
+
+  it.each(cases)("shows an out-of-band %s change, and the diff proposes the fix", async (_what, patch, shown, expected) => {
+    await outOfBand(id, patch());
+    const read = await provider().read(id, outs);
+    expect(read.props).toMatchObject(typeof shown === "function" ? shown() : shown);
+    expect(read.inputs).toMatchObject({ hostname: "drift-1" });
+    const d = await provider().diff(id, read.props, inputs);
+    expect(d).toMatchObject({ changes: true, replaces: expected.replaces ?? [] });
+    if (!expected.replaces) {
+      // the update fixes it, and a read afterwards shows no more drift
+      const fixed = (await provider().update(id, read.props, inputs)).outs as InstanceOutputs;
+      expect(await provider().diff(id, (await provider().read(id, fixed)).props, inputs)).toMatchObject({ changes: false });
+    }
+  });
+
+  it("shows a VM deleted out of band as gone", async () => {
+    await outOfBand(id, { deleted: true });
+    const read = await provider().read(id, outs);
+    expect(read.id).toBeFalsy();
+  });
+
+  it("an address or network managed by other resources is not drift of an Instance that leaves them unset", async () => {
+    const plain = await up({ ...validCreate, hostname: "drift-unmanaged" });
+    await outOfBand(plain.id, { publicIp: reservedIps[2]!.uuid, vswitchId: vs[1]!.uuid });
+    const read = await provider().read(plain.id, plain.outs);
+    expect(read.props).toMatchObject({ ipAddress: reservedIps[2]!.address, privateNetwork: vs[1]!.name });
+    expect(await provider().diff(plain.id, read.props, plain.inputs)).toMatchObject({ changes: false });
+  });
+});
+
+describe("delete", () => {
+  it("deletes and releases the public address by default; a missing VM is already deleted", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "del-1", publicIp: true });
+    const ip = (await simInstance(id))!.publicIpUuid;
+    await provider().delete(id, outs);
+    const s = await simState();
+    expect(s.instances.find((i) => i.uuid === id)).toBeUndefined();
+    expect(s.publicIps.find((p) => p.uuid === ip)).toBeUndefined();
+    await expect(provider().delete(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("keeps the public address and deletes block storage when the delete options say so", async () => {
+    const free = (await simState()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!;
+    const { id, outs } = await up({
+      ...validCreate, hostname: "del-2", publicNetworkId: free.uuid,
+      deleteOptions: { removePublicIp: false, removeBlockStorage: true },
+    });
+    const disk = (await simState()).blockStorages.find((b) => b.locationId === 1 && b.instanceUuid === null)!;
+    await createClient({ baseUrl: sim.url, apiKey: sim.apiKey }).storage.attach(disk.uuid, { instanceId: id });
+    await provider().delete(id, outs);
+    const s = await simState();
+    expect(s.instances.find((i) => i.uuid === id)).toBeUndefined();
+    expect(s.publicIps.find((p) => p.uuid === free.uuid)).toMatchObject({ instanceUuid: null });
+    expect(s.blockStorages.find((b) => b.uuid === disk.uuid)).toBeUndefined();
+  });
+
+  it("keeps block storage by default", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "del-3" });
+    const disk = (await simState()).blockStorages.find((b) => b.locationId === 1 && b.instanceUuid === null)!;
+    await createClient({ baseUrl: sim.url, apiKey: sim.apiKey }).storage.attach(disk.uuid, { instanceId: id });
+    await provider().delete(id, outs);
+    expect((await simState()).blockStorages.find((b) => b.uuid === disk.uuid)).toMatchObject({ instanceUuid: null });
+  });
+});
+
+describe("failures", () => {
+  it("a create that ends in a failure status is an error carrying the VM's id", async () => {
+    await admin("POST", "/faults", { failNext: { kind: "create" } });
+    const err = await up({ ...validCreate, hostname: "fail-status" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResourceInitError);
+    const init = err as ResourceInitError;
+    const vm = (await simState()).instances.find((i) => i.hostname === "fail-status")!;
+    expect(init.id).toBe(vm.uuid);
+    expect(init.message).toMatch(/Error/);
+    expect(init.properties).toMatchObject({ hostname: "fail-status", status: "Error" });
+  });
+
+  it("a create past its deadline is an error carrying the id and the last status", async () => {
+    await admin("POST", "/faults", { stickNext: { kind: "create" } });
+    const err = await up({ ...validCreate, hostname: "fail-deadline", timeouts: { create: "1s" } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResourceInitError);
+    const vm = (await simState()).instances.find((i) => i.hostname === "fail-deadline")!;
+    expect((err as ResourceInitError).id).toBe(vm.uuid);
+    expect((err as Error).message).toMatch(/last status seen: creating/);
+  });
+
+  it("succeeds through a storm of 429 answers", async () => {
+    await admin("POST", "/faults", { rateLimitPerSecond: 3 });
+    const { id, outs } = await up({ ...validCreate, hostname: "storm-429", powerState: "stopped" });
+    expect(sim.requests().some((r) => r.status === 429)).toBe(true);
+    expect((await simInstance(id))!.status).toBe("Stopped");
+    await provider().delete(id, outs);
+  });
+
+  it("succeeds with a 5xx rate, and exactly one VM results", async () => {
+    // 503: the transient 5xx the client retries on reads; on the create it is ambiguous and reconciled
+    await admin("POST", "/faults", { errorRate: 0.25, errorStatus: 503 });
+    const { id } = await up({ ...validCreate, hostname: "storm-5xx" });
+    await admin("DELETE", "/faults");
+    expect(sim.requests().some((r) => (r.status ?? 0) >= 500)).toBe(true);
+    expect((await simState()).instances.filter((i) => i.hostname === "storm-5xx").map((i) => i.uuid)).toEqual([id]);
+  });
+
+  it("a connection reset right after the create request leaves exactly one VM, adopted", async () => {
+    await admin("POST", "/faults", { resetNext: { operation: "createInstance", afterProcessing: true } });
+    const before = requestCount();
+    const { id, outs } = await up({ ...validCreate, hostname: "reset-1" });
+    const vms = (await simState()).instances.filter((i) => i.hostname === "reset-1");
+    expect(vms.map((v) => v.uuid)).toEqual([id]);
+    expect(opsSince(before).filter((o) => o === "createInstance")).toHaveLength(1);
+    expect(outs.status).toBe("Running");
+  });
+
+  it("a reset before the request was processed is re-sent once, still exactly one VM", async () => {
+    await admin("POST", "/faults", { resetNext: { operation: "createInstance", afterProcessing: false } });
+    const before = requestCount();
+    const { id } = await up({ ...validCreate, hostname: "reset-2" });
+    expect((await simState()).instances.filter((i) => i.hostname === "reset-2").map((v) => v.uuid)).toEqual([id]);
+    expect(opsSince(before).filter((o) => o === "createInstance")).toHaveLength(2);
+  });
+
+  it("an update that fails half-way reports the truth with the id", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "half-way" });
+    await admin("POST", "/faults", { failNext: { kind: "resize" } });
+    const news = (await provider().check(outs, { ...validCreate, hostname: "half-way", tierId: 3, cpu: 4 })).inputs;
+    const err = await provider().update(id, outs, news).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResourceInitError);
+    expect((err as ResourceInitError).id).toBe(id);
+    expect((err as ResourceInitError).properties).toMatchObject({ tierId: 3, cpu: 2, status: "Error" });
+  });
+});
