@@ -44,16 +44,17 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
   const before = new Set(((await rulesOrGone(client, inputs.instanceId)) ?? []).map((r) => r.id));
   const findNew = async (): Promise<ApiFirewallRule[]> =>
     ((await rulesOrGone(client, inputs.instanceId)) ?? []).filter((r) => !before.has(r.id) && ruleMatches(r, inputs));
-  let id: string | null;
+  let answer: { id: string | null } | undefined;
   try {
-    const { result } = await runInstanceOperation(
+    await runInstanceOperation(
       client,
       inputs.instanceId,
       { what: `creation of a firewall rule (${inputs.protocol}/${inputs.port}) on instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_MS },
-      () => client.firewall.createRule(inputs.instanceId, createParams(inputs)),
+      async () => (answer = await client.firewall.createRule(inputs.instanceId, createParams(inputs))),
     );
-    id = result.id;
   } catch (error) {
+    // The rule exists once the API answered: a later failure (waiting for the instance) must record it.
+    if (answer?.id) throw await initError(client, inputs, answer.id, error);
     if (!(error instanceof AmbiguousRequestError)) throw error;
     const appeared = await findNew();
     if (appeared.length === 1) {
@@ -66,6 +67,7 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
       { cause: error },
     );
   }
+  const id = answer?.id ?? null;
   if (id !== null) return id;
   // Some hosts answer without the id: the rule that appeared and matches is ours.
   const appeared = await findNew();
@@ -74,6 +76,15 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
     `the API created a firewall rule on instance ${inputs.instanceId} without answering its id, and ${appeared.length} matching new rules are listed; ` +
       `adopt the right one with adoptId`,
   );
+}
+
+/** The error that records a rule which exists but whose creation did not complete, with its truest outputs. */
+async function initError(client: VmHostClient, inputs: FirewallRuleInputs, id: string, error: unknown): Promise<ResourceInitError> {
+  const last = await findRule(client, inputs.instanceId, id).catch(() => undefined);
+  const properties = last ? firewallRuleOutputs(inputs, last) : { ...inputs };
+  return new ResourceInitError(`firewall rule ${id} on instance ${inputs.instanceId}: ${errorText(error)}`, id, properties, [errorText(error)], {
+    cause: error,
+  });
 }
 
 /** Sends the whole desired rule with updateFirewallRule, through the instance's operation queue. */
@@ -124,11 +135,7 @@ export const firewallRuleProvider: pulumi.dynamic.ResourceProvider = {
       }
       return { id, outs: await readBack(client, id, inputs) };
     } catch (error) {
-      const last = await findRule(client, inputs.instanceId, id).catch(() => undefined);
-      const properties = last ? firewallRuleOutputs(inputs, last) : { ...inputs };
-      throw new ResourceInitError(`firewall rule ${id} on instance ${inputs.instanceId}: ${errorText(error)}`, id, properties, [errorText(error)], {
-        cause: error,
-      });
+      throw await initError(client, inputs, id, error);
     }
   },
 

@@ -57,18 +57,28 @@ async function waitReady(client: VmHostClient, instanceId: string, id: string, d
   });
 }
 
-/** Sends createSnapshot; an ambiguous failure is reconciled against the list taken before sending. */
+/**
+ * Sends createSnapshot and returns the new snapshot's uuid. An ambiguous failure is reconciled against the
+ * list taken before sending. A failure AFTER the API answered (waiting for the instance to settle) is
+ * thrown as a ResourceInitError with the uuid, so the snapshot is recorded.
+ */
 async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadline: Deadline): Promise<string> {
   const before = new Set(((await listOrGone(client, inputs.instanceId)) ?? []).map((s) => s.id));
+  let answeredId: string | undefined;
   try {
-    const { result } = await runInstanceOperation(
+    await runInstanceOperation(
       client,
       inputs.instanceId,
       { what: `snapshot "${inputs.name}" of instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_CREATE_MS },
-      () => client.snapshots.create(inputs.instanceId, { name: inputs.name, description: inputs.description }),
+      async () => {
+        const answer = await client.snapshots.create(inputs.instanceId, { name: inputs.name, description: inputs.description });
+        answeredId = answer.snap_uuid;
+        return answer;
+      },
     );
-    return result.snap_uuid;
+    return answeredId!;
   } catch (error) {
+    if (answeredId !== undefined) throw await initError(client, inputs, answeredId, error);
     if (!(error instanceof AmbiguousRequestError)) throw error;
     // The request may have reached the API: adopt a snapshot that appeared with our name, never send twice.
     const appeared = ((await listOrGone(client, inputs.instanceId)) ?? []).filter((s) => !before.has(s.id) && s.name === inputs.name);
@@ -82,6 +92,15 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
       { cause: error },
     );
   }
+}
+
+/** The error that records a snapshot which exists but did not become Ready, with its truest outputs. */
+async function initError(client: VmHostClient, inputs: SnapshotInputs, id: string, error: unknown): Promise<ResourceInitError> {
+  const last = (await listOrGone(client, inputs.instanceId).catch(() => undefined))?.find((s) => s.id === id);
+  const properties = last ? snapshotOutputs(inputs, last) : { ...inputs };
+  return new ResourceInitError(`snapshot ${id} of instance ${inputs.instanceId} did not become Ready: ${errorText(error)}`, id, properties, [errorText(error)], {
+    cause: error,
+  });
 }
 
 /** Finds the snapshot to adopt; its name and description must equal the inputs (otherwise the next up would replace it). */
@@ -126,11 +145,7 @@ export const snapshotProvider: pulumi.dynamic.ResourceProvider = {
       const snapshot = await waitReady(client, inputs.instanceId, id, deadline);
       return { id, outs: snapshotOutputs(inputs, snapshot) };
     } catch (error) {
-      const last = (await listOrGone(client, inputs.instanceId).catch(() => undefined))?.find((s) => s.id === id);
-      const properties = last ? snapshotOutputs(inputs, last) : { ...inputs };
-      throw new ResourceInitError(`snapshot ${id} of instance ${inputs.instanceId} did not become Ready: ${errorText(error)}`, id, properties, [errorText(error)], {
-        cause: error,
-      });
+      throw await initError(client, inputs, id, error);
     }
   },
 

@@ -1,0 +1,208 @@
+/**
+ * The Snapshot provider against the simulator: check before any call, diff, create/read/update/delete,
+ * drift, 404 semantics, adopt, and a failing snapshot recorded with its id.
+ */
+import { createClient, type VmHostClient } from "../../provider/api";
+import { configure, resetContext, setProgressSink } from "../../provider/context";
+import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
+import { UNKNOWN_VALUE } from "../../provider/resources/common/check";
+import { snapshotProvider as provider } from "../../provider/resources/snapshot/provider";
+import type { SnapshotInputs, SnapshotOutputs } from "../../provider/resources/snapshot/inputs";
+import { startSimulator, type RunningSimulator } from "../../simulator";
+
+let sim: RunningSimulator;
+let client: VmHostClient;
+let restoreSink: (line: string) => void;
+
+/** Requests that reached /v1 since `since` (the log's seq). */
+const apiRequests = (since = 0) => sim.requests().filter((r) => r.seq > since && r.path.startsWith("/v1"));
+const lastSeq = () => sim.requests().at(-1)?.seq ?? 0;
+const writes = (since: number) => apiRequests(since).filter((r) => r.method !== "GET");
+
+async function waitIdle(uuid: string): Promise<void> {
+  for (;;) {
+    const d = await client.instances.get(uuid);
+    if (d.operation_flag === 0 && d.status === "Running") return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+let hostCounter = 0;
+async function newInstance(): Promise<string> {
+  const created = await client.instances.create({
+    locationId: 1, tierId: 1, templateId: 1, hostname: `snap-test-${++hostCounter}`, cpu: 1, memory: 1, storage: 20,
+    username: "admin", password: "Str0ng-Passw0rd!", usePublicIp: false,
+  });
+  await waitIdle(created.uuid);
+  return created.uuid;
+}
+
+const checked = async (news: Record<string, unknown>): Promise<SnapshotInputs> => {
+  const r = await provider.check!({}, news);
+  expect(r.failures).toBeUndefined();
+  return r.inputs as SnapshotInputs;
+};
+
+beforeAll(async () => {
+  sim = await startSimulator({ opSeconds: 0.05 });
+  client = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false });
+  await configure({ config: { get: (k: string) => ({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url } as Record<string, string>)[k] } });
+  restoreSink = setProgressSink(() => undefined);
+});
+afterAll(async () => {
+  setProgressSink(restoreSink);
+  resetContext();
+  await sim.close();
+});
+
+describe("Snapshot check", () => {
+  it("refuses bad inputs, naming each property, without any API call", async () => {
+    const vm = "6f1c2a3b-0000-4000-8000-000000000001";
+    const bad: [Record<string, unknown>, string][] = [
+      [{ name: "s" }, "instanceId"],
+      [{ instanceId: "web-1", name: "s" }, "instanceId"],
+      [{ instanceId: vm }, "name"],
+      [{ instanceId: vm, name: "" }, "name"],
+      [{ instanceId: vm, name: "x".repeat(51) }, "name"],
+      [{ instanceId: vm, name: "before/upgrade" }, "name"],
+      [{ instanceId: vm, name: "s", description: "d".repeat(256) }, "description"],
+      [{ instanceId: vm, name: "s", description: 42 }, "description"],
+      [{ instanceId: vm, name: "s", adoptId: "latest" }, "adoptId"],
+      [{ instanceId: vm, name: "s", timeouts: { create: "soon" } }, "timeouts.create"],
+      [{ instanceId: vm, name: "s", timeouts: { update: "5m" } }, "timeouts"],
+    ];
+    const before = lastSeq();
+    for (const [news, property] of bad) {
+      const r = await provider.check!({}, news);
+      expect(r.failures?.map((f) => f.property)).toContain(property);
+    }
+    expect(apiRequests(before)).toEqual([]);
+  });
+});
+
+describe("Snapshot diff", () => {
+  const olds = { instanceId: "6f1c2a3b-0000-4000-8000-000000000001", name: "a", description: "d", status: "Ready" } as SnapshotOutputs;
+  it.each<[string, Partial<SnapshotInputs> | Record<string, unknown>, boolean, string[]]>([
+    ["same inputs: no change", { instanceId: olds.instanceId, name: "a", description: "d" }, false, []],
+    ["new name: replace", { instanceId: olds.instanceId, name: "b", description: "d" }, true, ["name"]],
+    ["instance unknown in preview: replace", { instanceId: UNKNOWN_VALUE, name: "a", description: "d" }, true, ["instanceId"]],
+    ["timeouts only: update without replacement", { instanceId: olds.instanceId, name: "a", description: "d", timeouts: { delete: "1m" } }, true, []],
+  ])("%s", async (_what, news, changes, replaces) => {
+    const d = await provider.diff!("id", olds, news);
+    expect(d.changes).toBe(changes);
+    expect(d.replaces).toEqual(replaces);
+  });
+});
+
+describe("Snapshot lifecycle", () => {
+  let vm: string;
+  beforeAll(async () => {
+    vm = await newInstance();
+  });
+
+  it("creates a Ready snapshot, reads back the same outputs, records timeouts without an API write, and deletes it", async () => {
+    const inputs = await checked({ instanceId: vm, name: "before-upgrade", description: "taken by a test" });
+    const created = await provider.create(inputs);
+    expect(created.outs).toEqual(
+      expect.objectContaining({ instanceId: vm, name: "before-upgrade", description: "taken by a test", status: "Ready", isCurrentState: true }),
+    );
+    expect(created.outs.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect((await client.snapshots.list(vm)).map((s) => s.id)).toContain(created.id);
+
+    // refresh right after up shows no change
+    const read = await provider.read!(created.id, created.outs);
+    expect(read.id).toBe(created.id);
+    expect(read.props).toEqual(created.outs);
+    expect((await provider.diff!(created.id, read.props as SnapshotOutputs, inputs)).changes).toBe(false);
+
+    // timeouts change in place and need no API write
+    const since = lastSeq();
+    const newInputs = await checked({ instanceId: vm, name: "before-upgrade", description: "taken by a test", timeouts: { delete: "2m" } });
+    const updated = await provider.update!(created.id, created.outs, newInputs);
+    expect(updated.outs).toEqual({ ...created.outs, timeouts: { delete: "2m" } });
+    expect(writes(since)).toEqual([]);
+
+    await provider.delete!(created.id, updated.outs as SnapshotOutputs);
+    expect((await client.snapshots.list(vm)).map((s) => s.id)).not.toContain(created.id);
+    // deleting again is fine (already gone) and sends nothing
+    const again = lastSeq();
+    await provider.delete!(created.id, updated.outs as SnapshotOutputs);
+    expect(writes(again)).toEqual([]);
+  });
+
+  it("shows drift: a snapshot deleted out of band reads as gone", async () => {
+    const created = await provider.create(await checked({ instanceId: vm, name: "drift" }));
+    await client.snapshots.delete(vm, created.id);
+    for (;;) {
+      if (!(await client.snapshots.list(vm)).some((s) => s.id === created.id)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await provider.read!(created.id, created.outs)).toEqual({});
+  });
+
+  it("treats an unknown snapshot, or one whose instance is gone, as gone (read {} and delete succeeds)", async () => {
+    const unknownId = "0b7e9c1d-0000-4000-8000-0000000000ff";
+    const props = { instanceId: vm, name: "x", description: "d" } as SnapshotOutputs;
+    expect(await provider.read!(unknownId, props)).toEqual({});
+    await provider.delete!(unknownId, props);
+
+    const doomed = await newInstance();
+    const created = await provider.create(await checked({ instanceId: doomed, name: "orphan" }));
+    await fetch(`${sim.adminUrl}/instances/${doomed}`, {
+      method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ deleted: true }),
+    });
+    expect(await provider.read!(created.id, created.outs)).toEqual({});
+    await provider.delete!(created.id, created.outs);
+  });
+
+  it("adopts an existing snapshot without taking a new one, and refuses one that differs from the declaration", async () => {
+    const { snap_uuid } = await client.snapshots.create(vm, { name: "nightly", description: "made in the panel" });
+    await waitIdle(vm);
+
+    const since = lastSeq();
+    const adopted = await provider.create(await checked({ instanceId: vm, name: "nightly", description: "made in the panel", adoptId: snap_uuid }));
+    expect(adopted.id).toBe(snap_uuid);
+    expect(adopted.outs).toEqual(expect.objectContaining({ status: "Ready", adoptId: snap_uuid }));
+    expect(writes(since)).toEqual([]);
+
+    const mismatch = provider.create(await checked({ instanceId: vm, name: "nightly", adoptId: snap_uuid }));
+    await expect(mismatch).rejects.toThrow(ProviderError);
+    await expect(mismatch).rejects.toThrow(/description is "made in the panel"/);
+    await expect(provider.create(await checked({ instanceId: vm, name: "x", adoptId: "0b7e9c1d-0000-4000-8000-0000000000fe" }))).rejects.toThrow(
+      /has no such snapshot/,
+    );
+  });
+
+  it("records a snapshot that ends in Error with its id (initialization failure), so destroy can remove it", async () => {
+    sim.setFaults({ failNext: { kind: "snapshot" } });
+    const inputs = await checked({ instanceId: vm, name: "doomed" });
+    const error = await provider.create(inputs).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const init = error as ResourceInitError;
+    const listed = (await client.snapshots.list(vm)).find((s) => s.id === init.id);
+    expect(listed?.status).toBe("Error");
+    expect(init.message).toContain(init.id);
+    expect(init.message).toMatch(/status Error/);
+    expect(init.properties).toEqual(expect.objectContaining({ status: "Error", name: "doomed" }));
+    // the recorded snapshot can be destroyed
+    await provider.delete!(init.id, init.properties as SnapshotOutputs);
+    expect((await client.snapshots.list(vm)).some((s) => s.id === init.id)).toBe(false);
+  });
+
+  it("ends a stuck snapshot at its deadline with an error naming it and its last status", async () => {
+    sim.setFaults({ stickNext: { kind: "snapshot" } });
+    const error = await provider.create(await checked({ instanceId: vm, name: "stuck", timeouts: { create: "1s" } })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ResourceInitError);
+    expect((error as ResourceInitError).message).toMatch(/timed out/);
+    expect((error as ResourceInitError).id).toMatch(/^[0-9a-f-]{36}$/);
+    await fetch(`${sim.adminUrl}/instances/${vm}`, {
+      method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ cancelOperation: true }),
+    });
+  });
+});
