@@ -1,5 +1,5 @@
 /**
- * Jest runs TypeScript through ts-jest in transpile-only mode (isolatedModules): type errors are
+ * Jest runs TypeScript through ts-jest in transpile-only mode (tsconfig isolatedModules): type errors are
  * caught once, by `tsc --noEmit` in `make test`, instead of again in every test worker.
  * Tests that drive the packed package (dynamic-provider host, local engine, examples) need `make pack`
  * first; `make test` does that.
@@ -9,7 +9,7 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>"],
   testMatch: ["**/*.test.ts"],
-  transform: { "^.+\\.ts$": ["ts-jest", { isolatedModules: true, diagnostics: false }] },
+  transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
   testPathIgnorePatterns: ["/node_modules/", "<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/"],
   modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/"],
   testTimeout: 60000,
