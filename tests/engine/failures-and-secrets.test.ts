@@ -69,6 +69,33 @@ test("a resource that failed to initialize is deleted by destroy", async () => {
   });
 });
 
+test("a replaced resource whose deletion failed stays pending and is deleted by the next up", async () => {
+  await p.run("up", [{ name: "rep", size: 1 }]);
+  const oldId = p.item("rep")!.id;
+  p.editCloud((c) => {
+    c.faults.failDelete = ["rep"];
+  });
+  const failed = await p.run("up", [{ name: "rep", size: 1, zone: "z2" }]);
+  expect(failed.ok).toBe(false);
+  expect(failed.errors.join("\n")).toMatch(/cannot delete rep/);
+  const pending = stateResources().filter((r) => r.name === "rep");
+  expect(pending.map((r) => [r.id, (r as { pendingDelete?: boolean }).pendingDelete ?? false])).toEqual(
+    expect.arrayContaining([
+      [oldId, true],
+      [expect.not.stringMatching(oldId), false],
+    ]),
+  );
+
+  p.editCloud((c) => {
+    c.faults = {};
+  });
+  const retried = await p.run("up", [{ name: "rep", size: 1, zone: "z2" }]);
+  expect(retried.ok).toBe(true);
+  expect(p.cloud().items[oldId]).toBeUndefined();
+  expect(stateResources().filter((r) => r.name === "rep")).toHaveLength(1);
+  expect((await p.run("destroy", [])).ok).toBe(true);
+});
+
 test("invalid inputs fail the up before anything is created, naming the property", async () => {
   const r = await p.run("up", [{ name: "bad", size: "big" }, { name: "after", size: 1 }]);
   expect(r.ok).toBe(false);

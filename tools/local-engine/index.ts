@@ -51,7 +51,10 @@ export interface EngineOptions {
   configFile?: string;
   /** Extra environment for the program and the provider host (on top of this process's environment). */
   env?: NodeJS.ProcessEnv;
-  /** preview/up: fail when any change is planned (the drift check). */
+  /**
+   * Fail when any change is planned (the drift check): preview/up fail if the program would create,
+   * update, replace or delete anything (up then changes nothing); refresh fails if anything drifted.
+   */
   expectNoChanges?: boolean;
   /** preview/up/destroy: refresh the state first (`pulumi preview --refresh`). */
   refresh?: boolean;
@@ -97,6 +100,15 @@ function stackConfig(opts: EngineOptions, project: string, stack: string): Stack
 
 /** Runs one engine command. Never throws for deployment failures: see `ok` and `errors`. */
 export async function runEngine(opts: EngineOptions): Promise<EngineResult> {
+  if (opts.command === "up" && opts.expectNoChanges) {
+    // Like `pulumi up --expect-no-changes`: preview first and change nothing if the preview plans changes.
+    const preview = await runOnce({ ...opts, command: "preview" });
+    if (!preview.ok) return preview;
+  }
+  return runOnce(opts);
+}
+
+async function runOnce(opts: EngineOptions): Promise<EngineResult> {
   const started = Date.now();
   const printer = new Printer(opts.onOutput);
   const projectDir = path.resolve(opts.projectDir);
@@ -199,9 +211,10 @@ export async function runEngine(opts: EngineOptions): Promise<EngineResult> {
   printer.line("");
   printer.line(summaryBlock(deployment.summary, dryRun));
   const changes = deployment.summary.create + deployment.summary.update + deployment.summary.replace + deployment.summary.delete;
-  const drifted = (refreshDrift?.length ?? 0) > 0;
   let ok = deployment.errors.length === 0;
-  if (opts.expectNoChanges && (changes > 0 || drifted)) {
+  // Only planned changes count (for refresh: drifted or vanished resources). Outputs that merely moved
+  // (timestamps, status) during `preview --refresh` are not changes, as with the Pulumi CLI.
+  if (opts.expectNoChanges && changes > 0) {
     ok = false;
     const msg = "no changes were expected but changes were found";
     deployment.errors.push(msg);
