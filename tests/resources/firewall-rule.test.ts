@@ -1,0 +1,238 @@
+/**
+ * The FirewallRule provider against the simulator: check before any call, diff, create/read/update/delete,
+ * drift, 404 semantics, adopt, a failure after the rule exists recorded with its id, and rules created in
+ * parallel with a snapshot on one instance.
+ */
+import { createClient, type VmHostClient } from "../../provider/api";
+import { configure, getClient, resetContext, setProgressSink } from "../../provider/context";
+import { ResourceInitError } from "../../provider/resources/common/errors";
+import { UNKNOWN_VALUE } from "../../provider/resources/common/check";
+import { firewallRuleProvider as provider } from "../../provider/resources/firewall-rule/provider";
+import type { FirewallRuleInputs, FirewallRuleOutputs } from "../../provider/resources/firewall-rule/inputs";
+import { snapshotProvider } from "../../provider/resources/snapshot/provider";
+import type { SnapshotInputs } from "../../provider/resources/snapshot/inputs";
+import { startSimulator, type RunningSimulator } from "../../simulator";
+
+let sim: RunningSimulator;
+let client: VmHostClient;
+let restoreSink: (line: string) => void;
+
+const apiRequests = (since = 0) => sim.requests().filter((r) => r.seq > since && r.path.startsWith("/v1"));
+const lastSeq = () => sim.requests().at(-1)?.seq ?? 0;
+const writes = (since: number) => apiRequests(since).filter((r) => r.method !== "GET");
+
+async function admin(uuid: string, patch: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${sim.adminUrl}/instances/${uuid}`, {
+    method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(patch),
+  });
+  expect(res.status).toBe(200);
+}
+
+async function waitIdle(uuid: string): Promise<void> {
+  for (;;) {
+    const d = await client.instances.get(uuid);
+    if (d.operation_flag === 0 && d.status === "Running") return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+let hostCounter = 0;
+async function newInstance(): Promise<string> {
+  const created = await client.instances.create({
+    locationId: 1, tierId: 1, templateId: 1, hostname: `fw-test-${++hostCounter}`, cpu: 1, memory: 1, storage: 20,
+    username: "admin", password: "Str0ng-Passw0rd!", usePublicIp: false,
+  });
+  await waitIdle(created.uuid);
+  return created.uuid;
+}
+
+const checked = async (news: Record<string, unknown>): Promise<FirewallRuleInputs> => {
+  const r = await provider.check!({}, news);
+  expect(r.failures).toBeUndefined();
+  return r.inputs as FirewallRuleInputs;
+};
+
+const apiRule = async (vm: string, id: string) => (await client.firewall.listAllRules(vm)).find((r) => r.id === id);
+
+beforeAll(async () => {
+  sim = await startSimulator({ opSeconds: 0.05 });
+  client = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false });
+  await configure({ config: { get: (k: string) => ({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url } as Record<string, string>)[k] } });
+  restoreSink = setProgressSink(() => undefined);
+});
+afterAll(async () => {
+  setProgressSink(restoreSink);
+  resetContext();
+  await sim.close();
+});
+
+describe("FirewallRule check", () => {
+  it("refuses bad inputs, naming each property, without any API call", async () => {
+    const ok = { instanceId: "6f1c2a3b-0000-4000-8000-000000000001", protocol: "tcp", port: 22, action: "accept" };
+    const bad: [Record<string, unknown>, string][] = [
+      [{ ...ok, instanceId: undefined }, "instanceId"],
+      [{ ...ok, instanceId: "web" }, "instanceId"],
+      [{ ...ok, protocol: "icmp" }, "protocol"],
+      [{ ...ok, port: 0 }, "port"],
+      [{ ...ok, port: "80,443" }, "port"],
+      [{ ...ok, port: "9000-8000" }, "port"],
+      [{ ...ok, sourceIp: "office" }, "sourceIp"],
+      [{ ...ok, sourceIp: "2001:db8::/32" }, "sourceIp"],
+      [{ ...ok, action: "allow" }, "action"],
+      [{ ...ok, description: "x".repeat(256) }, "description"],
+      [{ ...ok, adoptId: "" }, "adoptId"],
+      [{ ...ok, timeouts: { create: "forever" } }, "timeouts.create"],
+    ];
+    const before = lastSeq();
+    for (const [news, property] of bad) {
+      const r = await provider.check!({}, news);
+      expect(r.failures?.map((f) => f.property)).toContain(property);
+    }
+    expect(apiRequests(before)).toEqual([]);
+  });
+});
+
+describe("FirewallRule diff", () => {
+  const olds = {
+    instanceId: "6f1c2a3b-0000-4000-8000-000000000001", protocol: "tcp", port: "22", action: "accept", sourceIp: "203.0.113.7", description: "ssh",
+  } as FirewallRuleOutputs;
+  it.each<[string, Record<string, unknown>, boolean, string[]]>([
+    ["same rule, other spelling: no change", { ...olds, port: "22-22", sourceIp: "203.0.113.7/32" }, false, []],
+    ["port: in place", { ...olds, port: "2222" }, true, []],
+    ["action unknown in preview: in place", { ...olds, action: UNKNOWN_VALUE }, true, []],
+    ["instance: replace", { ...olds, instanceId: "6f1c2a3b-0000-4000-8000-000000000002" }, true, ["instanceId"]],
+  ])("%s", async (_what, news, changes, replaces) => {
+    const d = await provider.diff!("id", olds, news);
+    expect(d.changes).toBe(changes);
+    expect(d.replaces).toEqual(replaces);
+  });
+});
+
+describe("FirewallRule lifecycle", () => {
+  let vm: string;
+  beforeAll(async () => {
+    vm = await newInstance();
+  });
+
+  it("creates, reads back the same outputs, updates in place, and deletes", async () => {
+    const inputs = await checked({ instanceId: vm, protocol: "tcp", port: 22, sourceIp: "203.0.113.0/24", action: "accept", description: "ssh" });
+    const created = await provider.create(inputs);
+    expect(created.outs).toEqual({ instanceId: vm, protocol: "tcp", port: "22", sourceIp: "203.0.113.0/24", action: "accept", description: "ssh" });
+    expect(await apiRule(vm, created.id)).toEqual(expect.objectContaining({ action: "A", destination_port: "22", source_ip: "203.0.113.0/24" }));
+
+    const read = await provider.read!(created.id, created.outs);
+    expect(read).toEqual({ id: created.id, props: created.outs, inputs });
+    expect((await provider.diff!(created.id, read.props as FirewallRuleOutputs, inputs)).changes).toBe(false);
+
+    // port and action change in place with one update call
+    const moved = await checked({ ...inputs, port: "8000-8100", action: "drop" });
+    let since = lastSeq();
+    const updated = await provider.update!(created.id, created.outs, moved);
+    expect(updated.outs).toEqual(expect.objectContaining({ port: "8000-8100", action: "drop" }));
+    expect(writes(since).map((r) => r.method)).toEqual(["PATCH"]);
+    expect(await apiRule(vm, created.id)).toEqual(expect.objectContaining({ action: "D", destination_port: "8000-8100" }));
+
+    // removing the source opens the rule to any source (the API cannot blank it), with no drift afterwards
+    const anySource = await checked({ instanceId: vm, protocol: "tcp", port: "8000-8100", action: "drop", description: "ssh" });
+    const opened = await provider.update!(created.id, updated.outs as FirewallRuleOutputs, anySource);
+    expect(opened.outs).not.toHaveProperty("sourceIp");
+    expect((await apiRule(vm, created.id))?.source_ip).toBe("0.0.0.0/0");
+    const reread = await provider.read!(created.id, opened.outs as FirewallRuleOutputs);
+    expect((await provider.diff!(created.id, reread.props as FirewallRuleOutputs, anySource)).changes).toBe(false);
+
+    // timeouts change without any API write
+    since = lastSeq();
+    const withTimeouts = await provider.update!(created.id, opened.outs as FirewallRuleOutputs, { ...anySource, timeouts: { update: "1m" } });
+    expect(withTimeouts.outs).toEqual(expect.objectContaining({ timeouts: { update: "1m" } }));
+    expect(writes(since)).toEqual([]);
+
+    await provider.delete!(created.id, withTimeouts.outs as FirewallRuleOutputs);
+    expect(await apiRule(vm, created.id)).toBeUndefined();
+    since = lastSeq();
+    await provider.delete!(created.id, withTimeouts.outs as FirewallRuleOutputs);
+    expect(writes(since)).toEqual([]);
+  });
+
+  it("shows drift after an out-of-band change, and update puts the rule back", async () => {
+    const inputs = await checked({ instanceId: vm, protocol: "udp", port: 53, action: "accept", description: "dns" });
+    const created = await provider.create(inputs);
+    await client.firewall.updateRule(vm, created.id, { action: "drop", destinationPort: "5353" });
+
+    const read = await provider.read!(created.id, created.outs);
+    expect(read.props).toEqual(expect.objectContaining({ action: "drop", port: "5353" }));
+    const diff = await provider.diff!(created.id, read.props as FirewallRuleOutputs, inputs);
+    expect(diff).toEqual(expect.objectContaining({ changes: true, replaces: [] }));
+
+    const fixed = await provider.update!(created.id, read.props as FirewallRuleOutputs, inputs);
+    expect(fixed.outs).toEqual(created.outs);
+    expect(await apiRule(vm, created.id)).toEqual(expect.objectContaining({ action: "A", destination_port: "53" }));
+  });
+
+  it("treats an unknown rule, or one whose instance is gone, as gone (read {} and delete succeeds)", async () => {
+    const props = { instanceId: vm, protocol: "tcp", port: "1", action: "accept" } as FirewallRuleOutputs;
+    expect(await provider.read!("no-such-rule", props)).toEqual({});
+    await provider.delete!("no-such-rule", props);
+
+    const doomed = await newInstance();
+    const created = await provider.create(await checked({ instanceId: doomed, protocol: "tcp", port: 80, action: "accept" }));
+    await admin(doomed, { deleted: true });
+    expect(await provider.read!(created.id, created.outs)).toEqual({});
+    await provider.delete!(created.id, created.outs);
+  });
+
+  it("adopts an existing rule without creating one, and updates it to match the declaration", async () => {
+    const { id } = await client.firewall.createRule(vm, { destinationPort: "3306", protocol: "tcp", action: "drop", description: "made in the panel" });
+    expect(id).not.toBeNull();
+    const since = lastSeq();
+    const adopted = await provider.create(
+      await checked({ instanceId: vm, protocol: "tcp", port: 3306, sourceIp: "10.0.0.0/8", action: "accept", description: "mysql", adoptId: id }),
+    );
+    expect(adopted.id).toBe(id);
+    expect(apiRequests(since).some((r) => r.method === "POST")).toBe(false);
+    expect(await apiRule(vm, id!)).toEqual(expect.objectContaining({ action: "A", source_ip: "10.0.0.0/8", description: "mysql" }));
+    await expect(provider.create(await checked({ instanceId: vm, protocol: "tcp", port: 1, action: "accept", adoptId: "nope" }))).rejects.toThrow(
+      /has no such rule/,
+    );
+  });
+
+  it("records a rule created just before its instance failed, with the rule's id", async () => {
+    const failing = await newInstance();
+    const providerClient = getClient();
+    const original = providerClient.firewall.createRule;
+    // The host fails the instance right after accepting the rule: the wait that follows fails.
+    const spy = jest.spyOn(providerClient.firewall, "createRule").mockImplementation(async (...args) => {
+      const answer = await original(...args);
+      await admin(failing, { status: "Error" });
+      return answer;
+    });
+    try {
+      const error = await provider.create(await checked({ instanceId: failing, protocol: "tcp", port: 443, action: "accept" })).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ResourceInitError);
+      const init = error as ResourceInitError;
+      const rules = await client.firewall.listAllRules(failing);
+      expect(rules.map((r) => r.id)).toEqual([init.id]);
+      expect(init.message).toMatch(/status Error/);
+      expect(init.properties).toEqual(expect.objectContaining({ port: "443", action: "accept" }));
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("creates several rules and a snapshot on one instance in parallel (operations queue up, none collides)", async () => {
+    const target = await newInstance();
+    const rules = [22, 80, 443, 8080].map((port) => checked({ instanceId: target, protocol: "tcp", port, action: "accept" }).then((i) => provider.create(i)));
+    const snapshot = (snapshotProvider.check!({}, { instanceId: target, name: "parallel" }) as Promise<{ inputs: SnapshotInputs }>).then((r) =>
+      snapshotProvider.create(r.inputs),
+    );
+    const [created, snap] = await Promise.all([Promise.all(rules), snapshot]);
+    expect(snap.outs).toEqual(expect.objectContaining({ status: "Ready" }));
+    const listed = await client.firewall.listAllRules(target);
+    expect(listed.map((r) => r.destination_port).sort()).toEqual(["22", "443", "80", "8080"]);
+    expect(new Set(created.map((c) => c.id)).size).toBe(4);
+    // nobody was refused as busy: the provider never sent a write while the snapshot ran
+    expect(sim.requests().filter((r) => r.path.includes(target) && r.status === 409)).toEqual([]);
+  });
+});
