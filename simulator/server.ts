@@ -272,10 +272,16 @@ export class Simulator {
       status = result.status ?? 200;
       responseBody = { message: result.message, data: result.data };
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
-      status = err.status;
-      responseBody = err.body;
-      headers = { ...headers, ...err.headers };
+      if (err instanceof HttpError) {
+        status = err.status;
+        responseBody = err.body;
+        headers = { ...headers, ...err.headers };
+      } else {
+        // A simulator bug: answer like Laravel's production error page and say why on stderr.
+        process.stderr.write(`vmhost-sim: internal error in ${match.route.id}: ${err instanceof Error ? err.stack : String(err)}\n`);
+        status = 500;
+        responseBody = { message: "Server Error" };
+      }
     }
     if (resetFault) {
       // The effect has happened; the client never learns it.

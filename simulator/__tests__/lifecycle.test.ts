@@ -259,6 +259,55 @@ describe("injected outcomes", () => {
     expect(await t.detail(uuid)).toMatchObject({ status: "Running", operation_flag: 0 });
   });
 
+  // Every kind fails the same way: the thing it works on ends in Error and the instance is no longer busy.
+  const startKind: Record<string, (uuid: string) => Promise<string>> = {
+    create: async () => t.createInstance({ hostname: "fresh" }),
+    clone: async (uuid) => (await t.call("POST", `/instance/${uuid}/clone`, { form: { hostname: "c", location_id: 1, tier_id: 1 } })).body.data.uuid,
+    resize: async (uuid) => (await t.call("PATCH", `/instance/${uuid}/resize`, { form: { cpu: 4, memory: 4, storage: 40 } }), uuid),
+    changeTier: async (uuid) => (await t.call("PATCH", `/instance/${uuid}/change-tier`, { form: { tier_id: 2 } }), uuid),
+    stop: async (uuid) => (await t.call("PATCH", `/instance/${uuid}/stop`), uuid),
+    restart: async (uuid) => (await t.call("PATCH", `/instance/${uuid}/restart`), uuid),
+    reinstall: async (uuid) => (await t.call("PATCH", `/instance/${uuid}/reinstall`), uuid),
+    delete: async (uuid) => (await t.call("DELETE", `/instance/${uuid}`, { form: { remove_ip: 1, remove_block_storage: 0 } }), uuid),
+  };
+  it.each(Object.keys(startKind))("failNext %s: the instance ends in Error, operation_flag 0, and is usable again", async (kind) => {
+    const source = await t.runningInstance();
+    await t.admin("POST", "/faults", { failNext: { kind } });
+    const uuid = await startKind[kind]!(source);
+    expect((await t.detail(uuid)).operation_flag).toBe(1);
+    t.advance(OP_SECONDS);
+    expect(await t.detail(uuid)).toMatchObject({ status: "Error", operation_flag: 0 });
+    expect((await t.call("PATCH", `/instance/${uuid}/start`)).status).toBe(200);
+    t.advance(OP_SECONDS);
+    expect((await t.detail(uuid)).status).toBe("Running");
+  });
+
+  it("failNext start and rollback end in Error too", async () => {
+    const uuid = await t.runningInstance();
+    const snap = (await t.call("POST", `/instance/${uuid}/snapshot/create`, { form: { name: "s", description: "d" } })).body.data.snap_uuid;
+    t.advance(OP_SECONDS);
+    expect((await t.call("PATCH", `/instance/${uuid}/stop`)).status).toBe(200);
+    t.advance(OP_SECONDS);
+    await t.admin("POST", "/faults", { failNext: { kind: "start" } });
+    await t.call("PATCH", `/instance/${uuid}/start`);
+    t.advance(OP_SECONDS);
+    expect((await t.detail(uuid)).status).toBe("Error");
+    await t.admin("POST", "/faults", { failNext: { kind: "rollback" } });
+    expect((await t.call("PATCH", `/instance/${uuid}/snapshot/${snap}/rollback`)).status).toBe(200);
+    t.advance(OP_SECONDS);
+    expect(await t.detail(uuid)).toMatchObject({ status: "Error", operation_flag: 0 });
+  });
+
+  it("a failed snapshot delete leaves the snapshot, in Error", async () => {
+    const uuid = await t.runningInstance();
+    const snap = (await t.call("POST", `/instance/${uuid}/snapshot/create`, { form: { name: "s", description: "d" } })).body.data.snap_uuid;
+    t.advance(OP_SECONDS);
+    await t.admin("POST", "/faults", { failNext: { kind: "deleteSnapshot" } });
+    await t.call("DELETE", `/instance/${uuid}/snapshot/${snap}/delete`);
+    t.advance(OP_SECONDS);
+    expect((await t.call("GET", `/instance/${uuid}/snapshot/snapshots`)).body.data).toEqual([expect.objectContaining({ id: snap, status: "Error" })]);
+  });
+
   it("rejects an unknown kind with a 400 naming it", async () => {
     const res = await t.admin("POST", "/faults", { failNext: { kind: "explode" } });
     expect(res.status).toBe(400);
