@@ -3,3 +3,4 @@
  * Programs never import this directly: the serialized stub of each resource requires it at call time.
  */
 export { providers, typeToken } from "./registry";
+export { configure } from "./context";
