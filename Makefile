@@ -4,6 +4,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := test
 NPM ?= npm
 JEST_ARGS ?=
+SIM_ARGS ?=
 
 .PHONY: install build pack typecheck test sim bench demo docs clean
 
@@ -41,7 +42,7 @@ docs: build
 	node dist/tools/docs/generate.js schema.json docs
 
 sim: build
-	node bin/vmhost-sim.js
+	node bin/vmhost-sim.js $(SIM_ARGS)
 
 clean:
 	rm -rf dist .pack reports
