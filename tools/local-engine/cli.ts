@@ -22,7 +22,8 @@ options:
   --secret k=v          a secret config value (repeatable), e.g. --secret vmhost:apiKey=$KEY
   --config-file FILE    JSON config: {"key": "value", "key2": {"secret": "value"}}
   --refresh             refresh the state before preview/up/destroy
-  --expect-no-changes   fail if any change is planned or drift is found (preview/up)
+  --expect-no-changes   fail if any change is planned (preview/up: then nothing is changed;
+                        refresh: if anything drifted)
   --yes                 accepted for compatibility with the Pulumi CLI (never asks anyway)
   PULUMI_CONFIG_PASSPHRASE keys the encryption of secrets in the state file.`;
 
