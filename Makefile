@@ -41,8 +41,10 @@ docs: build
 	node dist/tools/schema/generate.js schema.json
 	node dist/tools/docs/generate.js schema.json docs
 
-sim: build
-	node bin/vmhost-sim.js $(SIM_ARGS)
+# The build's output goes to stderr so the simulator's `listening on <url>` is the first stdout line.
+sim:
+	@$(MAKE) --no-print-directory -s build >&2
+	@node bin/vmhost-sim.js $(SIM_ARGS)
 
 clean:
 	rm -rf dist .pack reports
