@@ -1,0 +1,149 @@
+/**
+ * The Instance through the real host, as users run it: the package packed by `make pack` is installed into
+ * a throwaway project, a program under Pulumi mocks registers an Instance (to see the serialized
+ * `__provider` Pulumi would store), and `@pulumi/pulumi/cmd/dynamic-provider`, spawned from that project
+ * and driven over gRPC with the stack config, creates, reads, diffs, updates and deletes a VM in the
+ * simulator.
+ *
+ * Installing: the tarball is unpacked into `node_modules/pulumi-vmhost` (a real folder, as npm would) and
+ * its runtime dependencies are linked from this repository's node_modules (the same versions the lock file
+ * pins), because a registry install per test run would be slow and needs the network.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startSimulator, type RunningSimulator } from "../../simulator";
+import { ProviderHost } from "../../tools/local-engine/providerHost";
+
+const ROOT = path.join(__dirname, "..", "..");
+const TARBALL = path.join(ROOT, ".pack", "pulumi-vmhost.tgz");
+const URN = "urn:pulumi:test::host-test::pulumi-nodejs:dynamic/vmhost:Instance::web";
+
+/** Unpacks the packed package into `<dir>/node_modules/pulumi-vmhost` and links its dependencies. */
+function installPacked(dir: string): void {
+  if (!fs.existsSync(TARBALL)) throw new Error(`${TARBALL} is missing: run \`make pack\` first (make test does)`);
+  const modules = path.join(dir, "node_modules");
+  const pkgDir = path.join(modules, "pulumi-vmhost");
+  fs.mkdirSync(pkgDir, { recursive: true });
+  execFileSync("tar", ["-xzf", TARBALL, "-C", pkgDir, "--strip-components=1"]);
+  const manifest = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  for (const dep of Object.keys(manifest.dependencies)) {
+    const target = path.join(modules, dep);
+    if (fs.existsSync(target)) continue;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.symlinkSync(path.join(ROOT, "node_modules", dep), target, "dir");
+  }
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "host-test", private: true, dependencies: { "pulumi-vmhost": `file:${TARBALL}` } }));
+}
+
+/** The program: registers one Instance under Pulumi mocks and writes the inputs the engine would receive. */
+const PROGRAM = `
+const fs = require("fs");
+const pulumi = require("@pulumi/pulumi");
+pulumi.runtime.setMocks({
+  newResource: (args) => {
+    if (args.type === "pulumi-nodejs:dynamic/vmhost:Instance") fs.writeFileSync(process.env.OUT_FILE, JSON.stringify(args.inputs));
+    return { id: "mock-id", state: args.inputs };
+  },
+  call: () => ({}),
+}, "host-test", "test", false);
+const vmhost = require("pulumi-vmhost");
+new vmhost.Instance("web", {
+  locationId: 1, tierId: 2, templateId: 1, hostname: "host-web", cpu: 2, memory: 4, storage: 40,
+  username: "deploy", password: pulumi.secret("Blue-Horse-42"), publicIp: true,
+});
+`;
+
+let sim: RunningSimulator;
+let dir: string;
+let registered: Record<string, unknown>;
+
+beforeAll(async () => {
+  sim = await startSimulator({ opSeconds: 0.05 });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "vmhost-host-"));
+  installPacked(dir);
+  fs.writeFileSync(path.join(dir, "program.js"), PROGRAM);
+  const outFile = path.join(dir, "registered.json");
+  execFileSync(process.execPath, ["program.js"], {
+    cwd: dir,
+    // the key is in the program's config AND environment: neither may reach the serialized provider
+    env: {
+      ...process.env, OUT_FILE: outFile, VMHOST_API_KEY: sim.apiKey, VMHOST_BASE_URL: sim.url,
+      PULUMI_CONFIG: JSON.stringify({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url }),
+    },
+    stdio: "pipe",
+  });
+  registered = JSON.parse(fs.readFileSync(outFile, "utf8")) as Record<string, unknown>;
+}, 120_000);
+
+afterAll(async () => {
+  await sim?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the serialized provider", () => {
+  it("is a small stub that requires the installed package and holds no key", () => {
+    const provider = registered.__provider;
+    expect(typeof provider).toBe("string");
+    const text = provider as string;
+    expect(Buffer.byteLength(text)).toBeLessThan(4096);
+    expect(text).toContain("pulumi-vmhost/provider");
+    expect(text).not.toContain(sim.apiKey);
+    expect(text).not.toContain(String(sim.port));
+  });
+});
+
+describe("through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
+  let host: ProviderHost;
+  const hostOutput: string[] = [];
+  beforeAll(async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_NODEJS_PROJECT: "host-test", PULUMI_NODEJS_STACK: "test" };
+    // credentials come only from the stack config handed to Configure
+    delete env.VMHOST_API_KEY;
+    delete env.VMHOST_BASE_URL;
+    host = await ProviderHost.start({
+      script: path.join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js"),
+      engineAddress: "127.0.0.1:1",
+      cwd: dir,
+      env,
+      onOutput: (_stream, line) => hostOutput.push(line),
+    });
+    await host.configure({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url });
+  }, 60_000);
+  afterAll(async () => {
+    await host?.stop();
+  });
+
+  const simInstances = async () =>
+    ((await (await fetch(`${sim.adminUrl}/state`)).json()) as { instances: { uuid: string; hostname: string; status: string; cpu: number }[] }).instances;
+
+  it("creates, reads, diffs, updates and deletes a VM", async () => {
+    const news = { ...registered, password: "Blue-Horse-42" };
+    const checked = await host.check(URN, {}, news);
+    expect(checked.failures).toEqual([]);
+
+    const created = await host.create(URN, checked.inputs);
+    expect(created.outputs).toMatchObject({ hostname: "host-web", status: "Running", publicIp: true, cpu: 2 });
+    expect((await simInstances()).map((i) => i.uuid)).toEqual([created.id]);
+
+    const read = await host.read(URN, created.id, created.outputs, checked.inputs);
+    expect(read.id).toBe(created.id);
+    expect(read.outputs).toEqual(created.outputs);
+    expect(await host.diff(URN, created.id, read.outputs, checked.inputs, checked.inputs)).toMatchObject({ changes: false });
+
+    const changed = await host.check(URN, checked.inputs, { ...news, hostname: "host-web-2", cpu: 4 });
+    expect(await host.diff(URN, created.id, read.outputs, changed.inputs, checked.inputs)).toMatchObject({ changes: true, replaces: [] });
+    const updated = await host.update(URN, created.id, read.outputs, changed.inputs, checked.inputs);
+    expect(updated).toMatchObject({ hostname: "host-web-2", cpu: 4 });
+    expect((await simInstances()).find((i) => i.uuid === created.id)).toMatchObject({ hostname: "host-web-2", cpu: 4 });
+
+    const bad = await host.check(URN, {}, { ...news, hostname: "Not_Valid" });
+    expect(bad.failures.map((f) => f.property)).toEqual(["hostname"]);
+
+    await host.delete(URN, created.id, updated, changed.inputs);
+    expect(await simInstances()).toEqual([]);
+    const gone = await host.read(URN, created.id, updated, changed.inputs);
+    expect(gone.id).toBe("");
+  }, 60_000);
+});
