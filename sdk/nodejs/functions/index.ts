@@ -1,0 +1,443 @@
+/**
+ * Functions for every read endpoint of the API, plus the rollbackSnapshot action.
+ *
+ * Dynamic providers have no invoke, so these run in the PROGRAM process: each builds an API client from
+ * explicit options, else stack config (`vmhost:apiKey` secret, `vmhost:baseUrl`, `vmhost:routes`), else the
+ * environment (`VMHOST_API_KEY`, `VMHOST_BASE_URL`), calls the API and returns the normalized result in
+ * camelCase (sizes in GB, dates ISO 8601 UTC, money as numbers, absent values null), validated against the
+ * documented shape. Arguments are validated before any call. Each `getX` takes plain values and returns a
+ * Promise; `getXOutput` takes Pulumi inputs (e.g. `instance.id`) and returns an Output.
+ *
+ * They also work outside a Pulumi program (scripts, tests): pass `{ apiKey, baseUrl }` as the last argument.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { createClient, resolveClientOptions, type ClientOptions, type VmHostClient } from "../../../provider/api";
+import { parseDuration } from "../../../provider/resources/common/duration";
+import { Deadline } from "../../../provider/wait/poll";
+import { runInstanceOperation } from "../../../provider/wait/instance";
+import { functionSchemas, type FunctionName } from "./registry";
+
+export { functionSchemas, type FunctionName } from "./registry";
+
+/** Where a function finds the API; each field overrides stack config and the environment. */
+export interface FunctionOptions {
+  /** The API key (default: config `vmhost:apiKey`, else `VMHOST_API_KEY`). */
+  apiKey?: string;
+  /** The base URL ending in /v1 (default: config `vmhost:baseUrl`, else `VMHOST_BASE_URL`). */
+  baseUrl?: string;
+}
+
+/** Arguments a function was called with did not validate; the message names the argument and the fix. */
+export class FunctionArgumentError extends Error {
+  override readonly name = "FunctionArgumentError";
+}
+
+type Args<N extends FunctionName> = z.input<(typeof functionSchemas)[N]["args"]>;
+type ParsedArgs<N extends FunctionName> = z.output<(typeof functionSchemas)[N]["args"]>;
+type Result<N extends FunctionName> = z.output<(typeof functionSchemas)[N]["result"]>;
+
+/** Stack config of the `vmhost` namespace, when running inside a Pulumi program. */
+function stackConfig(): { get(key: string): string | undefined } | undefined {
+  try {
+    const config = new pulumi.Config("vmhost");
+    return { get: (key: string) => config.get(key.replace(/^vmhost:/, "")) };
+  } catch {
+    return undefined; // not inside a Pulumi program: explicit options and the environment remain
+  }
+}
+
+/** The client options a function uses: explicit options > stack config > environment. */
+export function functionClientOptions(options: FunctionOptions = {}): ClientOptions {
+  const config = stackConfig();
+  const explicit: Record<string, string | undefined> = {
+    "vmhost:apiKey": options.apiKey,
+    "vmhost:baseUrl": options.baseUrl,
+  };
+  return resolveClientOptions({
+    config: { get: (key: string) => explicit[key] ?? config?.get(key) },
+  });
+}
+
+/** `ip_address` -> `ipAddress`; other characters than `_`-separated words are left alone. */
+function camelKey(key: string): string {
+  return key.replace(/[_ ]+([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+}
+
+/**
+ * Deep snake_case -> camelCase of the client's normalized records. Free-form objects (`opaque` keys, e.g. a
+ * graph node's `data` and `style`) are copied as the API sent them.
+ */
+export function camelize(value: unknown, opaque: ReadonlySet<string> = new Set()): unknown {
+  if (Array.isArray(value)) return value.map((v) => camelize(v, opaque));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [camelKey(k), opaque.has(k) ? v : camelize(v, opaque)]),
+    );
+  }
+  return value;
+}
+
+async function invoke<N extends FunctionName>(
+  name: N,
+  args: unknown,
+  options: FunctionOptions | undefined,
+  run: (client: VmHostClient, args: ParsedArgs<N>) => Promise<unknown>,
+): Promise<Result<N>> {
+  const schema = functionSchemas[name];
+  const parsed = schema.args.safeParse(args ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
+    throw new FunctionArgumentError(`${name}: ${problems.join("; ")}`);
+  }
+  const client = createClient(functionClientOptions(options));
+  const raw = await run(client, parsed.data as ParsedArgs<N>);
+  const result = schema.result.safeParse(raw);
+  if (!result.success) {
+    // The client already validated the wire format; a mismatch here is a bug in this mapping.
+    throw new Error(`${name}: unexpected result shape (please report): ${result.error.message}`);
+  }
+  return result.data as Result<N>;
+}
+
+/** Turns a plain function into its Output form (arguments may be Pulumi inputs, e.g. `instance.id`). */
+function outputForm<A extends object, R>(fn: (args: A, options?: FunctionOptions) => Promise<R>) {
+  return (args: { [K in keyof A]: pulumi.Input<A[K]> }, options?: FunctionOptions): pulumi.Output<R> =>
+    pulumi.output(args).apply((plain) => fn(plain as unknown as A, options)) as unknown as pulumi.Output<R>;
+}
+
+// ------------------------------------------------------------------------------------------------ catalog
+
+/** Result of {@link getSizeTemplates}. */
+export type GetSizeTemplatesResult = Result<"getSizeTemplates">;
+/**
+ * Lists the instance size templates (CPU count, memory and storage in GB).
+ * @example
+ * const { templates } = await vmhost.getSizeTemplates();
+ * const small = templates.find((t) => t.totalRam === 1);
+ */
+export function getSizeTemplates(args: Args<"getSizeTemplates"> = {}, options?: FunctionOptions): Promise<GetSizeTemplatesResult> {
+  return invoke("getSizeTemplates", args, options, async (c) => ({ templates: camelize(await c.catalog.sizeTemplates()) }));
+}
+
+// ---------------------------------------------------------------------------------------------- instances
+
+/** Arguments of {@link getInstances}. */
+export type GetInstancesArgs = Args<"getInstances">;
+/** Result of {@link getInstances}. */
+export type GetInstancesResult = Result<"getInstances">;
+/**
+ * Lists the account's instances, every page, optionally filtered by hostname text or statuses.
+ * @example
+ * const { instances } = await vmhost.getInstances({ statuses: ["Running"] });
+ * export const running = instances.map((i) => i.hostname);
+ */
+export function getInstances(args: GetInstancesArgs = {}, options?: FunctionOptions): Promise<GetInstancesResult> {
+  return invoke("getInstances", args, options, async (c, a) => ({
+    instances: camelize(await c.instances.listAll({ search: a.search, statuses: a.statuses, sort: a.sort })),
+  }));
+}
+
+/** Arguments of {@link getInstance}. */
+export type GetInstanceArgs = Args<"getInstance">;
+/** Result of {@link getInstance}. */
+export type GetInstanceResult = Result<"getInstance">;
+/**
+ * Reads one instance's details (sizes in GB, dates ISO 8601 UTC, no public address = `publicIp: null`).
+ * @example
+ * const web = await vmhost.getInstance({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
+ * console.log(web.status, web.publicIp?.ipAddress);
+ */
+export function getInstance(args: GetInstanceArgs, options?: FunctionOptions): Promise<GetInstanceResult> {
+  return invoke("getInstance", args, options, async (c, a) => camelize(await c.instances.get(a.instanceId)));
+}
+/** {@link getInstance} taking Pulumi inputs. @example const detail = vmhost.getInstanceOutput({ instanceId: web.id }); */
+export const getInstanceOutput = outputForm(getInstance);
+
+/** Arguments of {@link getInstanceMetrics}. */
+export type GetInstanceMetricsArgs = Args<"getInstanceMetrics">;
+/** Result of {@link getInstanceMetrics}. */
+export type GetInstanceMetricsResult = Result<"getInstanceMetrics">;
+/**
+ * Reads an instance's CPU (percent), memory (GB), network and disk series for a period. The last point
+ * of each series is an in-progress bucket.
+ * @example
+ * const m = await vmhost.getInstanceMetrics({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", period: "hour" });
+ * const peakCpu = Math.max(...m.cpu.map((p) => p.cpu));
+ */
+export function getInstanceMetrics(args: GetInstanceMetricsArgs, options?: FunctionOptions): Promise<GetInstanceMetricsResult> {
+  return invoke("getInstanceMetrics", args, options, async (c, a) => camelize(await c.instances.metrics(a.instanceId, { period: a.period })));
+}
+/** {@link getInstanceMetrics} taking Pulumi inputs. */
+export const getInstanceMetricsOutput = outputForm(getInstanceMetrics);
+
+/** Arguments of {@link getChangeTierCost}. */
+export type GetChangeTierCostArgs = Args<"getChangeTierCost">;
+/** Result of {@link getChangeTierCost}. */
+export type GetChangeTierCostResult = Result<"getChangeTierCost">;
+/**
+ * Estimates the monthly cost of moving an instance to another tier.
+ * @example
+ * const cost = await vmhost.getChangeTierCost({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 3 });
+ * const extra = cost.estimatedNewMonthlyCost - cost.currentMonthlyCost;
+ */
+export function getChangeTierCost(args: GetChangeTierCostArgs, options?: FunctionOptions): Promise<GetChangeTierCostResult> {
+  return invoke("getChangeTierCost", args, options, async (c, a) => camelize(await c.instances.changeTierCost(a.instanceId, { tierId: a.tierId })));
+}
+/** {@link getChangeTierCost} taking Pulumi inputs. */
+export const getChangeTierCostOutput = outputForm(getChangeTierCost);
+
+/** Arguments of {@link getInstancesWithoutPublicIp}. */
+export type GetInstancesWithoutPublicIpArgs = Args<"getInstancesWithoutPublicIp">;
+/** Result of {@link getInstancesWithoutPublicIp}. */
+export type GetInstancesWithoutPublicIpResult = Result<"getInstancesWithoutPublicIp">;
+/**
+ * Lists the instances of a location without a public address.
+ * @example
+ * const { instances } = await vmhost.getInstancesWithoutPublicIp({ locationId: 1 });
+ */
+export function getInstancesWithoutPublicIp(
+  args: GetInstancesWithoutPublicIpArgs,
+  options?: FunctionOptions,
+): Promise<GetInstancesWithoutPublicIpResult> {
+  return invoke("getInstancesWithoutPublicIp", args, options, async (c, a) => ({
+    instances: camelize(await c.network.listInstancesWithoutPublicIp({ locationId: a.locationId })),
+  }));
+}
+
+// ----------------------------------------------------------------------------------------------- network
+
+/** Result of {@link getVswitches}. */
+export type GetVswitchesResult = Result<"getVswitches">;
+/**
+ * Lists the account's private networks (vswitches).
+ * @example
+ * const { vswitches } = await vmhost.getVswitches();
+ * const backend = vswitches.find((v) => v.name === "backend");
+ */
+export function getVswitches(args: Args<"getVswitches"> = {}, options?: FunctionOptions): Promise<GetVswitchesResult> {
+  return invoke("getVswitches", args, options, async (c) => ({ vswitches: camelize(await c.network.listVswitches()) }));
+}
+
+/** Arguments of {@link getVswitchOptions}. */
+export type GetVswitchOptionsArgs = Args<"getVswitchOptions">;
+/** Result of {@link getVswitchOptions}. */
+export type GetVswitchOptionsResult = Result<"getVswitchOptions">;
+/**
+ * Lists the private networks an instance in a location can join.
+ * @example
+ * const { vswitches } = await vmhost.getVswitchOptions({ locationId: 1 });
+ */
+export function getVswitchOptions(args: GetVswitchOptionsArgs, options?: FunctionOptions): Promise<GetVswitchOptionsResult> {
+  return invoke("getVswitchOptions", args, options, async (c, a) => ({
+    vswitches: camelize(await c.network.listVswitchOptions({ locationId: a.locationId })),
+  }));
+}
+
+/** Arguments of {@link getVswitch}. */
+export type GetVswitchArgs = Args<"getVswitch">;
+/** Result of {@link getVswitch}. */
+export type GetVswitchResult = Result<"getVswitch">;
+/**
+ * Reads one private network's details.
+ * @example
+ * const net = await vmhost.getVswitch({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });
+ * export const activeInstances = net.totalActiveInstance;
+ */
+export function getVswitch(args: GetVswitchArgs, options?: FunctionOptions): Promise<GetVswitchResult> {
+  return invoke("getVswitch", args, options, async (c, a) => camelize(await c.network.getVswitch(a.vswitchId)));
+}
+/** {@link getVswitch} taking Pulumi inputs. */
+export const getVswitchOutput = outputForm(getVswitch);
+
+/** Arguments of {@link getVswitchGraph}. */
+export type GetVswitchGraphArgs = Args<"getVswitchGraph">;
+/** Result of {@link getVswitchGraph}. */
+export type GetVswitchGraphResult = Result<"getVswitchGraph">;
+/**
+ * Reads a private network's topology graph (nodes and edges as the panel draws them).
+ * @example
+ * const graph = await vmhost.getVswitchGraph({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });
+ * const members = graph.nodes.length;
+ */
+export function getVswitchGraph(args: GetVswitchGraphArgs, options?: FunctionOptions): Promise<GetVswitchGraphResult> {
+  return invoke("getVswitchGraph", args, options, async (c, a) =>
+    // node `data` and `style` are free-form panel objects: passed through as sent
+    camelize(await c.network.getVswitchGraph(a.vswitchId), new Set(["data", "style"])),
+  );
+}
+/** {@link getVswitchGraph} taking Pulumi inputs. */
+export const getVswitchGraphOutput = outputForm(getVswitchGraph);
+
+// ----------------------------------------------------------------------------------------------- storage
+
+/** Arguments of {@link getBlockStorageOptions}. */
+export type GetBlockStorageOptionsArgs = Args<"getBlockStorageOptions">;
+/** Result of {@link getBlockStorageOptions}. */
+export type GetBlockStorageOptionsResult = Result<"getBlockStorageOptions">;
+/**
+ * Lists the block storages of a location not attached to any instance (sizes in GB).
+ * @example
+ * const { blockStorages } = await vmhost.getBlockStorageOptions({ locationId: 1 });
+ */
+export function getBlockStorageOptions(args: GetBlockStorageOptionsArgs, options?: FunctionOptions): Promise<GetBlockStorageOptionsResult> {
+  return invoke("getBlockStorageOptions", args, options, async (c, a) => ({
+    blockStorages: camelize(await c.storage.listOptions({ locationId: a.locationId })),
+  }));
+}
+
+// ------------------------------------------------------------------------------------ snapshots, backups
+
+/** Arguments of {@link getSnapshots}. */
+export type GetSnapshotsArgs = Args<"getSnapshots">;
+/** Result of {@link getSnapshots}. */
+export type GetSnapshotsResult = Result<"getSnapshots">;
+/**
+ * Lists an instance's snapshots.
+ * @example
+ * const { snapshots } = await vmhost.getSnapshots({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
+ * const ready = snapshots.filter((s) => s.status === "Ready");
+ */
+export function getSnapshots(args: GetSnapshotsArgs, options?: FunctionOptions): Promise<GetSnapshotsResult> {
+  return invoke("getSnapshots", args, options, async (c, a) => ({ snapshots: camelize(await c.snapshots.list(a.instanceId)) }));
+}
+/** {@link getSnapshots} taking Pulumi inputs. @example const snaps = vmhost.getSnapshotsOutput({ instanceId: web.id }); */
+export const getSnapshotsOutput = outputForm(getSnapshots);
+
+/** Arguments of {@link getSnapshotPrice}. */
+export type GetSnapshotPriceArgs = Args<"getSnapshotPrice">;
+/** Result of {@link getSnapshotPrice}. */
+export type GetSnapshotPriceResult = Result<"getSnapshotPrice">;
+/**
+ * Estimates the monthly price of a snapshot of an instance at a tier.
+ * @example
+ * const { pricePerMonth } = await vmhost.getSnapshotPrice({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 2 });
+ */
+export function getSnapshotPrice(args: GetSnapshotPriceArgs, options?: FunctionOptions): Promise<GetSnapshotPriceResult> {
+  return invoke("getSnapshotPrice", args, options, async (c, a) => camelize(await c.snapshots.price(a.instanceId, { tierId: a.tierId })));
+}
+/** {@link getSnapshotPrice} taking Pulumi inputs. */
+export const getSnapshotPriceOutput = outputForm(getSnapshotPrice);
+
+/** Arguments of {@link getBackupPrice}. */
+export type GetBackupPriceArgs = Args<"getBackupPrice">;
+/** Result of {@link getBackupPrice}. */
+export type GetBackupPriceResult = Result<"getBackupPrice">;
+/**
+ * Estimates the price of backups of an instance at a tier.
+ * @example
+ * const price = await vmhost.getBackupPrice({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 2 });
+ */
+export function getBackupPrice(args: GetBackupPriceArgs, options?: FunctionOptions): Promise<GetBackupPriceResult> {
+  return invoke("getBackupPrice", args, options, async (c, a) => camelize(await c.backups.price(a.instanceId, { tierId: a.tierId })));
+}
+/** {@link getBackupPrice} taking Pulumi inputs. */
+export const getBackupPriceOutput = outputForm(getBackupPrice);
+
+/** Arguments of {@link getBackups}. */
+export type GetBackupsArgs = Args<"getBackups">;
+/** Result of {@link getBackups}. */
+export type GetBackupsResult = Result<"getBackups">;
+/**
+ * Lists an instance's backups (every page).
+ * @example
+ * const { backups } = await vmhost.getBackups({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
+ */
+export function getBackups(args: GetBackupsArgs, options?: FunctionOptions): Promise<GetBackupsResult> {
+  return invoke("getBackups", args, options, async (c, a) => ({ backups: camelize(await c.backups.listAll(a.instanceId)) }));
+}
+/** {@link getBackups} taking Pulumi inputs. */
+export const getBackupsOutput = outputForm(getBackups);
+
+/** Arguments of {@link rollbackSnapshot}. */
+export type RollbackSnapshotArgs = Args<"rollbackSnapshot">;
+/** Result of {@link rollbackSnapshot}. */
+export type RollbackSnapshotResult = Result<"rollbackSnapshot">;
+/**
+ * An ACTION: rolls an instance back to one of its snapshots and waits until the instance is idle again.
+ *
+ * The rollback leaves the instance STOPPED. An `Instance` declared with `powerState: "running"` starts it
+ * on the next `pulumi up` (or start it yourself). A Pulumi program runs on every preview and up, so guard
+ * the call so it runs once (e.g. behind a config value you set for one run); during a preview it does
+ * nothing and returns `performed: false`. The call waits for the instance to be idle first and retries a
+ * "busy" answer, like every operation of this package on an instance.
+ *
+ * @example
+ * const rollbackTo = new pulumi.Config().get("rollbackTo"); // a snapshot uuid, set for one run
+ * if (rollbackTo) {
+ *   await vmhost.rollbackSnapshot({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", snapshotId: rollbackTo });
+ * }
+ */
+export function rollbackSnapshot(args: RollbackSnapshotArgs, options?: FunctionOptions): Promise<RollbackSnapshotResult> {
+  return invoke("rollbackSnapshot", args, options, async (c, a) => {
+    if (pulumi.runtime.isDryRun()) {
+      return { performed: false, instanceId: a.instanceId, snapshotId: a.snapshotId, status: null };
+    }
+    const timeoutMs = a.timeout === undefined ? 20 * 60_000 : parseDuration(a.timeout);
+    if (!timeoutMs) throw new FunctionArgumentError(`rollbackSnapshot: timeout must be a duration like "20m", got ${JSON.stringify(a.timeout)}`);
+    const { detail } = await runInstanceOperation(
+      c,
+      a.instanceId,
+      { what: `rollback of instance ${a.instanceId} to snapshot ${a.snapshotId}`, deadline: new Deadline(timeoutMs) },
+      () => c.snapshots.rollback(a.instanceId, a.snapshotId),
+    );
+    return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status: detail.status };
+  });
+}
+
+// ----------------------------------------------------------------------------------------------- billing
+
+/** Arguments of {@link getPaymentMethods}. */
+export type GetPaymentMethodsArgs = Args<"getPaymentMethods">;
+/** Result of {@link getPaymentMethods}. */
+export type GetPaymentMethodsResult = Result<"getPaymentMethods">;
+/**
+ * Lists the top-up payment methods with their fees, flattened across categories (bank, card, ritel, ewallet, qris).
+ * @example
+ * const { methods } = await vmhost.getPaymentMethods({ amount: 100000 });
+ * const qris = methods.filter((m) => m.category === "qris");
+ */
+export function getPaymentMethods(args: GetPaymentMethodsArgs = {}, options?: FunctionOptions): Promise<GetPaymentMethodsResult> {
+  return invoke("getPaymentMethods", args, options, async (c, a) => {
+    const byCategory = await c.billing.paymentMethods({ amount: a.amount });
+    return {
+      methods: Object.entries(byCategory).flatMap(([category, methods]) => methods.map((m) => ({ category, ...(camelize(m) as object) }))),
+    };
+  });
+}
+
+/** Arguments of {@link getCreditHistory}. */
+export type GetCreditHistoryArgs = Args<"getCreditHistory">;
+/** Result of {@link getCreditHistory}. */
+export type GetCreditHistoryResult = Result<"getCreditHistory">;
+/**
+ * Lists credit transactions (every page), optionally between two dates (YYYY-MM-DD) and of one kind.
+ * Amounts are numbers of rupiah.
+ * @example
+ * const { entries } = await vmhost.getCreditHistory({ start: "2024-08-01", end: "2024-08-31", type: "deduction" });
+ */
+export function getCreditHistory(args: GetCreditHistoryArgs = {}, options?: FunctionOptions): Promise<GetCreditHistoryResult> {
+  return invoke("getCreditHistory", args, options, async (c, a) => ({
+    entries: camelize(
+      await c.billing.creditHistoryAll({
+        start: a.start,
+        end: a.end,
+        type: a.type === undefined ? undefined : a.type === "addition" ? "A" : "D",
+      }),
+    ),
+  }));
+}
+
+/** Arguments of {@link getBillingReport}. */
+export type GetBillingReportArgs = Args<"getBillingReport">;
+/** Result of {@link getBillingReport}. */
+export type GetBillingReportResult = Result<"getBillingReport">;
+/**
+ * Reads the billing report of one billing date (YYYY-MM-DD).
+ * @example
+ * const report = await vmhost.getBillingReport({ date: "2024-08-01" });
+ * export const total = report.total;
+ */
+export function getBillingReport(args: GetBillingReportArgs, options?: FunctionOptions): Promise<GetBillingReportResult> {
+  return invoke("getBillingReport", args, options, async (c, a) => camelize(await c.billing.report(a.date)));
+}

@@ -1,0 +1,222 @@
+/**
+ * Every SDK function against the simulator, called the way a script or test outside a Pulumi program calls
+ * it (explicit `{ apiKey, baseUrl }`), plus the environment fallback, argument validation before any call,
+ * and the rollbackSnapshot action (instance left stopped; nothing done during a preview).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { createClient, type VmHostClient } from "../provider/api";
+import * as vmhost from "../sdk/nodejs/functions";
+import { startSimulator, type RunningSimulator } from "../simulator";
+
+let sim: RunningSimulator;
+let client: VmHostClient;
+let opts: vmhost.FunctionOptions;
+let vm: string;
+let vswitchUuid: string;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const lastSeq = () => sim.requests().at(-1)?.seq ?? 0;
+
+async function waitIdle(uuid: string, status = "Running"): Promise<void> {
+  for (;;) {
+    const d = await client.instances.get(uuid);
+    if (d.operation_flag === 0 && d.status === status) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({ opSeconds: 0.05 });
+  client = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false });
+  opts = { apiKey: sim.apiKey, baseUrl: sim.url };
+  vswitchUuid = (await client.network.listVswitches())[0]!.uuid;
+  const created = await client.instances.create({
+    locationId: 1, tierId: 2, templateId: 1, hostname: "fn-web-1", cpu: 2, memory: 2, storage: 30,
+    username: "admin", password: "Str0ng-Passw0rd!", usePublicIp: true, vswitch: vswitchUuid,
+  });
+  vm = created.uuid;
+  await waitIdle(vm);
+  await client.snapshots.create(vm, { name: "base", description: "first" });
+  await waitIdle(vm);
+  await fetch(`${sim.adminUrl}/instances/${vm}/backups`, { method: "POST" });
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+describe("functions (read endpoints)", () => {
+  it("getSizeTemplates: memory and storage in GB", async () => {
+    const { templates } = await vmhost.getSizeTemplates({}, opts);
+    expect(templates).toContainEqual(expect.objectContaining({ title: "Nano", totalCpu: 1, totalRam: 1, totalDisk: 20 }));
+    expect(templates[0]!.createdAt).toMatch(ISO);
+  });
+
+  it("getInstances: every instance, camelCase, filterable by hostname", async () => {
+    const { instances } = await vmhost.getInstances({ search: "fn-web" }, opts);
+    expect(instances).toEqual([expect.objectContaining({ uuid: vm, hostname: "fn-web-1", cpu: 2, memory: 2, storage: 30, status: "Running", operationFlag: 0 })]);
+    expect(instances[0]!.ipAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect((await vmhost.getInstances({ statuses: ["Stopped"] }, opts)).instances).toEqual([]);
+  });
+
+  it("getInstance: the detail with its address, network and OS", async () => {
+    const detail = await vmhost.getInstance({ instanceId: vm }, opts);
+    expect(detail).toEqual(expect.objectContaining({ uuid: vm, username: "admin", tierId: 2, locationId: 1, isCpuDedicated: false, memory: 2 }));
+    expect(detail.publicIp?.ipId).toMatch(UUID);
+    expect(detail.privateNetwork).not.toBeNull();
+    expect(detail.os).toEqual(expect.objectContaining({ templateId: 1, name: "Ubuntu" }));
+    expect(detail.createdAt).toMatch(ISO);
+  });
+
+  it("getInstanceMetrics: four series with ISO times", async () => {
+    const m = await vmhost.getInstanceMetrics({ instanceId: vm, period: "hour" }, opts);
+    for (const series of [m.cpu, m.memory, m.network, m.disk]) expect(series.length).toBeGreaterThan(0);
+    expect(m.cpu[0]!.time).toMatch(ISO);
+    expect(typeof m.memory[0]!.rawUsageMemory).toBe("number");
+  });
+
+  it("getVswitches and getVswitchOptions: private networks with their location", async () => {
+    const { vswitches } = await vmhost.getVswitches({}, opts);
+    expect(vswitches.map((v) => v.uuid)).toContain(vswitchUuid);
+    expect(vswitches[0]!.location.name).toEqual(expect.any(String));
+    const jakarta = await vmhost.getVswitchOptions({ locationId: 1 }, opts);
+    expect(jakarta.vswitches.length).toBeGreaterThan(0);
+    expect(jakarta.vswitches.every((v) => v.location.name === "Jakarta")).toBe(true);
+  });
+
+  it("getVswitch: the detail counts the attached instance", async () => {
+    const net = await vmhost.getVswitch({ vswitchId: vswitchUuid }, opts);
+    expect(net).toEqual(expect.objectContaining({ uuid: vswitchUuid, totalActiveInstance: 1 }));
+    expect(net.location.id).toEqual(expect.any(Number));
+  });
+
+  it("getVswitchGraph: nodes and edges, free-form node data passed through", async () => {
+    const graph = await vmhost.getVswitchGraph({ vswitchId: vswitchUuid }, opts);
+    expect(graph.nodes.length).toBeGreaterThan(0);
+    expect(graph.edges.every((e) => typeof e.source === "string" && typeof e.target === "string")).toBe(true);
+  });
+
+  it("getBlockStorageOptions: unattached disks of a location, size in GB", async () => {
+    const { blockStorages } = await vmhost.getBlockStorageOptions({ locationId: 1 }, opts);
+    expect(blockStorages.length).toBeGreaterThan(0);
+    expect(blockStorages[0]).toEqual({ id: expect.stringMatching(UUID), name: expect.any(String), size: expect.any(Number) });
+  });
+
+  it("getSnapshots: the instance's snapshots with prices", async () => {
+    const { snapshots } = await vmhost.getSnapshots({ instanceId: vm }, opts);
+    expect(snapshots).toEqual([expect.objectContaining({ name: "base", description: "first", status: "Ready", isCurrentState: true })]);
+    expect(snapshots[0]!.estimatedMonthly).toEqual(expect.any(Number));
+  });
+
+  it("getSnapshotPrice, getBackupPrice, getChangeTierCost: numbers", async () => {
+    const snap = await vmhost.getSnapshotPrice({ instanceId: vm, tierId: 3 }, opts);
+    expect(snap.pricePerMonth).toBeGreaterThan(0);
+    const backup = await vmhost.getBackupPrice({ instanceId: vm, tierId: 3 }, opts);
+    expect(backup).toEqual({ storageSize: 30, blockStorageSize: 0, pricePerHour: expect.any(Number), pricePerMonth: expect.any(Number) });
+    const tier = await vmhost.getChangeTierCost({ instanceId: vm, tierId: 3 }, opts);
+    expect(tier.estimatedNewMonthlyCost).toBeGreaterThan(tier.currentMonthlyCost);
+  });
+
+  it("getBackups: every page of the backup history", async () => {
+    const { backups } = await vmhost.getBackups({ instanceId: vm }, opts);
+    expect(backups).toEqual([expect.objectContaining({ schedule: "Daily", size: 30 })]);
+    expect(backups[0]!.createdAt).toMatch(ISO);
+  });
+
+  it("getPaymentMethods: flattened across categories, with fees for the amount", async () => {
+    const { methods } = await vmhost.getPaymentMethods({ amount: 100000 }, opts);
+    expect(new Set(methods.map((m) => m.category))).toEqual(new Set(["bank", "card", "ritel", "ewallet", "qris"]));
+    expect(methods.find((m) => m.code === "QRIS")?.fee).toBe(700);
+  });
+
+  it("getCreditHistory: amounts as numbers, filtered by kind and dates", async () => {
+    const all = await vmhost.getCreditHistory({}, opts);
+    expect(all.entries.length).toBe(12);
+    const additions = await vmhost.getCreditHistory({ type: "addition" }, opts);
+    expect(additions.entries.length).toBe(6);
+    expect(additions.entries.every((e) => e.type === "Add" && e.amount > 0)).toBe(true);
+    const june = await vmhost.getCreditHistory({ start: "2024-06-01", end: "2024-06-30" }, opts);
+    expect(june.entries.length).toBe(2);
+  });
+
+  it("getBillingReport: the report of a billing date with its services", async () => {
+    const report = await vmhost.getBillingReport({ date: "2024-06-01" }, opts);
+    expect(report).toEqual(expect.objectContaining({ billingDate: "2024-06-01", status: "Settled", fullySettle: true, billingPeriod: expect.stringMatching(/May 2024/) }));
+    expect(report.services.flatMap((s) => s.reports.map((r) => r.serviceName))).toEqual(expect.arrayContaining(["web-01", "db-01"]));
+  });
+
+  it("getInstancesWithoutPublicIp: instances of a location without an address", async () => {
+    const bare = await client.instances.create({
+      locationId: 1, tierId: 1, templateId: 1, hostname: "fn-bare-1", cpu: 1, memory: 1, storage: 20,
+      username: "admin", password: "Str0ng-Passw0rd!", usePublicIp: false,
+    });
+    await waitIdle(bare.uuid);
+    const { instances } = await vmhost.getInstancesWithoutPublicIp({ locationId: 1 }, opts);
+    expect(instances).toContainEqual({ id: bare.uuid, hostname: "fn-bare-1" });
+    expect(instances.map((i) => i.id)).not.toContain(vm);
+  });
+});
+
+describe("function configuration and arguments", () => {
+  it("refuses bad arguments, naming them, before any API call", async () => {
+    const before = lastSeq();
+    await expect(vmhost.getInstance({ instanceId: "web-1" }, opts)).rejects.toThrow(/getInstance: instanceId: instanceId must be a uuid/);
+    await expect(vmhost.getInstanceMetrics({ instanceId: vm, period: "minute" as "hour" }, opts)).rejects.toThrow(/period must be one of/);
+    await expect(vmhost.getBillingReport({ date: "01/06/2024" }, opts)).rejects.toThrow(vmhost.FunctionArgumentError);
+    expect(sim.requests().filter((r) => r.seq > before)).toEqual([]);
+  });
+
+  it("falls back to VMHOST_API_KEY / VMHOST_BASE_URL, and says what to set when neither is there", async () => {
+    const saved = { key: process.env.VMHOST_API_KEY, url: process.env.VMHOST_BASE_URL };
+    try {
+      process.env.VMHOST_API_KEY = sim.apiKey;
+      process.env.VMHOST_BASE_URL = sim.url;
+      expect((await vmhost.getSizeTemplates()).templates.length).toBe(5);
+      delete process.env.VMHOST_API_KEY;
+      await expect(vmhost.getSizeTemplates()).rejects.toThrow(/vmhost:apiKey/);
+    } finally {
+      if (saved.key === undefined) delete process.env.VMHOST_API_KEY;
+      else process.env.VMHOST_API_KEY = saved.key;
+      if (saved.url === undefined) delete process.env.VMHOST_BASE_URL;
+      else process.env.VMHOST_BASE_URL = saved.url;
+    }
+  });
+
+  it("getSnapshotsOutput takes Pulumi inputs and resolves to the same result", async () => {
+    const out = vmhost.getSnapshotsOutput({ instanceId: pulumi.output(vm) }, opts);
+    const value = await new Promise<vmhost.GetSnapshotsResult>((resolve) => out.apply((v) => resolve(v)));
+    expect(value.snapshots.map((s) => s.name)).toEqual(["base"]);
+  });
+});
+
+describe("rollbackSnapshot (an action)", () => {
+  it("rolls back, waits until the instance is idle, and leaves it stopped", async () => {
+    const second = await client.snapshots.create(vm, { name: "second", description: "later" });
+    await waitIdle(vm);
+    const base = (await client.snapshots.list(vm)).find((s) => s.name === "base")!;
+    const result = await vmhost.rollbackSnapshot({ instanceId: vm, snapshotId: base.id, timeout: "1m" }, opts);
+    expect(result).toEqual({ performed: true, instanceId: vm, snapshotId: base.id, status: "Stopped" });
+    const detail = await client.instances.get(vm);
+    expect(detail.status).toBe("Stopped");
+    expect(detail.operation_flag).toBe(0);
+    const snapshots = await client.snapshots.list(vm);
+    expect(snapshots.find((s) => s.id === base.id)?.is_current_state).toBe(true);
+    expect(snapshots.find((s) => s.id === second.snap_uuid)?.is_current_state).toBe(false);
+  });
+
+  it("does nothing during a preview", async () => {
+    const before = lastSeq();
+    const base = (await client.snapshots.list(vm)).find((s) => s.name === "base")!;
+    // setMocks with preview=true is how a program sees `pulumi preview` (isDryRun() true)
+    await pulumi.runtime.setMocks(
+      { newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: (a) => a.inputs },
+      "project",
+      "stack",
+      true,
+    );
+    expect(pulumi.runtime.isDryRun()).toBe(true);
+    const result = await vmhost.rollbackSnapshot({ instanceId: vm, snapshotId: base.id }, opts);
+    expect(result).toEqual({ performed: false, instanceId: vm, snapshotId: base.id, status: null });
+    expect(sim.requests().filter((r) => r.seq > before && r.method !== "GET")).toEqual([]);
+  });
+});
