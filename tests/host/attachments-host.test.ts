@@ -1,0 +1,203 @@
+/**
+ * PublicIp, VswitchAttachment and BlockStorageAttachment through the real host, as users run them: the
+ * package packed by `make pack` is installed into a throwaway project, a program under Pulumi mocks
+ * registers the three resources (to get the serialized `__provider` and the inputs Pulumi would send), and
+ * `@pulumi/pulumi/cmd/dynamic-provider`, spawned from that project and driven over gRPC with the stack
+ * config, creates, reads, diffs, updates (PublicIp's rdns in place) and deletes them in the simulator.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { createClient } from "../../provider/api";
+import { Deadline, pollUntil } from "../../provider/wait/poll";
+import { startSimulator, type RunningSimulator } from "../../simulator";
+import { ProviderHost } from "../../tools/local-engine/providerHost";
+
+const ROOT = path.join(__dirname, "..", "..");
+const TARBALL = path.join(ROOT, ".pack", "pulumi-vmhost.tgz");
+const urn = (type: string, name: string) => `urn:pulumi:test::host-test::pulumi-nodejs:dynamic/vmhost:${type}::${name}`;
+
+/** Unpacks the packed package into `<dir>/node_modules/pulumi-vmhost` and links its dependencies (as npm would place them). */
+function installPacked(dir: string): void {
+  if (!fs.existsSync(TARBALL)) throw new Error(`${TARBALL} is missing: run \`make pack\` first (make test does)`);
+  const modules = path.join(dir, "node_modules");
+  const pkgDir = path.join(modules, "pulumi-vmhost");
+  fs.mkdirSync(pkgDir, { recursive: true });
+  execFileSync("tar", ["-xzf", TARBALL, "-C", pkgDir, "--strip-components=1"]);
+  const manifest = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  for (const dep of Object.keys(manifest.dependencies)) {
+    const target = path.join(modules, dep);
+    if (fs.existsSync(target)) continue;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.symlinkSync(path.join(ROOT, "node_modules", dep), target, "dir");
+  }
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "host-test", private: true }));
+}
+
+/** The program: registers the three resources under Pulumi mocks and writes the inputs the engine would receive. */
+const PROGRAM = `
+const fs = require("fs");
+const pulumi = require("@pulumi/pulumi");
+const registered = {};
+pulumi.runtime.setMocks({
+  newResource: (args) => {
+    registered[args.name] = args.inputs;
+    fs.writeFileSync(process.env.OUT_FILE, JSON.stringify(registered));
+    return { id: "mock-id", state: args.inputs };
+  },
+  call: () => ({}),
+}, "host-test", "test", false);
+const vmhost = require("pulumi-vmhost");
+new vmhost.PublicIp("ip", { instanceId: process.env.VM, rdns: "host-test.example.com" });
+new vmhost.VswitchAttachment("net", { instanceId: process.env.VM, vswitchId: process.env.VSWITCH });
+new vmhost.BlockStorageAttachment("disk", { instanceId: process.env.VM, blockStorageId: process.env.DISK });
+`;
+
+interface SimState {
+  instances: { uuid: string; publicIpUuid: string | null; rdns: string | null; vswitchUuid: string | null; blockStorageIds: string[] }[];
+  vswitches: { uuid: string; name: string; locationId: number }[];
+  blockStorages: { uuid: string; name: string; locationId: number; instanceUuid: string | null }[];
+}
+
+let sim: RunningSimulator;
+let dir: string;
+let vm: string;
+let vswitch: SimState["vswitches"][number];
+let disk: SimState["blockStorages"][number];
+let registered: Record<"ip" | "net" | "disk", Record<string, unknown>>;
+const simState = async () => (await (await fetch(`${sim.adminUrl}/state`)).json()) as SimState;
+const simVm = async () => (await simState()).instances.find((i) => i.uuid === vm)!;
+
+beforeAll(async () => {
+  sim = await startSimulator({ opSeconds: 0.05 });
+  const client = createClient({ baseUrl: sim.url, apiKey: sim.apiKey });
+  const created = await client.instances.create({
+    locationId: 1, tierId: 1, templateId: 2, hostname: "host-attach", cpu: 1, memory: 1, storage: 20,
+    username: "admin", password: "Blue-Horse-42", usePublicIp: false,
+  });
+  vm = created.uuid;
+  await pollUntil({
+    what: "the test instance to run",
+    deadline: new Deadline(10_000),
+    poll: async () => {
+      const d = await client.instances.get(vm);
+      return d.operation_flag === 0 ? { done: true, value: d } : { done: false, status: d.status };
+    },
+  });
+  const state = await simState();
+  vswitch = state.vswitches.find((v) => v.locationId === 1)!;
+  disk = state.blockStorages.find((b) => b.locationId === 1 && b.instanceUuid === null)!;
+
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "vmhost-attach-host-"));
+  installPacked(dir);
+  fs.writeFileSync(path.join(dir, "program.js"), PROGRAM);
+  const outFile = path.join(dir, "registered.json");
+  execFileSync(process.execPath, ["program.js"], {
+    cwd: dir,
+    env: { ...process.env, OUT_FILE: outFile, VM: vm, VSWITCH: vswitch.uuid, DISK: disk.uuid },
+    stdio: "pipe",
+  });
+  registered = JSON.parse(fs.readFileSync(outFile, "utf8")) as typeof registered;
+}, 120_000);
+
+afterAll(async () => {
+  await sim?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
+  let host: ProviderHost;
+  const hostOutput: string[] = [];
+  beforeAll(async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_NODEJS_PROJECT: "host-test", PULUMI_NODEJS_STACK: "test" };
+    // credentials come only from the stack config handed to Configure
+    delete env.VMHOST_API_KEY;
+    delete env.VMHOST_BASE_URL;
+    host = await ProviderHost.start({
+      script: path.join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js"),
+      engineAddress: "127.0.0.1:1",
+      cwd: dir,
+      env,
+      onOutput: (_stream, line) => hostOutput.push(line),
+    });
+    await host.configure({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url });
+  }, 60_000);
+  afterAll(async () => {
+    await host?.stop();
+  });
+
+  it("serializes each resource as the thin stub that requires the installed package", () => {
+    for (const name of ["ip", "net", "disk"] as const) {
+      const provider = registered[name].__provider as string;
+      expect(provider).toContain("pulumi-vmhost/provider");
+      expect(provider).not.toContain(sim.apiKey);
+    }
+  });
+
+  it("PublicIp: creates, reads, diffs, updates rdns in place and deletes", async () => {
+    const u = urn("PublicIp", "ip");
+    const checked = await host.check(u, {}, registered.ip);
+    expect(checked.failures).toEqual([]);
+    const created = await host.create(u, checked.inputs);
+    expect(created.id).toBe((await simVm()).publicIpUuid);
+    expect(created.outputs).toMatchObject({ instanceId: vm, rdns: "host-test.example.com", publicIpId: created.id });
+
+    const read = await host.read(u, created.id, created.outputs, checked.inputs);
+    expect(read.outputs).toEqual(created.outputs);
+    expect(await host.diff(u, created.id, read.outputs, checked.inputs, checked.inputs)).toMatchObject({ changes: false });
+
+    const changed = await host.check(u, checked.inputs, { ...registered.ip, rdns: "www.host-test.example.com" });
+    expect(await host.diff(u, created.id, read.outputs, changed.inputs, checked.inputs)).toMatchObject({ changes: true, replaces: [] });
+    const updated = await host.update(u, created.id, read.outputs, changed.inputs, checked.inputs);
+    expect(updated).toMatchObject({ rdns: "www.host-test.example.com" });
+    expect((await simVm()).rdns).toBe("www.host-test.example.com");
+
+    const bad = await host.check(u, {}, { ...registered.ip, rdns: "not a name" });
+    expect(bad.failures.map((f) => f.property)).toEqual(["rdns"]);
+
+    await host.delete(u, created.id, updated, changed.inputs);
+    expect((await simVm()).publicIpUuid).toBeNull();
+    expect((await host.read(u, created.id, updated, changed.inputs)).id).toBe("");
+  }, 60_000);
+
+  it("VswitchAttachment: creates, reads, diffs (a new network replaces, delete first) and deletes", async () => {
+    const u = urn("VswitchAttachment", "net");
+    const checked = await host.check(u, {}, registered.net);
+    expect(checked.failures).toEqual([]);
+    const created = await host.create(u, checked.inputs);
+    expect(created.id).toBe(`${vm}/${vswitch.uuid}`);
+    expect(created.outputs).toMatchObject({ vswitchName: vswitch.name });
+    expect((await simVm()).vswitchUuid).toBe(vswitch.uuid);
+
+    const read = await host.read(u, created.id, created.outputs, checked.inputs);
+    expect(read.outputs).toEqual(created.outputs);
+    expect(await host.diff(u, created.id, read.outputs, checked.inputs, checked.inputs)).toMatchObject({ changes: false });
+    const other = await host.check(u, checked.inputs, { ...registered.net, vswitchId: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" });
+    expect(await host.diff(u, created.id, read.outputs, other.inputs, checked.inputs)).toMatchObject({
+      changes: true, replaces: ["vswitchId"], deleteBeforeReplace: true,
+    });
+
+    await host.delete(u, created.id, read.outputs, checked.inputs);
+    expect((await simVm()).vswitchUuid).toBeNull();
+    expect((await host.read(u, created.id, read.outputs, checked.inputs)).id).toBe("");
+  }, 60_000);
+
+  it("BlockStorageAttachment: creates, reads, diffs and deletes (the disk stays)", async () => {
+    const u = urn("BlockStorageAttachment", "disk");
+    const checked = await host.check(u, {}, registered.disk);
+    expect(checked.failures).toEqual([]);
+    const created = await host.create(u, checked.inputs);
+    expect(created.id).toBe(disk.uuid);
+    expect(created.outputs).toMatchObject({ name: disk.name });
+    expect((await simVm()).blockStorageIds).toEqual([disk.uuid]);
+
+    const read = await host.read(u, created.id, created.outputs, checked.inputs);
+    expect(read.outputs).toEqual(created.outputs);
+    expect(await host.diff(u, created.id, read.outputs, checked.inputs, checked.inputs)).toMatchObject({ changes: false });
+
+    await host.delete(u, created.id, read.outputs, checked.inputs);
+    expect((await simVm()).blockStorageIds).toEqual([]);
+    expect((await simState()).blockStorages.map((b) => b.uuid)).toContain(disk.uuid);
+  }, 60_000);
+});
