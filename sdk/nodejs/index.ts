@@ -8,3 +8,4 @@ export * from "./public-ip";
 export * from "./vswitch-attachment";
 export * from "./block-storage-attachment";
 export * from "./instance";
+export * from "./functions";

@@ -48,7 +48,7 @@ function stackConfig(): { get(key: string): string | undefined } | undefined {
 }
 
 /** The client options a function uses: explicit options > stack config > environment. */
-export function functionClientOptions(options: FunctionOptions = {}): ClientOptions {
+function functionClientOptions(options: FunctionOptions = {}): ClientOptions {
   const config = stackConfig();
   const explicit: Record<string, string | undefined> = {
     "vmhost:apiKey": options.apiKey,
@@ -68,7 +68,7 @@ function camelKey(key: string): string {
  * Deep snake_case -> camelCase of the client's normalized records. Free-form objects (`opaque` keys, e.g. a
  * graph node's `data` and `style`) are copied as the API sent them.
  */
-export function camelize(value: unknown, opaque: ReadonlySet<string> = new Set()): unknown {
+function camelize(value: unknown, opaque: ReadonlySet<string> = new Set()): unknown {
   if (Array.isArray(value)) return value.map((v) => camelize(v, opaque));
   if (value && typeof value === "object") {
     return Object.fromEntries(
