@@ -13,6 +13,7 @@ import { createClient } from "../../provider/api";
 import { Deadline, pollUntil } from "../../provider/wait/poll";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 import { ProviderHost } from "../../tools/local-engine/providerHost";
+import type { PropertyMap } from "../../tools/local-engine/values";
 
 const ROOT = path.join(__dirname, "..", "..");
 const TARBALL = path.join(ROOT, ".pack", "pulumi-vmhost.tgz");
@@ -65,7 +66,7 @@ let dir: string;
 let vm: string;
 let vswitch: SimState["vswitches"][number];
 let disk: SimState["blockStorages"][number];
-let registered: Record<"ip" | "net" | "disk", Record<string, unknown>>;
+let registered: Record<"ip" | "net" | "disk", PropertyMap>;
 const simState = async () => (await (await fetch(`${sim.adminUrl}/state`)).json()) as SimState;
 const simVm = async () => (await simState()).instances.find((i) => i.uuid === vm)!;
 
