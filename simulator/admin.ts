@@ -77,7 +77,7 @@ function findInstanceOr404(ctx: SimContext, uuid: string): Instance {
   return inst;
 }
 
-function patchInstance(sim: Simulator, ctx: SimContext, uuid: string, body: unknown): AdminAnswer {
+function patchInstance(ctx: SimContext, uuid: string, body: unknown): AdminAnswer {
   const patch = parse(instancePatchSchema, body);
   const state = ctx.state;
   const inst = findInstanceOr404(ctx, uuid);
@@ -127,7 +127,6 @@ function patchInstance(sim: Simulator, ctx: SimContext, uuid: string, body: unkn
     ip.rdns = patch.rdns;
   }
   inst.updatedAt = ctx.now;
-  void sim;
   return { status: 200, body: { message: "Instance changed out of band.", data: instanceDump(ctx, inst) } };
 }
 
@@ -204,7 +203,7 @@ function route(sim: Simulator, method: string, path: string, query: URLSearchPar
     const uuid = decodeURIComponent(instanceMatch[1]!);
     const action = instanceMatch[2];
     if (method === "GET" && !action) return { status: 200, body: { data: instanceDump(ctx, findInstanceOr404(ctx, uuid)) } };
-    if (method === "PATCH" && !action) return patchInstance(sim, ctx, uuid, body);
+    if (method === "PATCH" && !action) return patchInstance(ctx, uuid, body);
     if (method === "POST" && action === "/finish-operation") {
       const { outcome } = parse(finishSchema, body);
       const inst = findInstanceOr404(ctx, uuid);

@@ -5,7 +5,7 @@
  * operation whose end has passed, applying its effect as of its end time. So an injected clock drives
  * progress deterministically.
  */
-import { attachedStorages, findInstance, removeInstance } from "./model";
+import { removeInstance } from "./model";
 import type { Instance, Operation, OperationKind, SimContext } from "./state";
 
 /** Client operation ids that name an operation kind (accepted by the `failNext` / `stickNext` faults). */
@@ -169,11 +169,4 @@ function settleInvoices(ctx: SimContext): void {
       amount: inv.amount, balanceAfter: state.balance, createdAt: inv.paysAt,
     });
   }
-}
-
-/** Size of an instance's data for snapshot and backup sizing: its disk plus attached block storages. */
-export function dataSizeGb(ctx: SimContext, instanceUuid: string): { storageGb: number; blockGb: number } {
-  const inst = findInstance(ctx.state, instanceUuid);
-  const blockGb = attachedStorages(ctx.state, inst).reduce((s, b) => s + b.sizeGb, 0);
-  return { storageGb: inst.storageGb, blockGb };
 }
