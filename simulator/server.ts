@@ -76,8 +76,28 @@ export function parseForm(text: string): Input {
   return out;
 }
 
+/**
+ * Parses the text fields of a `multipart/form-data` body (Laravel accepts forms either way). File parts
+ * are read as text too; the service takes no uploads.
+ */
+export function parseMultipart(raw: string, contentType: string): Input {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+  if (!boundary) throw new HttpError(400, { message: "The multipart body has no boundary." });
+  const delimiter = `--${boundary[1] ?? boundary[2]}`;
+  const fields = new URLSearchParams();
+  for (const part of raw.split(delimiter).slice(1)) {
+    if (part.startsWith("--")) break;
+    const split = part.indexOf("\r\n\r\n");
+    if (split < 0) continue;
+    const name = /name="([^"]*)"/i.exec(part.slice(0, split));
+    if (name) fields.append(name[1]!, part.slice(split + 4).replace(/\r\n$/, ""));
+  }
+  return parseForm(fields.toString());
+}
+
 function parseBody(raw: string, contentType: string | undefined): Input {
   if (raw.trim() === "") return {};
+  if (contentType?.toLowerCase().includes("multipart/form-data")) return parseMultipart(raw, contentType);
   if (contentType?.includes("application/json")) {
     let parsed: unknown;
     try {

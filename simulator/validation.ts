@@ -172,6 +172,9 @@ export class Validator {
 /** Hostname rule: RFC 1123 labels separated by dots, at most 63 characters in all (one DNS label's worth). */
 export const HOSTNAME_PATTERN = /^(?=.{1,63}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
+/** Reverse-DNS rule: a fully qualified name of RFC 1123 labels, up to 253 characters, optional final dot. */
+export const FQDN_PATTERN = /^(?=.{1,254}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
 /** Username rule: a Linux login name. */
 export const USERNAME_PATTERN = /^[a-z_][a-z0-9_-]{0,31}$/;
 

@@ -79,6 +79,9 @@ describe("instances", () => {
     const uuid = await t.createInstance({ vswitch: vs.uuid });
     t.advance(OP_SECONDS);
     const ipId = (await t.detail(uuid)).public_ip.ip_id;
+    const longName = `${"a".repeat(60)}.${"b".repeat(60)}.example.com`;
+    expect((await t.call("PATCH", `/network/public/${ipId}/rdns`, { form: { rdns: longName } })).body.data).toBe(longName);
+    expect((await t.call("PATCH", `/network/public/${ipId}/rdns`, { form: { rdns: "not a name" } })).status).toBe(422);
     await t.call("PATCH", `/network/public/${ipId}/rdns`, { form: { rdns: "web-1.example.com" } });
     const d = await t.detail(uuid);
     expect(d.public_ip.ip_address).toMatch(/^\d+\.\d+\.\d+\.\d+$/);

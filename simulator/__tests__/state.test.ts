@@ -208,6 +208,15 @@ describe("validation", () => {
     expect((await t.call("POST", "/instance/create", { json: { ...base, use_public_ip: true } })).status).toBe(200);
   });
 
+  it("accepts multipart/form-data bodies like Laravel does", async () => {
+    const uuid = await t.runningInstance();
+    const form = new FormData();
+    form.append("hostname", "multi-part");
+    const res = await fetch(`${t.sim.url}/instance/${uuid}/update-hostname`, { method: "PATCH", headers: { "x-apikey": t.sim.apiKey }, body: form });
+    expect(res.status).toBe(200);
+    expect((await t.detail(uuid)).hostname).toBe("multi-part");
+  });
+
   it("checks the OS template minimums, hostname rules, and that ids exist", async () => {
     const res = await t.call("POST", "/instance/create", {
       form: { location_id: 9, tier_id: 1, template_id: 4, hostname: "bad_host!", cpu: 1, memory: 2, storage: 20, username: "u", password: "short", use_public_ip: 1 },

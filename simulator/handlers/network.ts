@@ -10,7 +10,7 @@ import {
   reservedIpFor, vswitchFor,
 } from "../model";
 import type { SimContext, Vswitch } from "../state";
-import { HOSTNAME_PATTERN, Validator } from "../validation";
+import { FQDN_PATTERN, Validator } from "../validation";
 import { dayMonthYearTime } from "../wire";
 
 const changePublicIp: Handler = (ctx, req) => {
@@ -48,7 +48,7 @@ const updateRdns: Handler = (ctx, req) => {
   const ip = ctx.state.publicIps.find((p) => p.uuid === req.params["ip_uuid"]!.toLowerCase());
   if (!ip) throw notFound("Public IP");
   const v = new Validator(req.body);
-  const rdns = v.string("rdns", { required: true, max: 253, pattern: HOSTNAME_PATTERN });
+  const rdns = v.string("rdns", { required: true, max: 254, pattern: FQDN_PATTERN });
   v.check();
   const inst = ip.instanceUuid ? ctx.state.instances.find((i) => i.uuid === ip.instanceUuid) : undefined;
   if (inst) requireIdle(inst);
