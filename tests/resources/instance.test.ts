@@ -73,6 +73,15 @@ async function change(id: string, olds: InstanceOutputs, inputs: Record<string, 
 }
 
 const requestCount = () => sim.requests().length;
+
+/** Polls a condition on the simulator's state (not a timed sleep): resolves once it holds, fails after 10 s. */
+async function until(condition: () => boolean): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > 10_000) throw new Error("condition not reached within 10 s");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 const opsSince = (n: number) => sim.requests().slice(n).map((r) => r.operation);
 
 let vs: SimState["vswitches"];
@@ -135,6 +144,28 @@ describe("create, clone, adopt", () => {
     const vm = await simInstance(id);
     expect(vm).toMatchObject({ clonedFrom: source.id, hostname: "clone-1", cpu: 4, password: "Green-Cat-77", status: "Running" });
     expect(outs).toMatchObject({ cloneFrom: source.id, cpu: 4, memory: 4, storage: 40, templateId: 1 });
+  });
+
+  it("refuses a clone smaller than its source before cloning", async () => {
+    const source = await up({ ...validCreate, hostname: "clone-src-2", storage: 60 });
+    const before = requestCount();
+    await expect(up({ cloneFrom: source.id, hostname: "clone-small", locationId: 1, tierId: 2, storage: 40 })).rejects.toThrow(/storage: a clone starts with its source's 60 GB disk/);
+    expect(opsSince(before)).not.toContain("cloneInstance");
+  });
+
+  it("waits for a busy source to be idle before cloning it (the API refuses to clone a busy VM)", async () => {
+    const source = await up({ ...validCreate, hostname: "clone-busy-src" });
+    await admin("POST", "/faults", { stickNext: { kind: "stop" } });
+    await createClient({ baseUrl: sim.url, apiKey: sim.apiKey }).instances.stop(source.id);
+    const before = requestCount();
+    const cloning = up({ cloneFrom: source.id, hostname: "clone-busy", locationId: 1, tierId: 2 });
+    // the provider keeps polling the busy source and sends nothing yet
+    await until(() => sim.requests().slice(before).filter((r) => r.operation === "getInstance" && r.path.includes(source.id)).length >= 3);
+    expect(opsSince(before)).not.toContain("cloneInstance");
+    await admin("POST", `/instances/${source.id}/finish-operation`, {});
+    const { id } = await cloning;
+    expect(opsSince(before).filter((o) => o === "cloneInstance")).toHaveLength(1);
+    expect(await simInstance(id)).toMatchObject({ clonedFrom: source.id, status: "Running" });
   });
 
   it("adopts an existing VM without creating one or changing it", async () => {

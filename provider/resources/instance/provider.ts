@@ -22,12 +22,6 @@ import { diffInstance, planInstanceUpdate, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
 
-/** Usual durations, for the polling schedule (poll fast around them). Not deadlines. */
-const EXPECTED_MS: Record<UpdateStep["kind"] | "create" | "clone", number> = {
-  create: 60_000, clone: 90_000, changeTier: 20_000, resize: 30_000, hostname: 3_000, password: 3_000,
-  publicAddress: 5_000, privateNetwork: 5_000, power: 20_000,
-};
-
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 // ---------------------------------------------------------------------------------------------- outputs
@@ -130,7 +124,8 @@ async function runSteps(
         what,
         deadline: new Deadline(timeoutMs),
         until: step.kind === "password" ? undefined : (d) => satisfied(step, d, vswitches),
-        expectedMs: EXPECTED_MS[step.kind],
+        // polling learns how long each kind takes on this host (hosts differ: a resize takes 20 s or 3 min)
+        kind: step.kind === "power" ? `power-${step.state}` : step.kind,
       },
       async () => {
         try {
@@ -244,9 +239,22 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   const hostname = inputs.hostname!;
   let id: string;
   if (mode === "clone") {
-    id = await sendCreateOnce(client, hostname, async () =>
-      (await client.instances.clone(inputs.cloneFrom!, { hostname, locationId: inputs.locationId!, tierId: inputs.tierId! })).uuid,
-    );
+    const sourceId = inputs.cloneFrom!;
+    const source = await client.instances.find(sourceId);
+    if (!source) throw new ProviderError(`cloneFrom: there is no instance ${sourceId} to clone (check the uuid with getInstances)`);
+    if (inputs.storage !== undefined && inputs.storage < source.storage)
+      throw new ProviderError(
+        `storage: a clone starts with its source's ${source.storage} GB disk and disks only grow; set storage to ${source.storage} or more`,
+      );
+    const deadline = new Deadline(timeouts.create);
+    // Through the SOURCE's operation queue: the API refuses to clone a VM that is busy (an address being
+    // attached by another resource in the same up), and a busy answer is waited out and re-sent.
+    id = await sendCreateOnce(client, hostname, async () => {
+      const sent = await runInstanceOperation(client, sourceId, { what: `instance ${sourceId} to be cloned as ${hostname}`, deadline }, () =>
+        client.instances.clone(sourceId, { hostname, locationId: inputs.locationId!, tierId: inputs.tierId! }),
+      );
+      return sent.result.uuid;
+    });
   } else {
     // Storage >= the template's minimum needs the catalogue (an API call), so it is checked here, not in check.
     const min = await templateMinimums(client, inputs.templateId!);
@@ -279,7 +287,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     const detail = await waitForInstanceSettled(client, id, {
       what: `instance ${id} (${hostname}) to finish ${mode === "clone" ? "cloning" : "creating"}`,
       deadline: new Deadline(timeouts.create),
-      expectedMs: EXPECTED_MS[mode],
+      kind: mode,
     });
     // What create/clone could not set: a clone's sizes, password, address and network; a "stopped" power state.
     const created = await outputsFor(client, detail, inputs);
@@ -309,7 +317,6 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
       const idle = await pollUntil<InstanceDetail | undefined>({
         what: `instance ${id} to be idle before deleting it`,
         deadline,
-        expectedMs: EXPECTED_MS.resize,
         log: progressLog,
         poll: async () => {
           const d = await client.instances.find(id);

@@ -1,0 +1,56 @@
+import type { InstanceDetail } from "../../api/schemas/instances";
+import { inputsFromState, osLabel, powerStateOf, resolveVswitchId, toOutputs } from "./model";
+
+const detail: InstanceDetail = {
+  uuid: "9b756134-08d4-4ada-8f44-a1a86d2863a5", hostname: "web-1", username: "deploy", cpu: 2, is_cpu_dedicated: false,
+  memory: 4, storage: 40, status: "Running", os_name: "Ubuntu", public_ip: { ip_id: "ip-1", ip_address: "103.150.12.10" },
+  rdns: null, private_network: "jkt-private-1", location_id: 1, location: "Jakarta", tier_id: 2, tier: "Standard",
+  os: { template_id: 1, version: "22.04", os_id: 1, name: "Ubuntu", image: null, min_cpu: 1, min_memory: 1, min_storage: 20 },
+  price_per_hour: 300, estimated_monthly_price: 216000, cost: null, operation_flag: 0,
+  created_at: "2026-11-21T15:00:00.000Z", updated_at: null, last_started_at: null, last_backup_at: null,
+};
+const vswitches = [
+  { uuid: "11111111-1111-4111-8111-111111111111", name: "jkt-private-1" },
+  { uuid: "22222222-2222-4222-8222-222222222222", name: "jkt-private-2" },
+];
+
+describe("Instance model", () => {
+  it("outputs the inputs under their own names plus computed outputs", () => {
+    const out = toOutputs(detail, { hostname: "web-1", password: "Blue-Horse-42", sshKeys: ["k"], deleteOptions: { removePublicIp: false, removeBlockStorage: false } });
+    expect(out).toMatchObject({
+      hostname: "web-1", cpu: 2, memory: 4, storage: 40, tierId: 2, locationId: 1, templateId: 1, username: "deploy", dedicatedCpu: false,
+      password: "Blue-Horse-42", sshKeys: ["k"], deleteOptions: { removePublicIp: false, removeBlockStorage: false },
+      status: "Running", ipAddress: "103.150.12.10", publicIpId: "ip-1", privateNetwork: "jkt-private-1", os: "Ubuntu 22.04",
+      locationName: "Jakarta", tierName: "Standard",
+    });
+  });
+
+  it("outputs publicIp, publicNetworkId, vswitchId and powerState only when the user manages them", () => {
+    const unmanaged = toOutputs(detail, {});
+    for (const k of ["publicIp", "publicNetworkId", "vswitchId", "powerState"]) expect(unmanaged).not.toHaveProperty(k);
+    const managed = toOutputs({ ...detail, status: "Stopped", public_ip: null }, { publicIp: true, publicNetworkId: "ip-9", vswitchId: "x", powerState: "running" }, "");
+    expect(managed).toMatchObject({ publicIp: false, publicNetworkId: null, vswitchId: "", powerState: "stopped" });
+  });
+
+  it("keeps 'declared, currently none' through a read (publicNetworkId null stays declared)", () => {
+    const first = toOutputs({ ...detail, public_ip: null }, { publicNetworkId: "ip-9" });
+    const again = toOutputs({ ...detail, public_ip: null }, inputsFromState(first as unknown as Record<string, unknown>));
+    expect(again).toEqual(first);
+  });
+
+  it.each([
+    ["jkt-private-2", "22222222-2222-4222-8222-222222222222"],
+    ["JKT-Private-1", "11111111-1111-4111-8111-111111111111"],
+    ["22222222-2222-4222-8222-222222222222", "22222222-2222-4222-8222-222222222222"],
+    [null, ""],
+    ["unknown-net", "unknown-net"],
+  ])("resolves the private network %p to %p", (text, uuid) => expect(resolveVswitchId(text, vswitches)).toBe(uuid));
+
+  it.each([["Running", "running"], ["Stopped", "stopped"], ["starting", "starting"], ["Error", "error"]])("power state of %p is %p", (status, state) =>
+    expect(powerStateOf(status)).toBe(state));
+
+  it("labels the OS with its version once", () => {
+    expect(osLabel(detail)).toBe("Ubuntu 22.04");
+    expect(osLabel({ ...detail, os_name: "Ubuntu 22.04" })).toBe("Ubuntu 22.04");
+  });
+});
