@@ -17,6 +17,8 @@ export const providers: Partial<Record<ResourceName, pulumi.dynamic.ResourceProv
   PublicIp: publicIpProvider,
   VswitchAttachment: vswitchAttachmentProvider,
   BlockStorageAttachment: blockStorageAttachmentProvider,
+  Snapshot: snapshotProvider,
+  FirewallRule: firewallRuleProvider,
 };
 
 /** The Pulumi type token of a resource of ours: dynamic module `vmhost`, type = class name. */
