@@ -193,4 +193,16 @@ describe("hosts without the block storage list (fallback: attached unless listed
     await provider.delete(id, outs);
     expect((await diskOf(disk.uuid)).instanceUuid).toBeNull();
   });
+
+  it("cannot see a disk attached elsewhere, so it asks the API, which refuses; nothing is recorded", async () => {
+    const [vm1, vm2] = [await h.newInstance("bsa-fallback-1"), await h.newInstance("bsa-fallback-2")];
+    const disk = disks[2]!;
+    await h.client.storage.attach(disk.uuid, { instanceId: vm1 });
+    const error = await up(provider, { blockStorageId: disk.uuid, instanceId: vm2 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(ResourceInitError);
+    expect((error as Error).message).toMatch(/attachBlockStorage .* already attached to another instance/);
+    expect((await diskOf(disk.uuid)).instanceUuid).toBe(vm1);
+    await h.client.storage.detach(disk.uuid);
+  });
 });

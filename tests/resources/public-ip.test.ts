@@ -8,6 +8,11 @@ import { startHarness, up, preview, type FullProvider, type SimHarness } from ".
 import { publicIpProvider } from "../../provider/resources/public-ip/provider";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import type { PublicIpOutputs } from "../../provider/resources/public-ip/inputs";
+import { configure } from "../../provider/context";
+
+/** Stack config as the engine hands it to the provider: the simulator's key and URL plus `extra`. */
+const useConfig = (extra: Record<string, string>) =>
+  configure({ config: { get: (key: string) => ({ "vmhost:apiKey": h.sim.apiKey, "vmhost:baseUrl": h.sim.url, ...extra })[key] } });
 
 const provider = publicIpProvider as FullProvider;
 let h: SimHarness;
@@ -84,6 +89,13 @@ describe("lifecycle", () => {
     expect((await h.instance(vm))!.rdns).toBe("www.example.com");
   });
 
+  it("compares reverse DNS without case or a trailing dot (a host answering Www.Example.com. is not drift)", async () => {
+    await h.outOfBand(vm, { rdns: "Www.Example.COM." });
+    const read = await provider.read(id, outs);
+    expect(read.props).toMatchObject({ rdns: "www.example.com" });
+    expect(await preview(provider, id, read.props, program)).toMatchObject({ changes: false });
+  });
+
   it("does not show drift for reverse DNS when rdns is not managed", async () => {
     await h.outOfBand(vm, { rdns: "someone-else.example.net" });
     const read = await provider.read(id, outs);
@@ -147,6 +159,18 @@ describe("drift and 404", () => {
   });
 });
 
+describe("update after drift", () => {
+  it("refuses at once to update an address that left the instance, and says what to run", async () => {
+    const vm = await h.newInstance("pip-upd-gone");
+    const { id, outs } = await up<PublicIpOutputs>(provider, { instanceId: vm, rdns: "a.example.com" });
+    await h.outOfBand(vm, { publicIp: false });
+    const checked = await provider.check(outs, { instanceId: vm, rdns: "b.example.com" });
+    const mark = h.mark();
+    await expect(provider.update(id, outs, checked.inputs)).rejects.toThrow(/no longer on instance .* run pulumi refresh/);
+    expect(h.operationsSince(mark)).not.toContain("updateRdns");
+  });
+});
+
 describe("adopt and ownership", () => {
   it("refuses an instance that already has an address, names it, and changes nothing; adoptId manages it", async () => {
     const vm = await h.newInstance("pip-adopt");
@@ -185,15 +209,21 @@ describe("failures", () => {
 
   it("records the address with its id when setting reverse DNS fails after it was assigned", async () => {
     const vm = await h.newInstance("pip-initfail");
-    // The simulator (like a host with a 63-character host-name rule) refuses this 70-character name.
-    const longName = `${"a".repeat(60)}.example.com`;
-    const error = await up(provider, { instanceId: vm, rdns: longName }).catch((e: unknown) => e);
+    // A host where the (assumed) reverse-DNS route differs answers 404 for it: the address is assigned by
+    // then, so it must be recorded, not forgotten.
+    await useConfig({ "vmhost:routes": JSON.stringify({ updateRdns: "PATCH /network/not-on-this-host/{ip_uuid}/rdns" }) });
+    let error: unknown;
+    try {
+      error = await up(provider, { instanceId: vm, rdns: "initfail.example.com" }).catch((e: unknown) => e);
+    } finally {
+      await useConfig({});
+    }
     expect(error).toBeInstanceOf(ResourceInitError);
     const init = error as ResourceInitError;
     const inst = (await h.instance(vm))!;
     expect(init.id).toBe(inst.publicIpUuid);
     expect(init.properties).toMatchObject({ instanceId: vm, publicIpId: inst.publicIpUuid, ipAddress: inst.publicIpAddress });
-    expect(init.message).toMatch(/updateRdns/);
+    expect(init.message).toMatch(/updateRdns .* HTTP 404/);
     // what Pulumi recorded can be deleted
     await provider.delete(init.id, init.properties);
     expect((await h.instance(vm))!.publicIpUuid).toBeNull();

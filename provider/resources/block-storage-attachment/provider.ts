@@ -94,7 +94,7 @@ async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dyna
   const detail = await client.instances.find(instanceId);
   if (!detail) throw new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
   const locationId = detail.location_id;
-  const { state } = await diskState(client, id, instanceId, locationId);
+  const { state, precise } = await diskState(client, id, instanceId, locationId);
   if (state.kind === "missing") {
     throw new ProviderError(`block storage ${id} does not exist (blockStorageId must be the uuid of a block storage; see getBlockStorageOptions)`);
   }
@@ -108,23 +108,35 @@ async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dyna
     throw new ProviderError(`cannot adopt ${id}: it is not attached to instance ${instanceId}; remove adoptId to attach it`);
   }
 
-  if (state.kind === "detached") {
+  // The precise view says "attached here": nothing to do (a retried up). The fallback view's "attached" only
+  // means "not available", which may be attached elsewhere or missing: attach anyway and let the API answer
+  // (re-attaching to the same instance is harmless; another instance or no such disk is refused).
+  const mustAttach = state.kind === "detached" || (!precise && inputs.adoptId === undefined);
+  if (mustAttach) {
     const what = `block storage ${id} to be attached to instance ${instanceId}`;
+    let attachAnswered = false;
     try {
-      await runInstanceOperation(client, instanceId, { what, deadline }, () => client.storage.attach(id, { instanceId }));
+      await runInstanceOperation(client, instanceId, { what, deadline }, async () => {
+        const answer = await client.storage.attach(id, { instanceId });
+        attachAnswered = true;
+        return answer;
+      });
       await waitForDisk(client, what, deadline, id, instanceId, locationId, (s) => s.kind === "attached");
     } catch (error) {
-      // Attached before the failure (wait timeout after the call, a late answer): record it with its id.
-      const partial = await readOutputs(client, inputs, { name: state.name, sizeGb: state.sizeGb }).catch(() => undefined);
-      if (partial) {
-        throw new ResourceInitError(`block storage ${id} was attached to instance ${instanceId}, then: ${errorText(error)}`, id, partial, [
-          errorText(error),
-        ], { cause: error });
+      // Attached before the failure (a wait or read failing after the call): record it with its id. The fallback
+      // view cannot tell "attached here" from "refused", so there only an attach the API accepted counts.
+      if (attachAnswered || precise) {
+        const known = { name: state.kind === "detached" ? state.name : undefined, sizeGb: state.kind === "detached" ? state.sizeGb : undefined };
+        const partial = await readOutputs(client, inputs, known).catch(() => undefined);
+        if (partial) {
+          throw new ResourceInitError(`block storage ${id} was attached to instance ${instanceId}, then: ${errorText(error)}`, id, partial, [
+            errorText(error),
+          ], { cause: error });
+        }
       }
       throw error;
     }
   }
-  // state "attached" without adoptId: already attached to this instance (a retried up), nothing to do.
 
   const known = state.kind === "detached" || state.kind === "attached" ? { name: state.name, sizeGb: state.sizeGb } : {};
   let outs: BlockStorageAttachmentOutputs | undefined;

@@ -13,6 +13,16 @@ export interface PublicIpDetail {
   rdns: string | null;
 }
 
+/**
+ * Reverse DNS as compared and output: lower case, without a trailing dot (the inputs are normalized the
+ * same way), so a host that answers `Mail.Example.com.` does not show drift against `mail.example.com`.
+ * Null when there is none.
+ */
+export function normalizedRdns(rdns: string | null | undefined): string | null {
+  const value = rdns?.trim().toLowerCase().replace(/\.$/, "") ?? "";
+  return value === "" ? null : value;
+}
+
 /** The address an instance holds now, or undefined when it has none (or the service names no uuid for it). */
 export function currentAddress(detail: PublicIpDetail): { id: string; ipAddress: string } | undefined {
   const ip = detail.public_ip;
@@ -29,7 +39,8 @@ export function publicIpOutputs(id: string, inputs: PublicIpInputs, detail: Publ
   if (!address || address.id !== id) return undefined;
   const outputs: PublicIpOutputs = { instanceId: inputs.instanceId, publicIpId: address.id, ipAddress: address.ipAddress };
   if (inputs.publicNetworkId !== undefined) outputs.publicNetworkId = inputs.publicNetworkId;
-  if (detail.rdns !== null && detail.rdns !== "") outputs.rdns = detail.rdns;
+  const rdns = normalizedRdns(detail.rdns);
+  if (rdns !== null) outputs.rdns = rdns;
   if (inputs.adoptId !== undefined) outputs.adoptId = inputs.adoptId;
   if (inputs.timeouts !== undefined) outputs.timeouts = inputs.timeouts;
   return outputs;

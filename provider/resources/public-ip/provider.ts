@@ -18,7 +18,7 @@ import { checkInputs } from "../common/check";
 import { ProviderError, ResourceInitError } from "../common/errors";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
-import { currentAddress, inputsFromState, publicIpOutputs } from "./model";
+import { currentAddress, inputsFromState, normalizedRdns, publicIpOutputs } from "./model";
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -40,8 +40,17 @@ async function setRdns(client: VmHostClient, id: string, instanceId: string, rdn
   await runInstanceOperation(
     client,
     instanceId,
-    { what: `reverse DNS of address ${id} (instance ${instanceId}) to become ${rdns}`, deadline, until: (d) => d.rdns === rdns },
-    () => client.network.updateRdns(id, { rdns }),
+    {
+      what: `reverse DNS of address ${id} (instance ${instanceId}) to become ${rdns}`,
+      deadline,
+      // settled when the detail shows the name, or when the address left the instance (the caller's read says so)
+      until: (d) => normalizedRdns(d.rdns) === rdns || currentAddress(d)?.id !== id,
+    },
+    async () => {
+      // only while the instance still holds this address: never name an address that is no longer ours
+      if (currentAddress(await client.instances.get(instanceId))?.id !== id) return;
+      await client.network.updateRdns(id, { rdns });
+    },
   );
 }
 
@@ -131,7 +140,7 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
   try {
     if (inputs.rdns !== undefined) {
       const detail = await client.instances.get(instanceId);
-      if (detail.rdns !== inputs.rdns) await setRdns(client, id, instanceId, inputs.rdns, deadline);
+      if (normalizedRdns(detail.rdns) !== inputs.rdns) await setRdns(client, id, instanceId, inputs.rdns, deadline);
     }
     const outs = await readOutputs(client, id, inputs);
     if (!outs) throw new ProviderError(`address ${id} left instance ${instanceId} while it was being set up (changed out of band?)`);
@@ -160,15 +169,16 @@ async function read(id: string, props: PublicIpOutputs): Promise<pulumi.dynamic.
 async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): Promise<pulumi.dynamic.UpdateResult<PublicIpOutputs>> {
   const client = getClient();
   const deadline = new Deadline(resourceTimeouts(news.timeouts).update);
+  const gone = () =>
+    new ProviderError(
+      `address ${id} is no longer on instance ${news.instanceId} (removed or swapped out of band): run pulumi refresh, then pulumi up to assign one again`,
+    );
+  if (!(await readOutputs(client, id, news))) throw gone();
   for (const step of planPublicIpUpdate(olds, news)) {
     if (step.kind === "rdns") await setRdns(client, id, news.instanceId, step.rdns, deadline);
   }
   const outs = await readOutputs(client, id, news);
-  if (!outs) {
-    throw new ProviderError(
-      `address ${id} is no longer on instance ${news.instanceId} (removed or swapped out of band): run pulumi refresh, then pulumi up to assign one again`,
-    );
-  }
+  if (!outs) throw gone();
   return { outs };
 }
 
