@@ -341,6 +341,20 @@ describe("delete", () => {
     expect(s.blockStorages.find((b) => b.uuid === disk.uuid)).toBeUndefined();
   });
 
+  it("waits for a running operation to end before deleting (a VM in Error can still be deleted)", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "del-busy" });
+    await admin("POST", "/faults", { stickNext: { kind: "stop" } });
+    await createClient({ baseUrl: sim.url, apiKey: sim.apiKey }).instances.stop(id);
+    const before = requestCount();
+    const deleting = provider().delete(id, outs);
+    await until(() => sim.requests().slice(before).filter((r) => r.operation === "getInstance").length >= 3);
+    expect(opsSince(before)).not.toContain("deleteInstance");
+    // the stuck operation ends in failure: the VM is left in Error, and is deleted all the same
+    await admin("POST", `/instances/${id}/finish-operation`, { outcome: "failure" });
+    await deleting;
+    expect((await simState()).instances.find((i) => i.uuid === id)).toBeUndefined();
+  });
+
   it("keeps block storage by default", async () => {
     const { id, outs } = await up({ ...validCreate, hostname: "del-3" });
     const disk = (await simState()).blockStorages.find((b) => b.locationId === 1 && b.instanceUuid === null)!;

@@ -313,7 +313,7 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
   const options = { removePublicIp: true, removeBlockStorage: false, ...props.deleteOptions };
   await instanceLock.run(id, async () => {
     // Not runInstanceOperation: a VM in Error must still be deletable, and "settled" after a delete is "gone".
-    for (;;) {
+    for (let busyAnswers = 0; ; busyAnswers++) {
       const idle = await pollUntil<InstanceDetail | undefined>({
         what: `instance ${id} to be idle before deleting it`,
         deadline,
@@ -330,7 +330,11 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
         break;
       } catch (e) {
         // another operation slipped in between: wait for it, then try again (until the deadline)
-        if (e instanceof BusyError && !deadline.expired()) continue;
+        if (e instanceof BusyError && !deadline.expired()) {
+          // the detail said idle but the API said busy (its views lag): back off before asking again
+          await new Promise((r) => setTimeout(r, Math.min(deadline.remainingMs(), 250 * 2 ** Math.min(busyAnswers, 4))));
+          continue;
+        }
         throw e;
       }
     }
