@@ -42,8 +42,9 @@ export interface PublicIpArgs {
 /**
  * The public address of an instance, managed apart from the Instance (id = the address uuid).
  *
- * Create assigns an address (the reserved `publicNetworkId`, else a fresh one) and sets `rdns`; it refuses
- * an instance that already has an address (adopt it with `adoptId` instead). Delete removes the address from
+ * Create assigns an address and sets `rdns`. Without `publicNetworkId` it adds a fresh address and refuses
+ * an instance that already has one (adopt that one with `adoptId` instead); with `publicNetworkId` it assigns
+ * that reserved address, and an address the instance held before goes back to the account as reserved. Delete removes the address from
  * the instance, but only if the instance still holds this address. If the address is removed or swapped out
  * of band, a refresh reports the resource gone and the next `up` assigns one again.
  *
