@@ -65,11 +65,20 @@ export function finishNow(ctx: SimContext, op: Operation, outcome: Operation["ou
   complete(ctx, op);
 }
 
-/** Drops an operation without applying its effect (admin out-of-band changes). */
+/**
+ * Drops an operation without applying its effect (admin out-of-band changes): the instance gets back the
+ * status it had before, and a snapshot the operation was making or removing is left in `Error`.
+ */
 export function cancelOperation(ctx: SimContext, op: Operation): void {
   ctx.state.operations = ctx.state.operations.filter((o) => o !== op);
   const inst = ctx.state.instances.find((i) => i.uuid === op.instanceUuid);
-  if (inst && inst.operationId === op.id) inst.operationId = null;
+  if (inst && inst.operationId === op.id) {
+    inst.operationId = null;
+    inst.status = op.previousStatus;
+    inst.updatedAt = ctx.now;
+  }
+  const snapshot = ctx.state.snapshots.find((s) => s.uuid === op.params["snapshotUuid"]);
+  if (snapshot && (op.kind === "snapshot" || op.kind === "snapshotDelete")) snapshot.status = "Error";
 }
 
 function complete(ctx: SimContext, op: Operation): void {

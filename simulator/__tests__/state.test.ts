@@ -267,6 +267,16 @@ describe("admin", () => {
     expect((await t.admin("GET", "/requests")).body.requests).toEqual([]);
   });
 
+  it("cancelOperation drops a stuck operation: the instance is idle with its status from before", async () => {
+    const uuid = await t.runningInstance();
+    await t.admin("POST", "/faults", { stickNext: { kind: "stop" } });
+    await t.call("PATCH", `/instance/${uuid}/stop`);
+    t.advance(3600);
+    expect((await t.detail(uuid)).status).toBe("stopping");
+    await t.admin("PATCH", `/instances/${uuid}`, { cancelOperation: true });
+    expect(await t.detail(uuid)).toMatchObject({ status: "Running", operation_flag: 0 });
+  });
+
   it("POST /__sim/clock skips time ahead so operations finish", async () => {
     const uuid = await t.createInstance();
     await t.admin("POST", "/clock", { advanceSeconds: OP_SECONDS });
