@@ -112,7 +112,11 @@ function functionPage(token: string, schema: PackageSchema): string {
     GENERATED +
     `# ${name}\n\n${f.description}\n\n` +
     `\`vmhost.${name}(args, options?)\` returns a Promise. Options \`{ apiKey, baseUrl }\` override the stack config ` +
-    `(\`vmhost:apiKey\`, \`vmhost:baseUrl\`) and the environment (\`VMHOST_API_KEY\`, \`VMHOST_BASE_URL\`).\n\n` +
+    `(\`vmhost:apiKey\`, \`vmhost:baseUrl\`) and the environment (\`VMHOST_API_KEY\`, \`VMHOST_BASE_URL\`).` +
+    (name.startsWith("get") && Object.keys(f.inputs.properties).length > 0
+      ? ` \`vmhost.${name}Output(args, options?)\` takes Pulumi inputs (e.g. \`instance.id\`) and returns an Output.`
+      : "") +
+    "\n\n" +
     `## Arguments\n\n${args}\n## Result\n\n${result}\n` +
     typeSections(refs, schema)
   ).trimEnd() + "\n";

@@ -137,6 +137,8 @@ export function getInstances(args: GetInstancesArgs = {}, options?: FunctionOpti
     instances: camelize(await c.instances.listAll({ search: a.search, statuses: a.statuses, sort: a.sort })),
   }));
 }
+/** {@link getInstances} taking Pulumi inputs. */
+export const getInstancesOutput = outputForm(getInstances);
 
 /** Arguments of {@link getInstance}. */
 export type GetInstanceArgs = Args<"getInstance">;
@@ -204,6 +206,8 @@ export function getInstancesWithoutPublicIp(
     instances: camelize(await c.network.listInstancesWithoutPublicIp({ locationId: a.locationId })),
   }));
 }
+/** {@link getInstancesWithoutPublicIp} taking Pulumi inputs. */
+export const getInstancesWithoutPublicIpOutput = outputForm(getInstancesWithoutPublicIp);
 
 // ----------------------------------------------------------------------------------------------- network
 
@@ -233,6 +237,8 @@ export function getVswitchOptions(args: GetVswitchOptionsArgs, options?: Functio
     vswitches: camelize(await c.network.listVswitchOptions({ locationId: a.locationId })),
   }));
 }
+/** {@link getVswitchOptions} taking Pulumi inputs. */
+export const getVswitchOptionsOutput = outputForm(getVswitchOptions);
 
 /** Arguments of {@link getVswitch}. */
 export type GetVswitchArgs = Args<"getVswitch">;
@@ -285,6 +291,8 @@ export function getBlockStorageOptions(args: GetBlockStorageOptionsArgs, options
     blockStorages: camelize(await c.storage.listOptions({ locationId: a.locationId })),
   }));
 }
+/** {@link getBlockStorageOptions} taking Pulumi inputs. */
+export const getBlockStorageOptionsOutput = outputForm(getBlockStorageOptions);
 
 // ------------------------------------------------------------------------------------ snapshots, backups
 
@@ -405,6 +413,8 @@ export function getPaymentMethods(args: GetPaymentMethodsArgs = {}, options?: Fu
     };
   });
 }
+/** {@link getPaymentMethods} taking Pulumi inputs. */
+export const getPaymentMethodsOutput = outputForm(getPaymentMethods);
 
 /** Arguments of {@link getCreditHistory}. */
 export type GetCreditHistoryArgs = Args<"getCreditHistory">;
@@ -427,6 +437,8 @@ export function getCreditHistory(args: GetCreditHistoryArgs = {}, options?: Func
     ),
   }));
 }
+/** {@link getCreditHistory} taking Pulumi inputs. */
+export const getCreditHistoryOutput = outputForm(getCreditHistory);
 
 /** Arguments of {@link getBillingReport}. */
 export type GetBillingReportArgs = Args<"getBillingReport">;
@@ -441,3 +453,5 @@ export type GetBillingReportResult = Result<"getBillingReport">;
 export function getBillingReport(args: GetBillingReportArgs, options?: FunctionOptions): Promise<GetBillingReportResult> {
   return invoke("getBillingReport", args, options, async (c, a) => camelize(await c.billing.report(a.date)));
 }
+/** {@link getBillingReport} taking Pulumi inputs. */
+export const getBillingReportOutput = outputForm(getBillingReport);
