@@ -79,6 +79,11 @@ describe("Instance diff", () => {
     expect(planInstanceUpdate(olds, { ...inputs, tierId: 3, dedicatedCpu: true }).map((s) => s.kind)).toEqual(["changeTier", "resize"]);
   });
 
+  it("the same ssh keys in another order are no change (not a new VM)", () => {
+    const twoKeys = { ...olds, sshKeys: ["ssh-ed25519 AAAA a", "ssh-ed25519 BBBB b"] } as InstanceOutputs;
+    expect(diffInstance(twoKeys, { ...inputs, sshKeys: ["ssh-ed25519 BBBB b", "ssh-ed25519 AAAA a"] })).toMatchObject({ changes: false, replaces: [] });
+  });
+
   it("resize sends all three sizes, taking unchanged ones from the state", () => {
     expect(planInstanceUpdate(olds, { ...inputs, memory: 8 })).toEqual([{ kind: "resize", cpu: 2, memory: 8, storage: 40, dedicatedCpu: false }]);
   });

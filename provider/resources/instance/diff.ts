@@ -57,7 +57,8 @@ function normalize(v: unknown): unknown {
 
 /** Defaults that make "unset" and the default value the same thing (no replace for spelling it out). */
 function withDefault(key: string, v: unknown): unknown {
-  if (key === "sshKeys") return v ?? [];
+  // the order of keys does not matter to the VM: a reordered list must not replace it
+  if (key === "sshKeys") return Array.isArray(v) ? [...(v as string[])].sort() : v ?? [];
   if (key === "backups") return v ?? false;
   if (key === "deleteOptions") return { removePublicIp: true, removeBlockStorage: false, ...(v as object | undefined) };
   return v;

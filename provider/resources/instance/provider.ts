@@ -165,7 +165,13 @@ async function templateMinimums(
       if (Array.isArray(nested)) candidates.push(...(nested.filter((n) => n && typeof n === "object") as Record<string, unknown>[]));
     }
   }
-  const hit = candidates.find((c) => Number(c.template_id ?? c.templateId ?? c.id) === templateId);
+  // Prefer records that name a template id; a bare `id` counts only on records without nested templates
+  // (on hosts that list operating systems with templates inside, the top-level id is the OS id).
+  const explicitId = (c: Record<string, unknown>) => c.template_id ?? c.templateId;
+  const hasNested = (c: Record<string, unknown>) => Array.isArray(c.templates) || Array.isArray(c.versions);
+  const hit =
+    candidates.find((c) => explicitId(c) !== undefined && Number(explicitId(c)) === templateId) ??
+    candidates.find((c) => explicitId(c) === undefined && !hasNested(c) && Number(c.id) === templateId);
   if (!hit) return undefined;
   const num = (...keys: string[]) => {
     for (const k of keys) if (typeof hit[k] === "number" || (typeof hit[k] === "string" && /^\d+$/.test(hit[k] as string))) return Number(hit[k]);
