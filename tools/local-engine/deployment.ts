@@ -23,6 +23,7 @@ import {
   PropertyMap,
   changedKeys,
   clone,
+  deepEqual,
   getPath,
   secretKeysOf,
   setPath,
@@ -263,14 +264,22 @@ export class Deployment implements MonitorHandler {
 
     // Diff: the provider decides (it sees old outputs and new inputs); the engine adds replaceOnChanges and
     // the fallback comparison of inputs when the provider has no diff.
-    const diffs = changedKeys(old.inputs, inputs);
+    // For display: inputs that changed, plus inputs whose new value differs from what the resource has now
+    // (after a refresh the old outputs hold the drifted values the update will revert).
+    const inputDiffs = changedKeys(old.inputs, inputs);
+    const diffs = [
+      ...new Set([
+        ...inputDiffs,
+        ...Object.keys(inputs).filter((k) => k !== PROVIDER_KEY && k in old.outputs && !deepEqual(old.outputs[k], inputs[k])),
+      ]),
+    ].sort();
     const d = await host.diff(urn, old.id ?? "", unwrapMap(old.outputs), unwrapMap(inputs), unwrapMap(old.inputs));
     let changes = d.changes ?? changedKeys(old.inputs, inputs, []).length > 0;
     const replaces = new Set(d.replaces);
     if (changes) {
       for (const path of req.replaceOnChanges) {
         const top = path.split(/[.[]/)[0];
-        for (const k of diffs) if (path === "*" || k === top) replaces.add(k);
+        for (const k of inputDiffs) if (path === "*" || k === top) replaces.add(k);
       }
     }
     // A resource that failed to initialize is always updated, so the next up converges it.
@@ -470,11 +479,15 @@ export class Deployment implements MonitorHandler {
         this.steps.push({ op: "same", urn: r.urn, type: r.type, name: r.name, diffs: [] });
         continue;
       }
-      const properties = changed.map((k) => ({
-        name: k,
-        old: renderValue(k in r.outputs ? r.outputs[k] : r.inputs[k]),
-        new: renderValue(k in outputs ? outputs[k] : inputs[k]),
-      }));
+      // Show the outputs' values when the outputs moved, else the inputs' (a default the read filled in).
+      const properties = changed.map((k) => {
+        const inOutputs = !deepEqual(r.outputs[k], outputs[k]);
+        return {
+          name: inOutputs ? k : `${k} (input)`,
+          old: renderValue(inOutputs ? r.outputs[k] : r.inputs[k]),
+          new: renderValue(inOutputs ? outputs[k] : inputs[k]),
+        };
+      });
       this.drift.push({ urn: r.urn, type: r.type, name: r.name, gone: false, properties });
       this.summary.update++;
       this.steps.push({ op: "update", urn: r.urn, type: r.type, name: r.name, diffs: changed });
