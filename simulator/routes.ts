@@ -130,7 +130,13 @@ export function matchRoute(method: string, path: string): RouteMatch {
   if (!best) return { kind: "method-not-allowed", allowed: [...new Set(candidates.map((x) => x.c.route.method))] };
   const params: Record<string, string> = {};
   best.c.names.forEach((name, i) => {
-    params[name] = decodeURIComponent(best.m[i + 1]!);
+    const raw = best.m[i + 1]!;
+    // A malformed escape is kept as sent: it then fails the lookup (404) instead of crashing the request.
+    try {
+      params[name] = decodeURIComponent(raw);
+    } catch {
+      params[name] = raw;
+    }
   });
   return { kind: "found", route: best.c.route, params };
 }

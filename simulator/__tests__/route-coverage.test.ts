@@ -32,6 +32,9 @@ describe("route coverage", () => {
     expect(unknown.body.message).toBe("The route v1/instance/x/unknown-thing could not be found.");
     const wrongMethod = await t.call("PUT", "/instance/create");
     expect(wrongMethod.status).toBe(405);
+    const badEscape = await t.call("GET", "/instance/%E0%A4%A/detail");
+    expect(badEscape.status).toBe(404);
+    expect(badEscape.body).toEqual({ message: "Instance not found." });
   });
 
   it("names its routes with the client's operation ids (the request log and fault targeting use them)", () => {
