@@ -195,6 +195,16 @@ describe("FirewallRule lifecycle", () => {
     );
   });
 
+  it("never creates a second rule after an ambiguous failure: the matching rule that appeared is taken", async () => {
+    sim.setFaults({ resetNext: { operation: "createFirewallRule", afterProcessing: true } });
+    const before = lastSeq();
+    const created = await provider.create(await checked({ instanceId: vm, protocol: "udp", port: "6000-6010", action: "drop" }));
+    const posts = apiRequests(before).filter((r) => r.method === "POST" && r.path.endsWith("/firewall/create"));
+    expect(posts.map((r) => r.status)).toEqual([null]); // sent once, and its answer never arrived
+    const matching = (await client.firewall.listAllRules(vm)).filter((r) => r.destination_port === "6000-6010");
+    expect(matching.map((r) => r.id)).toEqual([created.id]);
+  });
+
   it("records a rule created just before its instance failed, with the rule's id", async () => {
     const failing = await newInstance();
     const providerClient = getClient();

@@ -173,6 +173,18 @@ describe("Snapshot lifecycle", () => {
     );
   });
 
+  it("never takes a second snapshot after an ambiguous failure: the one that appeared is adopted", async () => {
+    // the connection is cut after the API processed the request: the client cannot know it worked
+    sim.setFaults({ resetNext: { operation: "createSnapshot", afterProcessing: true } });
+    const before = lastSeq();
+    const created = await provider.create(await checked({ instanceId: vm, name: "cut-off" }));
+    expect(created.outs.status).toBe("Ready");
+    const posts = apiRequests(before).filter((r) => r.method === "POST" && r.path.endsWith("/snapshot/create"));
+    expect(posts.map((r) => r.status)).toEqual([null]); // sent once, and its answer never arrived
+    expect((await client.snapshots.list(vm)).filter((s) => s.name === "cut-off").map((s) => s.id)).toEqual([created.id]);
+    await provider.delete!(created.id, created.outs);
+  });
+
   it("records a snapshot that ends in Error with its id (initialization failure), so destroy can remove it", async () => {
     sim.setFaults({ failNext: { kind: "snapshot" } });
     const inputs = await checked({ instanceId: vm, name: "doomed" });

@@ -103,11 +103,14 @@ async function initError(client: VmHostClient, inputs: SnapshotInputs, id: strin
   });
 }
 
-/** Finds the snapshot to adopt; its name and description must equal the inputs (otherwise the next up would replace it). */
-async function adoptSnapshot(client: VmHostClient, inputs: SnapshotInputs, adoptId: string): Promise<void> {
+/**
+ * Finds the snapshot to adopt and returns its id as the API spells it; its name and description must equal
+ * the inputs (otherwise the next up would replace the adopted snapshot).
+ */
+async function adoptSnapshot(client: VmHostClient, inputs: SnapshotInputs, adoptId: string): Promise<string> {
   const list = await listOrGone(client, inputs.instanceId);
   if (list === undefined) throw new ProviderError(`cannot adopt snapshot ${adoptId}: instance ${inputs.instanceId} does not exist`);
-  const found = list.find((s) => s.id === adoptId.toLowerCase() || s.id === adoptId);
+  const found = list.find((s) => s.id.toLowerCase() === adoptId.toLowerCase());
   if (!found) throw new ProviderError(`cannot adopt snapshot ${adoptId}: instance ${inputs.instanceId} has no such snapshot (see getSnapshots)`);
   const mismatches: string[] = [];
   if (found.name !== inputs.name) mismatches.push(`name is ${JSON.stringify(found.name)}`);
@@ -118,6 +121,7 @@ async function adoptSnapshot(client: VmHostClient, inputs: SnapshotInputs, adopt
         `inputs to its values (otherwise the next up would replace the adopted snapshot).`,
     );
   }
+  return found.id;
 }
 
 /** The Snapshot provider (registered as `providers.Snapshot`). */
@@ -135,8 +139,7 @@ export const snapshotProvider: pulumi.dynamic.ResourceProvider = {
     const deadline = new Deadline(resourceTimeouts(inputs.timeouts).create);
     let id: string;
     if (inputs.adoptId !== undefined) {
-      await adoptSnapshot(client, inputs, inputs.adoptId);
-      id = inputs.adoptId.toLowerCase();
+      id = await adoptSnapshot(client, inputs, inputs.adoptId);
     } else {
       id = await takeSnapshot(client, inputs, deadline);
     }
