@@ -65,7 +65,7 @@ describe("lifecycle", () => {
     expect(outs).toEqual({ instanceId: vm, rdns: "pip-life.example.com", publicIpId: id, ipAddress: inst!.publicIpAddress });
     expect(inst!.rdns).toBe("pip-life.example.com");
     const read = await provider.read(id, outs);
-    expect(read).toEqual({ id, props: outs, inputs: { instanceId: vm, rdns: "pip-life.example.com" } });
+    expect(read).toEqual({ id, props: outs });
     expect(await preview(provider, id, read.props, program)).toMatchObject({ changes: false });
   });
 
@@ -156,6 +156,48 @@ describe("drift and 404", () => {
 
   it("refuses to create on an instance that does not exist", async () => {
     await expect(up(provider, { instanceId: "6f1c0a2e-1111-4222-8333-444455556666" })).rejects.toThrow(/instance 6f1c0a2e-1111-4222-8333-444455556666 does not exist/);
+  });
+});
+
+describe("refresh after refresh (the engine keeps the inputs of the last up: read returns none)", () => {
+  interface EngineState {
+    outputs: PublicIpOutputs;
+    inputs: Record<string, unknown>;
+  }
+  /** What the engine stores after a refresh: the read's outputs, and its inputs if it returned any, else the old ones. */
+  const refresh = async (id: string, state: EngineState): Promise<EngineState> => {
+    const r = await provider.read(id, state.outputs);
+    expect(r.id).toBe(id);
+    return { outputs: r.props as PublicIpOutputs, inputs: (r.inputs as Record<string, unknown> | undefined) ?? state.inputs };
+  };
+  /** Drift as Pulumi reports it on refresh: the provider's diff of the refreshed outputs against the stored inputs. */
+  const drift = async (id: string, state: EngineState) => (await provider.diff(id, state.outputs, state.inputs)).changes;
+
+  it("never reports unmanaged reverse DNS, however often it changes", async () => {
+    const vm = await h.newInstance("pip-refresh-1");
+    const created = await up<PublicIpOutputs>(provider, { instanceId: vm });
+    let state: EngineState = { outputs: created.outs, inputs: created.inputs };
+    for (const name of ["one.example.net", "two.example.net"]) {
+      await h.outOfBand(vm, { rdns: name });
+      state = await refresh(created.id, state);
+      expect(state.outputs.rdns).toBe(name);
+      expect(await drift(created.id, state)).toBe(false);
+    }
+  });
+
+  it("keeps reporting managed reverse DNS changed out of band, refresh after refresh, until an up fixes it", async () => {
+    const vm = await h.newInstance("pip-refresh-2");
+    const created = await up<PublicIpOutputs>(provider, { instanceId: vm, rdns: "mine.example.com" });
+    let state: EngineState = { outputs: created.outs, inputs: created.inputs };
+    await h.outOfBand(vm, { rdns: "theirs.example.net" });
+    state = await refresh(created.id, state);
+    expect(await drift(created.id, state)).toBe(true);
+    state = await refresh(created.id, state);
+    expect(await drift(created.id, state)).toBe(true);
+    const updated = await provider.update(created.id, state.outputs, state.inputs);
+    state = await refresh(created.id, { outputs: updated.outs as PublicIpOutputs, inputs: state.inputs });
+    expect(state.outputs.rdns).toBe("mine.example.com");
+    expect(await drift(created.id, state)).toBe(false);
   });
 });
 

@@ -47,14 +47,16 @@ export function publicIpOutputs(id: string, inputs: PublicIpInputs, detail: Publ
 }
 
 /**
- * The inputs `read` returns: the user's inputs as the state before the refresh recorded them (read only
- * receives the old outputs, which carry every input under its own name). Diffs compare the program's inputs
- * with the refreshed outputs, so drift shows there; these inputs only keep the state's record of intent.
+ * The input values `read` needs, from the outputs in state (read only receives those): instanceId,
+ * publicNetworkId, adoptId and timeouts are carried verbatim. `rdns` is NOT: the output is the name the
+ * address HAS, not the one the user asked for (or whether they asked at all), so it cannot stand in for the
+ * input. That is also why read returns no `inputs` for this resource: the engine then keeps the inputs of
+ * the last up, and the next diff compares the user's rdns (if any) with the refreshed one, refresh after
+ * refresh.
  */
-export function inputsFromState(state: Partial<PublicIpOutputs> & { instanceId: string }): PublicIpInputs {
+export function settingsFromState(state: Partial<PublicIpOutputs> & { instanceId: string }): PublicIpInputs {
   const inputs: PublicIpInputs = { instanceId: state.instanceId };
   if (state.publicNetworkId !== undefined) inputs.publicNetworkId = state.publicNetworkId;
-  if (state.rdns !== undefined) inputs.rdns = state.rdns;
   if (state.adoptId !== undefined) inputs.adoptId = state.adoptId;
   if (state.timeouts !== undefined) inputs.timeouts = state.timeouts;
   return inputs;

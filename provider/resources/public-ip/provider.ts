@@ -18,7 +18,7 @@ import { checkInputs } from "../common/check";
 import { ProviderError, ResourceInitError } from "../common/errors";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
-import { currentAddress, inputsFromState, normalizedRdns, publicIpOutputs } from "./model";
+import { currentAddress, normalizedRdns, publicIpOutputs, settingsFromState } from "./model";
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -158,12 +158,12 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
   }
 }
 
-async function read(id: string, props: PublicIpOutputs): Promise<pulumi.dynamic.ReadResult<Partial<PublicIpOutputs>>> {
-  const inputs = inputsFromState(props);
-  const outs = await readOutputs(getClient(), id, inputs);
+async function read(id: string, props: PublicIpOutputs): Promise<pulumi.dynamic.ReadResult<PublicIpOutputs>> {
+  const outs = await readOutputs(getClient(), id, settingsFromState(props));
   // The instance is gone, or holds no address or another one: this address is no longer there.
   if (!outs) return {};
-  return { id, props: outs, inputs };
+  // No `inputs`: the engine keeps the user's inputs of the last up (see settingsFromState for why).
+  return { id, props: outs };
 }
 
 async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): Promise<pulumi.dynamic.UpdateResult<PublicIpOutputs>> {

@@ -1,7 +1,7 @@
 import { checkInputs, UNKNOWN_VALUE } from "../common/check";
 import { inputsSchema, outputsSchema, type PublicIpOutputs } from "./inputs";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
-import { currentAddress, inputsFromState, publicIpOutputs } from "./model";
+import { currentAddress, publicIpOutputs, settingsFromState } from "./model";
 
 const VM = "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab";
 const VM2 = "7f1c2d3e-4b5a-4c6d-8e7f-0123456789ab";
@@ -105,11 +105,11 @@ describe("PublicIp model", () => {
   it("leaves rdns out when the address has none", () => {
     expect(publicIpOutputs(IP, { instanceId: VM }, { ...detail, rdns: null })).not.toHaveProperty("rdns");
   });
-  it("carries the user's inputs from state for read", () => {
-    expect(inputsFromState({ ...state({ rdns: "a.example.com", publicNetworkId: IP }) })).toEqual({
+  it("takes from state the settings read needs, but not rdns (the output is what the address has, not what was asked)", () => {
+    expect(settingsFromState(state({ rdns: "a.example.com", publicNetworkId: IP, timeouts: { delete: "1m" } }))).toEqual({
       instanceId: VM,
       publicNetworkId: IP,
-      rdns: "a.example.com",
+      timeouts: { delete: "1m" },
     });
   });
 });
