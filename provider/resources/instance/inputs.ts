@@ -76,8 +76,7 @@ export const timeoutsSchema = z.strictObject({
   delete: duration("timeouts.delete").optional(),
 });
 
-/** Instance inputs as `check` validates them. Which are required depends on how the VM comes to be. */
-export const inputsSchema = z.strictObject({
+const inputShape = {
   adoptId: uuid("adoptId").optional(),
   cloneFrom: uuid("cloneFrom").optional(),
   locationId: integerId("locationId").optional(),
@@ -127,7 +126,60 @@ export const inputsSchema = z.strictObject({
   powerState: z.enum(["running", "stopped"], { error: 'powerState must be "running" or "stopped" (or left unset)' }).optional(),
   deleteOptions: deleteOptionsSchema,
   timeouts: timeoutsSchema.optional(),
-});
+};
+
+/** What each input means and what changing it does (schema.json and the generated docs show these). */
+const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
+  adoptId:
+    "Adopt this existing instance (its uuid) instead of creating one (pulumi import does not work for dynamic resources). " +
+    "Adopting changes nothing on the VM; declared properties that differ show in the next preview. Only used at create.",
+  cloneFrom:
+    "Create the VM by cloning this instance (its uuid). Needs hostname, locationId and tierId; the disk (template, user, keys) " +
+    "comes from the source. Changing it replaces the VM.",
+  locationId: "Integer id of the data-centre location. Changing it replaces the VM.",
+  templateId: "Integer id of the OS template. Changing it replaces the VM.",
+  tierId: "Integer id of the price tier. Changing it changes the tier in place.",
+  hostname: "The VM's hostname: 1-63 lowercase letters, digits or hyphens, e.g. web-1. Changing it renames the VM in place.",
+  username: "The admin user created on the VM (a Linux user name), e.g. deploy. Changing it replaces the VM.",
+  password:
+    "The admin user's password: 8-72 bytes mixing lowercase, uppercase and digits, no spaces. Secret and write-only " +
+    "(never read back, so never drift). Changing it sets the password in place.",
+  sshKeys: "SSH public keys installed for the admin user (their order does not matter). Changing them replaces the VM.",
+  backups: "Include scheduled backups. Changing it replaces the VM.",
+  cpu: "Number of CPUs. Changing it resizes in place.",
+  memory: "Memory in GB. Changing it resizes in place.",
+  storage:
+    "Disk size in GB, at least the template's minimum. Growing it resizes in place; a smaller value replaces the VM (disks only grow).",
+  dedicatedCpu: "Dedicated (not shared) CPUs, where the tier offers them. Changing it resizes in place.",
+  publicIp:
+    "true: the VM has a public address (added if missing); false: it has none (removed if present). " +
+    "Unset: created without one and not managed here (use a PublicIp resource).",
+  publicNetworkId: "Uuid of a reserved public address to use (needs publicIp unset or true). Changing it swaps the address in place.",
+  vswitchId:
+    'Uuid of the private network (vswitch) to join, or "" for none. Changing it moves the VM in place. ' +
+    "Unset: none at create and not managed here (use a VswitchAttachment).",
+  powerState: '"running" or "stopped": the VM is started or stopped to match. Unset: not managed.',
+  deleteOptions:
+    "What deleting the VM also removes: removePublicIp (default true: an address left behind keeps billing), " +
+    "removeBlockStorage (default false: disks usually hold data to keep). Changing it makes no API call.",
+  timeouts:
+    'Deadlines of the waits, durations like "20m" (update: per operation); defaults from config vmhost:createTimeout / ' +
+    "updateTimeout / deleteTimeout. Changing it makes no API call.",
+};
+
+/** Instance inputs as `check` validates them. Which are required depends on how the VM comes to be. */
+export const inputsSchema = z
+  .strictObject(
+    Object.fromEntries(
+      Object.entries(inputShape).map(([k, v]) => [k, v.describe(INPUT_DOCS[k as keyof typeof inputShape])]),
+    ) as typeof inputShape,
+  )
+  .describe(
+    "A virtual machine (id = instance uuid), created fresh, cloned (cloneFrom) or adopted (adoptId); create waits until it has " +
+      "settled. In-place updates run in a fixed order, each waited for: tier, resize, hostname, password, public address, " +
+      "private network, power state. Refresh shows out-of-band changes as drift; an address or network managed by a PublicIp " +
+      "or VswitchAttachment is never drift of the Instance.",
+  );
 
 /** Validated Instance inputs (defaults filled). */
 export type InstanceInputs = z.output<typeof inputsSchema>;
@@ -139,28 +191,20 @@ export const inputNames = Object.keys(inputsSchema.shape) as (keyof InstanceInpu
 
 /** Computed outputs, added to the inputs. */
 export const computedSchema = z.object({
-  /** The API's status text, e.g. `Running`, `Stopped`. */
-  status: z.string(),
-  /** Public IPv4 address, or null when the VM has none. */
-  ipAddress: z.string().nullable(),
-  /** Uuid of the public address, or null. */
-  publicIpId: z.string().nullable(),
-  /** Reverse DNS of the public address, or null. */
-  rdns: z.string().nullable(),
-  /** The private network as the detail reports it, or null. */
-  privateNetwork: z.string().nullable(),
-  locationName: z.string(),
-  tierName: z.string(),
-  /** Operating system name and version, e.g. `Ubuntu 22.04`. */
-  os: z.string(),
-  /** Price per hour (Rupiah). */
-  pricePerHour: z.number(),
-  /** Estimated monthly price (Rupiah). */
-  estimatedMonthlyPrice: z.number(),
-  createdAt: z.string(),
-  updatedAt: z.string().nullable(),
-  lastStartedAt: z.string().nullable(),
-  lastBackupAt: z.string().nullable(),
+  status: z.string().describe('The status as the API reports it, e.g. "Running", "Stopped" ("Error" after a failed operation).'),
+  ipAddress: z.string().nullable().describe("The public IPv4 address, or null when the VM has none."),
+  publicIpId: z.string().nullable().describe("Uuid of the public address, or null."),
+  rdns: z.string().nullable().describe("Reverse DNS of the public address, or null."),
+  privateNetwork: z.string().nullable().describe("The private network as the API names it (the vswitch name), or null."),
+  locationName: z.string().describe("Name of the location, e.g. Jakarta."),
+  tierName: z.string().describe("Name of the tier, e.g. Standard."),
+  os: z.string().describe("Operating system and version, e.g. Ubuntu 22.04."),
+  pricePerHour: z.number().describe("Price per hour while running (Rupiah)."),
+  estimatedMonthlyPrice: z.number().describe("Estimated monthly price (Rupiah)."),
+  createdAt: z.string().describe("When the VM was created, ISO 8601 UTC."),
+  updatedAt: z.string().nullable().describe("When the VM last changed, ISO 8601 UTC, or null."),
+  lastStartedAt: z.string().nullable().describe("When the VM last started, ISO 8601 UTC, or null."),
+  lastBackupAt: z.string().nullable().describe("When the last backup was taken, ISO 8601 UTC, or null."),
 });
 
 /**
@@ -171,16 +215,16 @@ export const computedSchema = z.object({
  */
 export const outputsSchema = inputsSchema
   .extend({
-    locationId: z.number(),
-    templateId: z.number(),
-    tierId: z.number(),
-    hostname: z.string(),
-    username: z.string(),
-    cpu: z.number(),
-    memory: z.number(),
-    storage: z.number(),
-    dedicatedCpu: z.boolean(),
-    publicNetworkId: z.string().nullable().optional(),
+    locationId: z.number().describe(INPUT_DOCS.locationId),
+    templateId: z.number().describe(INPUT_DOCS.templateId),
+    tierId: z.number().describe(INPUT_DOCS.tierId),
+    hostname: z.string().describe(INPUT_DOCS.hostname),
+    username: z.string().describe(INPUT_DOCS.username),
+    cpu: z.number().describe(INPUT_DOCS.cpu),
+    memory: z.number().describe(INPUT_DOCS.memory),
+    storage: z.number().describe(INPUT_DOCS.storage),
+    dedicatedCpu: z.boolean().describe(INPUT_DOCS.dedicatedCpu),
+    publicNetworkId: z.string().nullable().optional().describe("Uuid of the public address in use (null when none); present when publicNetworkId is declared."),
   })
   .extend(computedSchema.shape);
 
