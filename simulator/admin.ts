@@ -10,7 +10,7 @@ import {
 } from "./model";
 import { cancelOperation, finishNow } from "./operations";
 import type { Simulator } from "./server";
-import type { Instance, SimContext } from "./state";
+import type { Instance, PublicIp, SimContext } from "./state";
 
 /** An admin answer. */
 export interface AdminAnswer {
@@ -44,6 +44,28 @@ export const instancePatchSchema = z.object({
   cancelOperation: z.boolean().optional(),
   /** Delete it out of band: it disappears (404); its address is released, block storages detached. */
   deleted: z.literal(true).optional(),
+}).strict();
+
+/** Body of `POST /__sim/instances`: an instance that already exists (no create operation), for adopt tests. */
+export const instanceSeedSchema = z.object({
+  hostname: z.string().min(1),
+  locationId: z.number().int().default(1),
+  tierId: z.number().int().default(1),
+  templateId: z.number().int().default(1),
+  cpu: z.number().int().min(1).default(1),
+  /** GB. */
+  memory: z.number().int().min(1).default(1),
+  /** GB. */
+  storage: z.number().int().min(1).default(20),
+  dedicatedCpu: z.boolean().default(false),
+  username: z.string().default("admin"),
+  password: z.string().default("Sim-Passw0rd"),
+  sshKeys: z.array(z.string()).default([]),
+  includeBackup: z.boolean().default(false),
+  status: z.string().min(1).default("Running"),
+  /** true: a new address; a uuid: that reserved address; false: none. */
+  publicIp: z.union([z.boolean(), z.string().refine(isUuid, "a public IP uuid")]).default(false),
+  vswitchId: z.string().refine(isUuid, "a vswitch uuid").nullable().default(null),
 }).strict();
 
 const clockSchema = z.object({ advanceSeconds: z.number().min(0) }).strict();
@@ -130,6 +152,35 @@ function patchInstance(ctx: SimContext, uuid: string, body: unknown): AdminAnswe
   return { status: 200, body: { message: "Instance changed out of band.", data: instanceDump(ctx, inst) } };
 }
 
+function seedInstance(ctx: SimContext, body: unknown): AdminAnswer {
+  const input = parse(instanceSeedSchema, body);
+  const state = ctx.state;
+  if (!state.locations.some((l) => l.id === input.locationId)) throw badRequest(`Unknown location ${input.locationId}.`);
+  if (!tierById(state, input.tierId)) throw badRequest(`Unknown tier ${input.tierId}.`);
+  if (!templateById(state, input.templateId)) throw badRequest(`Unknown template ${input.templateId}.`);
+  const vs = input.vswitchId === null ? null : state.vswitches.find((v) => v.uuid === input.vswitchId!.toLowerCase());
+  if (vs === undefined || (vs && vs.locationId !== input.locationId)) throw badRequest(`Vswitch ${input.vswitchId} is not in location ${input.locationId}.`);
+  let ip: PublicIp | undefined;
+  if (typeof input.publicIp === "string") {
+    ip = state.publicIps.find((p) => p.uuid === (input.publicIp as string).toLowerCase());
+    if (!ip || ip.instanceUuid !== null || ip.locationId !== input.locationId) throw badRequest(`Public IP ${input.publicIp} is not a free address of location ${input.locationId}.`);
+  }
+  const inst: Instance = {
+    uuid: ctx.ids.uuid(), id: state.counters.instanceId++, seq: state.counters.instanceSeq++,
+    hostname: input.hostname, username: input.username, password: input.password, sshKeys: input.sshKeys,
+    includeBackup: input.includeBackup, cpu: input.cpu, memoryGb: input.memory, storageGb: input.storage,
+    dedicatedCpu: input.dedicatedCpu, tierId: input.tierId, locationId: input.locationId, templateId: input.templateId,
+    status: input.status, operationId: null, vswitchUuid: null, privateIp: null, nodeId: input.locationId * 10 + 1,
+    billingId: state.counters.billingId++, firewallDefault: "A", clonedFrom: null, createdAt: ctx.now,
+    updatedAt: ctx.now, lastStartedAt: input.status === "Running" ? ctx.now : null, lastBackupAt: null,
+  };
+  state.instances.push(inst);
+  if (input.publicIp === true) ip = allocateAutoIp(ctx, inst.locationId);
+  if (ip) ip.instanceUuid = inst.uuid;
+  if (vs) joinVswitch(state, inst, vs, ctx.now);
+  return { status: 200, body: { message: "Instance added.", data: instanceDump(ctx, inst) } };
+}
+
 /** Handles one admin request; `path` is relative to `/__sim`. */
 export function handleAdmin(sim: Simulator, method: string, path: string, query: URLSearchParams, body: unknown): AdminAnswer {
   try {
@@ -198,6 +249,7 @@ function route(sim: Simulator, method: string, path: string, query: URLSearchPar
     const later = sim.context();
     return { status: 200, body: { now: new Date(later.now).toISOString(), offsetMs: sim.clockOffsetMs } };
   }
+  if (is("POST", "/instances")) return seedInstance(ctx, body);
   const instanceMatch = /^\/instances\/([^/]+)(\/[a-z-]+)?$/.exec(path);
   if (instanceMatch) {
     const uuid = decodeURIComponent(instanceMatch[1]!);

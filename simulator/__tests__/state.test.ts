@@ -267,6 +267,15 @@ describe("admin", () => {
     expect((await t.admin("GET", "/requests")).body.requests).toEqual([]);
   });
 
+  it("POST /__sim/instances adds an existing instance, idle, with the address and network asked for", async () => {
+    const vs = vswitchNamed("jkt-private-2");
+    const res = await t.admin("POST", "/instances", { hostname: "legacy-1", cpu: 2, memory: 4, storage: 40, status: "Stopped", publicIp: reservedIp("103.150.10.13").uuid, vswitchId: vs.uuid });
+    expect(res.status).toBe(200);
+    const d = await t.detail(res.body.data.uuid);
+    expect(d).toMatchObject({ hostname: "legacy-1", status: "Stopped", operation_flag: 0, cpu: "2 CPU", memory: "4096 MB", public_ip: { ip_address: "103.150.10.13" }, private_network: "jkt-private-2" });
+    expect((await t.admin("POST", "/instances", { hostname: "x", locationId: 2, vswitchId: vs.uuid })).status).toBe(400);
+  });
+
   it("cancelOperation drops a stuck operation: the instance is idle with its status from before", async () => {
     const uuid = await t.runningInstance();
     await t.admin("POST", "/faults", { stickNext: { kind: "stop" } });
