@@ -164,6 +164,8 @@ export class Deployment implements MonitorHandler {
       }
       if (req.provider) throw new Error(`${req.name}: explicit providers are not supported by the local engine`);
       if (req.importId) throw new Error(`${req.name}: the import option is not supported by the local engine`);
+      // Refused rather than ignored: ignoring it would delete what the user asked to keep.
+      if (req.retainOnDelete) throw new Error(`${req.name}: retainOnDelete is not supported by the local engine`);
       return await this.registerCustom(urn, req);
     } catch (e) {
       this.fail(`${req.type} "${req.name}": ${errorText(e)}`);
