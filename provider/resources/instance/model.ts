@@ -105,7 +105,7 @@ export function osLabel(detail: Pick<InstanceDetail, "os_name" | "os">): string 
   return version && !name.includes(version) ? `${name} ${version}` : name;
 }
 
-/** Input property names (the keys `read` returns as `inputs`). */
+/** Input property names. */
 const INPUT_KEYS = [
   "adoptId", "cloneFrom", "locationId", "templateId", "tierId", "hostname", "username", "password", "sshKeys",
   "backups", "cpu", "memory", "storage", "dedicatedCpu", "publicIp", "publicNetworkId", "vswitchId", "powerState",
@@ -113,8 +113,8 @@ const INPUT_KEYS = [
 ] as const;
 
 /**
- * The inputs to hand back from `read`: the input-named values of the state as they were (not the fresh
- * values: a drifted hostname must stay a difference between inputs and outputs for the next diff to fix).
+ * The input-named values of the state (outputs of the last create/update/read): what `read` needs to know
+ * which properties the user manages (`publicIp` present = managed) and the write-only values it keeps.
  */
 export function inputsFromState(state: Record<string, unknown>): Partial<InstanceInputs> {
   const inputs: Record<string, unknown> = {};

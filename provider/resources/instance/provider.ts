@@ -366,10 +366,14 @@ export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, I
     const client = getClient();
     const detail = await client.instances.find(id);
     if (!detail) return {}; // gone: Pulumi drops it from the state
+    // Which properties the user manages, and the write-only values (password), come from the state.
     const declared = inputsFromState((props ?? {}) as Record<string, unknown>);
-    const outs = await outputsFor(client, detail, declared);
-    // (Pulumi types ReadResult.inputs with the outputs type; they are the input-named values of the state.)
-    return { id, props: outs, inputs: declared as unknown as InstanceOutputs };
+    // No `inputs` in the answer: Pulumi then keeps the user's inputs exactly as they were. Inputs rebuilt
+    // from the state would be wrong twice over: a clone's or an adopted VM's read-back values (templateId,
+    // cpu, ...) would appear as inputs the user never declared (a false change at refresh), and drifted
+    // values would become the recorded inputs after a second refresh. Drift shows in the outputs, and the
+    // diff compares the outputs with the program.
+    return { id, props: await outputsFor(client, detail, declared) };
   },
 
   async update(id, olds, news) {
