@@ -17,6 +17,8 @@ export const FIXTURE_API_KEY = "sk-FIXTURE-KEY-8f3a";
 /** One resource of the fixture program (see fixtures/project/index.js). */
 export interface ItemSpec {
   name: string;
+  /** A ComponentResource instead of an Item (size is then ignored). */
+  group?: boolean;
   size: number | string;
   zone?: string;
   tags?: Record<string, string>;

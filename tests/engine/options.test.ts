@@ -76,7 +76,7 @@ test("protect refuses replacement, removal and destroy until the program unprote
   expect(p.cloud().items).toEqual({});
 });
 
-test("dependsOn and parents order creation, and deletion runs in reverse", async () => {
+test("dependsOn, parents and components order creation, and deletion runs in reverse", async () => {
   // The first resource is slow to create: had the engine answered its registration before the create
   // finished, its dependents would have been created first.
   p.editCloud((c) => {
@@ -88,6 +88,8 @@ test("dependsOn and parents order creation, and deletion runs in reverse", async
     { name: "mid", size: 1, dependsOn: ["base"] },
     { name: "top", size: 1, dependsOn: ["mid"] },
     { name: "child", size: 1, parent: "base" },
+    { name: "grp", group: true, size: 0 },
+    { name: "member", size: 1, parent: "grp" },
   ];
   const up = await p.run("up", program);
   expect(up.ok).toBe(true);
@@ -98,10 +100,18 @@ test("dependsOn and parents order creation, and deletion runs in reverse", async
   // A child's URN carries its parent's type.
   expect(up.steps.find((s) => s.name === "child")?.urn).toContain("pulumi-nodejs:dynamic/fixture:Item$pulumi-nodejs:dynamic/fixture:Item::child");
 
+  expect(up.steps.find((s) => s.name === "member")?.urn).toBe(
+    "urn:pulumi:dev::fixture::fixture:index:Group$pulumi-nodejs:dynamic/fixture:Item::member",
+  );
+  expect(p.item("member")).toBeDefined();
+
   p.clearLog();
-  expect((await p.run("destroy", [])).ok).toBe(true);
+  const destroy = await p.run("destroy", []);
+  expect(destroy.ok).toBe(true);
+  const deleted = destroy.steps.map((s) => s.name);
+  expect(deleted.indexOf("member")).toBeLessThan(deleted.indexOf("grp"));
   const deletes = p.cloud().log;
-  expect(deletes).toHaveLength(4);
+  expect(deletes).toHaveLength(5);
   expect(deletes.indexOf("delete:top")).toBeLessThan(deletes.indexOf("delete:mid"));
   expect(deletes.indexOf("delete:mid")).toBeLessThan(deletes.indexOf("delete:base"));
   expect(deletes.indexOf("delete:child")).toBeLessThan(deletes.indexOf("delete:base"));
