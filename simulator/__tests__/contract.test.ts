@@ -140,3 +140,21 @@ describe("every client operation against the simulator", () => {
     expect(parsed.success ? "parses" : parsed.error.issues).toBe("parses");
   });
 });
+
+describe("the client's normalized view of the simulator's answers", () => {
+  it("agrees across representations: one instant in every timestamp format, one size in every unit", async () => {
+    await t.admin("POST", "/reset");
+    t.clock!.advance(37_000); // seconds that the list's minute precision drops
+    const created = operations.createInstance.response.parse((await t.call("POST", "/instance/create", {
+      form: { location_id: 1, tier_id: 1, template_id: 1, hostname: "norm-1", cpu: 2, memory: 4, storage: 60, username: "admin", password: "s3cretpass", use_public_ip: 0 },
+    })).body).data;
+    const list = operations.listInstances.response.parse((await t.call("GET", "/instance")).body).data;
+    const detail = operations.getInstance.response.parse((await t.call("GET", `/instance/${created.uuid}/detail`)).body).data;
+    // ISO (create), "DD Month YYYY, HH:MM" Jakarta (list, minute precision) and "DD-MM-YYYY HH:MM:SS" Jakarta (detail).
+    expect(detail.created_at).toBe(created.created_at);
+    const toTheMinute = new Date(Math.floor(Date.parse(created.created_at) / 60000) * 60000).toISOString();
+    expect(list.data[0]!.created_at).toBe(toTheMinute);
+    expect([list.data[0]!.memory, list.data[0]!.storage, detail.memory, detail.storage, detail.cpu]).toEqual([4, 60, 4, 60, 2]);
+    expect(detail.public_ip).toBeNull();
+  });
+});
