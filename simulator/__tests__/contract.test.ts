@@ -152,7 +152,7 @@ describe("the client's normalized view of the simulator's answers", () => {
     const detail = operations.getInstance.response.parse((await t.call("GET", `/instance/${created.uuid}/detail`)).body).data;
     // ISO (create), "DD Month YYYY, HH:MM" Jakarta (list, minute precision) and "DD-MM-YYYY HH:MM:SS" Jakarta (detail).
     expect(detail.created_at).toBe(created.created_at);
-    const toTheMinute = new Date(Math.floor(Date.parse(created.created_at) / 60000) * 60000).toISOString();
+    const toTheMinute = new Date(Math.floor(Date.parse(String(created.created_at)) / 60000) * 60000).toISOString();
     expect(list.data[0]!.created_at).toBe(toTheMinute);
     expect([list.data[0]!.memory, list.data[0]!.storage, detail.memory, detail.storage, detail.cpu]).toEqual([4, 60, 4, 60, 2]);
     expect(detail.public_ip).toBeNull();
