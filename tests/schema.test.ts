@@ -43,6 +43,65 @@ describe("schema.json", () => {
     expect(committed.language.nodejs.packageName).toBe("pulumi-vmhost");
   });
 
+  it("follows the Pulumi package metaschema's rules (pkg/codegen/schema/pulumi.json)", () => {
+    const problems: string[] = [];
+    const TOKEN = /^[a-zA-Z][-a-zA-Z0-9_]*:([^0-9][a-zA-Z0-9._/-]*)?:[^0-9][a-zA-Z0-9._/-]*$/;
+    const PRIMITIVES = ["boolean", "integer", "number", "string"];
+    const allowedTop = ["name", "displayName", "version", "description", "keywords", "homepage", "license", "attribution", "repository",
+      "logoUrl", "pluginDownloadURL", "publisher", "namespace", "meta", "config", "types", "dependencies", "provider", "resources",
+      "functions", "language", "parameterization", "allowedPackageNames"];
+    for (const key of Object.keys(committed)) if (!allowedTop.includes(key)) problems.push(`unknown top-level key ${key}`);
+    if (!/^[a-zA-Z][-a-zA-Z0-9_]*$/.test(committed.name)) problems.push("name");
+    if (!/^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/.test(committed.version)) problems.push("version is not semver");
+    // one kind of type reference per spec: primitive, array, map, named ($ref) or union (oneOf >= 2)
+    const checkType = (t: TypeSpec & Record<string, unknown>, at: string) => {
+      const kinds = [
+        t.$ref !== undefined,
+        t.oneOf !== undefined,
+        t.type === "array",
+        t.type === "object",
+        t.$ref === undefined && t.oneOf === undefined && PRIMITIVES.includes(String(t.type)),
+      ].filter(Boolean).length;
+      if (kinds !== 1) problems.push(`${at}: not exactly one kind of type`);
+      if (t.type === "array") t.items ? checkType(t.items as TypeSpec & Record<string, unknown>, `${at}.items`) : problems.push(`${at}: array without items`);
+      if (t.type === "object" && t.additionalProperties) checkType(t.additionalProperties as TypeSpec & Record<string, unknown>, `${at}.additionalProperties`);
+      if (t.oneOf) {
+        if (t.oneOf.length < 2) problems.push(`${at}: oneOf with fewer than 2 types`);
+        t.oneOf.forEach((o, i) => checkType(o as TypeSpec & Record<string, unknown>, `${at}.oneOf[${i}]`));
+      }
+      for (const k of ["default", "const"]) {
+        if (k in t && !["boolean", "number", "string"].includes(typeof t[k])) problems.push(`${at}: ${k} must be a boolean, number or string`);
+      }
+    };
+    const checkProps = (props: Record<string, TypeSpec>, at: string) => {
+      for (const [name, spec] of Object.entries(props)) checkType(spec as TypeSpec & Record<string, unknown>, `${at}.${name}`);
+    };
+    checkProps(committed.config.variables, "config");
+    for (const [token, type] of Object.entries(committed.types)) {
+      if (!TOKEN.test(token)) problems.push(`type token ${token}`);
+      if (type.enum) {
+        if (!PRIMITIVES.includes(type.type)) problems.push(`${token}: enum of ${type.type}`);
+        if (type.enum.some((e) => e.value === undefined)) problems.push(`${token}: enum value missing`);
+      } else {
+        if (type.type !== "object") problems.push(`${token}: object type must say type "object"`);
+        checkProps(type.properties ?? {}, token);
+      }
+    }
+    for (const [token, r] of Object.entries(committed.resources)) {
+      if (!TOKEN.test(token)) problems.push(`resource token ${token}`);
+      checkProps(r.properties, `${token}.properties`);
+      checkProps(r.inputProperties, `${token}.inputProperties`);
+      for (const name of r.required) if (!(name in r.properties)) problems.push(`${token}: required ${name} is not a property`);
+      for (const name of r.requiredInputs) if (!(name in r.inputProperties)) problems.push(`${token}: required input ${name} is not an input`);
+    }
+    for (const [token, f] of Object.entries(committed.functions)) {
+      if (!TOKEN.test(token)) problems.push(`function token ${token}`);
+      checkProps(f.inputs.properties, `${token}.inputs`);
+      checkProps(f.outputs.properties, `${token}.outputs`);
+    }
+    expect(problems).toEqual([]);
+  });
+
   it("names every type it references (every $ref resolves)", () => {
     const refs: string[] = [];
     const walk = (v: unknown) => {

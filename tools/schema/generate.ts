@@ -219,7 +219,8 @@ class TypeCollector {
       const spec: PropertySpec = { ...this.typeOf(child, `${typeName}${pascalCase(name)}`) };
       const description = child.description ?? (child.anyOf ?? child.oneOf)?.find((v) => v.description)?.description;
       if (description) spec.description = description;
-      if (child.default !== undefined) spec.default = child.default;
+      // Pulumi schema defaults are primitives only; an object's defaults live on its own properties.
+      if (["string", "number", "boolean"].includes(typeof child.default)) spec.default = child.default;
       if (secrets.includes(name)) spec.secret = true;
       properties[name] = spec;
       if ((node.required ?? []).includes(name) && !TypeCollector.nullable(child)) required.push(name);
