@@ -53,7 +53,7 @@ export interface InstanceArgs {
    * the VM (disks cannot shrink).
    */
   storage?: pulumi.Input<number>;
-  /** Dedicated (not shared) CPUs, where the tier offers them. Changing it resizes in place. */
+  /** Dedicated (not shared) CPUs, where the tier offers them; false (shared) by default for a new VM. Changing it resizes in place. */
   dedicatedCpu?: pulumi.Input<boolean>;
   /**
    * `true`: the VM has a public address (added if missing); `false`: it has none (removed if present).

@@ -123,6 +123,7 @@ describe("create, clone, adopt", () => {
     const read = await provider().read(id, outs);
     expect(read.id).toBe(id);
     expect(read.props).toEqual(outs);
+    expect(read.inputs).toEqual(inputs);
     expect(await provider().diff(id, read.props as InstanceOutputs, inputs)).toMatchObject({ changes: false });
   });
 
@@ -146,6 +147,8 @@ describe("create, clone, adopt", () => {
     expect(outs).toMatchObject({ cloneFrom: source.id, cpu: 4, memory: 4, storage: 40, templateId: 1 });
     const read = await provider().read(id, outs);
     expect(read.props).toEqual(outs);
+    // a clone's state holds values the program never declared (templateId, username): Pulumi keeps its inputs
+    expect(read.inputs).toBeUndefined();
     const program = (await provider().check({}, { cloneFrom: source.id, hostname: "clone-1", locationId: 1, tierId: 2, cpu: 4, password: "Green-Cat-77" })).inputs;
     expect(await provider().diff(id, read.props, program)).toMatchObject({ changes: false });
   });
@@ -294,8 +297,8 @@ describe("drift", () => {
     await outOfBand(id, patch());
     const read = await provider().read(id, outs);
     expect(read.props).toMatchObject(typeof shown === "function" ? shown() : shown);
-    // no inputs in the answer: Pulumi keeps the program's inputs; the drift is in the outputs only
-    expect(read.inputs).toBeUndefined();
+    // the inputs handed back are the program's (from the state), not the drifted values
+    expect(read.inputs).toMatchObject({ hostname: "drift-1", cpu: 2, memory: 4, storage: 40, tierId: 2 });
     const d = await provider().diff(id, read.props, inputs);
     expect(d).toMatchObject({ changes: true, replaces: expected.replaces ?? [] });
     if (!expected.replaces) {

@@ -6,7 +6,7 @@ describe("Instance check", () => {
   it("accepts a complete program and fills the delete defaults", () => {
     const r = checkInstanceInputs({ ...validCreate, __provider: "stub" });
     expect(r.failures).toBeUndefined();
-    expect(r.inputs).toEqual({ ...validCreate, deleteOptions: { removePublicIp: true, removeBlockStorage: false } });
+    expect(r.inputs).toEqual({ ...validCreate, dedicatedCpu: false, deleteOptions: { removePublicIp: true, removeBlockStorage: false } });
   });
 
   it(`has at least 20 bad-input cases (${badInputs.length})`, () => expect(badInputs.length).toBeGreaterThanOrEqual(20));

@@ -150,7 +150,7 @@ const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
   memory: "Memory in GB. Changing it resizes in place.",
   storage:
     "Disk size in GB, at least the template's minimum. Growing it resizes in place; a smaller value replaces the VM (disks only grow).",
-  dedicatedCpu: "Dedicated (not shared) CPUs, where the tier offers them. Changing it resizes in place.",
+  dedicatedCpu: "Dedicated (not shared) CPUs, where the tier offers them; false (shared) by default for a new VM. Changing it resizes in place.",
   publicIp:
     "true: the VM has a public address (added if missing); false: it has none (removed if present). " +
     "Unset: created without one and not managed here (use a PublicIp resource).",
@@ -344,5 +344,9 @@ export function checkInstanceInputs(news: Record<string, unknown>): pulumi.dynam
   const cross = crossPropertyFailures(raw).filter((f) => !failed.has(f.property));
   const all = [...unknownKeys, ...failures, ...cross];
   if (all.length > 0) return { failures: all };
+  // A fresh VM gets shared CPUs unless asked otherwise: spelled out, so every property the API reports
+  // back is a declared input of a created VM (read can then hand back the user's inputs exactly).
+  if (result.inputs && createMode(result.inputs) === "create" && result.inputs.dedicatedCpu === undefined)
+    return { inputs: { ...result.inputs, dedicatedCpu: false } };
   return result;
 }

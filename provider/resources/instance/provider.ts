@@ -368,12 +368,16 @@ export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, I
     if (!detail) return {}; // gone: Pulumi drops it from the state
     // Which properties the user manages, and the write-only values (password), come from the state.
     const declared = inputsFromState((props ?? {}) as Record<string, unknown>);
-    // No `inputs` in the answer: Pulumi then keeps the user's inputs exactly as they were. Inputs rebuilt
-    // from the state would be wrong twice over: a clone's or an adopted VM's read-back values (templateId,
-    // cpu, ...) would appear as inputs the user never declared (a false change at refresh), and drifted
-    // values would become the recorded inputs after a second refresh. Drift shows in the outputs, and the
-    // diff compares the outputs with the program.
-    return { id, props: await outputsFor(client, detail, declared) };
+    const outs = await outputsFor(client, detail, declared);
+    // `inputs` (the input-named values of the state, password kept) only for a VM this resource created:
+    // there every read-back property (hostname, cpu, ...) is one the program declared, so they are exactly
+    // the user's inputs and a refresh right after an up changes nothing. For a clone or an adopted VM the
+    // state also holds read-back values the program never declared (a clone's templateId, an adopted VM's
+    // cpu): returning them would show as changed inputs at refresh, so Pulumi keeps its recorded inputs.
+    // Either way drift shows in the outputs, and the diff compares the outputs with the program.
+    if (createMode(declared) !== "create") return { id, props: outs };
+    // (Pulumi types ReadResult.inputs with the outputs type.)
+    return { id, props: outs, inputs: declared as unknown as InstanceOutputs };
   },
 
   async update(id, olds, news) {
