@@ -13,28 +13,10 @@ import { createClient } from "../../provider/api";
 import { Deadline, pollUntil } from "../../provider/wait/poll";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 import { ProviderHost } from "../../tools/local-engine/providerHost";
+import { installPacked } from "./packed";
 import type { PropertyMap } from "../../tools/local-engine/values";
 
-const ROOT = path.join(__dirname, "..", "..");
-const TARBALL = path.join(ROOT, ".pack", "pulumi-vmhost.tgz");
 const urn = (type: string, name: string) => `urn:pulumi:test::host-test::pulumi-nodejs:dynamic/vmhost:${type}::${name}`;
-
-/** Unpacks the packed package into `<dir>/node_modules/pulumi-vmhost` and links its dependencies (as npm would place them). */
-function installPacked(dir: string): void {
-  if (!fs.existsSync(TARBALL)) throw new Error(`${TARBALL} is missing: run \`make pack\` first (make test does)`);
-  const modules = path.join(dir, "node_modules");
-  const pkgDir = path.join(modules, "pulumi-vmhost");
-  fs.mkdirSync(pkgDir, { recursive: true });
-  execFileSync("tar", ["-xzf", TARBALL, "-C", pkgDir, "--strip-components=1"]);
-  const manifest = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-  for (const dep of Object.keys(manifest.dependencies)) {
-    const target = path.join(modules, dep);
-    if (fs.existsSync(target)) continue;
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.symlinkSync(path.join(ROOT, "node_modules", dep), target, "dir");
-  }
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "host-test", private: true }));
-}
 
 /** The program: registers the three resources under Pulumi mocks and writes the inputs the engine would receive. */
 const PROGRAM = `
