@@ -111,6 +111,7 @@ function functionPage(token: string, schema: PackageSchema): string {
   return (
     GENERATED +
     `# ${name}\n\n${f.description}\n\n` +
+    "Examples use `await`, as in a program whose entry is `export = async () => { ... }`. " +
     `\`vmhost.${name}(args, options?)\` returns a Promise. Options \`{ apiKey, baseUrl }\` override the stack config ` +
     `(\`vmhost:apiKey\`, \`vmhost:baseUrl\`) and the environment (\`VMHOST_API_KEY\`, \`VMHOST_BASE_URL\`).` +
     (name.startsWith("get") && Object.keys(f.inputs.properties).length > 0

@@ -237,7 +237,9 @@ const def = <A extends z.ZodType, R extends z.ZodType>(description: string, args
 });
 
 const noArgs = z.strictObject({});
-const example = (code: string) => `\n\n## Example\n\n\`\`\`ts\nimport * as vmhost from "pulumi-vmhost";\n${code}\n\`\`\``;
+const example = (code: string) =>
+  `\n\n## Example\n\n\`\`\`ts\n${code.includes("pulumi.") ? 'import * as pulumi from "@pulumi/pulumi";\n' : ""}` +
+  `import * as vmhost from "pulumi-vmhost";\n${code}\n\`\`\``;
 
 /** Every SDK function's argument and result schemas, keyed by function name. */
 export const functionSchemas = {
