@@ -159,10 +159,13 @@ async function runOnce(opts: EngineOptions): Promise<EngineResult> {
   let refreshDrift: DriftRecord[] | undefined;
   try {
     if (opts.command === "refresh" || opts.refresh) {
+      if (opts.command !== "refresh") printer.line("Refreshing the state first:");
       await deployment.refresh();
       refreshDrift = [...deployment.drift];
       if (opts.command !== "refresh") {
+        if (refreshDrift.length === 0) printer.line("    no drift");
         printer.line("");
+        printer.line(opts.command === "destroy" ? "Then:" : "Then, against the refreshed state:");
         deployment.resetSteps();
       }
     }
@@ -188,7 +191,8 @@ async function runOnce(opts: EngineOptions): Promise<EngineResult> {
           env: runtimeEnv,
           printer,
         });
-        if (!programOk) deployment.errors.push("the program failed (see its output above)");
+        // The runtime usually logged the reason already (an Engine Log error); say it once otherwise.
+        if (!programOk && deployment.errors.length === 0) deployment.errors.push("the program failed (see its output above)");
         await deployment.finishUp(programOk);
       }
     }

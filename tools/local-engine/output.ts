@@ -66,16 +66,6 @@ export function summaryBlock(summary: Summary, dryRun: boolean): string {
   return ["Resources:", ...(parts.length ? parts : ["    no resources"])].join("\n");
 }
 
-/** One-line summary, e.g. `Resources: 2 created, 1 updated, 3 unchanged`. */
-export function summaryLine(summary: Summary, dryRun: boolean): string {
-  const parts: string[] = [];
-  for (const op of ["create", "update", "replace", "delete"] as const) {
-    if (summary[op] > 0) parts.push(`${summary[op]} ${dryRun ? "to " + op : PAST[op]}`);
-  }
-  parts.push(`${summary.same} unchanged`);
-  return `Resources: ${parts.join(", ")}`;
-}
-
 /** An empty summary. */
 export function emptySummary(): Summary {
   return { create: 0, update: 0, replace: 0, delete: 0, same: 0 };
