@@ -63,14 +63,16 @@ test("a wrong passphrase or another stack's state file is refused", () => {
 test("stack config files: plain values, quoting and namespaces; CLI-encrypted values are refused", () => {
   fs.writeFileSync(
     path.join(dir, "Pulumi.dev.yaml"),
-    ["config:", "  vmhost:baseUrl: http://127.0.0.1:8080/v1", '  region: "jakarta"', "encryptionsalt: abc"].join("\n"),
+    ["config:", "  vmhost:baseUrl: http://127.0.0.1:8080/v1 # the simulator", '  region: "jakarta # not a comment"', "encryptionsalt: abc"].join("\n"),
   );
   expect(readStackConfigFile(dir, "dev", "proj")).toEqual({
     "vmhost:baseUrl": { value: "http://127.0.0.1:8080/v1", secret: false },
-    "proj:region": { value: "jakarta", secret: false },
+    "proj:region": { value: "jakarta # not a comment", secret: false },
   });
   fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), ["config:", "  vmhost:apiKey:", "    secure: AAABAxyz"].join("\n"));
   expect(() => readStackConfigFile(dir, "prod", "proj")).toThrow(/--secret vmhost:apiKey=/);
+  fs.writeFileSync(path.join(dir, "Pulumi.list.yaml"), ["config:", "  proj:names:", "    - a"].join("\n"));
+  expect(() => readStackConfigFile(dir, "list", "proj")).toThrow(/proj:names is not a plain value/);
 
   fs.writeFileSync(path.join(dir, "c.json"), JSON.stringify({ count: 3, "vmhost:apiKey": { secret: "k" } }));
   expect(readConfigJson(path.join(dir, "c.json"), "proj")).toEqual({

@@ -79,10 +79,16 @@ export function readStackConfigFile(projectDir: string, stack: string, project: 
     const m = /^\s+([^\s:][^:]*(?::[^\s:][^:]*)?):\s*(.*)$/.exec(line);
     if (!m) continue;
     const key = fullKey(m[1].trim(), project);
-    if (m[2] === "" && /^\s+secure:/.test(lines[i + 1] ?? "")) {
-      throw new Error(`${file}: ${key} is encrypted by the Pulumi CLI; pass it with --secret ${key}=VALUE instead`);
+    if (m[2] === "") {
+      if (/^\s+secure:/.test(lines[i + 1] ?? "")) {
+        throw new Error(`${file}: ${key} is encrypted by the Pulumi CLI; pass it with --secret ${key}=VALUE instead`);
+      }
+      // A list or object below the key: refused rather than read as "" (Pulumi would hand the program JSON).
+      throw new Error(`${file}: ${key} is not a plain value; pass it as JSON with --config ${key}='...' or --config-file`);
     }
-    out[key] = { value: unquote(m[2]), secret: false };
+    // An unquoted value ends at " #" (a YAML comment).
+    const raw = /^["']/.test(m[2]) ? m[2] : m[2].replace(/\s+#.*$/, "");
+    out[key] = { value: unquote(raw), secret: false };
   }
   return out;
 }
