@@ -11,6 +11,7 @@ import { firewallRuleProvider as provider } from "../../provider/resources/firew
 import type { FirewallRuleInputs, FirewallRuleOutputs } from "../../provider/resources/firewall-rule/inputs";
 import { snapshotProvider } from "../../provider/resources/snapshot/provider";
 import type { SnapshotInputs } from "../../provider/resources/snapshot/inputs";
+import { providers } from "../../provider";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 
 let sim: RunningSimulator;
@@ -64,6 +65,10 @@ afterAll(async () => {
   setProgressSink(restoreSink);
   resetContext();
   await sim.close();
+});
+
+it("is the provider the serialized stub finds by name (providers.FirewallRule)", () => {
+  expect(providers.FirewallRule).toBe(provider);
 });
 
 describe("FirewallRule check", () => {

@@ -8,6 +8,7 @@ import { ProviderError, ResourceInitError } from "../../provider/resources/commo
 import { UNKNOWN_VALUE } from "../../provider/resources/common/check";
 import { snapshotProvider as provider } from "../../provider/resources/snapshot/provider";
 import type { SnapshotInputs, SnapshotOutputs } from "../../provider/resources/snapshot/inputs";
+import { providers } from "../../provider";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 
 let sim: RunningSimulator;
@@ -53,6 +54,10 @@ afterAll(async () => {
   setProgressSink(restoreSink);
   resetContext();
   await sim.close();
+});
+
+it("is the provider the serialized stub finds by name (providers.Snapshot)", () => {
+  expect(providers.Snapshot).toBe(provider);
 });
 
 describe("Snapshot check", () => {
