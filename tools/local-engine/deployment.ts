@@ -448,21 +448,32 @@ export class Deployment implements MonitorHandler {
    * Afterwards the deployment's old state is the refreshed one (for `preview --refresh` / `up --refresh`).
    */
   async refresh(): Promise<void> {
+    // Reads run concurrently (as Pulumi's refresh does); results are applied and printed in state order.
+    type ReadOutcome = { ok: true; res: Awaited<ReturnType<ProviderHost["read"]>> } | { ok: false; error: unknown } | undefined;
+    const outcomes: ReadOutcome[] = await Promise.all(
+      this.oldResources.map(async (r): Promise<ReadOutcome> => {
+        if (!r.custom || !r.id) return undefined;
+        try {
+          const host = await this.opts.host();
+          return { ok: true, res: await host.read(r.urn, r.id, unwrapMap(r.outputs), unwrapMap(r.inputs)) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
     const refreshed: ResourceState[] = [];
-    for (const r of this.oldResources) {
-      if (!r.custom || !r.id) {
+    for (const [i, r] of this.oldResources.entries()) {
+      const outcome = outcomes[i];
+      if (!outcome) {
         refreshed.push(r);
         continue;
       }
-      const host = await this.opts.host();
-      let res: Awaited<ReturnType<ProviderHost["read"]>>;
-      try {
-        res = await host.read(r.urn, r.id, unwrapMap(r.outputs), unwrapMap(r.inputs));
-      } catch (e) {
-        this.fail(`${r.type} "${r.name}": refresh failed: ${errorText(e)}`);
+      if (!outcome.ok) {
+        this.fail(`${r.type} "${r.name}": refresh failed: ${errorText(outcome.error)}`);
         refreshed.push(r);
         continue;
       }
+      const res = outcome.res;
       if (!res.id) {
         this.drift.push({ urn: r.urn, type: r.type, name: r.name, gone: true, properties: [] });
         this.summary.delete++;
