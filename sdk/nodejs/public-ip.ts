@@ -48,6 +48,11 @@ export interface PublicIpArgs {
  * the instance, but only if the instance still holds this address. If the address is removed or swapped out
  * of band, a refresh reports the resource gone and the next `up` assigns one again.
  *
+ * The API cannot release an address that is on no instance: after this resource's delete the address stays in
+ * the account as a reserved address. When the address lives and dies with its VM, pass `{ deletedWith: vm }`:
+ * `pulumi destroy` then skips this delete and the VM's delete (`deleteOptions.removePublicIp`, default true)
+ * releases the address.
+ *
  * Use EITHER this resource OR the Instance's `publicIp`/`publicNetworkId` inputs for one instance, never both.
  * An Instance declared without them does not manage its address and never shows drift for it.
  *
@@ -55,7 +60,7 @@ export interface PublicIpArgs {
  * ```ts
  * import * as vmhost from "pulumi-vmhost";
  * const web = new vmhost.Instance("web", { ... }); // no publicIp here
- * const address = new vmhost.PublicIp("web-ip", { instanceId: web.id, rdns: "web.example.com" });
+ * const address = new vmhost.PublicIp("web-ip", { instanceId: web.id, rdns: "web.example.com" }, { deletedWith: web });
  * export const webAddress = address.ipAddress;
  * ```
  */
