@@ -185,6 +185,16 @@ describe("create, clone, adopt", () => {
     expect(await provider().diff(id, outs, { adoptId: existing.id, hostname: "adopt-me", cpu: 2, deleteOptions: outs.deleteOptions })).toMatchObject({ changes: false });
   });
 
+  it("adopts a VM left in Error (to repair or delete it under Pulumi)", async () => {
+    const broken = await up({ ...validCreate, hostname: "adopt-broken" });
+    await outOfBand(broken.id, { status: "Error" });
+    const { id, outs } = await up({ adoptId: broken.id });
+    expect(id).toBe(broken.id);
+    expect(outs.status).toBe("Error");
+    await provider().delete(id, outs);
+    expect(await simInstance(id)).toBeUndefined();
+  });
+
   it("refuses to adopt an instance that does not exist", async () => {
     await expect(up({ adoptId: "6f1c0a2e-1111-4222-8333-444455556666" })).rejects.toThrow(/no instance 6f1c0a2e-1111-4222-8333-444455556666 to adopt/);
   });

@@ -238,7 +238,9 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     const found = await client.instances.find(id);
     if (!found) throw new ProviderError(`adoptId: there is no instance ${id} to adopt (check the uuid with getInstances)`);
     // Adopting changes nothing on the VM: differences from the declared properties show at the next preview.
-    const detail = await waitForInstanceSettled(client, id, { what: `instance ${id} (adopted) to be idle`, deadline: new Deadline(timeouts.create) });
+    // A VM in Error can be adopted too (to repair or delete it under Pulumi): only a running operation is waited out.
+    const detail = await waitUntilIdle(client, id, `instance ${id} (adopted) to be idle`, new Deadline(timeouts.create));
+    if (!detail) throw new ProviderError(`adoptId: instance ${id} disappeared while being adopted`);
     return { id, outs: await outputsFor(client, detail, inputs) };
   }
 
@@ -310,6 +312,23 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   }
 }
 
+/**
+ * Waits until no operation runs on the instance, whatever its status (unlike waitForInstanceSettled, a VM in
+ * Error is fine here). Resolves to the detail, or undefined when the instance does not exist.
+ */
+async function waitUntilIdle(client: VmHostClient, id: string, what: string, deadline: Deadline): Promise<InstanceDetail | undefined> {
+  return pollUntil<InstanceDetail | undefined>({
+    what,
+    deadline,
+    log: progressLog,
+    poll: async () => {
+      const d = await client.instances.find(id);
+      if (!d) return { done: true, value: undefined };
+      return d.operation_flag === 0 ? { done: true, value: d } : { done: false, status: d.status };
+    },
+  });
+}
+
 // ---------------------------------------------------------------------------------------------- delete
 
 async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Promise<void> {
@@ -320,16 +339,7 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
   await instanceLock.run(id, async () => {
     // Not runInstanceOperation: a VM in Error must still be deletable, and "settled" after a delete is "gone".
     for (let busyAnswers = 0; ; busyAnswers++) {
-      const idle = await pollUntil<InstanceDetail | undefined>({
-        what: `instance ${id} to be idle before deleting it`,
-        deadline,
-        log: progressLog,
-        poll: async () => {
-          const d = await client.instances.find(id);
-          if (!d) return { done: true, value: undefined };
-          return d.operation_flag === 0 ? { done: true, value: d } : { done: false, status: d.status };
-        },
-      });
+      const idle = await waitUntilIdle(client, id, `instance ${id} to be idle before deleting it`, deadline);
       if (!idle) return; // already gone: delete is done
       try {
         await client.instances.delete(id, { removeIp: options.removePublicIp, removeBlockStorage: options.removeBlockStorage });
