@@ -3,9 +3,9 @@ import { providerStub } from "./stub";
 
 /** Deadlines of an Instance's waits, as durations ("90s", "20m", "1h30m"). */
 export interface InstanceTimeouts {
-  /** How long create (or clone) waits for the VM to settle. Default: config `vmhost:createTimeout`, else 20m. */
+  /** How long create (or clone) waits for the VM to settle. Default: config `vmhost:createTimeout`, else 30m. */
   create?: pulumi.Input<string>;
-  /** How long each update waits (per operation). Default: config `vmhost:updateTimeout`, else 20m. */
+  /** How long each update waits (per operation). Default: config `vmhost:updateTimeout`, else 30m. */
   update?: pulumi.Input<string>;
   /** How long delete waits for the VM to disappear. Default: config `vmhost:deleteTimeout`, else 20m. */
   delete?: pulumi.Input<string>;
