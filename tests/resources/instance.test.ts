@@ -430,6 +430,16 @@ describe("failures", () => {
     expect(outs.status).toBe("Running");
   });
 
+  it("after a reset, an older VM with the same hostname (e.g. the one a replace is replacing) is never taken for the new one", async () => {
+    const older = await up({ ...validCreate, hostname: "reset-3" });
+    await admin("POST", "/faults", { resetNext: { operation: "createInstance", afterProcessing: true } });
+    const { id } = await up({ ...validCreate, hostname: "reset-3", tierId: 3 });
+    expect(id).not.toBe(older.id);
+    const named = (await simState()).instances.filter((i) => i.hostname === "reset-3");
+    expect(named.map((i) => i.uuid).sort()).toEqual([older.id, id].sort());
+    expect(named.find((i) => i.uuid === id)!.tierId).toBe(3);
+  });
+
   it("a reset before the request was processed is re-sent once, still exactly one VM", async () => {
     await admin("POST", "/faults", { resetNext: { operation: "createInstance", afterProcessing: false } });
     const before = requestCount();

@@ -190,16 +190,28 @@ async function instancesNamed(client: VmHostClient, hostname: string): Promise<s
   return rows.filter((r) => r.hostname === hostname).map((r) => r.uuid);
 }
 
+/** New instances named `hostname` in the location: not in `before`, and (by their detail) in `locationId`. */
+async function appearedSince(client: VmHostClient, hostname: string, locationId: number, before: Set<string>): Promise<string[]> {
+  const fresh = (await instancesNamed(client, hostname)).filter((uuid) => !before.has(uuid));
+  const details = await Promise.all(fresh.map((uuid) => client.instances.find(uuid)));
+  return details.filter((d) => d !== undefined && d.location_id === locationId).map((d) => d!.uuid);
+}
+
 /**
  * Sends a create (or clone) so that exactly one VM results. Before sending, the instances already named
  * like the new VM are noted. When the request fails ambiguously, those named like it are listed again
- * (twice, a moment apart, for a request still being processed): one new VM is adopted; none means the
- * request did not take effect and it is re-sent (at most {@link MAX_CREATE_ATTEMPTS} sends in all, each
- * only after such a look); several mean someone else is creating too, and the user must decide.
+ * (twice, a moment apart, for a request still being processed), keeping the new ones in the requested
+ * location: one is adopted; none means the request did not take effect and it is re-sent (at most
+ * {@link MAX_CREATE_ATTEMPTS} sends in all, each only after such a look); several mean someone else is
+ * creating too, and the user must decide. (Creation times are not compared: the list's minute-precision
+ * text times carry no zone, so "created after we sent" cannot be decided reliably; the list taken before
+ * sending is exact.)
  */
 const MAX_CREATE_ATTEMPTS = 3;
 
-async function sendCreateOnce(client: VmHostClient, hostname: string, sendRequest: () => Promise<string>): Promise<string> {
+async function sendCreateOnce(
+  client: VmHostClient, hostname: string, locationId: number, sendRequest: () => Promise<string>,
+): Promise<string> {
   const before = new Set(await instancesNamed(client, hostname));
   for (let attempt = 1; ; attempt++) {
     try {
@@ -210,7 +222,7 @@ async function sendCreateOnce(client: VmHostClient, hostname: string, sendReques
       let appeared: string[] = [];
       for (let look = 0; look < 2 && appeared.length === 0; look++) {
         if (look > 0) await new Promise((r) => setTimeout(r, 1000));
-        appeared = (await instancesNamed(client, hostname)).filter((uuid) => !before.has(uuid));
+        appeared = await appearedSince(client, hostname, locationId, before);
       }
       if (appeared.length === 1) {
         progressLog(`the VM ${hostname} was created (${appeared[0]}): adopting it instead of creating another`);
@@ -257,7 +269,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     const deadline = new Deadline(timeouts.create);
     // Through the SOURCE's operation queue: the API refuses to clone a VM that is busy (an address being
     // attached by another resource in the same up), and a busy answer is waited out and re-sent.
-    id = await sendCreateOnce(client, hostname, async () => {
+    id = await sendCreateOnce(client, hostname, inputs.locationId!, async () => {
       const sent = await runInstanceOperation(client, sourceId, { what: `instance ${sourceId} to be cloned as ${hostname}`, deadline }, () =>
         client.instances.clone(sourceId, { hostname, locationId: inputs.locationId!, tierId: inputs.tierId! }),
       );
@@ -272,7 +284,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
         throw new ProviderError(`${key}: template ${inputs.templateId} needs at least ${least}${key === "cpu" ? " CPU" : " GB"}; raise ${key} to ${least} or more`);
     }
     const usePublic = inputs.publicIp === true || inputs.publicNetworkId !== undefined;
-    id = await sendCreateOnce(client, hostname, async () =>
+    id = await sendCreateOnce(client, hostname, inputs.locationId!, async () =>
       (
         await client.instances.create({
           locationId: inputs.locationId!, tierId: inputs.tierId!, templateId: inputs.templateId!, hostname,
