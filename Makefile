@@ -46,5 +46,10 @@ sim:
 	@$(MAKE) --no-print-directory -s build >&2
 	@node bin/vmhost-sim.js $(SIM_ARGS)
 
+# The main job, and the README's first command: examples/basic-vm through preview, up, drift made in the
+# simulator, refresh, up, destroy, with the local engine (tools/demo.ts). Exits 0 when every step did its job.
+demo: pack
+	node dist/tools/demo.js
+
 clean:
 	rm -rf dist .pack reports
