@@ -73,3 +73,52 @@ describe("instance waits", () => {
     expect((err as Error).message).toMatch(new RegExp(`waiting for instance ${uuid} to be created \\(last status seen: creating`));
   });
 });
+
+describe("instance waits under transient API failures", () => {
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  let clock: ManualClock;
+  const sleep = async (ms: number) => clock.advanceSeconds(ms / 1000);
+  beforeAll(async () => {
+    clock = new ManualClock();
+    sim = await startSimulator({ opSeconds: 10, clock });
+    setProgressSink(() => {});
+  });
+  afterAll(() => sim.close());
+
+  it("a poll answered 500 (not retried by the client) reads as 'status unknown' and the wait goes on", async () => {
+    const client = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false, retryDelayScale: 0 });
+    const created = await client.instances.create({
+      locationId: 1, tierId: 1, templateId: 2, hostname: "flaky-1", cpu: 1, memory: 1, storage: 20,
+      username: "ops", password: "Sup3r-secret", usePublicIp: false,
+    });
+    let polls = 0;
+    const realFind = client.instances.find.bind(client.instances);
+    // the first two polls hit a 500, as a real host does now and then under load
+    client.instances.find = async (uuid, options) => {
+      polls++;
+      if (polls <= 2) sim.setFaults({ errorRate: 1, errorStatus: 500 });
+      try { return await realFind(uuid, options); } finally { sim.setFaults({ errorRate: 0 }); }
+    };
+    const detail = await waitForInstanceSettled(client, created.uuid, {
+      what: "create", deadline: new Deadline(600_000, () => clock.now()), until: (d) => d.status === "Running", sleep,
+    });
+    expect(detail.status).toBe("Running");
+    expect(polls).toBeGreaterThan(2);
+  });
+
+  it("a route that keeps failing still ends the wait quickly, with the API's error", async () => {
+    const client = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false, retryDelayScale: 0 });
+    const created = await client.instances.create({
+      locationId: 1, tierId: 1, templateId: 2, hostname: "broken-1", cpu: 1, memory: 1, storage: 20,
+      username: "ops", password: "Sup3r-secret", usePublicIp: false,
+    });
+    sim.setFaults({ errorRate: 1, errorStatus: 500 });
+    const started = clock.now();
+    const err = await waitForInstanceSettled(client, created.uuid, {
+      what: "create", deadline: new Deadline(3_600_000, () => clock.now()), sleep,
+    }).catch((e: unknown) => e);
+    sim.setFaults({ errorRate: 0 });
+    expect((err as Error).name).toMatch(/ServerError/);
+    expect(clock.now() - started).toBeLessThan(60_000);
+  });
+});
