@@ -197,6 +197,7 @@ export class Deployment implements MonitorHandler {
       protect: req.protect,
       additionalSecretOutputs: req.additionalSecretOutputs,
       deleteBeforeReplace: req.deleteBeforeReplace,
+      ...(req.deletedWith ? { deletedWith: req.deletedWith } : {}),
     };
     this.record(old ? "same" : "create", entry, []);
     return { urn, id: "", object: {}, failed: false };
@@ -252,6 +253,7 @@ export class Deployment implements MonitorHandler {
       protect: req.protect,
       additionalSecretOutputs: req.additionalSecretOutputs,
       deleteBeforeReplace: req.deleteBeforeReplace,
+      ...(req.deletedWith ? { deletedWith: req.deletedWith } : {}),
     };
     const plan: CustomPlan = {
       op: "create",
@@ -410,9 +412,12 @@ export class Deployment implements MonitorHandler {
     }
     const index = new Map(this.oldResources.map((r, i) => [r, i]));
     const ordered = [...resources].sort((a, b) => (index.get(b) ?? 0) - (index.get(a) ?? 0));
+    // deletedWith (as in Pulumi): no Delete call for a resource whose `deletedWith` resource goes in this
+    // same run; deleting that one removes it (e.g. deleting a VM releases its address).
+    const going = new Set(resources.map((r) => r.urn));
     for (const r of ordered) {
       try {
-        await this.deleteOne(r, "delete");
+        await this.deleteOne(r, "delete", r.deletedWith !== undefined && going.has(r.deletedWith));
       } catch (e) {
         this.fail(`${r.type} "${r.name}": delete failed: ${errorText(e)}`);
         return;
@@ -420,8 +425,8 @@ export class Deployment implements MonitorHandler {
     }
   }
 
-  private async deleteOne(r: ResourceState, why: "delete" | "replace"): Promise<void> {
-    if (!this.opts.dryRun && r.custom && r.id) {
+  private async deleteOne(r: ResourceState, why: "delete" | "replace", goesWithAnother = false): Promise<void> {
+    if (!this.opts.dryRun && r.custom && r.id && !goesWithAnother) {
       const host = await this.opts.host();
       await host.delete(r.urn, r.id, unwrapMap(r.outputs), unwrapMap(r.inputs));
     }

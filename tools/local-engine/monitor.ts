@@ -26,6 +26,8 @@ export interface RegistrationRequest {
   /** dependsOn plus the resources the inputs came from. */
   dependencies: string[];
   deleteBeforeReplace: boolean;
+  /** URN of the resource this one is deleted with ("" for none): its own delete is skipped when that one goes too. */
+  deletedWith: string;
   ignoreChanges: string[];
   replaceOnChanges: string[];
   additionalSecretOutputs: string[];
@@ -72,7 +74,7 @@ export interface MonitorServer {
  * wrappers). Everything else is answered false so the SDK falls back to the simplest encodings: no resource
  * references (resources travel as their id/URN), no output values, no alias specs, no transforms or hooks.
  */
-const SUPPORTED_FEATURES = new Set(["secrets"]);
+const SUPPORTED_FEATURES = new Set(["secrets", "deletedWith"]);
 
 const SEVERITIES: Record<number, Severity> = {
   [engproto.LogSeverity.DEBUG]: "debug",
@@ -121,6 +123,7 @@ export async function startMonitor(handler: MonitorHandler, info: MonitorInfo): 
         protect: req.getProtect() ?? false,
         dependencies: req.getDependenciesList(),
         deleteBeforeReplace: req.getDeletebeforereplace(),
+        deletedWith: req.getDeletedwith(),
         ignoreChanges: req.getIgnorechangesList(),
         replaceOnChanges: req.getReplaceonchangesList(),
         additionalSecretOutputs: req.getAdditionalsecretoutputsList(),

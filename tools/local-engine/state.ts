@@ -31,6 +31,8 @@ export interface ResourceState {
   additionalSecretOutputs: string[];
   /** The program asked for delete-before-replace. */
   deleteBeforeReplace: boolean;
+  /** Pulumi's `deletedWith`: URN of the resource whose deletion also removes this one (no Delete call then). */
+  deletedWith?: string;
   /** Set when the provider created the resource but it failed to initialize; the next up updates it. */
   initErrors?: string[];
   /** A replaced resource whose deletion is still pending (it failed or the run stopped first). */
@@ -62,6 +64,7 @@ const resourceSchema = z.object({
   protect: z.boolean(),
   additionalSecretOutputs: z.array(z.string()),
   deleteBeforeReplace: z.boolean(),
+  deletedWith: z.string().optional(),
   initErrors: z.array(z.string()).optional(),
   pendingDelete: z.boolean().optional(),
 });
