@@ -5,6 +5,7 @@ SHELL := /bin/bash
 NPM ?= npm
 JEST_ARGS ?=
 SIM_ARGS ?=
+BENCH_ARGS ?=
 
 .PHONY: install build pack typecheck test sim bench demo docs clean
 
@@ -50,6 +51,11 @@ sim:
 # simulator, refresh, up, destroy, with the local engine (tools/demo.ts). Exits 0 when every step did its job.
 demo: pack
 	node dist/tools/demo.js
+
+# Measures settle detection (how long after an operation really ends the provider notices) and the requests
+# it costs, against the simulator in real time. Measured here, never asserted in tests.
+bench: build
+	node dist/tools/bench/index.js $(BENCH_ARGS)
 
 clean:
 	rm -rf dist .pack reports
