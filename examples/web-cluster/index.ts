@@ -7,7 +7,7 @@
  * - Web VMs accept HTTP and HTTPS from anywhere and SSH only from `adminCidr`; the database accepts
  *   PostgreSQL only from the private network (its CIDR as the API reports it).
  * - A web VM's public address is added only after its firewall rules exist (`dependsOn`), so the VM is never
- *   reachable from the internet without them.
+ *   reachable from the internet without them, and is released by the VM's own delete (`deletedWith`).
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as vmhost from "pulumi-vmhost";
@@ -54,7 +54,9 @@ for (let i = 1; i <= webCount; i++) {
       description: "SSH from the admin network",
     }),
   ];
-  const ip = new vmhost.PublicIp(`${name}-ip`, { instanceId: vm.id }, { dependsOn: rules });
+  // deletedWith: when the VM goes, its delete releases the address. Deleting the PublicIp on its own would
+  // only take the address off the VM and leave it reserved (and billed) in the account.
+  const ip = new vmhost.PublicIp(`${name}-ip`, { instanceId: vm.id }, { dependsOn: rules, deletedWith: vm });
   webs.push({ vm, link, ip });
 }
 

@@ -35,6 +35,7 @@ interface RegisterRequest {
   getProtect(): boolean | undefined;
   getDeletebeforereplace(): boolean;
   getAdditionalsecretoutputsList(): string[];
+  getDeletedwith(): string;
 }
 
 /** What the program asked for, per resource (the options as the engine would receive them). */
@@ -49,6 +50,8 @@ interface Declared {
   protect: boolean;
   deleteBeforeReplace: boolean;
   additionalSecretOutputs: string[];
+  /** Name of the resource this one is deleted with (`deletedWith`), if any. */
+  deletedWith?: string;
 }
 
 interface ProgramRun {
@@ -118,6 +121,7 @@ async function runProgram(example: ExampleName, config: Record<string, string>, 
         protect: req.getProtect() ?? false,
         deleteBeforeReplace: req.getDeletebeforereplace(),
         additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+        deletedWith: req.getDeletedwith() || undefined,
       });
       register(req, (err, res) => {
         if (!err) urnNames.set((res as { getUrn(): string }).getUrn(), req.getName());
@@ -144,7 +148,10 @@ async function runProgram(example: ExampleName, config: Record<string, string>, 
       // Every registration the program started (resources wait for their inputs, so some start late).
       await Promise.all(Object.values(exports).map(value));
       await pulumi.runtime.disconnect();
-      for (const r of resources.values()) r.dependsOn = r.dependsOn.map((urn) => urnNames.get(urn) ?? urn).sort();
+      for (const r of resources.values()) {
+        r.dependsOn = r.dependsOn.map((urn) => urnNames.get(urn) ?? urn).sort();
+        if (r.deletedWith) r.deletedWith = urnNames.get(r.deletedWith) ?? r.deletedWith;
+      }
       return { resources, exports, value };
     })();
   });
@@ -206,12 +213,13 @@ describe("web-cluster", () => {
     expect(await run.value(run.exports.webPublicIps)).toHaveLength(3);
   });
 
-  test("only web VMs get a public address, and only after their firewall rules (dependsOn)", async () => {
+  test("only web VMs get a public address, only after their firewall rules (dependsOn), released with the VM (deletedWith)", async () => {
     const run = await runProgram("web-cluster", config);
     const ips = ofKind(run, "PublicIp");
     expect(ips.map((ip) => ip.inputs.instanceId).sort()).toEqual(["web-1-id", "web-2-id", "web-3-id"]);
     for (const i of [1, 2, 3]) {
       expect(run.resources.get(`web-${i}-ip`)?.dependsOn).toEqual([`web-${i}`, `web-${i}-http`, `web-${i}-https`, `web-${i}-ssh`]);
+      expect(run.resources.get(`web-${i}-ip`)?.deletedWith).toBe(`web-${i}`);
     }
   });
 
