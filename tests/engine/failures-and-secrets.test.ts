@@ -96,6 +96,17 @@ test("a replaced resource whose deletion failed stays pending and is deleted by 
   expect((await p.run("destroy", [])).ok).toBe(true);
 });
 
+test("a program that fails half-way deletes nothing it did not get to declare", async () => {
+  expect((await p.run("up", [{ name: "keep1", size: 1 }, { name: "keep2", size: 1 }])).ok).toBe(true);
+  // This version of the program declares only keep1, then crashes: keep2 must survive.
+  const crashed = await p.run("up", [{ name: "keep1", size: 1 }], { config: { "fixture:crash": "boom" } });
+  expect(crashed.ok).toBe(false);
+  expect(crashed.stdout).toContain("program bug: boom");
+  expect(crashed.summary.delete).toBe(0);
+  expect(p.item("keep2")).toBeDefined();
+  expect((await p.run("destroy", [])).ok).toBe(true);
+});
+
 test("invalid inputs fail the up before anything is created, naming the property", async () => {
   const r = await p.run("up", [{ name: "bad", size: "big" }, { name: "after", size: 1 }]);
   expect(r.ok).toBe(false);

@@ -61,13 +61,18 @@ export class FixtureProject {
   }
 
   /** Runs an engine command with the given program (resources) and the fixture's config. */
-  run(command: EngineCommand, resources: ItemSpec[], extra: { expectNoChanges?: boolean; refresh?: boolean } = {}): Promise<EngineResult> {
+  run(
+    command: EngineCommand,
+    resources: ItemSpec[],
+    extra: { expectNoChanges?: boolean; refresh?: boolean; config?: Record<string, string> } = {},
+  ): Promise<EngineResult> {
     return runEngine({
       command,
       projectDir: this.dir,
-      config: { "fixture:resources": JSON.stringify(resources), "fixture:cloudFile": this.cloudFile },
+      config: { "fixture:resources": JSON.stringify(resources), "fixture:cloudFile": this.cloudFile, ...extra.config },
       secrets: { "fixture:apiKey": FIXTURE_API_KEY, "fixture:password": "hunter2-password-plain" },
-      ...extra,
+      expectNoChanges: extra.expectNoChanges,
+      refresh: extra.refresh,
       onOutput: process.env.ENGINE_TEST_VERBOSE ? (l) => process.stdout.write(l + "\n") : undefined,
     });
   }
