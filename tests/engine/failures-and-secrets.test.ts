@@ -11,6 +11,9 @@ import { FIXTURE_API_KEY, FixtureProject, ItemSpec } from "./helpers";
 const SIG = "4dabf18193072939515e22adb298388d";
 const SECRET = "1b47061264138c4ac30d75fd1eb44270";
 
+// Each engine run starts two Node processes; on a loaded 2-core machine a test of several runs needs time.
+jest.setTimeout(180_000);
+
 let p: FixtureProject;
 beforeAll(() => {
   p = new FixtureProject();

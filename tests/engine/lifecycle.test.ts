@@ -5,6 +5,9 @@
  */
 import { FixtureProject, ItemSpec } from "./helpers";
 
+// Each engine run starts two Node processes; on a loaded 2-core machine a test of several runs needs time.
+jest.setTimeout(180_000);
+
 let p: FixtureProject;
 beforeAll(() => {
   p = new FixtureProject();
