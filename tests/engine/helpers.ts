@@ -30,6 +30,7 @@ export interface ItemSpec {
   replaceOnChanges?: string[];
   deleteBeforeReplace?: boolean;
   additionalSecretOutputs?: string[];
+  deletedWith?: string;
 }
 
 /** What the fixture cloud file holds. */

@@ -132,3 +132,23 @@ test("resources removed from the program are deleted dependents first", async ()
   expect(r.ok).toBe(true);
   expect(p.cloud().log).toEqual(["delete:r2", "delete:r1"]);
 });
+
+test("deletedWith: no Delete call when the resource it goes with is deleted in the same run", async () => {
+  const program: ItemSpec[] = [
+    { name: "vm", size: 1 },
+    { name: "addr", size: 1, deletedWith: "vm" },
+    { name: "addr2", size: 1, deletedWith: "vm" },
+  ];
+  expect((await p.run("up", program)).ok).toBe(true);
+  // Removed on its own (its VM stays): it is deleted normally.
+  p.clearLog();
+  expect((await p.run("up", program.slice(0, 2))).ok).toBe(true);
+  expect(p.cloud().log).toEqual(["delete:addr2"]);
+  // Destroyed with its VM: only the VM's delete is called, and the state forgets both.
+  p.clearLog();
+  const destroy = await p.run("destroy", []);
+  expect(destroy.ok).toBe(true);
+  expect(destroy.steps.filter((s) => s.op === "delete").map((s) => s.name)).toEqual(expect.arrayContaining(["vm", "addr"]));
+  expect(p.cloud().log).toEqual(["delete:vm"]);
+  expect(JSON.parse(p.stateText()).resources).toEqual([]);
+});
