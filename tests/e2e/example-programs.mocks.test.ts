@@ -85,8 +85,18 @@ async function exampleDir(example: ExampleName): Promise<string> {
   return dirs.get(example)!;
 }
 
-/** Runs an example program under mocks with the given stack config and returns what it declared. */
-async function runProgram(example: ExampleName, config: Record<string, string>, secrets: Record<string, string> = { vmPassword: "Mock-Passw0rd" }): Promise<ProgramRun> {
+const runs = new Map<string, Promise<ProgramRun>>();
+/**
+ * Runs an example program under mocks with the given stack config and returns what it declared. Runs with
+ * the same example and config are shared (the tests only read them): each run loads @pulumi/pulumi afresh.
+ */
+function runProgram(example: ExampleName, config: Record<string, string>, secrets: Record<string, string> = { vmPassword: "Mock-Passw0rd" }): Promise<ProgramRun> {
+  const key = JSON.stringify([example, config, secrets]);
+  if (!runs.has(key)) runs.set(key, runProgramOnce(example, config, secrets));
+  return runs.get(key)!;
+}
+
+async function runProgramOnce(example: ExampleName, config: Record<string, string>, secrets: Record<string, string>): Promise<ProgramRun> {
   const dir = await exampleDir(example);
   let run!: Promise<ProgramRun>;
   // A fresh module registry per run (a user's test file runs its program once and needs none of this):

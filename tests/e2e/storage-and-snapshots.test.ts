@@ -15,6 +15,9 @@ import {
   stateResources,
 } from "./helpers";
 
+// Each test runs the engine up to three times (a few seconds each); leave room for a loaded machine.
+jest.setTimeout(180_000);
+
 let sim: TestSimulator;
 let stack: ExampleStack;
 let diskId = "";
@@ -63,8 +66,14 @@ test("a preview right after up shows no changes", async () => {
   expect(r.summary).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
 });
 
-test("memory changed in the panel: refresh shows it, up resizes back", async () => {
+test("memory changed in the panel: the drift check fails, refresh shows it, up resizes back", async () => {
   await patchInstance(sim, vmId, { memory: 4 });
+
+  // The CI drift check: `pulumi preview --refresh --expect-no-changes` fails, naming the drifted property.
+  const check = await stack.run("preview", { refresh: true, expectNoChanges: true });
+  expect(check.ok).toBe(false);
+  expect(check.drift?.find((d) => d.name === "vm")?.properties.map((p) => p.name)).toContain("memory");
+  expect(check.steps.find((s) => s.name === "vm" && s.op !== "same")).toMatchObject({ op: "update", diffs: ["memory"] });
 
   const refresh = expectOk(await stack.run("refresh"));
   const drift = refresh.drift?.find((d) => d.name === "vm");

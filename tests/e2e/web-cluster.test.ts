@@ -17,6 +17,9 @@ import {
   stateResources,
 } from "./helpers";
 
+// Each test runs the engine up to three times (a few seconds each); leave room for a loaded machine.
+jest.setTimeout(180_000);
+
 let sim: TestSimulator;
 let stack: ExampleStack;
 let vswitchId = "";
