@@ -12,6 +12,7 @@ import {
   expectOk,
   isSecretValue,
   patchInstance,
+  simRequests,
   simState,
   startTestSimulator,
   stateResources,
@@ -98,6 +99,11 @@ test("a changed cpu count updates the VM in place; a changed template replaces i
   expect(newId).not.toBe(vmId);
   expect(await instance(vmId)).toBeUndefined();
   expect(await instance(newId)).toMatchObject({ templateId: 2, cpu: 2, hostname: "basic-vm-1", status: "Running" });
+  // Create-before-delete: the old VM was deleted only after the new one had been created.
+  const requests = await simRequests(sim);
+  const created = requests.filter((q) => q.operation === "createInstance").at(-1)!;
+  const deleted = requests.find((q) => q.operation === "deleteInstance" && q.path.includes(vmId))!;
+  expect(deleted.seq).toBeGreaterThan(created.seq);
   vmId = newId;
 });
 
