@@ -15,7 +15,7 @@
  * - Every finished step can be checkpointed, so a crash never forgets a created resource.
  */
 import { RegistrationRequest, RegistrationResult, MonitorHandler, Severity } from "./monitor";
-import { Printer, StepOp, Summary, diffDetail, emptySummary, renderValue, stepLine } from "./output";
+import { Printer, StepOp, Summary, diffDetail, elapsed, emptySummary, progressLine, renderValue, stepLine } from "./output";
 import { InitFailedError, ProviderHost } from "./providerHost";
 import { ResourceState, StateFile } from "./state";
 import {
@@ -320,9 +320,12 @@ export class Deployment implements MonitorHandler {
       this.record(op, entry, plan.diffs, op === "replace" ? plan.replaces : undefined);
       return done();
     }
+    // Provider calls can take minutes (a VM boots): say what is under way, then what it took.
+    const started = Date.now();
+    this.printer.line(progressLine(op, entry.type, entry.name));
     if (op === "create") {
       await this.create(entry, secretOutputs);
-      this.record("create", entry, []);
+      this.record("create", entry, [], undefined, started);
       return done();
     }
     if (op === "update" && old) {
@@ -334,7 +337,7 @@ export class Deployment implements MonitorHandler {
         if (e instanceof InitFailedError) this.recordInitFailure(entry, e, secretOutputs);
         throw e;
       }
-      this.record("update", entry, plan.diffs);
+      this.record("update", entry, plan.diffs, undefined, started);
       return done();
     }
     // Replace: create-before-delete unless the program or the provider asks for delete-before-replace.
@@ -343,7 +346,7 @@ export class Deployment implements MonitorHandler {
       else this.replacedOld.add(old);
     }
     await this.create(entry, secretOutputs);
-    this.record("replace", entry, plan.diffs, plan.replaces);
+    this.record("replace", entry, plan.diffs, plan.replaces, started);
     return done();
   }
 
@@ -369,13 +372,14 @@ export class Deployment implements MonitorHandler {
     this.checkpoint();
   }
 
-  private record(op: StepOp, entry: ResourceState, diffs: string[], replaces?: string[]): void {
+  private record(op: StepOp, entry: ResourceState, diffs: string[], replaces?: string[], started?: number): void {
     this.registered.set(entry.urn, entry);
     this.summary[op]++;
     this.steps.push({ op, urn: entry.urn, type: entry.type, name: entry.name, diffs, ...(replaces ? { replaces } : {}) });
     if (op !== "same") {
       let detail = diffDetail(diffs);
       if (op === "replace" && replaces?.length) detail += ` (replace forced by ${replaces.join(", ")})`;
+      if (started !== undefined) detail += ` ${elapsed(started)}`;
       this.printer.line(stepLine(op, entry.type, entry.name, this.opts.dryRun, detail.trim()));
     }
     this.checkpoint();
@@ -426,21 +430,22 @@ export class Deployment implements MonitorHandler {
   }
 
   private async deleteOne(r: ResourceState, why: "delete" | "replace", goesWithAnother = false): Promise<void> {
+    // A replaced resource's deletion is part of its replace step; only real deletions count and print.
+    const isReplaced = why === "replace" || r.pendingDelete || this.replacedOld.has(r);
+    const started = Date.now();
     if (!this.opts.dryRun && r.custom && r.id && !goesWithAnother) {
+      this.printer.line(isReplaced ? ` -   ${r.type}  ${r.name}  deleting the replaced resource (id ${r.id})...` : progressLine("delete", r.type, r.name));
       const host = await this.opts.host();
       await host.delete(r.urn, r.id, unwrapMap(r.outputs), unwrapMap(r.inputs));
     }
     this.deleted.add(r);
-    if (why === "delete") {
-      // A replaced resource's deletion is part of its replace step; only real deletions count and print.
-      const isReplaced = r.pendingDelete || this.replacedOld.has(r);
-      if (!isReplaced) {
-        this.summary.delete++;
-        this.steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [] });
-        this.printer.line(stepLine("delete", r.type, r.name, this.opts.dryRun));
-      } else if (!this.opts.dryRun) {
-        this.printer.line(` -   ${r.type}  ${r.name}  deleted the replaced resource (id ${r.id})`);
-      }
+    const detail = goesWithAnother ? `(with ${r.deletedWith?.split("::").pop()})` : this.opts.dryRun ? "" : elapsed(started);
+    if (!isReplaced) {
+      this.summary.delete++;
+      this.steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [] });
+      this.printer.line(stepLine("delete", r.type, r.name, this.opts.dryRun, detail));
+    } else if (!this.opts.dryRun) {
+      this.printer.line(` -   ${r.type}  ${r.name}  deleted the replaced resource (id ${r.id}) ${detail}`);
     }
     this.checkpoint();
   }

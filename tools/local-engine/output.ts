@@ -33,6 +33,18 @@ export class Printer {
 const SYMBOLS: Record<StepOp, string> = { create: "+ ", update: "~ ", replace: "+-", delete: "- ", same: "  " };
 const PAST: Record<StepOp, string> = { create: "created", update: "updated", replace: "replaced", delete: "deleted", same: "unchanged" };
 
+const PROGRESS: Record<StepOp, string> = { create: "creating", update: "updating", replace: "replacing", delete: "deleting", same: "" };
+
+/** The line printed when a step starts (up, refresh, destroy), e.g. ` +   vmhost:Instance  web  creating...`. */
+export function progressLine(op: StepOp, type: string, name: string): string {
+  return ` ${SYMBOLS[op]}  ${type}  ${name}  ${PROGRESS[op]}...`;
+}
+
+/** " (3s)": how long a step took, for completion lines. */
+export function elapsed(started: number): string {
+  return `(${Math.round((Date.now() - started) / 1000)}s)`;
+}
+
 /** One step line, e.g. ` ~  vmhost:Instance  web  update [diff: ~hostname]`. */
 export function stepLine(op: StepOp, type: string, name: string, dryRun: boolean, detail = ""): string {
   const verb = dryRun ? op : PAST[op];
