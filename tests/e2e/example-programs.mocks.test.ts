@@ -9,7 +9,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ExampleName, SECRET_SIG, copyExample } from "./helpers";
+import { ExampleName, SECRET_SIG, copyExample, installExamples } from "./helpers";
 
 /** The part of @pulumi/pulumi these tests use (typed loosely on purpose: it is loaded at run time). */
 interface PulumiModule {
@@ -175,6 +175,9 @@ function isSecretInput(v: unknown): boolean {
 function ofKind(run: ProgramRun, kind: string): Declared[] {
   return [...run.resources.values()].filter((r) => r.kind === kind);
 }
+
+// The first run on a machine installs the packed package (npm install, about 25 s).
+beforeAll(() => installExamples(), 180_000);
 
 afterAll(() => {
   for (const dir of dirs.values()) fs.rmSync(dir, { recursive: true, force: true });
