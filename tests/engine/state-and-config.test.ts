@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { readConfigJson, readProject, readStackConfigFile } from "../../tools/local-engine/config";
-import { loadState, saveState, StateFile } from "../../tools/local-engine/state";
+import { loadState, lockState, saveState, StateFile } from "../../tools/local-engine/state";
 import { PropertyMap, SECRET_SIG, SPECIAL_SIG_KEY, changedKeys, getPath, makeSecret, setPath } from "../../tools/local-engine/values";
 
 let dir: string;
@@ -105,4 +105,17 @@ test("diffs ignore the serialized provider and compare secrets by value", () => 
   const news: PropertyMap = { __provider: "new code", a: 1, s: makeSecret("y"), added: 2 };
   expect(changedKeys(olds, news)).toEqual(["added", "gone", "s"]);
   expect(changedKeys({ s: makeSecret("x") }, { s: "x" })).toEqual([]);
+});
+
+test("one run at a time per state file; a lock left by a dead process is taken over", () => {
+  const file = path.join(dir, "state.json");
+  const release = lockState(file);
+  expect(() => lockState(file)).toThrow(/in use by another engine run \(pid \d+\)/);
+  release();
+  lockState(file)();
+  fs.writeFileSync(`${file}.lock`, "2147483646"); // no such process
+  const again = lockState(file);
+  expect(fs.readFileSync(`${file}.lock`, "utf8")).toBe(String(process.pid));
+  again();
+  expect(fs.existsSync(`${file}.lock`)).toBe(false);
 });

@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import {
+  ProjectSettings,
   StackConfig,
   configEnv,
   fullKey,
@@ -25,7 +26,7 @@ import { Deployment, DriftRecord, StepRecord } from "./deployment";
 import { startMonitor } from "./monitor";
 import { Printer, Summary, renderValue, summaryBlock } from "./output";
 import { ProviderHost } from "./providerHost";
-import { StateFile, loadState, saveState, statePassphrase } from "./state";
+import { StateFile, loadState, lockState, saveState, statePassphrase } from "./state";
 import { PropertyMap, PropertyValue, maskSecrets } from "./values";
 
 export type { StepRecord, DriftRecord } from "./deployment";
@@ -118,6 +119,30 @@ async function runOnce(opts: EngineOptions): Promise<EngineResult> {
   const config = stackConfig(opts, project.name, stack);
   const baseEnv: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
   const passphrase = statePassphrase(baseEnv);
+  // preview only reads the state; every other command writes it, one run at a time.
+  const unlock = opts.command === "preview" ? () => undefined : lockState(stateFile);
+  try {
+    return await runLocked(opts, { printer, projectDir, project, stack, stateFile, config, baseEnv, passphrase, started });
+  } finally {
+    unlock();
+  }
+}
+
+async function runLocked(
+  opts: EngineOptions,
+  ctx: {
+    printer: Printer;
+    projectDir: string;
+    project: ProjectSettings;
+    stack: string;
+    stateFile: string;
+    config: StackConfig;
+    baseEnv: NodeJS.ProcessEnv;
+    passphrase: string;
+    started: number;
+  },
+): Promise<EngineResult> {
+  const { printer, projectDir, project, stack, stateFile, config, baseEnv, passphrase, started } = ctx;
   const old = loadState(stateFile, project.name, stack, passphrase);
   const pulumiDir = resolvePulumi(projectDir);
   const dryRun = opts.command === "preview";

@@ -127,3 +127,35 @@ export function saveState(file: string, state: StateFile, passphrase: string): v
   fs.writeFileSync(tmp, JSON.stringify(onDisk, null, 2) + "\n");
   fs.renameSync(tmp, file);
 }
+
+/**
+ * Takes the state file's lock (`<file>.lock`, holding the owner's pid) so two runs never write one state
+ * at once; a lock whose process is gone is taken over. Returns the release function.
+ */
+export function lockState(file: string): () => void {
+  const lock = `${file}.lock`;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: "wx" });
+      return () => fs.rmSync(lock, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      const owner = Number(fs.readFileSync(lock, "utf8").trim());
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new Error(`state file ${file} is in use by another engine run (pid ${owner}); if it is not, remove ${lock}`);
+      }
+      fs.rmSync(lock, { force: true }); // stale: its owner exited without releasing it
+    }
+  }
+  throw new Error(`cannot lock state file ${file}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
