@@ -9,33 +9,14 @@
  * its runtime dependencies are linked from this repository's node_modules (the same versions the lock file
  * pins), because a registry install per test run would be slow and needs the network.
  */
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, type RunningSimulator } from "../../simulator";
-import { ProviderHost } from "../../tools/local-engine/providerHost";
+import type { ProviderHost } from "../../tools/local-engine/providerHost";
+import { installPacked, runUnderMocks, startConfiguredHost } from "./packed";
 
-const ROOT = path.join(__dirname, "..", "..");
-const TARBALL = path.join(ROOT, ".pack", "pulumi-vmhost.tgz");
 const URN = "urn:pulumi:test::host-test::pulumi-nodejs:dynamic/vmhost:Instance::web";
-
-/** Unpacks the packed package into `<dir>/node_modules/pulumi-vmhost` and links its dependencies. */
-function installPacked(dir: string): void {
-  if (!fs.existsSync(TARBALL)) throw new Error(`${TARBALL} is missing: run \`make pack\` first (make test does)`);
-  const modules = path.join(dir, "node_modules");
-  const pkgDir = path.join(modules, "pulumi-vmhost");
-  fs.mkdirSync(pkgDir, { recursive: true });
-  execFileSync("tar", ["-xzf", TARBALL, "-C", pkgDir, "--strip-components=1"]);
-  const manifest = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-  for (const dep of Object.keys(manifest.dependencies)) {
-    const target = path.join(modules, dep);
-    if (fs.existsSync(target)) continue;
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.symlinkSync(path.join(ROOT, "node_modules", dep), target, "dir");
-  }
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "host-test", private: true, dependencies: { "pulumi-vmhost": `file:${TARBALL}` } }));
-}
 
 /** The program: registers one Instance under Pulumi mocks and writes the inputs the engine would receive. */
 const PROGRAM = `
@@ -63,18 +44,11 @@ beforeAll(async () => {
   sim = await startSimulator({ opSeconds: 0.05 });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "vmhost-host-"));
   installPacked(dir);
-  fs.writeFileSync(path.join(dir, "program.js"), PROGRAM);
-  const outFile = path.join(dir, "registered.json");
-  execFileSync(process.execPath, ["program.js"], {
-    cwd: dir,
-    // the key is in the program's config AND environment: neither may reach the serialized provider
-    env: {
-      ...process.env, OUT_FILE: outFile, VMHOST_API_KEY: sim.apiKey, VMHOST_BASE_URL: sim.url,
-      PULUMI_CONFIG: JSON.stringify({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url }),
-    },
-    stdio: "pipe",
+  // the key is in the program's config AND environment: neither may reach the serialized provider
+  registered = runUnderMocks<Record<string, unknown>>(dir, PROGRAM, {
+    VMHOST_API_KEY: sim.apiKey, VMHOST_BASE_URL: sim.url,
+    PULUMI_CONFIG: JSON.stringify({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url }),
   });
-  registered = JSON.parse(fs.readFileSync(outFile, "utf8")) as Record<string, unknown>;
 }, 120_000);
 
 afterAll(async () => {
@@ -98,18 +72,8 @@ describe("through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
   let host: ProviderHost;
   const hostOutput: string[] = [];
   beforeAll(async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_NODEJS_PROJECT: "host-test", PULUMI_NODEJS_STACK: "test" };
     // credentials come only from the stack config handed to Configure
-    delete env.VMHOST_API_KEY;
-    delete env.VMHOST_BASE_URL;
-    host = await ProviderHost.start({
-      script: path.join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js"),
-      engineAddress: "127.0.0.1:1",
-      cwd: dir,
-      env,
-      onOutput: (_stream, line) => hostOutput.push(line),
-    });
-    await host.configure({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url });
+    host = await startConfiguredHost(dir, sim, (_stream, line) => hostOutput.push(line));
   }, 60_000);
   afterAll(async () => {
     await host?.stop();

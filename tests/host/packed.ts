@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { ProviderHost } from "../../tools/local-engine/providerHost";
 
 /** The project root and the packed tarball. */
 export const ROOT = path.join(__dirname, "..", "..");
@@ -25,4 +26,39 @@ export function installPacked(dir: string, projectName = "host-test"): void {
     fs.symlinkSync(path.join(ROOT, "node_modules", dep), target, "dir");
   }
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: projectName, private: true }));
+}
+
+/**
+ * Runs `program` (CommonJS source, using Pulumi mocks) in the throwaway project and returns the JSON it
+ * writes to `process.env.OUT_FILE`: the inputs Pulumi would send the engine, `__provider` included.
+ */
+export function runUnderMocks<T>(dir: string, program: string, env: NodeJS.ProcessEnv = {}): T {
+  fs.writeFileSync(path.join(dir, "program.js"), program);
+  const outFile = path.join(dir, "registered.json");
+  execFileSync(process.execPath, ["program.js"], { cwd: dir, env: { ...process.env, ...env, OUT_FILE: outFile }, stdio: "pipe" });
+  return JSON.parse(fs.readFileSync(outFile, "utf8")) as T;
+}
+
+/**
+ * Spawns the project's own `@pulumi/pulumi/cmd/dynamic-provider` (as the Pulumi CLI does) and configures it
+ * with the simulator's credentials as stack config only: the environment's VMHOST_* variables are removed,
+ * so a test passes only if credentials really flow through `configure`.
+ */
+export async function startConfiguredHost(
+  dir: string,
+  sim: { url: string; apiKey: string },
+  onOutput: (stream: string, line: string) => void = () => undefined,
+): Promise<ProviderHost> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_NODEJS_PROJECT: "host-test", PULUMI_NODEJS_STACK: "test" };
+  delete env.VMHOST_API_KEY;
+  delete env.VMHOST_BASE_URL;
+  const host = await ProviderHost.start({
+    script: path.join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js"),
+    engineAddress: "127.0.0.1:1",
+    cwd: dir,
+    env,
+    onOutput,
+  });
+  await host.configure({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url });
+  return host;
 }

@@ -5,16 +5,15 @@
  * that project and driven over gRPC with the stack config, creates, reads, diffs, updates (the rule in
  * place) and deletes them in the simulator.
  */
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { createClient, type VmHostClient } from "../../provider/api";
 import { Deadline, pollUntil } from "../../provider/wait/poll";
 import { startSimulator, type RunningSimulator } from "../../simulator";
-import { ProviderHost } from "../../tools/local-engine/providerHost";
+import type { ProviderHost } from "../../tools/local-engine/providerHost";
 import type { PropertyMap } from "../../tools/local-engine/values";
-import { installPacked } from "./packed";
+import { installPacked, runUnderMocks, startConfiguredHost } from "./packed";
 
 const urn = (type: string, name: string) => `urn:pulumi:test::host-test::pulumi-nodejs:dynamic/vmhost:${type}::${name}`;
 
@@ -60,10 +59,7 @@ beforeAll(async () => {
 
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "vmhost-snapfw-host-"));
   installPacked(dir);
-  fs.writeFileSync(path.join(dir, "program.js"), PROGRAM);
-  const outFile = path.join(dir, "registered.json");
-  execFileSync(process.execPath, ["program.js"], { cwd: dir, env: { ...process.env, OUT_FILE: outFile, VM: vm }, stdio: "pipe" });
-  registered = JSON.parse(fs.readFileSync(outFile, "utf8")) as typeof registered;
+  registered = runUnderMocks<typeof registered>(dir, PROGRAM, { VM: vm });
 }, 120_000);
 
 afterAll(async () => {
@@ -74,18 +70,8 @@ afterAll(async () => {
 describe("Snapshot and FirewallRule through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
   let host: ProviderHost;
   beforeAll(async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_NODEJS_PROJECT: "host-test", PULUMI_NODEJS_STACK: "test" };
     // credentials come only from the stack config handed to Configure
-    delete env.VMHOST_API_KEY;
-    delete env.VMHOST_BASE_URL;
-    host = await ProviderHost.start({
-      script: path.join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js"),
-      engineAddress: "127.0.0.1:1",
-      cwd: dir,
-      env,
-      onOutput: () => undefined,
-    });
-    await host.configure({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url });
+    host = await startConfiguredHost(dir, sim);
   }, 60_000);
   afterAll(async () => {
     await host?.stop();
