@@ -16,7 +16,7 @@ import { ApiError, NotFoundError, type VmHostClient } from "../../api";
 import { getClient, progressLog, resourceTimeouts } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline, pollUntil } from "../../wait/poll";
-import { checkInputs } from "../common/check";
+import { defineResourceProvider } from "../common/define";
 import { ProviderError, ResourceInitError } from "../common/errors";
 import { diffBlockStorageAttachment } from "./diff";
 import { inputsSchema, type BlockStorageAttachmentInputs, type BlockStorageAttachmentOutputs } from "./inputs";
@@ -209,15 +209,11 @@ async function remove(id: string, props: BlockStorageAttachmentOutputs): Promise
 }
 
 /** The BlockStorageAttachment dynamic provider: `providers.BlockStorageAttachment` of `pulumi-vmhost/provider`. */
-export const blockStorageAttachmentProvider: pulumi.dynamic.ResourceProvider = {
-  async check(_olds, news) {
-    return checkInputs(inputsSchema, news);
-  },
-  async diff(_id, olds, news) {
-    return diffBlockStorageAttachment(olds as BlockStorageAttachmentOutputs, news as BlockStorageAttachmentInputs);
-  },
-  create: (inputs) => create(inputs as BlockStorageAttachmentInputs),
-  read: (id, props) => read(id, props as BlockStorageAttachmentOutputs),
-  update: (id, olds, news) => update(id, olds as BlockStorageAttachmentOutputs, news as BlockStorageAttachmentInputs),
-  delete: (id, props) => remove(id, props as BlockStorageAttachmentOutputs),
-};
+export const blockStorageAttachmentProvider = defineResourceProvider<BlockStorageAttachmentInputs, BlockStorageAttachmentOutputs>({
+  inputsSchema,
+  diff: diffBlockStorageAttachment,
+  create,
+  read,
+  update,
+  delete: remove,
+});

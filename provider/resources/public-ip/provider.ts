@@ -14,7 +14,7 @@ import { AmbiguousRequestError, NotFoundError, type InstanceDetail, type VmHostC
 import { getClient, resourceTimeouts } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
-import { checkInputs } from "../common/check";
+import { defineResourceProvider } from "../common/define";
 import { ProviderError, ResourceInitError } from "../common/errors";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
@@ -210,15 +210,11 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
 }
 
 /** The PublicIp dynamic provider: `providers.PublicIp` of `pulumi-vmhost/provider`. */
-export const publicIpProvider: pulumi.dynamic.ResourceProvider = {
-  async check(_olds, news) {
-    return checkInputs(inputsSchema, news);
-  },
-  async diff(_id, olds, news) {
-    return diffPublicIp(olds as PublicIpOutputs, news as PublicIpInputs);
-  },
-  create: (inputs) => create(inputs as PublicIpInputs),
-  read: (id, props) => read(id, props as PublicIpOutputs),
-  update: (id, olds, news) => update(id, olds as PublicIpOutputs, news as PublicIpInputs),
-  delete: (id, props) => remove(id, props as PublicIpOutputs),
-};
+export const publicIpProvider = defineResourceProvider<PublicIpInputs, PublicIpOutputs>({
+  inputsSchema,
+  diff: diffPublicIp,
+  create,
+  read,
+  update,
+  delete: remove,
+});

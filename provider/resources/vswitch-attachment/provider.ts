@@ -13,7 +13,7 @@ import { NotFoundError, type InstanceDetail, type VmHostClient } from "../../api
 import { getClient, resourceTimeouts } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
-import { checkInputs } from "../common/check";
+import { defineResourceProvider } from "../common/define";
 import { ProviderError, ResourceInitError } from "../common/errors";
 import { diffVswitchAttachment } from "./diff";
 import { attachmentId, inputsSchema, parseAttachmentId, type VswitchAttachmentInputs, type VswitchAttachmentOutputs } from "./inputs";
@@ -178,15 +178,11 @@ async function remove(id: string, props: VswitchAttachmentOutputs): Promise<void
 }
 
 /** The VswitchAttachment dynamic provider: `providers.VswitchAttachment` of `pulumi-vmhost/provider`. */
-export const vswitchAttachmentProvider: pulumi.dynamic.ResourceProvider = {
-  async check(_olds, news) {
-    return checkInputs(inputsSchema, news);
-  },
-  async diff(_id, olds, news) {
-    return diffVswitchAttachment(olds as VswitchAttachmentOutputs, news as VswitchAttachmentInputs);
-  },
-  create: (inputs) => create(inputs as VswitchAttachmentInputs),
-  read: (id, props) => read(id, props as VswitchAttachmentOutputs),
-  update: (id, olds, news) => update(id, olds as VswitchAttachmentOutputs, news as VswitchAttachmentInputs),
-  delete: (id, props) => remove(id, props as VswitchAttachmentOutputs),
-};
+export const vswitchAttachmentProvider = defineResourceProvider<VswitchAttachmentInputs, VswitchAttachmentOutputs>({
+  inputsSchema,
+  diff: diffVswitchAttachment,
+  create,
+  read,
+  update,
+  delete: remove,
+});

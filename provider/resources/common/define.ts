@@ -1,0 +1,34 @@
+import type * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+import { checkInputs } from "./check";
+
+/** What one resource implements; `defineResourceProvider` wires it into Pulumi's dynamic-provider shape. */
+export interface ResourceImplementation<Inputs, Outputs> {
+  /** The zod schema of the inputs: `check` validates and normalizes with it before any API call. */
+  inputsSchema: z.ZodType<Inputs>;
+  /** Pure diff of the state's outputs against the program's (checked) inputs. */
+  diff(olds: Outputs, news: Inputs): pulumi.dynamic.DiffResult;
+  create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
+  /** Reads the object; `{}` when it is gone. `inputs`, when returned, may hold only the declared inputs. */
+  read(id: string, props: Outputs): Promise<pulumi.dynamic.ReadResult<Partial<Outputs>>>;
+  update(id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult<Outputs>>;
+  delete(id: string, props: Outputs): Promise<void>;
+}
+
+/**
+ * Builds a resource's `pulumi.dynamic.ResourceProvider`. Pulumi hands every method untyped property bags;
+ * the casts to the resource's own types live here once: `check` has validated the inputs with the schema,
+ * and the outputs in the state are the ones `create`/`read`/`update` returned.
+ */
+export function defineResourceProvider<Inputs, Outputs>(
+  impl: ResourceImplementation<Inputs, Outputs>,
+): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
+  return {
+    check: async (_olds, news) => checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>,
+    diff: async (_id, olds, news) => impl.diff(olds, news),
+    create: (inputs) => impl.create(inputs),
+    read: async (id, props) => (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>,
+    update: (id, olds, news) => impl.update(id, olds, news),
+    delete: (id, props) => impl.delete(id, props),
+  };
+}
