@@ -3,16 +3,21 @@
  * drift, 404 semantics, adopt, a failure after the rule exists recorded with its id, and rules created in
  * parallel with a snapshot on one instance.
  */
+import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
 import { configure, getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ResourceInitError } from "../../provider/resources/common/errors";
 import { UNKNOWN_VALUE } from "../../provider/resources/common/check";
-import { firewallRuleProvider as provider } from "../../provider/resources/firewall-rule/provider";
+import { firewallRuleProvider } from "../../provider/resources/firewall-rule/provider";
 import type { FirewallRuleInputs, FirewallRuleOutputs } from "../../provider/resources/firewall-rule/inputs";
-import { snapshotProvider } from "../../provider/resources/snapshot/provider";
+import { snapshotProvider as typedSnapshotProvider } from "../../provider/resources/snapshot/provider";
 import type { SnapshotInputs } from "../../provider/resources/snapshot/inputs";
 import { providers } from "../../provider";
 import { startSimulator, type RunningSimulator } from "../../simulator";
+
+/** Pulumi calls providers with untyped property bags; so do these tests. */
+const provider = firewallRuleProvider as pulumi.dynamic.ResourceProvider;
+const snapshotProvider = typedSnapshotProvider as pulumi.dynamic.ResourceProvider;
 
 let sim: RunningSimulator;
 let client: VmHostClient;

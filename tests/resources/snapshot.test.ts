@@ -2,14 +2,18 @@
  * The Snapshot provider against the simulator: check before any call, diff, create/read/update/delete,
  * drift, 404 semantics, adopt, and a failing snapshot recorded with its id.
  */
+import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
 import { configure, resetContext, setProgressSink } from "../../provider/context";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import { UNKNOWN_VALUE } from "../../provider/resources/common/check";
-import { snapshotProvider as provider } from "../../provider/resources/snapshot/provider";
+import { snapshotProvider } from "../../provider/resources/snapshot/provider";
 import type { SnapshotInputs, SnapshotOutputs } from "../../provider/resources/snapshot/inputs";
 import { providers } from "../../provider";
 import { startSimulator, type RunningSimulator } from "../../simulator";
+
+/** Pulumi calls providers with untyped property bags; so do these tests. */
+const provider = snapshotProvider as pulumi.dynamic.ResourceProvider;
 
 let sim: RunningSimulator;
 let client: VmHostClient;

@@ -14,7 +14,7 @@ import { AmbiguousRequestError, NotFoundError, type FirewallRule as ApiFirewallR
 import { getClient, progressLog, resourceTimeouts } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
-import { checkInputs } from "../common/check";
+import { defineResourceProvider } from "../common/define";
 import { ProviderError, ResourceInitError } from "../common/errors";
 import { changedApiProperties, diffFirewallRule } from "./diff";
 import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
@@ -105,14 +105,9 @@ async function readBack(client: VmHostClient, id: string, inputs: FirewallRuleIn
 }
 
 /** The FirewallRule provider (registered as `providers.FirewallRule`). */
-export const firewallRuleProvider: pulumi.dynamic.ResourceProvider = {
-  async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
-    return checkInputs(inputsSchema, news);
-  },
-
-  async diff(_id: string, olds: FirewallRuleOutputs, news: FirewallRuleInputs) {
-    return diffFirewallRule(olds, news);
-  },
+export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, FirewallRuleOutputs>({
+  inputsSchema,
+  diff: diffFirewallRule,
 
   async create(inputs: FirewallRuleInputs): Promise<pulumi.dynamic.CreateResult<FirewallRuleOutputs>> {
     const client = getClient();
@@ -139,12 +134,12 @@ export const firewallRuleProvider: pulumi.dynamic.ResourceProvider = {
     }
   },
 
-  async read(id: string, props: FirewallRuleOutputs): Promise<pulumi.dynamic.ReadResult<FirewallRuleOutputs>> {
+  async read(id: string, props: FirewallRuleOutputs): Promise<pulumi.dynamic.ReadResult<Partial<FirewallRuleOutputs>>> {
     if (!props?.instanceId) throw new ProviderError(`cannot read firewall rule ${id}: the state has no instanceId`);
     const rule = await findRule(getClient(), props.instanceId, id);
     if (!rule) return {}; // the rule (or its instance) is gone
     const outs = firewallRuleOutputs(props, rule);
-    return { id, props: outs, inputs: firewallRuleInputsOf(outs) } as pulumi.dynamic.ReadResult<FirewallRuleOutputs>;
+    return { id, props: outs, inputs: firewallRuleInputsOf(outs) } ;
   },
 
   async update(id: string, olds: FirewallRuleOutputs, news: FirewallRuleInputs): Promise<pulumi.dynamic.UpdateResult<FirewallRuleOutputs>> {
@@ -173,4 +168,4 @@ export const firewallRuleProvider: pulumi.dynamic.ResourceProvider = {
       throw new ProviderError(`firewall rule ${id} is still listed on instance ${props.instanceId} after deleteFirewallRule`);
     }
   },
-};
+});

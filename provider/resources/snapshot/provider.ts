@@ -15,7 +15,7 @@ import { AmbiguousRequestError, NotFoundError, type Snapshot as ApiSnapshot, typ
 import { getClient, progressLog, resourceTimeouts } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline, pollUntil } from "../../wait/poll";
-import { checkInputs } from "../common/check";
+import { defineResourceProvider } from "../common/define";
 import { ProviderError, ResourceInitError } from "../common/errors";
 import { diffSnapshot } from "./diff";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
@@ -125,14 +125,9 @@ async function adoptSnapshot(client: VmHostClient, inputs: SnapshotInputs, adopt
 }
 
 /** The Snapshot provider (registered as `providers.Snapshot`). */
-export const snapshotProvider: pulumi.dynamic.ResourceProvider = {
-  async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
-    return checkInputs(inputsSchema, news);
-  },
-
-  async diff(_id: string, olds: SnapshotOutputs, news: SnapshotInputs) {
-    return diffSnapshot(olds, news);
-  },
+export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotOutputs>({
+  inputsSchema,
+  diff: diffSnapshot,
 
   async create(inputs: SnapshotInputs): Promise<pulumi.dynamic.CreateResult<SnapshotOutputs>> {
     const client = getClient();
@@ -152,13 +147,13 @@ export const snapshotProvider: pulumi.dynamic.ResourceProvider = {
     }
   },
 
-  async read(id: string, props: SnapshotOutputs): Promise<pulumi.dynamic.ReadResult<SnapshotOutputs>> {
+  async read(id: string, props: SnapshotOutputs): Promise<pulumi.dynamic.ReadResult<Partial<SnapshotOutputs>>> {
     if (!props?.instanceId) throw new ProviderError(`cannot read snapshot ${id}: the state has no instanceId`);
     const list = await listOrGone(getClient(), props.instanceId);
     const snapshot = list?.find((s) => s.id === id);
     if (!snapshot) return {}; // the snapshot (or its instance) is gone
     const outs = snapshotOutputs(props, snapshot);
-    return { id, props: outs, inputs: snapshotInputsOf(outs) } as pulumi.dynamic.ReadResult<SnapshotOutputs>;
+    return { id, props: outs, inputs: snapshotInputsOf(outs) } ;
   },
 
   /** Only provider-only inputs (timeouts, adoptId) change in place: nothing to send, just record them. */
@@ -202,4 +197,4 @@ export const snapshotProvider: pulumi.dynamic.ResourceProvider = {
       },
     });
   },
-};
+});
