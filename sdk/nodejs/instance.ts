@@ -49,8 +49,9 @@ export interface InstanceArgs {
   /** Memory in GB. Changing it resizes in place. */
   memory?: pulumi.Input<number>;
   /**
-   * Disk size in GB, at least the template's minimum. Growing it resizes in place; a SMALLER value replaces
-   * the VM (disks cannot shrink).
+   * Disk size in GB, at least the template's minimum. Growing it resizes in place. Disks cannot shrink: a
+   * SMALLER value than the VM has is refused by `up` (nothing is changed), never turned into a new VM that
+   * would lose the data; to really get a smaller disk, replace the VM with `pulumi up --replace <urn>`.
    */
   storage?: pulumi.Input<number>;
   /** Dedicated (not shared) CPUs, where the tier offers them; false (shared) by default for a new VM. Changing it resizes in place. */

@@ -277,9 +277,16 @@ describe("update", () => {
     const read = await provider().read(id, outs);
     expect(read.props).toEqual(outs);
   });
-  it("proposes a replace, not a resize, for a smaller disk", async () => {
-    const checked = await provider().check(outs, { ...program, storage: 20 });
-    expect(await provider().diff(id, outs, checked.inputs)).toMatchObject({ changes: true, replaces: ["storage"] });
+  it("never replaces the VM for a smaller disk: the diff shows the change and the update refuses it before any API call", async () => {
+    const disk = outs.storage!;
+    const checked = await provider().check(outs, { ...program, storage: 20, cpu: 4 });
+    expect(await provider().diff(id, outs, checked.inputs)).toMatchObject({ changes: true, replaces: [] });
+    const before = requestCount();
+    await expect(provider().update(id, outs, checked.inputs)).rejects.toThrow(
+      new RegExp(`disks cannot shrink\\. Declare storage: ${disk} \\(or more\\).*pulumi up --replace.*Nothing was changed`),
+    );
+    expect(opsSince(before)).toEqual([]); // not even the cpu change: nothing half done
+    expect(await simInstance(id)).toMatchObject({ storageGb: disk, cpu: outs.cpu });
   });
 });
 
@@ -291,11 +298,13 @@ describe("drift", () => {
     ({ id, outs, inputs } = await up({ ...validCreate, hostname: "drift-1", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running" }));
   });
 
-  const cases: [string, () => Record<string, unknown>, Partial<InstanceOutputs> | (() => Partial<InstanceOutputs>), { replaces?: string[] }][] = [
+  const cases: [string, () => Record<string, unknown>, Partial<InstanceOutputs> | (() => Partial<InstanceOutputs>), { replaces?: string[]; refused?: boolean }][] = [
     ["hostname", () => ({ hostname: "renamed-by-hand" }), { hostname: "renamed-by-hand" }, {}],
     ["cpu", () => ({ cpu: 1 }), { cpu: 1 }, {}],
     ["memory", () => ({ memory: 2 }), { memory: 2 }, {}],
-    ["storage (grown by hand: only a new VM can match the smaller declared disk)", () => ({ storage: 80 }), { storage: 80 }, { replaces: ["storage"] }],
+    // grown by hand: shown as a change (never a replace that would delete the VM and its data); the update
+    // refuses it, asking the user to declare the bigger disk or replace deliberately
+    ["storage (grown by hand)", () => ({ storage: 80 }), { storage: 80 }, { refused: true }],
     ["tier", () => ({ tierId: 1 }), { tierId: 1 }, {}],
     ["power", () => ({ powerState: "stopped" }), { powerState: "stopped", status: "Stopped" }, {}],
     ["public address removed", () => ({ publicIp: false }), { publicIp: false, ipAddress: null }, {}],
@@ -311,7 +320,9 @@ describe("drift", () => {
     expect(read.inputs).toMatchObject({ hostname: "drift-1", cpu: 2, memory: 4, storage: 40, tierId: 2 });
     const d = await provider().diff(id, read.props, inputs);
     expect(d).toMatchObject({ changes: true, replaces: expected.replaces ?? [] });
-    if (!expected.replaces) {
+    if (expected.refused) {
+      await expect(provider().update(id, read.props, inputs)).rejects.toThrow(/disks cannot shrink/);
+    } else if (!expected.replaces) {
       // the update fixes it, and a read afterwards shows no more drift
       const fixed = (await provider().update(id, read.props, inputs)).outs as InstanceOutputs;
       expect(await provider().diff(id, (await provider().read(id, fixed)).props, inputs)).toMatchObject({ changes: false });

@@ -1,5 +1,5 @@
 import { UNKNOWN_VALUE } from "../common/check";
-import { diffInstance, planInstanceUpdate, type UpdateStep } from "./diff";
+import { diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
 const VS1 = "11111111-1111-4111-8111-111111111111";
@@ -35,7 +35,7 @@ const table: Row[] = [
   ["cpu", { cpu: 4 }, { steps: ["resize"] }],
   ["memory", { memory: 8 }, { steps: ["resize"] }],
   ["storage grows", { storage: 80 }, { steps: ["resize"] }],
-  ["storage shrinks", { storage: 20 }, { replaces: ["storage"] }],
+  ["storage shrinks (a change that update refuses; never a silent new VM)", { storage: 20 }, { changes: true }],
   ["dedicatedCpu", { dedicatedCpu: true }, { steps: ["resize"] }],
   ["hostname", { hostname: "web-2" }, { steps: ["hostname"] }],
   ["password", { password: "Green-Cat-77" }, { steps: ["password"] }],
@@ -58,7 +58,7 @@ const table: Row[] = [
   ["unknown hostname", { hostname: UNKNOWN_VALUE }, { changes: true }],
   ["unknown cpu", { cpu: UNKNOWN_VALUE }, { changes: true }],
   ["unknown locationId", { locationId: UNKNOWN_VALUE }, { replaces: ["locationId"] }],
-  ["unknown storage (may shrink)", { storage: UNKNOWN_VALUE }, { replaces: ["storage"] }],
+  ["unknown storage", { storage: UNKNOWN_VALUE }, { changes: true }],
   ["unknown vswitchId", { vswitchId: UNKNOWN_VALUE }, { changes: true }],
   ["unknown publicNetworkId", { publicNetworkId: UNKNOWN_VALUE }, { changes: true }],
 ];
@@ -98,7 +98,16 @@ describe("Instance diff", () => {
     expect(planInstanceUpdate({ ...olds, hostname: "renamed" }, inputs)).toEqual([{ kind: "hostname", hostname: "web-1" }]);
     expect(planInstanceUpdate({ ...olds, powerState: "stopped", status: "Stopped" }, inputs)).toEqual([{ kind: "power", state: "running" }]);
     expect(planInstanceUpdate({ ...olds, publicIp: false, ipAddress: null, publicIpId: null }, inputs)).toEqual([{ kind: "publicAddress", action: "add" }]);
-    expect(diffInstance({ ...olds, storage: 60 }, inputs).replaces).toEqual(["storage"]);
+    expect(diffInstance({ ...olds, storage: 60 }, inputs)).toMatchObject({ changes: true, replaces: [] });
+  });
+
+  it("a disk smaller than the VM's is refused with both ways out named; a larger or equal one is not", () => {
+    const message = diskShrinkRefusal("vm-1", { ...olds, storage: 60 }, inputs);
+    expect(message).toMatch(/instance vm-1 has a 60 GB disk and the program declares storage: 40; disks cannot shrink/);
+    expect(message).toMatch(/Declare storage: 60 \(or more\)/);
+    expect(message).toMatch(/pulumi up --replace/);
+    expect(diskShrinkRefusal("vm-1", olds, { ...inputs, storage: 80 })).toBeUndefined();
+    expect(diskShrinkRefusal("vm-1", olds, inputs)).toBeUndefined();
   });
 
   it("an address or network managed elsewhere (PublicIp, VswitchAttachment) is no change", () => {

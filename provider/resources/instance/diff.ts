@@ -94,17 +94,15 @@ function publicAddressChange(olds: Olds, news: News): boolean {
 }
 
 /**
- * The diff Pulumi shows. `replaces` lists properties forcing a new VM: the replace-only ones, and `storage`
- * when it shrinks (disks only grow). A `storage` unknown during preview is listed as a replace: the preview
- * must not promise an in-place resize when the known value might shrink (the real diff at `up` decides).
+ * The diff Pulumi shows. `replaces` lists the replace-only properties. A smaller `storage` is NOT a replace,
+ * although disks only grow: it shows as a change, and `update` refuses it before any API call (see
+ * {@link diskShrinkRefusal}). A replace would delete the VM and its data, and the usual cause is a disk grown
+ * in the panel followed by an unattended `pulumi up --refresh` in CI, where nobody asked for a new VM.
  */
 export function diffInstance(olds: Olds, news: News): pulumi.dynamic.DiffResult {
   const replaces: string[] = [];
   const changed: string[] = [];
   for (const key of REPLACE_ALWAYS) if (differs(olds, news, key)) replaces.push(key);
-  if (isUnknown(news.storage)) replaces.push("storage");
-  else if (typeof news.storage === "number" && typeof olds.storage === "number" && news.storage < olds.storage)
-    replaces.push("storage");
   for (const key of ["tierId", "cpu", "memory", "storage", "dedicatedCpu", "hostname", "password", "vswitchId", "powerState", "deleteOptions", "timeouts", "adoptId"]) {
     if (replaces.includes(key)) continue;
     if (differs(olds, news, key)) changed.push(key);
@@ -117,6 +115,20 @@ export function diffInstance(olds: Olds, news: News): pulumi.dynamic.DiffResult 
     // The VM keeps its uuid through every in-place change; only a replace makes a new one.
     deleteBeforeReplace: false,
   };
+}
+
+/**
+ * Why an update must not run, or undefined: the program declares a smaller disk than the VM has. Disks only
+ * grow, and replacing the VM to get a smaller one destroys its data, so that takes a deliberate
+ * `pulumi up --replace` rather than an edit (or a disk grown outside Pulumi) silently turning into a new VM.
+ */
+export function diskShrinkRefusal(id: string, olds: Olds, news: News): string | undefined {
+  if (typeof news.storage !== "number" || typeof olds.storage !== "number" || news.storage >= olds.storage) return undefined;
+  return (
+    `instance ${id} has a ${olds.storage} GB disk and the program declares storage: ${news.storage}; disks cannot shrink. ` +
+    `Declare storage: ${olds.storage} (or more) to keep this VM, or replace it deliberately, losing its data, with ` +
+    `\`pulumi up --replace <urn of this Instance>\`. Nothing was changed.`
+  );
 }
 
 /**

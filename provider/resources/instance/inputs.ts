@@ -149,7 +149,7 @@ const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
   cpu: "Number of CPUs. Changing it resizes in place.",
   memory: "Memory in GB. Changing it resizes in place.",
   storage:
-    "Disk size in GB, at least the template's minimum. Growing it resizes in place; a smaller value replaces the VM (disks only grow).",
+    "Disk size in GB, at least the template's minimum. Growing it resizes in place. Disks cannot shrink: a smaller value than the VM has is refused by up (nothing changed), never a silent new VM; replace deliberately with `pulumi up --replace <urn>`.",
   dedicatedCpu: "Dedicated (not shared) CPUs, where the tier offers them; false (shared) by default for a new VM. Changing it resizes in place.",
   publicIp:
     "true: the VM has a public address (added if missing); false: it has none (removed if present). " +

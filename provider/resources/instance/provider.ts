@@ -18,7 +18,7 @@ import { runInstanceOperation, waitForInstanceGone, waitForInstanceSettled } fro
 import { Deadline, pollUntil } from "../../wait/poll";
 import { instanceLock } from "../common/lock";
 import { ProviderError, ResourceInitError } from "../common/errors";
-import { diffInstance, planInstanceUpdate, type UpdateStep } from "./diff";
+import { diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
 
@@ -403,6 +403,9 @@ export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, I
   },
 
   async update(id, olds, news) {
+    // Refused before any API call, so a half-applied update never follows (tier changed, disk refused).
+    const refusal = diskShrinkRefusal(id, olds, news);
+    if (refusal) throw new ProviderError(refusal);
     const client = getClient();
     const timeouts = resourceTimeouts(news.timeouts);
     const steps = planInstanceUpdate(olds, news);
