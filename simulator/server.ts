@@ -151,7 +151,7 @@ export class Simulator {
   private logSeq = 0;
   private readonly initialFaults: FaultsInput;
 
-  constructor(private readonly options: SimulatorOptions = {}) {
+  constructor(options: SimulatorOptions = {}) {
     this.seed = String(options.seed ?? DEFAULT_SEED);
     this.apiKey = options.apiKey ?? `sim-${new SeededRandom(`${this.seed}/api-key`).token(32)}`;
     const opSeconds = options.opSeconds ?? 2;

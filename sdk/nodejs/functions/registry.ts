@@ -28,16 +28,6 @@ const when = (description: string) => z.string().nullable().describe(`${descript
 
 // ---------------------------------------------------------------------------------------------- shapes
 
-const pageSchema = z
-  .object({
-    total: n("Total number of items."),
-    count: n("Items on this page."),
-    perPage: n("Items per page."),
-    currentPage: n("This page's number (1-based)."),
-    totalPages: n("Number of pages."),
-  })
-  .describe("Page information of a paged list.").meta({ title: "Page" });
-
 const attachedStorageSchema = z
   .object({ id: s("Block storage uuid."), name: s("Block storage name."), size: n("Size in GB.") })
   .describe("A block storage included in a snapshot or backup.").meta({ title: "AttachedStorage" });
