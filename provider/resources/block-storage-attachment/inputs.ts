@@ -4,7 +4,7 @@
  * has no call for that): deleting this resource detaches the disk, which stays in the account with its data.
  */
 import { z } from "zod";
-import { timeoutsSchema, uuidOf } from "../public-ip/inputs";
+import { timeoutsSchema, uuidOf } from "../common/fields";
 
 const INPUT_NAMES = ["blockStorageId", "instanceId", "adoptId", "timeouts"] as const;
 

@@ -7,7 +7,7 @@
  * other's changes.
  */
 import { z } from "zod";
-import { timeoutsSchema, uuidOf } from "../public-ip/inputs";
+import { timeoutsSchema, uuidOf } from "../common/fields";
 
 const INPUT_NAMES = ["instanceId", "vswitchId", "adoptId", "timeouts"] as const;
 
