@@ -1,4 +1,4 @@
-import { BusyError, NetworkError, RateLimitedError, ServerError, TimeoutError, type InstanceDetail, type VmHostClient } from "../api";
+import { BusyError, type InstanceDetail, type VmHostClient } from "../api";
 import { progressLog } from "../context";
 import { instanceLock } from "../resources/common/lock";
 import { Deadline, pollUntil, WaitFailedError, WaitTimeoutError } from "./poll";
@@ -6,32 +6,6 @@ import { Deadline, pollUntil, WaitFailedError, WaitTimeoutError } from "./poll";
 /** Statuses that mean the last operation failed: the wait ends at once instead of running to its deadline. */
 export function isFailureStatus(status: string): boolean {
   return /^(error|failed|failure)$/i.test(status.trim());
-}
-
-/**
- * A poll that failed transiently (5xx, network, timeout, rate limit after the client's own retries) does not end
- * a wait that may last many minutes: one bad answer during a 5-minute create must not fail the create. Only this
- * many failed polls IN A ROW end it (with the last error), so a route that is really broken still fails fast.
- */
-export const MAX_CONSECUTIVE_POLL_FAILURES = 5;
-
-function isTransient(error: unknown): boolean {
-  return error instanceof ServerError || error instanceof NetworkError || error instanceof TimeoutError || error instanceof RateLimitedError;
-}
-
-/** Wraps a poll's read so transient failures read as "status unknown" until too many come in a row. */
-function tolerant<T>(read: () => Promise<T>): () => Promise<{ ok: true; value: T } | { ok: false; status: string }> {
-  let failuresInARow = 0;
-  return async () => {
-    try {
-      const value = await read();
-      failuresInARow = 0;
-      return { ok: true, value };
-    } catch (error) {
-      if (!isTransient(error) || ++failuresInARow >= MAX_CONSECUTIVE_POLL_FAILURES) throw error;
-      return { ok: false, status: `unknown (${(error as Error).message})` };
-    }
-  };
 }
 
 /** Options of the instance waits. */
@@ -72,7 +46,6 @@ function learn(kind: string | undefined, ms: number): void {
  */
 export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: InstanceWaitOptions): Promise<InstanceDetail> {
   const started = Date.now();
-  const find = tolerant(() => client.instances.find(uuid));
   const detail = await pollUntil<InstanceDetail>({
     what: opts.what,
     deadline: opts.deadline,
@@ -80,9 +53,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
     log: progressLog,
     sleep: opts.sleep,
     poll: async () => {
-      const read = await find();
-      if (!read.ok) return { done: false, status: read.status };
-      const d = read.value;
+      const d = await client.instances.find(uuid);
       if (!d) return { failed: true, message: `instance ${uuid} no longer exists` };
       if (isFailureStatus(d.status)) return { failed: true, message: `the instance reports status ${d.status}` };
       if (d.operation_flag === 0 && (!opts.until || opts.until(d))) return { done: true, value: d };
@@ -99,16 +70,13 @@ export async function waitForInstanceGone(
   uuid: string,
   opts: { what: string; deadline: Deadline; sleep?: (ms: number) => Promise<void> },
 ): Promise<void> {
-  const find = tolerant(() => client.instances.find(uuid));
   await pollUntil<void>({
     what: opts.what,
     deadline: opts.deadline,
     log: progressLog,
     sleep: opts.sleep,
     poll: async () => {
-      const read = await find();
-      if (!read.ok) return { done: false, status: read.status };
-      const d = read.value;
+      const d = await client.instances.find(uuid);
       if (!d) return { done: true, value: undefined };
       if (isFailureStatus(d.status) && d.operation_flag === 0) return { failed: true, message: `the instance reports status ${d.status}` };
       return { done: false, status: d.status };

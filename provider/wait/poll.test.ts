@@ -1,3 +1,4 @@
+import { ServerError, ValidationError } from "../api/errors";
 import { Deadline, nextPollDelay, pollUntil, WaitFailedError, WaitTimeoutError, PollVerdict } from "./poll";
 
 /** A fake clock: sleeping advances time instantly, so these tests never wait for real. */
@@ -64,5 +65,41 @@ describe("pollUntil", () => {
     expect(clock.now()).toBeLessThan(61_000);
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines[0]).toMatch(/status creating, .* elapsed, .* left/);
+  });
+});
+
+describe("pollUntil under transient API failures", () => {
+  const serverError = () => new ServerError({ operation: "listSnapshots", method: "GET", path: "/x", status: 500, apiMessage: "Server Error" });
+
+  it("reads a transient failure as 'status unknown' and goes on", async () => {
+    const clock = fakeTime();
+    let polls = 0;
+    const value = await pollUntil<string>({
+      what: "snapshot s-1 to be ready", deadline: new Deadline(60_000, clock.now), schedule, now: clock.now, sleep: clock.sleep,
+      poll: async () => {
+        polls++;
+        if (polls <= 2) throw serverError();
+        return { done: true, value: "Ready" };
+      },
+    });
+    expect(value).toBe("Ready");
+    expect(polls).toBe(3);
+  });
+
+  it("ends with the error after too many failures in a row, and at once on a non-transient one", async () => {
+    const clock = fakeTime();
+    let polls = 0;
+    await expect(
+      pollUntil({ what: "w", deadline: new Deadline(3_600_000, clock.now), schedule, now: clock.now, sleep: clock.sleep,
+        poll: async () => { polls++; throw serverError(); } }),
+    ).rejects.toBeInstanceOf(ServerError);
+    expect(polls).toBe(5);
+    polls = 0;
+    const invalid = new ValidationError({ operation: "x", method: "GET", path: "/x", status: 422, apiMessage: "bad" });
+    await expect(
+      pollUntil({ what: "w", deadline: new Deadline(3_600_000, clock.now), schedule, now: clock.now, sleep: clock.sleep,
+        poll: async () => { polls++; throw invalid; } }),
+    ).rejects.toBe(invalid);
+    expect(polls).toBe(1);
   });
 });

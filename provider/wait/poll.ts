@@ -1,3 +1,4 @@
+import { NetworkError, RateLimitedError, ServerError, TimeoutError } from "../api/errors";
 import { formatDuration } from "../resources/common/duration";
 
 /** Where progress lines of long waits go (the provider routes them to Pulumi's log / stderr). */
@@ -87,11 +88,26 @@ export class WaitFailedError extends Error {
   }
 }
 
+/**
+ * A poll that failed transiently (5xx, network, timeout, rate limit after the client's own retries) does not end
+ * a wait that may last many minutes: one bad answer during a 5-minute create must not fail the create. Only this
+ * many failed polls IN A ROW end it (with the last error), so a route that is really broken still fails fast.
+ */
+export const MAX_CONSECUTIVE_POLL_FAILURES = 5;
+
+/** Failures of one poll that say nothing about the awaited object: the next poll may well succeed. */
+export function isTransientPollError(error: unknown): boolean {
+  return error instanceof ServerError || error instanceof NetworkError || error instanceof TimeoutError || error instanceof RateLimitedError;
+}
+
 export interface PollOptions<T> {
   /** What is awaited, for messages: "instance 6f1c… to finish resize". */
   what: string;
   deadline: Deadline;
-  /** One poll: reads the API and concludes. Errors it throws end the wait (retries belong to the client). */
+  /**
+   * One poll: reads the API and concludes. A transient error it throws (see {@link isTransientPollError}) reads
+   * as "status unknown" until {@link MAX_CONSECUTIVE_POLL_FAILURES} come in a row; any other error ends the wait.
+   */
   poll: () => Promise<PollVerdict<T>>;
   /** Usual duration of the operation, if known: polling is fast around it. */
   expectedMs?: number;
@@ -117,8 +133,16 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
   const started = now();
   let lastStatus: string | undefined;
   let lastProgress = started;
+  let failuresInARow = 0;
   for (;;) {
-    const verdict = await opts.poll();
+    let verdict: PollVerdict<T>;
+    try {
+      verdict = await opts.poll();
+      failuresInARow = 0;
+    } catch (error) {
+      if (!isTransientPollError(error) || ++failuresInARow >= MAX_CONSECUTIVE_POLL_FAILURES) throw error;
+      verdict = { done: false, status: `unknown (${(error as Error).message})` };
+    }
     if ("failed" in verdict) throw new WaitFailedError(opts.what, verdict.message);
     if (verdict.done) return verdict.value;
     lastStatus = verdict.status;

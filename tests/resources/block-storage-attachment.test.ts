@@ -143,13 +143,14 @@ describe("failures", () => {
   it("records the attachment with its id when the wait after the attach fails", async () => {
     const vm = await h.newInstance("bsa-initfail");
     const disk = disks[0]!;
-    // The attach succeeds; the block storage list the wait then reads fails once with a server error (not retried).
+    // The attach succeeds; the block storage list the wait then reads keeps failing with a server error (an outage:
+    // a single failed poll would only read as "status unknown", see pollUntil).
     const storage = getClient().storage;
     const realList = storage.list.bind(storage);
     const spy = jest
       .spyOn(storage, "list")
       .mockImplementationOnce(realList)
-      .mockRejectedValueOnce(new ServerError({ operation: "listBlockStorages", method: "GET", path: "/storage/blocks", status: 500, apiMessage: "Server Error" }));
+      .mockRejectedValue(new ServerError({ operation: "listBlockStorages", method: "GET", path: "/storage/blocks", status: 500, apiMessage: "Server Error" }));
     let init: ResourceInitError;
     try {
       const error = await up(provider, { blockStorageId: disk.uuid, instanceId: vm }).catch((e: unknown) => e);
