@@ -180,4 +180,32 @@ describe("failures", () => {
     await provider.delete(`${vm}/${jkt[0]!.uuid}`, read.props);
     expect((await h.instance(vm))!.vswitchUuid).toBeNull();
   });
+
+  it("records a join the API accepted even when every read after it fails (an outage), so Pulumi does not forget it", async () => {
+    const vm = await h.newInstance("vsa-outage");
+    const client = getClient();
+    const realUpdate = client.network.updatePrivateNetwork.bind(client.network);
+    const realFind = client.instances.find.bind(client.instances);
+    const realGet = client.instances.get.bind(client.instances);
+    let outage = false;
+    const down = () => new ServerError({ operation: "getInstance", method: "GET", path: "/instance/{instance_uuid}/detail", status: 500, apiMessage: "Server Error" });
+    const spies = [
+      jest.spyOn(client.network, "updatePrivateNetwork").mockImplementation(async (...args) => {
+        const answer = await realUpdate(...args);
+        outage = true; // the API accepted the join; from now on every instance read fails
+        return answer;
+      }),
+      jest.spyOn(client.instances, "find").mockImplementation(async (...args) => { if (outage) throw down(); return realFind(...args); }),
+      jest.spyOn(client.instances, "get").mockImplementation(async (...args) => { if (outage) throw down(); return realGet(...args); }),
+    ];
+    try {
+      const error = await up(provider, { instanceId: vm, vswitchId: jkt[0]!.uuid }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ResourceInitError);
+      expect((error as ResourceInitError).id).toBe(`${vm}/${jkt[0]!.uuid}`);
+      expect((error as ResourceInitError).properties).toMatchObject({ instanceId: vm, vswitchId: jkt[0]!.uuid });
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[0]!.uuid);
+  });
 });

@@ -127,9 +127,12 @@ async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dyna
       // view cannot tell "attached here" from "refused", so there only an attach the API accepted counts.
       if (attachAnswered || precise) {
         const known = { name: state.kind === "detached" ? state.name : undefined, sizeGb: state.kind === "detached" ? state.sizeGb : undefined };
-        const partial = await readOutputs(client, inputs, known).catch(() => undefined);
-        if (partial) {
-          throw new ResourceInitError(`block storage ${id} was attached to instance ${instanceId}, then: ${errorText(error)}`, id, partial, [
+        // Read back: attached -> record it. The read failing too (an outage) after the API accepted the attach ->
+        // record it with what we know; a read that answers "not attached" means the attach did not take.
+        const readBack = await readOutputs(client, inputs, known).then((outs) => ({ outs }), () => undefined);
+        const recorded = readBack ? readBack.outs : attachAnswered ? blockStorageAttachmentOutputs(inputs, known) : undefined;
+        if (recorded) {
+          throw new ResourceInitError(`block storage ${id} was attached to instance ${instanceId}, then: ${errorText(error)}`, id, recorded, [
             errorText(error),
           ], { cause: error });
         }

@@ -75,6 +75,7 @@ async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.C
           "other VswitchAttachment), then run up again",
       );
     if (initial.kind === "elsewhere") throw elsewhere(initial.network);
+    let updateAnswered = false;
     try {
       await runInstanceOperation(
         client,
@@ -90,12 +91,17 @@ async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.C
           if (now.kind === "attached") return; // already a member (a retried up): nothing to do
           if (now.kind === "elsewhere") throw elsewhere(now.network);
           await client.network.updatePrivateNetwork(instanceId, { vswitch: vswitchId });
+          updateAnswered = true;
         },
       );
     } catch (error) {
       if (error instanceof ProviderError) throw error;
-      // The membership may have been made before the failure (wait timeout, failed status): record it.
-      const partial = await readOutputs(client, inputs).catch(() => undefined);
+      // The membership may have been made before the failure (wait timeout, failed status): record it. If the
+      // read fails too (an outage) after the API accepted the change, record it with what we know; a read that
+      // answers "not a member" means the change did not take.
+      const readBack = await readOutputs(client, inputs).then((outs) => ({ outs }), () => undefined);
+      const known = vswitches.find((v) => v.uuid.toLowerCase() === vswitchId);
+      const partial = readBack ? readBack.outs : updateAnswered ? vswitchAttachmentOutputs(inputs, known ?? { uuid: vswitchId, name: "" }) : undefined;
       if (partial) {
         throw new ResourceInitError(`instance ${instanceId} joined private network ${vswitchId}, then: ${errorText(error)}`, id, partial, [
           errorText(error),
