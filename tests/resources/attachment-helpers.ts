@@ -34,6 +34,28 @@ export interface SimState {
   blockStorages: { uuid: string; name: string; sizeGb: number; locationId: number; instanceUuid: string | null }[];
 }
 
+/** Waits (at most 10 s) until the instance runs with no operation in progress. */
+export async function waitUntilRunning(client: VmHostClient, uuid: string): Promise<void> {
+  await pollUntil({
+    what: `test instance ${uuid} to run`,
+    deadline: new Deadline(10_000),
+    poll: async () => {
+      const d = await client.instances.get(uuid);
+      return d.operation_flag === 0 && d.status === "Running" ? { done: true, value: d } : { done: false, status: d.status };
+    },
+  });
+}
+
+/** Creates a small instance directly with the API client (not through a provider) and waits until it runs. */
+export async function createRunningInstance(client: VmHostClient, hostname: string, locationId = 1): Promise<string> {
+  const created = await client.instances.create({
+    locationId, tierId: 1, templateId: 2, hostname, cpu: 1, memory: 1, storage: 20,
+    username: "admin", password: "Blue-Horse-42", usePublicIp: false,
+  });
+  await waitUntilRunning(client, created.uuid);
+  return created.uuid;
+}
+
 /** A running simulator plus helpers. */
 export class SimHarness {
   constructor(
@@ -85,27 +107,7 @@ export class SimHarness {
 
   /** Creates a Running instance in `locationId` without a public address or a private network. */
   async newInstance(hostname: string, locationId = 1): Promise<string> {
-    const created = await this.client.instances.create({
-      locationId,
-      tierId: 1,
-      templateId: 2,
-      hostname,
-      cpu: 1,
-      memory: 1,
-      storage: 20,
-      username: "admin",
-      password: "Blue-Horse-42",
-      usePublicIp: false,
-    });
-    await pollUntil({
-      what: `test instance ${hostname} to run`,
-      deadline: new Deadline(10_000),
-      poll: async () => {
-        const d = await this.client.instances.get(created.uuid);
-        return d.operation_flag === 0 && d.status === "Running" ? { done: true, value: d } : { done: false, status: d.status };
-      },
-    });
-    return created.uuid;
+    return createRunningInstance(this.client, hostname, locationId);
   }
 
   close(): Promise<void> {

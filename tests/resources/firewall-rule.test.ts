@@ -3,6 +3,7 @@
  * drift, 404 semantics, adopt, a failure after the rule exists recorded with its id, and rules created in
  * parallel with a snapshot on one instance.
  */
+import { createRunningInstance } from "./attachment-helpers";
 import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
 import { configure, getClient, resetContext, setProgressSink } from "../../provider/context";
@@ -34,22 +35,9 @@ async function admin(uuid: string, patch: Record<string, unknown>): Promise<void
   expect(res.status).toBe(200);
 }
 
-async function waitIdle(uuid: string): Promise<void> {
-  for (;;) {
-    const d = await client.instances.get(uuid);
-    if (d.operation_flag === 0 && d.status === "Running") return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 let hostCounter = 0;
 async function newInstance(): Promise<string> {
-  const created = await client.instances.create({
-    locationId: 1, tierId: 1, templateId: 1, hostname: `fw-test-${++hostCounter}`, cpu: 1, memory: 1, storage: 20,
-    username: "admin", password: "Str0ng-Passw0rd!", usePublicIp: false,
-  });
-  await waitIdle(created.uuid);
-  return created.uuid;
+  return createRunningInstance(client, `fw-test-${++hostCounter}`);
 }
 
 const checked = async (news: Record<string, unknown>): Promise<FirewallRuleInputs> => {

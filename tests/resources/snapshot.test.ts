@@ -2,6 +2,7 @@
  * The Snapshot provider against the simulator: check before any call, diff, create/read/update/delete,
  * drift, 404 semantics, adopt, and a failing snapshot recorded with its id.
  */
+import { createRunningInstance, waitUntilRunning } from "./attachment-helpers";
 import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
 import { configure, resetContext, setProgressSink } from "../../provider/context";
@@ -24,22 +25,9 @@ const apiRequests = (since = 0) => sim.requests().filter((r) => r.seq > since &&
 const lastSeq = () => sim.requests().at(-1)?.seq ?? 0;
 const writes = (since: number) => apiRequests(since).filter((r) => r.method !== "GET");
 
-async function waitIdle(uuid: string): Promise<void> {
-  for (;;) {
-    const d = await client.instances.get(uuid);
-    if (d.operation_flag === 0 && d.status === "Running") return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 let hostCounter = 0;
 async function newInstance(): Promise<string> {
-  const created = await client.instances.create({
-    locationId: 1, tierId: 1, templateId: 1, hostname: `snap-test-${++hostCounter}`, cpu: 1, memory: 1, storage: 20,
-    username: "admin", password: "Str0ng-Passw0rd!", usePublicIp: false,
-  });
-  await waitIdle(created.uuid);
-  return created.uuid;
+  return createRunningInstance(client, `snap-test-${++hostCounter}`);
 }
 
 const checked = async (news: Record<string, unknown>): Promise<SnapshotInputs> => {
@@ -166,7 +154,7 @@ describe("Snapshot lifecycle", () => {
 
   it("adopts an existing snapshot without taking a new one, and refuses one that differs from the declaration", async () => {
     const { snap_uuid } = await client.snapshots.create(vm, { name: "nightly", description: "made in the panel" });
-    await waitIdle(vm);
+    await waitUntilRunning(client, vm);
 
     const since = lastSeq();
     const adopted = await provider.create(await checked({ instanceId: vm, name: "nightly", description: "made in the panel", adoptId: snap_uuid }));
