@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, type RunningSimulator } from "../../simulator";
-import type { ProviderHost } from "../../tools/local-engine/providerHost";
+import { InitFailedError, type ProviderHost } from "../../tools/local-engine/providerHost";
 import { installPacked, runUnderMocks, startConfiguredHost } from "./packed";
 
 const URN = "urn:pulumi:test::host-test::pulumi-nodejs:dynamic/vmhost:Instance::web";
@@ -109,5 +109,55 @@ describe("through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
     expect(await simInstances()).toEqual([]);
     const gone = await host.read(URN, created.id, updated, changed.inputs);
     expect(gone.id).toBe("");
+  }, 60_000);
+
+  // The real engine's rules for a resource recorded after an initialization failure
+  // (pulumi/pulumi pkg/resource/deploy/step.go, CreateStep.Apply / UpdateStep.Apply with StatusPartialFailure):
+  // the error's properties become the resource's outputs, and Read and Delete later receive those outputs
+  // (not the inputs). The host loads the provider from their __provider, so they must carry it.
+  const setFaults = async (faults: unknown) =>
+    fetch(`${sim.adminUrl}/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(faults) });
+
+  it("a VM recorded after a failed create is refreshed and destroyed with the recorded properties", async () => {
+    const news = { ...registered, hostname: "host-failed", password: "Blue-Horse-42" };
+    const checked = await host.check(URN, {}, news);
+    await setFaults({ failNext: { kind: "create", count: 1 } });
+    const failure = await host.create(URN, checked.inputs).then(
+      () => { throw new Error("create should have failed"); },
+      (e: unknown) => e as InitFailedError,
+    );
+    expect(failure).toBeInstanceOf(InitFailedError);
+    expect(failure.id).not.toBe("");
+    expect(failure.properties.__provider).toBe(registered.__provider);
+    expect((await simInstances()).find((i) => i.uuid === failure.id)).toMatchObject({ status: "Error" });
+
+    // refresh: Read with the recorded outputs as properties and the program's inputs
+    const read = await host.read(URN, failure.id, failure.properties, checked.inputs);
+    expect(read.id).toBe(failure.id);
+    expect(read.outputs).toMatchObject({ status: "Error", hostname: "host-failed" });
+    // destroy: Delete with the recorded outputs
+    await host.delete(URN, failure.id, failure.properties, checked.inputs);
+    expect((await simInstances()).find((i) => i.uuid === failure.id)).toBeUndefined();
+  }, 60_000);
+
+  it("a VM recorded after an update that failed half-way is refreshed and destroyed", async () => {
+    const news = { ...registered, hostname: "host-half", password: "Blue-Horse-42" };
+    const checked = await host.check(URN, {}, news);
+    const created = await host.create(URN, checked.inputs);
+    const changed = await host.check(URN, checked.inputs, { ...news, tierId: 3, cpu: 4 });
+    // the tier change (first in the update order) succeeds, the resize after it fails
+    await setFaults({ failNext: { kind: "resize", count: 1 } });
+    const failure = await host.update(URN, created.id, created.outputs, changed.inputs, checked.inputs).then(
+      () => { throw new Error("update should have failed"); },
+      (e: unknown) => e as InitFailedError,
+    );
+    expect(failure).toBeInstanceOf(InitFailedError);
+    expect(failure.properties.__provider).toBe(registered.__provider);
+    expect(failure.properties).toMatchObject({ tierId: 3, status: "Error" });
+    // the real engine keeps the OLD inputs after a failed update and the error's properties as outputs
+    const read = await host.read(URN, created.id, failure.properties, checked.inputs);
+    expect(read.id).toBe(created.id);
+    await host.delete(URN, created.id, read.outputs, checked.inputs);
+    expect((await simInstances()).find((i) => i.uuid === created.id)).toBeUndefined();
   }, 60_000);
 });
