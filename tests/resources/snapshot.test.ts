@@ -66,7 +66,7 @@ describe("Snapshot check", () => {
       [{ instanceId: vm, name: "s", description: 42 }, "description"],
       [{ instanceId: vm, name: "s", adoptId: "latest" }, "adoptId"],
       [{ instanceId: vm, name: "s", timeouts: { create: "soon" } }, "timeouts.create"],
-      [{ instanceId: vm, name: "s", timeouts: { update: "5m" } }, "timeouts"],
+      [{ instanceId: vm, name: "s", timeouts: { update: "5m" } }, "timeouts.update"],
     ];
     const before = lastSeq();
     for (const [news, property] of bad) {

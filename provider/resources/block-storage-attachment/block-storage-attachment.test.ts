@@ -18,8 +18,8 @@ describe("BlockStorageAttachment check", () => {
     ["adoptId of another disk", { blockStorageId: DISK, instanceId: VM, adoptId: DISK2 }, "adoptId", /block storage uuid/],
     ["adoptId not a uuid", { blockStorageId: DISK, instanceId: VM, adoptId: "yes" }, "adoptId", /uuid/],
     ["timeouts.update a sentence", { blockStorageId: DISK, instanceId: VM, timeouts: { update: "a while" } }, "timeouts.update", /duration/],
-    ["timeouts with read", { blockStorageId: DISK, instanceId: VM, timeouts: { read: "1m" } }, "timeouts", /create, update and delete/],
-    ["a typo'd property", { blockStorageID: DISK, instanceId: VM }, "(resource)", /unknown property blockStorageID/],
+    ["timeouts with read", { blockStorageId: DISK, instanceId: VM, timeouts: { read: "1m" } }, "timeouts.read", /timeouts only takes create, update, delete/],
+    ["a typo'd property", { blockStorageID: DISK, instanceId: VM }, "blockStorageID", /unknown property blockStorageID.*did you mean blockStorageId/],
   ])("%s", (_case, news, property, reason) => {
     const result = checkInputs(inputsSchema, news);
     expect(result.inputs).toBeUndefined();

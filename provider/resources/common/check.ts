@@ -17,6 +17,103 @@ export function propertyPath(path: ReadonlyArray<PropertyKey>): string {
   return out;
 }
 
+/** The property names of an object schema (through refinements), for "did you mean" and "allowed are". */
+function shapeKeys(schema: z.ZodType): string[] {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  return shape && typeof shape === "object" ? Object.keys(shape) : [];
+}
+
+/** The closest of `known` to a mistyped `name` (case-insensitive, at most 2 edits), if any. */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  const exact = known.find((k) => k.toLowerCase() === lower);
+  if (exact) return exact;
+  let best: { k: string; d: number } | undefined;
+  for (const k of known) {
+    const d = editDistance(lower, k.toLowerCase());
+    if (d <= 2 && (!best || d < best.d)) best = { k, d };
+  }
+  return best?.k;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
+
+// zod's own wording ("Invalid input: expected string, received number", "Unrecognized key: ...",
+// "Too small: ...", "Invalid option: ..."): a schema field without its own message produces it. It never
+// reaches the user: {@link issueFailures} rewrites it to name the property and the fix.
+const GENERIC_ZOD_TEXT = /^(Invalid (input|option|string|type|value|element|union|key)|Unrecognized key|Too (small|big)|Expected |Required$)/;
+
+/** True when a message is zod's generic text rather than one written for the user. */
+export function isGenericValidatorText(message: string): boolean {
+  return GENERIC_ZOD_TEXT.test(message);
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: "a string", number: "a number", boolean: "true or false", object: "an object", array: "a list",
+  int: "a whole number", bigint: "a whole number",
+};
+
+/** A message for an issue whose schema gave none: the property, what it must be, and the fix. */
+function fallbackReason(prop: string, issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return `${prop} must be ${TYPE_WORDS[issue.expected] ?? issue.expected}${issue.input === undefined ? " (it is required)" : ""}`;
+    case "invalid_value":
+      return `${prop} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "too_small":
+      return `${prop} must be at least ${String(issue.minimum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""}`;
+    case "too_big":
+      return `${prop} must be at most ${String(issue.maximum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""}`;
+    default:
+      return `${prop} has an invalid value: see the property's description in the docs`;
+  }
+}
+
+/**
+ * Turns zod issues into check failures: each names the property as the user writes it (nested path
+ * included, e.g. `timeouts.create`), an unknown property under its own name (with "did you mean" when a
+ * known one is close), and never zod's generic text.
+ */
+export function issueFailures(issues: readonly z.core.$ZodIssue[], schema: z.ZodType, resource = "this resource"): CheckFailure[] {
+  const failures: CheckFailure[] = [];
+  const rootKeys = shapeKeys(schema);
+  for (const issue of issues) {
+    const prop = propertyPath(issue.path);
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        const property = prop ? `${prop}.${key}` : key;
+        if (prop) {
+          // a nested object (timeouts, deleteOptions): its schema's message lists what it takes
+          failures.push({ property, reason: isGenericValidatorText(issue.message) ? `${property} is not a property of ${prop}: remove it` : issue.message });
+          continue;
+        }
+        const near = closestName(key, rootKeys);
+        // the schema's own message (it lists what the resource takes) when it has one
+        const base = isGenericValidatorText(issue.message)
+          ? `${key} is not a property of ${resource}${rootKeys.length ? ` (it takes ${rootKeys.join(", ")})` : ""}`
+          : issue.keys.length === 1 ? issue.message : `${key} is not a known property (${issue.message})`;
+        failures.push({ property, reason: near ? `${base}: did you mean ${near}?` : base });
+      }
+      continue;
+    }
+    const property = prop || "(inputs)";
+    failures.push({ property, reason: isGenericValidatorText(issue.message) ? fallbackReason(property, issue) : issue.message });
+  }
+  return failures;
+}
+
 /**
  * Validates raw Pulumi inputs with a resource's zod schema. On success returns the normalized inputs
  * (defaults filled, values canonicalized) so diffs compare like with like; on failure, one failure per
@@ -28,6 +125,7 @@ export function propertyPath(path: ReadonlyArray<PropertyKey>): string {
 export function checkInputs<S extends z.ZodType>(
   schema: S,
   news: Record<string, unknown>,
+  resource?: string,
 ): pulumi.dynamic.CheckResult<z.output<S>> {
   const known: Record<string, unknown> = {};
   const unknown: Record<string, unknown> = {};
@@ -37,10 +135,10 @@ export function checkInputs<S extends z.ZodType>(
   }
   const result = schema.safeParse(known);
   if (!result.success) {
-    const failures = result.error.issues
+    const relevant = result.error.issues
       // a required property that is merely unknown during preview is not a failure
-      .filter((issue) => !(issue.path.length === 1 && String(issue.path[0]) in unknown))
-      .map((issue) => ({ property: propertyPath(issue.path) || "(resource)", reason: issue.message }));
+      .filter((issue) => !(issue.path.length === 1 && String(issue.path[0]) in unknown));
+    const failures = issueFailures(relevant, schema, resource);
     if (failures.length > 0) return { failures };
     return { inputs: { ...known, ...unknown } as z.output<S> };
   }

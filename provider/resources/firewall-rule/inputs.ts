@@ -6,14 +6,7 @@
  */
 import { isIP } from "node:net";
 import { z } from "zod";
-import { parseDuration } from "../common/duration";
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const duration = (what: string) =>
-  z.string().refine((v) => (parseDuration(v) ?? 0) > 0, {
-    message: `${what} must be a duration like "90s", "5m" or "1h"`,
-  });
+import { timeoutsOf, uuidOf } from "../common/fields";
 
 const unknownKeys = (what: string, allowed: string) => (issue: { code?: string; keys?: string[] }) =>
   issue.code === "unrecognized_keys"
@@ -46,16 +39,11 @@ export function isValidSource(text: string): boolean {
 }
 
 /** Deadlines of the waits of a firewall change (each change is an operation on the instance). */
-export const firewallRuleTimeoutsSchema = z
-  .strictObject(
-    {
-      create: duration("timeouts.create").optional().describe('How long create may wait for the instance to be idle and the rule to apply, e.g. "10m". Default: config vmhost:createTimeout, else 30m.'),
-      update: duration("timeouts.update").optional().describe('How long an update may wait, e.g. "10m". Default: config vmhost:updateTimeout, else 30m.'),
-      delete: duration("timeouts.delete").optional().describe('How long delete may wait, e.g. "10m". Default: config vmhost:deleteTimeout, else 20m.'),
-    },
-    { error: unknownKeys("timeout", "create, update, delete") },
-  )
-  .describe('Deadlines of the waits of this resource (durations like "10m").');
+export const firewallRuleTimeoutsSchema = timeoutsOf({
+  create: 'How long create may wait for the instance to be idle and the rule to apply, e.g. "10m". Default: config vmhost:createTimeout, else 30m.',
+  update: 'How long an update may wait, e.g. "10m". Default: config vmhost:updateTimeout, else 30m.',
+  delete: 'How long delete may wait, e.g. "10m". Default: config vmhost:deleteTimeout, else 20m.',
+});
 
 const portInput = z
   .union([z.number(), z.string()], { error: 'port must be a port like "22" or a range like "8000-9000"' })
@@ -67,9 +55,7 @@ const portInput = z
 export const inputsSchema = z
   .strictObject(
     {
-      instanceId: z
-        .string({ error: "instanceId is required: the uuid of the instance whose firewall gets the rule, e.g. instance.id" })
-        .regex(UUID_RE, "instanceId must be an instance uuid, e.g. 6f1c2a3b-0000-4000-8000-000000000001 (use instance.id)")
+      instanceId: uuidOf("instanceId", "the uuid of the instance whose firewall gets the rule (use instance.id)")
         .describe("The uuid of the instance whose firewall holds the rule. Changing it replaces the rule."),
       protocol: z
         .enum(FIREWALL_PROTOCOLS, { error: 'protocol must be "tcp" or "udp" (lowercase)' })
@@ -84,12 +70,17 @@ export const inputsSchema = z
       action: z
         .enum(FIREWALL_ACTIONS, { error: 'action is required: "accept" or "drop"' })
         .describe('What happens to matching packets: "accept" or "drop". Changes in place.'),
+      // The API trims text and stores a blank one as no description (Laravel TrimStrings +
+      // ConvertEmptyStringsToNull): trimmed here the same way, and blank = left out, so "  " never shows a
+      // change that cannot go away.
       description: z
         .string({ error: "description must be a string" })
+        .trim()
         .max(255, "description must be at most 255 characters")
         .regex(/^[^\u0000-\u001f\u007f]*$/, "description must be one line without control characters")
+        .transform((v) => (v === "" ? undefined : v))
         .optional()
-        .describe("A free-text note shown in the panel (at most 255 characters). Changes in place, except that removing it replaces the rule (the API cannot blank a description)."),
+        .describe("A free-text note shown in the panel (at most 255 characters; surrounding spaces are dropped and a blank one is the same as none, as the API stores it). Changes in place, except that removing it replaces the rule (the API cannot blank a description)."),
       adoptId: z
         .string({ error: "adoptId must be a firewall rule id string" })
         .trim()

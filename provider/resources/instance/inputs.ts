@@ -18,36 +18,30 @@
  */
 import { z } from "zod";
 import { checkInputs, isUnknown, type CheckFailure } from "../common/check";
-import { parseDuration } from "../common/duration";
+import { timeoutsOf, uuidOf, uuidOrBlankOf } from "../common/fields";
 import type * as pulumi from "@pulumi/pulumi";
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HOSTNAME_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const USERNAME_RE = /^[a-z_][a-z0-9_-]{0,31}$/;
 
-const uuid = (what: string) =>
-  z.string({ error: `${what} must be a uuid string, e.g. 6f1c0a2e-0000-4000-8000-000000000000` }).regex(UUID_RE, {
-    error: `${what} must be a uuid (8-4-4-4-12 hex digits), e.g. 6f1c0a2e-0000-4000-8000-000000000000`,
-  });
+/**
+ * Largest sizes a host of this panel accepts (the create and resize validation, simulator
+ * `SIZE_LIMITS`): a bigger value passes nothing to the API and is refused by `check` instead.
+ */
+export const SIZE_LIMITS = { cpu: 64, memory: 256, storage: 4000 } as const;
 
-const positiveInt = (what: string, unit: string) =>
+const positiveInt = (what: string, unit: string, max: number) =>
   z
     .number({ error: `${what} must be a number${unit}` })
     .int({ error: `${what} must be a whole number${unit}, e.g. 2` })
-    .positive({ error: `${what} must be at least 1${unit}` });
+    .positive({ error: `${what} must be at least 1${unit}` })
+    .max(max, { error: `${what} must be at most ${max}${unit}: the host accepts 1 to ${max}` });
 
 const integerId = (what: string) =>
   z
     .number({ error: `${what} must be a number (the integer id from the catalogue)` })
     .int({ error: `${what} must be a whole number (the integer id from the catalogue)` })
     .positive({ error: `${what} must be a positive integer id` });
-
-const duration = (what: string) =>
-  z
-    .string({ error: `${what} must be a duration string such as "20m" or "1h30m"` })
-    .refine((v) => parseDuration(v) !== undefined && parseDuration(v)! > 0, {
-      error: `${what} must be a positive duration such as "90s", "20m" or "1h30m"`,
-    });
 
 /** Why a password is refused, or undefined when it is acceptable (rules inferred: see the file comment). */
 export function passwordProblem(password: string): string | undefined {
@@ -61,24 +55,38 @@ export function passwordProblem(password: string): string | undefined {
 
 /** What happens to attached things when the VM is deleted. */
 export const deleteOptionsSchema = z
-  .strictObject({
-    /** Also release the VM's public address (default true: an address left behind keeps billing). */
-    removePublicIp: z.boolean({ error: "deleteOptions.removePublicIp must be true or false" }).default(true),
-    /** Also delete attached block storage (default false: block storage usually holds data to keep). */
-    removeBlockStorage: z.boolean({ error: "deleteOptions.removeBlockStorage must be true or false" }).default(false),
-  })
+  .strictObject(
+    {
+      removePublicIp: z
+        .boolean({ error: "deleteOptions.removePublicIp must be true or false" })
+        .default(true)
+        .describe("Also release the VM's public address (default true: an address left behind keeps billing)."),
+      removeBlockStorage: z
+        .boolean({ error: "deleteOptions.removeBlockStorage must be true or false" })
+        .default(false)
+        .describe("Also delete attached block storage (default false: block storage usually holds data to keep)."),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `deleteOptions only takes removePublicIp and removeBlockStorage (true or false), not ${issue.keys.join(", ")}`
+          : issue.code === "invalid_type"
+            ? "deleteOptions must be an object such as { removePublicIp: true, removeBlockStorage: false }"
+            : undefined,
+    },
+  )
   .default({ removePublicIp: true, removeBlockStorage: false });
 
 /** Durations the provider waits for an operation before failing (defaults from config). */
-export const timeoutsSchema = z.strictObject({
-  create: duration("timeouts.create").optional(),
-  update: duration("timeouts.update").optional(),
-  delete: duration("timeouts.delete").optional(),
+export const timeoutsSchema = timeoutsOf({
+  create: 'How long create may wait until the VM has settled, e.g. "30m". Default: config vmhost:createTimeout, else 30m.',
+  update: 'How long each in-place update step may wait, e.g. "30m". Default: config vmhost:updateTimeout, else 30m.',
+  delete: 'How long delete may wait until the VM is gone, e.g. "20m". Default: config vmhost:deleteTimeout, else 20m.',
 });
 
 const inputShape = {
-  adoptId: uuid("adoptId").optional(),
-  cloneFrom: uuid("cloneFrom").optional(),
+  adoptId: uuidOf("adoptId", "the uuid of an existing instance (see getInstances)").optional(),
+  cloneFrom: uuidOf("cloneFrom", "the uuid of the instance to clone (e.g. other.id)").optional(),
   locationId: integerId("locationId").optional(),
   templateId: integerId("templateId").optional(),
   tierId: integerId("tierId").optional(),
@@ -104,25 +112,22 @@ const inputShape = {
   sshKeys: z
     .array(
       z
-        .string({ error: "each ssh key must be a string" })
+        .string({ error: "each entry of sshKeys must be a string, e.g. \"ssh-ed25519 AAAA... me@laptop\"" })
         .trim()
-        .min(1, { error: "an ssh key must not be empty: remove the empty entry" })
-        .refine((k) => !/[\r\n]/.test(k), { error: "an ssh key must be one line, e.g. ssh-ed25519 AAAA... me@laptop" }),
+        .min(1, { error: "an entry of sshKeys is empty: remove it" })
+        .refine((k) => !/[\r\n]/.test(k), { error: "each entry of sshKeys must be one line, e.g. ssh-ed25519 AAAA... me@laptop" }),
       { error: "sshKeys must be a list of strings" },
     )
     .refine((keys) => new Set(keys).size === keys.length, { error: "sshKeys lists the same key twice: remove the duplicate" })
     .optional(),
   backups: z.boolean({ error: "backups must be true or false" }).optional(),
-  cpu: positiveInt("cpu", " (CPU count)").optional(),
-  memory: positiveInt("memory", " (GB)").optional(),
-  storage: positiveInt("storage", " (GB)").optional(),
+  cpu: positiveInt("cpu", " (CPU count)", SIZE_LIMITS.cpu).optional(),
+  memory: positiveInt("memory", " (GB)", SIZE_LIMITS.memory).optional(),
+  storage: positiveInt("storage", " (GB)", SIZE_LIMITS.storage).optional(),
   dedicatedCpu: z.boolean({ error: "dedicatedCpu must be true or false" }).optional(),
   publicIp: z.boolean({ error: "publicIp must be true (the VM gets a public address) or false (it has none)" }).optional(),
-  publicNetworkId: uuid("publicNetworkId").optional(),
-  vswitchId: z
-    .string({ error: 'vswitchId must be a vswitch uuid, or "" for no private network' })
-    .refine((v) => v === "" || UUID_RE.test(v), { error: 'vswitchId must be a vswitch uuid, or "" for no private network' })
-    .optional(),
+  publicNetworkId: uuidOf("publicNetworkId", "the uuid of a reserved public address").optional(),
+  vswitchId: uuidOrBlankOf("vswitchId", "no private network (see getVswitches)").optional(),
   powerState: z.enum(["running", "stopped"], { error: 'powerState must be "running" or "stopped" (or left unset)' }).optional(),
   deleteOptions: deleteOptionsSchema,
   timeouts: timeoutsSchema.optional(),
@@ -136,9 +141,15 @@ const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
   cloneFrom:
     "Create the VM by cloning this instance (its uuid). Needs hostname, locationId and tierId; the disk (template, user, keys) " +
     "comes from the source. Changing it replaces the VM.",
-  locationId: "Integer id of the data-centre location. Changing it replaces the VM.",
-  templateId: "Integer id of the OS template. Changing it replaces the VM.",
-  tierId: "Integer id of the price tier. Changing it changes the tier in place.",
+  locationId:
+    "Integer id of the data-centre location (list them with getLocations, or look one up by name: getLocation({ name: \"Jakarta\" })). " +
+    "Preview refuses an id the host does not list. Changing it replaces the VM.",
+  templateId:
+    "Integer id of the OS template (list them with getOsTemplates, with each template's minimum cpu, memory and storage). " +
+    "Preview refuses an unknown id and sizes below the template's minimums. Changing it replaces the VM.",
+  tierId:
+    "Integer id of the price tier (list them with getTiers, with whether each offers dedicated CPUs). Preview refuses an unknown id. " +
+    "Changing it changes the tier in place.",
   hostname: "The VM's hostname: 1-63 lowercase letters, digits or hyphens, e.g. web-1. Changing it renames the VM in place.",
   username: "The admin user created on the VM (a Linux user name), e.g. deploy. Changing it replaces the VM.",
   password:
@@ -146,17 +157,17 @@ const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
     "(never read back, so never drift). Changing it sets the password in place.",
   sshKeys: "SSH public keys installed for the admin user (their order does not matter). Changing them replaces the VM.",
   backups: "Include scheduled backups. Changing it replaces the VM.",
-  cpu: "Number of CPUs. Changing it resizes in place.",
-  memory: "Memory in GB. Changing it resizes in place.",
+  cpu: `Number of CPUs, 1 to ${SIZE_LIMITS.cpu} and at least the template's minimum. Changing it resizes in place.`,
+  memory: `Memory in GB, 1 to ${SIZE_LIMITS.memory} and at least the template's minimum. Changing it resizes in place.`,
   storage:
-    "Disk size in GB, at least the template's minimum. Growing it resizes in place. Disks cannot shrink: a smaller value than the VM has is refused by up (nothing changed), never a silent new VM; replace deliberately with `pulumi up --replace <urn>`.",
-  dedicatedCpu: "Dedicated (not shared) CPUs, where the tier offers them; false (shared) by default for a new VM. Changing it resizes in place.",
+    `Disk size in GB, 1 to ${SIZE_LIMITS.storage} and at least the template's minimum. Growing it resizes in place. Disks cannot shrink: a smaller value than the VM has is refused by up (nothing changed), never a silent new VM; replace deliberately with \`pulumi up --replace <urn>\`.`,
+  dedicatedCpu: "Dedicated (not shared) CPUs, where the tier offers them (getTiers: dedicatedCpuAvailable; preview refuses it on a tier without); false (shared) by default for a new VM. Changing it resizes in place.",
   publicIp:
     "true: the VM has a public address (added if missing); false: it has none (removed if present). " +
     "Unset: created without one and not managed here (use a PublicIp resource).",
-  publicNetworkId: "Uuid of a reserved public address to use (needs publicIp unset or true). Changing it swaps the address in place.",
+  publicNetworkId: "Uuid of a reserved public address of the VM's location to use (needs publicIp unset or true). Changing it swaps the address in place.",
   vswitchId:
-    'Uuid of the private network (vswitch) to join, or "" for none. Changing it moves the VM in place. ' +
+    'Uuid of the private network (vswitch) to join, of the VM\'s location (getVswitches; preview refuses one of another location), or "" for none. Changing it moves the VM in place. ' +
     "Unset: none at create and not managed here (use a VswitchAttachment).",
   powerState: '"running" or "stopped": the VM is started or stopped to match. Unset: not managed.',
   deleteOptions:
@@ -254,8 +265,8 @@ const REQUIRED: Record<CreateMode, (keyof InstanceInputs)[]> = {
 
 const HINT: Partial<Record<keyof InstanceInputs, string>> = {
   locationId: "locationId is required: the integer id of the location, e.g. 1 (see getLocations)",
-  tierId: "tierId is required: the integer id of the price tier, e.g. 2",
-  templateId: "templateId is required: the integer id of the OS template, e.g. 1 (or use cloneFrom)",
+  tierId: "tierId is required: the integer id of the price tier, e.g. 2 (see getTiers)",
+  templateId: "templateId is required: the integer id of the OS template, e.g. 1 (see getOsTemplates; or use cloneFrom)",
   hostname: "hostname is required, e.g. web-1",
   cpu: "cpu is required: the number of CPUs, e.g. 2",
   memory: "memory is required: GB of memory, e.g. 4",
@@ -298,33 +309,6 @@ export function crossPropertyFailures(raw: Record<string, unknown>): CheckFailur
   return failures;
 }
 
-/** The closest known property name to a typo (for "did you mean"), if any is close enough. */
-function closestInput(name: string): string | undefined {
-  const lower = name.toLowerCase();
-  const exact = inputNames.find((k) => k.toLowerCase() === lower);
-  if (exact) return exact;
-  let best: { k: string; d: number } | undefined;
-  for (const k of inputNames) {
-    const d = editDistance(lower, k.toLowerCase());
-    if (d <= 2 && (!best || d < best.d)) best = { k, d };
-  }
-  return best?.k;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
-}
-
 /**
  * `check` for the Instance: unknown property names, schema failures and cross-property failures together,
  * so one run shows every problem, each naming its property.
@@ -332,17 +316,11 @@ function editDistance(a: string, b: string): number {
 export function checkInstanceInputs(news: Record<string, unknown>): pulumi.dynamic.CheckResult<InstanceInputs> {
   const raw: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(news)) if (k !== "__provider" && v !== undefined) raw[k] = v;
-  const unknownKeys: CheckFailure[] = Object.keys(raw)
-    .filter((k) => !(inputNames as string[]).includes(k))
-    .map((k) => {
-      const near = closestInput(k);
-      return { property: k, reason: `${k} is not an Instance property${near ? `: did you mean ${near}?` : ""}` };
-    });
-  const result = checkInputs(inputsSchema, raw);
-  const failures = (result.failures ?? []).filter((f) => !(unknownKeys.length > 0 && f.property === "(resource)"));
-  const failed = new Set([...failures, ...unknownKeys].map((f) => f.property));
+  const result = checkInputs(inputsSchema, raw, "an Instance");
+  const failures = result.failures ?? [];
+  const failed = new Set(failures.map((f) => f.property));
   const cross = crossPropertyFailures(raw).filter((f) => !failed.has(f.property));
-  const all = [...unknownKeys, ...failures, ...cross];
+  const all = [...failures, ...cross];
   if (all.length > 0) return { failures: all };
   // A fresh VM gets shared CPUs unless asked otherwise: spelled out, so every property the API reports
   // back is a declared input of a created VM (read can then hand back the user's inputs exactly).

@@ -21,8 +21,8 @@ describe("PublicIp check", () => {
     ["adoptId not a uuid", { instanceId: VM, adoptId: "1.2.3.4" }, "adoptId", /uuid/],
     ["adoptId and publicNetworkId disagree", { instanceId: VM, adoptId: IP, publicNetworkId: IP2 }, "adoptId", /different addresses/],
     ["timeouts.create not a duration", { instanceId: VM, timeouts: { create: "ten minutes" } }, "timeouts.create", /duration/],
-    ["timeouts with an unknown key", { instanceId: VM, timeouts: { read: "5m" } }, "timeouts", /create, update and delete/],
-    ["a typo'd property", { instanceId: VM, rDNS: "a.example.com" }, "(resource)", /unknown property rDNS/],
+    ["timeouts with an unknown key", { instanceId: VM, timeouts: { read: "5m" } }, "timeouts.read", /timeouts only takes create, update, delete/],
+    ["a typo'd property", { instanceId: VM, rDNS: "a.example.com" }, "rDNS", /unknown property rDNS.*did you mean rdns/],
   ])("%s", (_case, news, property, reason) => {
     const result = checkInputs(inputsSchema, news);
     expect(result.inputs).toBeUndefined();

@@ -5,39 +5,22 @@
  * before any API call, so a typo or a bad value is reported with the property name and the fix.
  */
 import { z } from "zod";
-import { parseDuration } from "../common/duration";
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { timeoutsOf, uuidOf } from "../common/fields";
 
 /** The default `description`: the API requires a non-empty description (Laravel `required` refuses ""). */
 export const DEFAULT_SNAPSHOT_DESCRIPTION = "Created by Pulumi";
 
-const duration = (what: string) =>
-  z
-    .string()
-    .refine((v) => parseDuration(v) !== undefined && parseDuration(v)! > 0, {
-      message: `${what} must be a duration like "90s", "20m" or "1h30m"`,
-    });
-
 /** How long create and delete may wait for the snapshot to settle. */
-export const snapshotTimeoutsSchema = z
-  .strictObject({
-    create: duration("timeouts.create").optional().describe(
-      'How long create waits for the snapshot to be listed as Ready, e.g. "20m". Default: config vmhost:createTimeout, else 30m.',
-    ),
-    delete: duration("timeouts.delete").optional().describe(
-      'How long delete waits for the snapshot to disappear, e.g. "10m". Default: config vmhost:deleteTimeout, else 20m.',
-    ),
-  }, { error: (issue) => issue.code === "unrecognized_keys" ? `unknown timeout ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}: a snapshot has only create and delete timeouts` : undefined })
-  .describe("Deadlines of the waits of this resource (durations like \"20m\").");
+export const snapshotTimeoutsSchema = timeoutsOf({
+  create: 'How long create waits for the snapshot to be listed as Ready, e.g. "20m". Default: config vmhost:createTimeout, else 30m.',
+  delete: 'How long delete waits for the snapshot to disappear, e.g. "10m". Default: config vmhost:deleteTimeout, else 20m.',
+});
 
 /** Validation schema of the Snapshot inputs (used by `check`). */
 export const inputsSchema = z
   .strictObject(
     {
-      instanceId: z
-        .string({ error: "instanceId is required: the uuid of the instance to snapshot, e.g. instance.id" })
-        .regex(UUID_RE, "instanceId must be an instance uuid, e.g. 6f1c2a3b-0000-4000-8000-000000000001 (use instance.id)")
+      instanceId: uuidOf("instanceId", "the uuid of the instance to snapshot (use instance.id)")
         .describe("The uuid of the instance to snapshot. Changing it replaces the snapshot (a new one is taken of the other instance)."),
       // The spec gives no bounds; these are the simulator's (Laravel-style) rules, so a name the API would
       // refuse with 422 is reported by check, before anything is created.
@@ -55,9 +38,7 @@ export const inputsSchema = z
         .max(255, "description must be at most 255 characters")
         .default(DEFAULT_SNAPSHOT_DESCRIPTION)
         .describe(`A free-text description (at most 255 characters; default "${DEFAULT_SNAPSHOT_DESCRIPTION}"). Changing it replaces the snapshot.`),
-      adoptId: z
-        .string({ error: "adoptId must be a snapshot uuid string" })
-        .regex(UUID_RE, "adoptId must be the uuid of an existing snapshot of instanceId (see getSnapshots)")
+      adoptId: uuidOf("adoptId", "the uuid of an existing snapshot of instanceId (see getSnapshots)")
         .optional()
         .describe("Adopt this existing snapshot of instanceId instead of taking a new one (pulumi import does not work for dynamic resources). Only used at create."),
       timeouts: snapshotTimeoutsSchema.optional(),

@@ -23,8 +23,8 @@ describe("Snapshot inputs", () => {
     ["description too long", { instanceId: VM, name: "s", description: "d".repeat(256) }, "description", /255/],
     ["adoptId not a uuid", { instanceId: VM, name: "s", adoptId: "snap-1" }, "adoptId", /uuid/],
     ["bad duration", { instanceId: VM, name: "s", timeouts: { create: "ten minutes" } }, "timeouts.create", /duration/],
-    ["update timeout (a snapshot is never updated)", { instanceId: VM, name: "s", timeouts: { update: "5m" } }, "timeouts", /update/],
-    ["typo'd property", { instanceId: VM, name: "s", descripton: "x" }, "(resource)", /descripton/],
+    ["update timeout (a snapshot is never updated)", { instanceId: VM, name: "s", timeouts: { update: "5m" } }, "timeouts.update", /only takes create, delete/],
+    ["typo'd property", { instanceId: VM, name: "s", descripton: "x" }, "descripton", /descripton.*did you mean description/],
   ])("rejects %s, naming the property", (_what, news, property, reason) => {
     const result = checkInputs(inputsSchema, news);
     expect(result.inputs).toBeUndefined();

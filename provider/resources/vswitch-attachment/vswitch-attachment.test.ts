@@ -19,7 +19,7 @@ describe("VswitchAttachment check", () => {
     ["adoptId of another attachment", { instanceId: VM, vswitchId: NET, adoptId: `${VM}/${NET2}` }, "adoptId", /same attachment/],
     ["timeouts.delete zero", { instanceId: VM, vswitchId: NET, timeouts: { delete: "0s" } }, "timeouts.delete", /positive duration/],
     ["timeouts a string", { instanceId: VM, vswitchId: NET, timeouts: "10m" }, "timeouts", /must be an object such as/],
-    ["a typo'd property", { instanceId: VM, vswitchID: NET }, "(resource)", /unknown property vswitchID/],
+    ["a typo'd property", { instanceId: VM, vswitchID: NET }, "vswitchID", /unknown property vswitchID.*did you mean vswitchId/],
   ])("%s", (_case, news, property, reason) => {
     const result = checkInputs(inputsSchema, news);
     expect(result.inputs).toBeUndefined();

@@ -5,13 +5,10 @@
  * so the documented shape is the returned shape.
  */
 import { z } from "zod";
+import { uuidOf } from "../../../provider/resources/common/fields";
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const uuidArg = (what: string, example: string) =>
-  z
-    .string({ error: `${what} is required: a uuid, e.g. ${example}` })
-    .regex(UUID_RE, `${what} must be a uuid (8-4-4-4-12 hex digits), e.g. ${example}`);
+// the same uuid rule as every resource input (case-insensitive, sent lower-case)
+const uuidArg = (what: string, example: string) => uuidOf(what, `e.g. ${example}`);
 const instanceIdArg = uuidArg("instanceId", "instance.id").describe("The instance's uuid (e.g. `instance.id` of a vmhost.Instance).");
 const positiveInt = (what: string, example: string) =>
   z.number({ error: `${what} is required: an integer id, e.g. ${example}` }).int(`${what} must be an integer, e.g. ${example}`).positive(`${what} must be positive`);
