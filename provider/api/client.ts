@@ -1,9 +1,9 @@
 /**
  * `createClient`: the typed client of the whole service, and the generic `call` every area method uses.
  *
- * One call = build the request from the (possibly overridden) routes table, wait for the account's pacer,
- * send, classify the outcome, retry per the operation's retry class (retry.ts), parse the envelope with
- * the operation's schema (normalizing values) and resolve to `data`.
+ * One call = build the request from the (possibly overridden) routes table, then the steps of pipeline.ts:
+ * wait for the account's rate limiter, send, log, map errors, retry per the operation's retry class, parse
+ * the envelope with the operation's schema (normalizing values) and resolve to `data`.
  */
 import type { Dispatcher } from "undici";
 import { z } from "zod";
@@ -15,33 +15,15 @@ import { createInstancesApi, type InstancesApi } from "./areas/instances";
 import { createNetworkApi, type NetworkApi } from "./areas/network";
 import { createSnapshotsApi, type SnapshotsApi } from "./areas/snapshots";
 import { createStorageApi, type StorageApi } from "./areas/storage";
-import {
-  AmbiguousRequestError,
-  ApiError,
-  NetworkError,
-  ResponseFormatError,
-  TimeoutError,
-  errorForStatus,
-  redact,
-  type FieldErrors,
-} from "./errors";
-import { debugLoggingEnabled, formatLogLine, redactingLogger, stderrLogger, type RequestLogger } from "./log";
-import { responseSchemas, type CallFunction, type OperationData } from "./operations";
+import { debugLoggingEnabled, redactingLogger, stderrLogger, type RequestLogger } from "./log";
+import { limiterFor, RateLimiter } from "./limiter";
+import type { CallFunction, OperationData } from "./operations";
 import { applyRouteOverrides, type EffectiveRoutes, type RouteOverrides } from "./overrides";
-import { Pacer, pacerFor } from "./pacer";
+import { debugStep, errorStep, parseStep, rateLimitStep, retryStep, sendStep, type PreparedRequest } from "./pipeline";
 import { encodeForm, encodeQuery, fillPath, type CallOptions } from "./request";
-import {
-  backoffDelayMs,
-  decideRetry,
-  defaultRetrySettings,
-  serverRequestedDelayMs,
-  systemClock,
-  type AttemptFailure,
-  type Clock,
-  type RetrySettings,
-} from "./retry";
+import { defaultRetrySettings, systemClock, type Clock, type RetrySettings } from "./retry";
 import type { OperationId } from "./routes";
-import { defaultTimeouts, poolFor, sendRequest, TransportError, type TransportTimeouts } from "./transport";
+import { defaultTimeouts, poolFor, type TransportTimeouts } from "./transport";
 import { userAgent } from "./version";
 
 /** Options of {@link createClient}. Only `baseUrl` and `apiKey` are required. */
@@ -127,40 +109,8 @@ export class ClientOptionsError extends Error {
   }
 }
 
-interface ErrorBody {
-  apiMessage?: string;
-  fieldErrors?: FieldErrors;
-}
-
-// Laravel error bodies: {"message": "...", "errors": {"field": ["text", ...]}}. Non-JSON bodies (an HTML
-// error page from a proxy) contribute a short text excerpt at most.
-function parseErrorBody(text: string, apiKey: string): ErrorBody {
-  try {
-    const body = JSON.parse(text) as unknown;
-    if (body && typeof body === "object") {
-      const record = body as Record<string, unknown>;
-      const apiMessage = typeof record.message === "string" ? redact(record.message, apiKey) : undefined;
-      let fieldErrors: FieldErrors | undefined;
-      if (record.errors && typeof record.errors === "object" && !Array.isArray(record.errors)) {
-        fieldErrors = {};
-        for (const [field, messages] of Object.entries(record.errors as Record<string, unknown>)) {
-          const list = Array.isArray(messages) ? messages : [messages];
-          fieldErrors[field] = list.map((m) => redact(String(m), apiKey));
-        }
-      }
-      return { apiMessage, fieldErrors };
-    }
-  } catch {
-    // not JSON: fall through
-  }
-  const trimmed = text.trim();
-  if (!trimmed || trimmed.startsWith("<")) return {};
-  return { apiMessage: redact(trimmed.slice(0, 200), apiKey) };
-}
-
-function formatIssues(error: z.ZodError): string[] {
-  return error.issues.slice(0, 10).map((issue) => `${issue.path.length ? issue.path.join(".") : "(body)"}: ${issue.message}`);
-}
+/** Catalogue reads cached per client: what can be ordered does not change during a deployment. */
+const CATALOGUE_OPERATIONS: ReadonlySet<OperationId> = new Set(["listSizeTemplates", "listLocations", "listTiers", "listSystems"]);
 
 /**
  * Creates a client. Validates the options (base URL, key present, route overrides) and throws
@@ -186,9 +136,10 @@ export function createClient(options: ClientOptions): VmHostClient {
     delayScale: options.retryDelayScale ?? defaultRetrySettings.delayScale,
     random: options.random ?? defaultRetrySettings.random,
   };
-  const pacer = options.clock
-    ? new Pacer(options.maxRequestsPerSecond, clock)
-    : pacerFor(baseUrl, apiKey, options.maxRequestsPerSecond, clock);
+  // A client with its own clock (tests) gets its own limiter; every other client of the account shares one.
+  const limiter = options.clock
+    ? new RateLimiter(options.maxRequestsPerSecond, clock, settings.delayScale)
+    : limiterFor(baseUrl, apiKey, options.maxRequestsPerSecond, clock);
   const chosenLogger = options.logger === false ? undefined : options.logger ?? (debugLoggingEnabled() ? stderrLogger : undefined);
   const logger = chosenLogger ? redactingLogger(chosenLogger, apiKey) : undefined;
   const baseHeaders: Record<string, string> = {
@@ -196,104 +147,47 @@ export function createClient(options: ClientOptions): VmHostClient {
     accept: "application/json",
     "user-agent": userAgent(),
   };
+  const send = retryStep(
+    errorStep(rateLimitStep(debugStep(sendStep(dispatcher, timeouts, apiKey), logger), limiter), apiKey, clock),
+    { settings, clock, limiter },
+  );
 
-  async function call<K extends OperationId>(id: K, callOptions: CallOptions = {}): Promise<OperationData<K>> {
+  function prepare<K extends OperationId>(id: K, callOptions: CallOptions): PreparedRequest & { operation: K } {
     const route = routes[id];
     if (!route) throw new ClientOptionsError(`unknown operation "${String(id)}"`);
-    const filledPath = fillPath(id, route.path, callOptions.path);
-    const pathWithQuery = `${filledPath}${encodeQuery(callOptions.query)}`;
-    const url = `${baseUrl}${pathWithQuery}`;
+    const path = `${fillPath(id, route.path, callOptions.path)}${encodeQuery(callOptions.query)}`;
     const headers = { ...baseHeaders };
     let body: string | undefined;
     if (callOptions.body !== undefined) {
       body = encodeForm(callOptions.body);
       headers["content-type"] = "application/x-www-form-urlencoded";
     }
-    const details = { operation: id, method: route.method, path: route.path };
-    const started = clock.now();
-
-    for (let retry = 0; ; retry += 1) {
-      await pacer.acquire(callOptions.signal);
-      const attemptStart = performance.now();
-      let error: ApiError;
-      let failure: AttemptFailure;
-      try {
-        const response = await sendRequest(
-          dispatcher,
-          { method: route.method, url, headers, body, signal: callOptions.signal },
-          timeouts,
-          apiKey,
-        );
-        logger?.(
-          { operation: id, method: route.method, path: pathWithQuery, status: response.status, durationMs: performance.now() - attemptStart, retry },
-          formatLogLine({ operation: id, method: route.method, path: pathWithQuery, status: response.status, durationMs: performance.now() - attemptStart, retry }),
-        );
-        if (response.status >= 200 && response.status < 300) {
-          return parseSuccess(id, response.text, details, retry, route.retry === "once");
-        }
-        const errorBody = parseErrorBody(response.text, apiKey);
-        const requestedMs = serverRequestedDelayMs(response.headers, clock.now());
-        error = errorForStatus({ ...details, status: response.status, ...errorBody, retryAfterMs: requestedMs, retries: retry });
-        failure = { kind: "status", status: response.status };
-        if (response.status === 429 && requestedMs !== undefined) {
-          // Everyone sharing this account waits, not just this call.
-          pacer.pauseUntil(clock.now() + requestedMs * settings.delayScale);
-        }
-      } catch (thrown) {
-        if (!(thrown instanceof TransportError)) throw thrown; // aborted by the caller, or a programming error
-        const f = thrown.failure;
-        const entry = { operation: id, method: route.method, path: pathWithQuery, status: undefined, durationMs: performance.now() - attemptStart, retry, error: f.code ?? f.kind };
-        logger?.(entry, formatLogLine(entry));
-        error =
-          f.kind === "timeout"
-            ? new TimeoutError({ ...details, phase: f.phase ?? "headers", retries: retry, cause: f.error })
-            : new NetworkError({ ...details, code: f.code, retries: retry, cause: f.error });
-        failure = { kind: f.kind, sent: f.sent };
-      }
-
-      const decision = decideRetry(route.retry, failure);
-      if (decision === "ambiguous") {
-        throw new AmbiguousRequestError({ ...details, status: error.status, apiMessage: error.apiMessage, retries: retry, cause: error });
-      }
-      if (decision === "fail" || retry >= settings.maxRetries) throw error;
-      const delay = backoffDelayMs(retry, settings, error.retryAfterMs);
-      // Give up now rather than sleep past the budget: the caller gets the real error sooner.
-      if (clock.now() - started + delay > settings.maxRetryTimeMs) throw error;
-      await clock.sleep(delay, callOptions.signal);
-    }
+    return {
+      operation: id, method: route.method, pathTemplate: route.path, path, url: `${baseUrl}${path}`,
+      headers, body, signal: callOptions.signal, retryClass: route.retry,
+    };
   }
 
-  function parseSuccess<K extends OperationId>(
-    id: K,
-    text: string,
-    details: { operation: string; method: (typeof routes)[K]["method"]; path: string },
-    retry: number,
-    once: boolean,
-  ): OperationData<K> {
-    let json: unknown;
-    let issues: string[] | undefined;
-    if (text.trim() === "") {
-      json = { message: "", data: null }; // 204-style empty answer
-    } else {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        issues = ["(body): not JSON"];
-      }
-    }
-    if (!issues) {
-      const parsed = (responseSchemas[id] as z.ZodType).safeParse(json);
-      if (parsed.success) return (parsed.data as { data: OperationData<K> }).data;
-      issues = formatIssues(parsed.error).map((i) => redact(i, apiKey));
-    }
-    const formatError = new ResponseFormatError({ ...details, status: 200, issues, retries: retry });
-    // A create that succeeded but whose answer we cannot read is, for the caller, the same situation as
-    // an ambiguous failure: it must look for the object before trying again.
-    if (once) throw new AmbiguousRequestError({ ...details, status: 200, retries: retry, cause: formatError });
-    throw formatError;
+  async function call<K extends OperationId>(id: K, callOptions: CallOptions = {}): Promise<OperationData<K>> {
+    const request = prepare(id, callOptions);
+    return parseStep(request, await send(request), apiKey);
   }
 
   const typedCall = call as CallFunction;
+  // The catalogue (OS templates, tiers, locations, sizes) does not change while a deployment runs, and every
+  // create reads it: one read per client (i.e. per provider process and account) instead of one per VM. A
+  // failed read is not kept, so the next caller tries again.
+  const catalogueCache = new Map<string, Promise<unknown>>();
+  const cachingCall = ((id: OperationId, callOptions?: CallOptions) => {
+    if (!CATALOGUE_OPERATIONS.has(id) || callOptions?.query || callOptions?.body || callOptions?.path) return call(id, callOptions);
+    let cached = catalogueCache.get(id);
+    if (!cached) {
+      cached = call(id, { signal: undefined });
+      catalogueCache.set(id, cached);
+      cached.catch(() => catalogueCache.delete(id));
+    }
+    return cached;
+  }) as CallFunction;
   return {
     baseUrl,
     routes,
@@ -304,7 +198,7 @@ export function createClient(options: ClientOptions): VmHostClient {
     storage: createStorageApi(typedCall),
     snapshots: createSnapshotsApi(typedCall),
     backups: createBackupsApi(typedCall),
-    catalog: createCatalogApi(typedCall),
+    catalog: createCatalogApi(cachingCall),
     billing: createBillingApi(typedCall),
   };
 }

@@ -13,6 +13,8 @@ export * from "./request";
 export * from "./overrides";
 export * from "./retry";
 export * from "./pacer";
+export * from "./limiter";
+export * from "./deadline";
 export * from "./log";
 export * from "./config";
 export * from "./client";

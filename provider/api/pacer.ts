@@ -1,12 +1,7 @@
 /**
- * Process-wide request pacing per service account. Pulumi runs many resource operations in parallel in one
- * provider process; without a shared limit they would burst into the service's (unpublished) rate limit.
- *
- * One pacer exists per base URL + API key. The key is hashed (SHA-256, truncated) for the map key: the raw
- * key is never stored outside the client's header. A pacer is a token bucket at `maxRequestsPerSecond`
- * (burst = one second's worth); the default is unlimited, because the service publishes no limit and
- * 429 answers are handled by Retry-After. A 429 also pauses the whole pacer until the requested time, so
- * parallel calls stop hammering instead of each discovering the limit on its own.
+ * The `vmhost:maxRequestsPerSecond` cap: a token bucket (burst = one second's worth). It is one part of the
+ * account's rate limiter (limiter.ts), which also learns the host's own limit from its answers; the cap only
+ * ever lowers the rate. The default is no cap.
  */
 import { createHash } from "node:crypto";
 import type { Clock } from "./retry";
@@ -56,6 +51,21 @@ export class Pacer {
     this.pausedUntil = Math.max(this.pausedUntil, untilMs);
   }
 
+  /** How long a request must wait at `now` for a token (0 when one is there). */
+  delayMs(now: number): number {
+    if (this.pausedUntil > now) return this.pausedUntil - now;
+    if (!this.ratePerSecond) return 0;
+    this.refill();
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.ratePerSecond) * 1000);
+  }
+
+  /** Takes one token (after {@link delayMs} said 0). */
+  take(_now: number): void {
+    if (!this.ratePerSecond) return;
+    this.refill();
+    this.tokens = Math.max(0, this.tokens - 1);
+  }
+
   /** Waits for permission to send one request. */
   async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
@@ -75,28 +85,8 @@ export class Pacer {
   }
 }
 
-const pacers = new Map<string, Pacer>();
-
 /** The map key of an account: base URL + a hash of the key (never the key itself). */
 export function accountKey(baseUrl: string, apiKey: string): string {
   const digest = createHash("sha256").update(apiKey).digest("hex").slice(0, 16);
   return `${baseUrl.replace(/\/+$/, "")}#${digest}`;
-}
-
-/** The process-wide pacer of an account, created on first use. */
-export function pacerFor(baseUrl: string, apiKey: string, ratePerSecond: number | undefined, clock: Clock): Pacer {
-  const key = accountKey(baseUrl, apiKey);
-  let pacer = pacers.get(key);
-  if (!pacer) {
-    pacer = new Pacer(ratePerSecond, clock);
-    pacers.set(key, pacer);
-  } else if (pacer.rate !== ratePerSecond) {
-    pacer.setRate(ratePerSecond);
-  }
-  return pacer;
-}
-
-/** The keys of the pacers that exist (for tests proving no raw key is stored). */
-export function pacerKeys(): string[] {
-  return [...pacers.keys()];
 }

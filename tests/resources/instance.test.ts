@@ -414,10 +414,14 @@ describe("failures", () => {
     expect((err as Error).message).toMatch(/last status seen: creating/);
   });
 
-  it("succeeds through a storm of 429 answers", async () => {
+  it("succeeds under a host rate limit, learned from its X-RateLimit headers instead of hammering into 429s", async () => {
     await admin("POST", "/faults", { rateLimitPerSecond: 3 });
+    const before = requestCount();
     const { id, outs } = await up({ ...validCreate, hostname: "storm-429", powerState: "stopped" });
-    expect(sim.requests().some((r) => r.status === 429)).toBe(true);
+    // Without the limiter every poll burst met 429s; with it at most the odd probe does.
+    const answers = sim.requests().slice(before);
+    expect(answers.length).toBeGreaterThan(5);
+    expect(answers.filter((r) => r.status === 429).length).toBeLessThanOrEqual(2);
     expect((await simInstance(id))!.status).toBe("Stopped");
     await provider().delete(id, outs);
   });

@@ -1,5 +1,6 @@
 import { MockAgent } from "undici";
 import { createClient } from "../client";
+import { mockClient } from "./helpers";
 
 const BASE = "https://api.example.test/v1";
 const KEY = "sk-smoke-0123456789";
@@ -27,5 +28,18 @@ describe("client: a typed call returns normalized data", () => {
     });
     const detail = await client.instances.get("abc");
     expect(detail).toMatchObject({ cpu: 2, memory: 2, storage: 60, public_ip: null, rdns: null, created_at: "2024-08-26T03:00:00.000Z" });
+  });
+});
+
+describe("catalogue cache", () => {
+  it("reads the catalogue once per client, and reads again after a failed read", async () => {
+    const { pool, client, calls } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: "/v1/systems", method: "GET" }).reply(403, { message: "no scope" });
+    pool.intercept({ path: "/v1/systems", method: "GET" }).reply(200, { message: "ok", data: [{ id: 1, name: "Debian" }] });
+    await expect(client.catalog.systems()).rejects.toThrow("HTTP 403");
+    const [a, b] = await Promise.all([client.catalog.systems(), client.catalog.systems()]);
+    expect(await client.catalog.systems()).toEqual(a);
+    expect(b).toEqual(a);
+    expect(calls()).toHaveLength(2);
   });
 });

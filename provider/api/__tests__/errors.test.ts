@@ -88,10 +88,11 @@ describe("error classes and messages", () => {
     );
   });
 
-  it("429 (no retries left): RateLimitedError with the requested delay", async () => {
-    const error = await failure(429, { message: "Too Many Attempts." }, { "retry-after": "30" });
+  it("429 (the wait would pass the call's time budget): RateLimitedError with the requested delay", async () => {
+    // A 429 is "wait", not a failure: it only surfaces when the pause would end after the budget (60 s here).
+    const error = await failure(429, { message: "Too Many Attempts." }, { "retry-after": "90" });
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect(error.retryAfterMs).toBe(30_000);
+    expect(error.retryAfterMs).toBe(90_000);
     expect(error.message).toContain("HTTP 429 rate limited by the service");
   });
 

@@ -1,4 +1,5 @@
-import { accountKey, Pacer, pacerFor } from "../pacer";
+import { accountKey, Pacer } from "../pacer";
+import { limiterFor } from "../limiter";
 import type { Clock } from "../retry";
 
 function fakeClock() {
@@ -41,9 +42,9 @@ describe("pacer", () => {
 
   it("is shared per base URL + key, keyed by a hash of the key", () => {
     const { clock } = fakeClock();
-    const a = pacerFor("https://api.example.test/v1", "key-a-123456", undefined, clock);
-    expect(pacerFor("https://api.example.test/v1/", "key-a-123456", undefined, clock)).toBe(a);
-    expect(pacerFor("https://api.example.test/v1", "key-b-123456", undefined, clock)).not.toBe(a);
+    const a = limiterFor("https://api.example.test/v1", "key-a-123456", undefined, clock);
+    expect(limiterFor("https://api.example.test/v1/", "key-a-123456", undefined, clock)).toBe(a);
+    expect(limiterFor("https://api.example.test/v1", "key-b-123456", undefined, clock)).not.toBe(a);
     expect(accountKey("https://api.example.test/v1", "key-a-123456")).toMatch(/^https:\/\/api\.example\.test\/v1#[0-9a-f]{16}$/);
   });
 });

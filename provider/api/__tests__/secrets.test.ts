@@ -2,7 +2,7 @@ import { inspect } from "node:util";
 import { MockAgent } from "undici";
 import { createClient } from "../client";
 import { resolveClientOptions } from "../config";
-import { pacerFor, pacerKeys } from "../pacer";
+import { limiterFor, limiterKeys } from "../limiter";
 import { systemClock } from "../retry";
 import { API_KEY, BASE_URL, ORIGIN, mockClient } from "./helpers";
 
@@ -86,9 +86,9 @@ describe("the API key never leaks", () => {
     expect(logs[0]).not.toContain(API_KEY);
   });
 
-  it("is not stored by the pacer registry, nor exposed on the client object", () => {
-    pacerFor(BASE_URL, API_KEY, 5, systemClock);
-    expect(pacerKeys().join("\n")).not.toContain(API_KEY);
+  it("is not stored by the limiter registry, nor exposed on the client object", () => {
+    limiterFor(BASE_URL, API_KEY, 5, systemClock);
+    expect(limiterKeys().join("\n")).not.toContain(API_KEY);
     const client = createClient({ baseUrl: BASE_URL, apiKey: API_KEY, dispatcher: new MockAgent(), logger: false });
     expect(inspect(client, { depth: 4, showHidden: true })).not.toContain(API_KEY);
   });

@@ -1,0 +1,140 @@
+import { withRequestDeadline } from "../deadline";
+import { RateLimitedError } from "../errors";
+import { PROBE_INTERVAL_MS, RateLimiter } from "../limiter";
+import type { Clock } from "../retry";
+import { mockClient } from "./helpers";
+
+function fakeClock(start = 1_700_000_000_300) {
+  let now = start;
+  const sleeps: number[] = [];
+  // Time moves only after pending callbacks ran, so a test sees when each grant happened.
+  const clock: Clock = { now: () => now, sleep: async (ms) => { sleeps.push(ms); await settle(); now += ms; } };
+  return { clock, sleeps, now: () => now };
+}
+
+/** Lets pending promise callbacks run. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+const answer = (status: number, headers: Record<string, string>) => ({ status, headers });
+describe("rate limiter: learns the host's limit from its answers", () => {
+  it("sends one request until the first answer, then as many as X-RateLimit-Remaining allows", async () => {
+    const start = 1_700_000_000_300;
+    const { clock, now } = fakeClock(start);
+    const limiter = new RateLimiter(undefined, clock);
+    const grantedAt: Record<string, number> = {};
+    const first = await limiter.acquire();
+    const later = ["b", "c", "d"].map((name) => limiter.acquire().then((t) => { grantedAt[name] = now() - start; return t; }));
+    await settle();
+    expect(grantedAt).toEqual({}); // the limit is unknown until an answer tells it
+    limiter.observe(first, answer(200, { "x-ratelimit-limit": "3", "x-ratelimit-remaining": "2" }));
+    await Promise.all(later);
+    // b and c use the window's budget at once; d waits: the window's end is unknown, so one probe a second later.
+    expect(grantedAt).toEqual({ b: 0, c: 0, d: PROBE_INTERVAL_MS });
+    expect(limiter.stats()).toMatchObject({ limit: 3, granted: 4 });
+  });
+
+  it("counts requests sent after the answered one against the same window", async () => {
+    const { clock, sleeps } = fakeClock();
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    limiter.observe(a, answer(200, { "x-ratelimit-limit": "10", "x-ratelimit-remaining": "9" }));
+    const b = await limiter.acquire();
+    await limiter.acquire(); // c
+    // b's answer says 1 left, but c went out after b: nothing is left for d in this window.
+    limiter.observe(b, answer(200, { "x-ratelimit-remaining": "1" }));
+    await limiter.acquire();
+    expect(sleeps).toEqual([PROBE_INTERVAL_MS]);
+  });
+
+  it("a 429 holds every request until the window's end (X-RateLimit-Reset, more precise than Retry-After)", async () => {
+    const { clock, sleeps } = fakeClock(1_700_000_000_300);
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    const until = limiter.observe(a, answer(429, { "retry-after": "1", "x-ratelimit-limit": "5", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1700000001" }));
+    expect(until).toBe(1_700_000_001_000);
+    await Promise.all([limiter.acquire(), limiter.acquire()]);
+    expect(sleeps).toEqual([700]); // one shared wait, not one per request
+    expect(limiter.stats().throttled).toBe(1);
+  });
+
+  it("ignores a Reset that disagrees with Retry-After (a skewed server clock)", async () => {
+    const { clock, sleeps } = fakeClock(1_700_000_000_300);
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    limiter.observe(a, answer(429, { "retry-after": "2", "x-ratelimit-reset": "1700000900" }));
+    await limiter.acquire();
+    expect(sleeps).toEqual([2000]);
+  });
+
+  it("learns the window from two 429s and refills the budget at the next window without another 429", async () => {
+    const { clock, sleeps, now } = fakeClock(1_700_000_000_500);
+    const limiter = new RateLimiter(undefined, clock);
+    const first = await limiter.acquire();
+    limiter.observe(first, answer(429, { "retry-after": "1", "x-ratelimit-limit": "2", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1700000001" }));
+    const second = await limiter.acquire(); // at the window's end
+    expect(now()).toBe(1_700_000_001_000);
+    limiter.observe(second, answer(429, { "retry-after": "1", "x-ratelimit-limit": "2", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1700000002" }));
+    expect(limiter.stats().windowMs).toBe(1000);
+    sleeps.length = 0;
+    // Next window (from ...002): 2 requests at once, the third waits for the predicted window ...003.
+    const tickets = [await limiter.acquire(), await limiter.acquire()];
+    expect(now()).toBe(1_700_000_002_000);
+    await limiter.acquire();
+    expect(now()).toBe(1_700_000_003_000);
+    expect(sleeps).toEqual([1000, 1000]);
+    expect(tickets).toHaveLength(2);
+    expect(limiter.stats().throttled).toBe(2);
+  });
+
+  it("grants in arrival order (fair), also under the maxRequestsPerSecond cap", async () => {
+    const { clock } = fakeClock();
+    const limiter = new RateLimiter(1, clock);
+    const order: number[] = [];
+    await Promise.all([1, 2, 3, 4].map((n) => limiter.acquire().then((t) => { order.push(n); limiter.observe(t); })));
+    expect(order).toEqual([1, 2, 3, 4]);
+  });
+
+  it("a request that got no answer frees its place (the next one is not held forever)", async () => {
+    const { clock } = fakeClock();
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    const b = limiter.acquire();
+    limiter.observe(a); // a network error: no answer
+    await expect(b).resolves.toBe(2);
+  });
+
+  it("an aborted waiter leaves the queue", async () => {
+    const { clock } = fakeClock();
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    const controller = new AbortController();
+    const b = limiter.acquire(controller.signal);
+    const c = limiter.acquire();
+    controller.abort(new Error("cancelled"));
+    await expect(b).rejects.toThrow("cancelled");
+    limiter.observe(a, answer(200, {}));
+    await expect(c).resolves.toBe(2);
+  });
+});
+
+describe("client: a 429 is a wait, bounded by the deadline, never by a retry count", () => {
+  const path = "/v1/instance/i-1/detail";
+  const detail = { message: "ok", data: null };
+
+  it("keeps waiting through more 429s than maxRetries and succeeds", async () => {
+    const { pool, client, calls } = mockClient({ maxRetries: 2 });
+    pool.intercept({ path, method: "GET" }).reply(429, { message: "Too Many Attempts." }, { headers: { "retry-after": "1" } }).times(8);
+    pool.intercept({ path, method: "GET" }).reply(404, { message: "gone" });
+    await expect(client.instances.find("i-1")).resolves.toBeUndefined();
+    expect(calls()).toHaveLength(9);
+    void detail;
+  });
+
+  it("fails with RateLimitedError only when the next wait would pass the resource's deadline", async () => {
+    const { pool, client, calls, clock } = mockClient({ maxRetries: 20, maxRetryTimeMs: 3_600_000 });
+    pool.intercept({ path, method: "GET" }).reply(429, { message: "Too Many Attempts." }, { headers: { "retry-after": "2" } }).persist();
+    const error = await withRequestDeadline(clock.now() + 5_000, () => client.instances.get("i-1")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as Error).message).toContain("HTTP 429 rate limited by the service");
+    expect(calls()).toHaveLength(3); // at 0 s, 2 s, 4 s; the wait to 6 s would pass the 5 s deadline
+  });
+});

@@ -1,0 +1,262 @@
+/**
+ * The process-wide rate limiter of one service account: it needs no configuration.
+ *
+ * Hosts of this API are Laravel applications behind `throttle` middleware: every answer carries
+ * `X-RateLimit-Limit` and `X-RateLimit-Remaining`, and a 429 adds `Retry-After` (seconds) and
+ * `X-RateLimit-Reset` (epoch seconds of the window's end). The limit is not published and differs per host,
+ * so it is learned from those headers instead of configured:
+ *
+ * - Until the first answer arrives only one request is in flight: a fleet's first second would otherwise
+ *   send 50 creates into a limit of 10 (the issue's "24 of 50 failed"). The first answer tells the limit.
+ * - After each answer the budget of the current window is `Remaining` minus the requests granted after the
+ *   answered one (they are on their way and count against the same window). At 0, requests queue.
+ * - A 429 pauses every request of the account until the window ends (`Reset` when it falls inside
+ *   `Retry-After`, being more precise than whole seconds; else `Retry-After`). Two windows' ends give the window
+ *   length, so later windows are predicted and the budget refills without another 429.
+ * - When the budget is spent and the window's end is unknown, one probe request goes out per second: its
+ *   answer (often a 429) tells when the window ends.
+ * - Requests are granted strictly in arrival order (one FIFO queue), so no resource starves behind a busy one.
+ * - `vmhost:maxRequestsPerSecond` stays as a cap (a token bucket, {@link Pacer}) on top of what is learned.
+ *
+ * Whether a 429 then fails the call is the retry step's decision (pipeline.ts): it waits while the pause ends
+ * before the resource's deadline, whatever the number of retries.
+ */
+import type { Clock } from "./retry";
+import { accountKey, Pacer } from "./pacer";
+
+/** How long to hold requests when the budget is spent and the window's end is unknown (then probe once). */
+export const PROBE_INTERVAL_MS = 1_000;
+
+/** Counters of one limiter, for `make bench` and debugging. */
+export interface LimiterStats {
+  /** Requests granted. */
+  granted: number;
+  /** 429 answers seen. */
+  throttled: number;
+  /** The learned limit per window (`X-RateLimit-Limit`), if any. */
+  limit: number | undefined;
+  /** The learned window length in ms, if any. */
+  windowMs: number | undefined;
+}
+
+interface Waiter {
+  resolve(ticket: number): void;
+  reject(reason: unknown): void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+function headerNumber(headers: Record<string, string | undefined>, name: string): number | undefined {
+  const text = headers[name]?.trim();
+  return text && /^\d+(\.\d+)?$/.test(text) ? Number(text) : undefined;
+}
+
+/** A fair, self-tuning limiter for one account (see the module comment). */
+export class RateLimiter {
+  private readonly cap: Pacer;
+  private limit: number | undefined;
+  private budget: number | undefined;
+  private windowEndsAt: number | undefined;
+  private windowMs: number | undefined;
+  private lastResetAt: number | undefined;
+  private pausedUntil = 0;
+  private probeAt: number | undefined;
+  private tickets = 0;
+  private newestObserved = 0;
+  private answered = false;
+  private inFlight = 0;
+  private throttled = 0;
+  private readonly queue: Waiter[] = [];
+  private pumping = false;
+  private pumpSleep: AbortController | undefined;
+
+  constructor(
+    capPerSecond: number | undefined,
+    private readonly clock: Clock,
+    /** Multiplies server-requested pauses (tests: a tiny value). */
+    private readonly delayScale = 1,
+  ) {
+    this.cap = new Pacer(capPerSecond, clock);
+  }
+
+  /** Changes the configured cap (undefined = none: only what is learned applies). */
+  setCap(perSecond: number | undefined): void {
+    if (this.cap.rate !== perSecond) this.cap.setRate(perSecond);
+  }
+
+  /** The configured cap. */
+  get capPerSecond(): number | undefined {
+    return this.cap.rate;
+  }
+
+  /** Counters (granted requests, 429s seen, what was learned). */
+  stats(): LimiterStats {
+    return { granted: this.tickets, throttled: this.throttled, limit: this.limit, windowMs: this.windowMs };
+  }
+
+  /** The time (epoch ms of the limiter's clock) until which every request is held, 0 when none. */
+  get pausedUntilMs(): number {
+    return this.pausedUntil;
+  }
+
+  /**
+   * Waits for permission to send one request, in arrival order. Resolves to a ticket to hand back to
+   * {@link observe} with the answer (or without one when none came).
+   */
+  acquire(signal?: AbortSignal): Promise<number> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<number>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, signal };
+      if (signal) {
+        waiter.onAbort = () => {
+          const index = this.queue.indexOf(waiter);
+          if (index >= 0) this.queue.splice(index, 1);
+          if (this.queue.length === 0) this.pumpSleep?.abort();
+          reject(signal.reason);
+        };
+        signal.addEventListener("abort", waiter.onAbort, { once: true });
+      }
+      this.queue.push(waiter);
+      void this.pump();
+    });
+  }
+
+  /** Holds every request of the account until `untilMs`; an earlier time never shortens a later pause. */
+  pauseUntil(untilMs: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, untilMs);
+  }
+
+  /**
+   * Learns from one answer (`response` undefined when none arrived: a network error or a timeout).
+   * Returns, for a 429, the time until which the account is paused.
+   */
+  observe(ticket: number, response?: { status: number; headers: Record<string, string | undefined> }): number | undefined {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    let pausedUntil: number | undefined;
+    if (response) {
+      this.answered = true;
+      const now = this.clock.now();
+      const limit = headerNumber(response.headers, "x-ratelimit-limit");
+      if (limit !== undefined && limit > 0) this.limit = limit;
+      const remaining = headerNumber(response.headers, "x-ratelimit-remaining");
+      if (remaining !== undefined && ticket >= this.newestObserved) {
+        this.newestObserved = ticket;
+        // Requests granted after this one were sent later: the service counts them in this window too.
+        this.budget = Math.max(0, remaining - (this.tickets - ticket));
+      }
+      if (response.status === 429) {
+        this.throttled += 1;
+        this.budget = 0;
+        pausedUntil = this.learnWindowEnd(response.headers, now);
+        if (pausedUntil !== undefined) this.pauseUntil(pausedUntil);
+      }
+    }
+    void this.pump();
+    return pausedUntil;
+  }
+
+  private learnWindowEnd(headers: Record<string, string | undefined>, now: number): number | undefined {
+    const retryAfterText = headers["retry-after"]?.trim();
+    let retryAfterMs: number | undefined;
+    if (retryAfterText && /^\d+(\.\d+)?$/.test(retryAfterText)) retryAfterMs = Number(retryAfterText) * 1000;
+    else if (retryAfterText && !Number.isNaN(Date.parse(retryAfterText))) retryAfterMs = Math.max(0, Date.parse(retryAfterText) - now);
+    const reset = headerNumber(headers, "x-ratelimit-reset");
+    // Epoch seconds are > 10^9 today; a smaller value is a relative number of seconds.
+    const resetMs = reset === undefined ? undefined : reset > 1e9 ? reset * 1000 : now + reset * 1000;
+    let endsAt: number | undefined;
+    if (retryAfterMs !== undefined) {
+      endsAt = now + retryAfterMs;
+      // Retry-After is whole seconds, rounded up; Reset names the window's end exactly. Trusted only when it
+      // agrees with Retry-After (a skewed server clock would otherwise pause too long or not at all).
+      if (resetMs !== undefined && resetMs > now && resetMs <= endsAt) endsAt = resetMs;
+    } else if (resetMs !== undefined && resetMs > now) {
+      endsAt = resetMs;
+    }
+    if (endsAt === undefined) return undefined;
+    if (resetMs !== undefined && this.lastResetAt !== undefined && resetMs > this.lastResetAt) {
+      const gap = resetMs - this.lastResetAt;
+      // The smallest gap between two windows' ends seen is the window (or a multiple of it).
+      if (gap >= 1000 && (this.windowMs === undefined || gap < this.windowMs)) this.windowMs = gap;
+    }
+    if (resetMs !== undefined) this.lastResetAt = resetMs;
+    this.windowEndsAt = now + (endsAt - now) * this.delayScale;
+    return this.windowEndsAt;
+  }
+
+  /** How long the next request must wait now (0 = it may go). */
+  private delayMs(now: number): number {
+    if (this.pausedUntil > now) return this.pausedUntil - now;
+    if (!this.answered && this.inFlight > 0) return Infinity; // woken by observe()
+    if (this.windowEndsAt !== undefined && now >= this.windowEndsAt) {
+      // A new window: the whole limit again.
+      this.budget = this.limit;
+      this.probeAt = undefined;
+      this.windowEndsAt =
+        this.windowMs === undefined
+          ? undefined
+          : this.windowEndsAt + Math.ceil((now - this.windowEndsAt + 1) / this.windowMs) * this.windowMs;
+    }
+    if (this.budget !== undefined && this.budget <= 0) {
+      if (this.windowEndsAt !== undefined) return this.windowEndsAt - now;
+      this.probeAt ??= now + PROBE_INTERVAL_MS;
+      if (now < this.probeAt) return this.probeAt - now;
+      this.probeAt = undefined;
+      this.budget = 1; // one probe: its answer tells the window
+    }
+    return this.cap.delayMs(now);
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.queue.length > 0) {
+        const wait = this.delayMs(this.clock.now());
+        if (wait === Infinity) return;
+        if (wait > 0) {
+          this.pumpSleep = new AbortController();
+          await this.clock.sleep(wait, this.pumpSleep.signal).catch(() => undefined);
+          this.pumpSleep = undefined;
+          continue;
+        }
+        const waiter = this.queue.shift()!;
+        if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
+        if (this.budget !== undefined) this.budget -= 1;
+        this.cap.take(this.clock.now());
+        this.inFlight += 1;
+        this.tickets += 1;
+        waiter.resolve(this.tickets);
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+}
+
+const limiters = new Map<string, RateLimiter>();
+
+/**
+ * The process-wide limiter of an account (base URL + key hash), created on first use. Every client of the
+ * account in this process shares it: Pulumi runs many resource operations at once in one provider process.
+ */
+export function limiterFor(baseUrl: string, apiKey: string, capPerSecond: number | undefined, clock: Clock): RateLimiter {
+  const key = accountKey(baseUrl, apiKey);
+  let limiter = limiters.get(key);
+  if (!limiter) {
+    limiter = new RateLimiter(capPerSecond, clock);
+    limiters.set(key, limiter);
+  } else {
+    limiter.setCap(capPerSecond);
+  }
+  return limiter;
+}
+
+/** The keys of the limiters that exist (for tests proving no raw key is stored). */
+export function limiterKeys(): string[] {
+  return [...limiters.keys()];
+}
+
+/** Every process-wide limiter's counters, keyed like {@link limiterKeys} (for `make bench`). */
+export function limiterStats(): Record<string, LimiterStats> {
+  return Object.fromEntries([...limiters].map(([key, limiter]) => [key, limiter.stats()]));
+}
