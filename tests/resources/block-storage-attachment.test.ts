@@ -36,8 +36,8 @@ describe("check", () => {
     ["adoptId of another disk", "adoptId", { blockStorageId: DISK, instanceId: VM, adoptId: VM }],
     ["adoptId that is not a uuid", "adoptId", { blockStorageId: DISK, instanceId: VM, adoptId: "yes" }],
     ["an update timeout in words", "timeouts.update", { blockStorageId: DISK, instanceId: VM, timeouts: { update: "five minutes" } }],
-    ["a read timeout (there is none)", "timeouts", { blockStorageId: DISK, instanceId: VM, timeouts: { read: "1m" } }],
-    ["a misspelled property", "(resource)", { blockStorageId: DISK, instance: VM }],
+    ["a read timeout (there is none)", "timeouts.read", { blockStorageId: DISK, instanceId: VM, timeouts: { read: "1m" } }],
+    ["a misspelled property", "instance", { blockStorageId: DISK, instance: VM }],
   ])("refuses %s, naming %s, before any API call", async (_what, property, inputs) => {
     const mark = h.mark();
     const result = await provider.check({}, inputs);

@@ -127,9 +127,17 @@ describe("create, clone, adopt", () => {
     expect(await provider().diff(id, read.props as InstanceOutputs, inputs)).toMatchObject({ changes: false });
   });
 
-  it("refuses storage below the template minimum at create, before creating anything", async () => {
+  it("refuses storage below the template minimum at check (preview), before creating anything", async () => {
     const before = requestCount();
-    await expect(up({ ...validCreate, hostname: "too-small", templateId: 4, cpu: 2, memory: 4, storage: 30 })).rejects.toThrow(/storage: template 4 needs at least 40 GB/);
+    const checked = await provider().check({}, { ...validCreate, hostname: "too-small", templateId: 4, cpu: 2, memory: 4, storage: 30 });
+    expect(checked.failures).toEqual([{ property: "storage", reason: expect.stringMatching(/storage: Windows Server 2022 \(template 4\) needs at least 40 GB/) }]);
+    expect(opsSince(before)).not.toContain("createInstance");
+  });
+
+  it("still refuses storage below the template minimum at create when check was skipped", async () => {
+    const before = requestCount();
+    const inputs = { ...validCreate, hostname: "too-small", templateId: 4, cpu: 2, memory: 4, storage: 30, dedicatedCpu: false, deleteOptions: { removePublicIp: true, removeBlockStorage: false } };
+    await expect(provider().create(inputs)).rejects.toThrow(/storage: template 4 needs at least 40 GB/);
     expect(opsSince(before)).not.toContain("createInstance");
   });
 

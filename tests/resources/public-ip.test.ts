@@ -38,7 +38,7 @@ describe("check", () => {
     ["adoptId that is not a uuid", "adoptId", { instanceId: VALID, adoptId: "mine" }],
     ["adoptId and publicNetworkId naming different addresses", "adoptId", { instanceId: VALID, adoptId: VALID, publicNetworkId: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }],
     ["a create timeout in days", "timeouts.create", { instanceId: VALID, timeouts: { create: "1d" } }],
-    ["a misspelled property", "(resource)", { instanceId: VALID, publicNetworkID: VALID }],
+    ["a misspelled property", "publicNetworkID", { instanceId: VALID, publicNetworkID: VALID }],
   ])("refuses %s, naming %s, before any API call", async (_what, property, inputs) => {
     const mark = h.mark();
     const result = await provider.check({}, inputs);

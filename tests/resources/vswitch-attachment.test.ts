@@ -36,7 +36,7 @@ describe("check", () => {
     ["adoptId of another network", "adoptId", { instanceId: VM, vswitchId: NET, adoptId: `${VM}/${VM}` }],
     ["a delete timeout of zero", "timeouts.delete", { instanceId: VM, vswitchId: NET, timeouts: { delete: "0" } }],
     ["timeouts as a plain string", "timeouts", { instanceId: VM, vswitchId: NET, timeouts: "5m" }],
-    ["a misspelled property", "(resource)", { instanceId: VM, vswitch: NET }],
+    ["a misspelled property", "vswitch", { instanceId: VM, vswitch: NET }],
   ])("refuses %s, naming %s, before any API call", async (_what, property, inputs) => {
     const mark = h.mark();
     const result = await provider.check({}, inputs);

@@ -1,0 +1,390 @@
+/**
+ * Preview-time checks: what can be known before any write, found during `pulumi preview` instead of
+ * half-way through `pulumi up`.
+ *
+ * Pulumi calls a provider's `check` during preview and during up, before any create or update (the engine's
+ * step generator checks every registered resource first: pulumi/pulumi
+ * `pkg/resource/deploy/step_generator.go`, `generateSteps` -> `prov.Check`). `check` may read, never write.
+ * So, after the schema check passed, {@link withPreviewChecks} adds:
+ * - the account: the API key and the base URL, by one documented read (`listSizeTemplates`): a 401/403
+ *   means the key is rejected; a 404 or an answer that is not the API means the base URL is wrong (with
+ *   "did you mean …/v1" when it lacks the version segment). This one fails the check with an error, since
+ *   it is no input's fault;
+ * - the catalogue: unknown location, tier and OS template ids (listing the valid ones and the function that
+ *   lists them), every template minimum at once, dedicated CPUs on a tier without them, a private network
+ *   of another location;
+ * - for the attachments, a block storage or private network of another location than its instance.
+ *
+ * Cost: the account read and the catalogue (locations, tiers, systems, private networks) are read ONCE per
+ * provider process and client (cached promise), shared by every resource of the run; attachments read
+ * their instance's detail once each. A value still unknown at preview (an id of a resource not yet created)
+ * is skipped: it is checked again at up. A catalogue list the host does not serve (the routes come from
+ * client code, real-api-facts.md) skips that check with a progress line, leaving it to the API.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import {
+  ApiError,
+  ConfigurationError,
+  ForbiddenError,
+  NetworkError,
+  NotFoundError,
+  ResponseFormatError,
+  TimeoutError,
+  UnauthorizedError,
+  UnexpectedStatusError,
+  type VmHostClient,
+} from "../../api";
+import type { LocationRecord, SystemRecord, TierRecord } from "../../api/schemas/catalog";
+import { getClient, progressLog } from "../../context";
+import type { ResourceName } from "../../../sdk/nodejs/stub";
+import { isUnknown, type CheckFailure } from "./check";
+import { sameUuid } from "./fields";
+import { ProviderError } from "./errors";
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** A location of the catalogue. */
+export interface CatalogueLocation {
+  id: number;
+  name: string;
+}
+
+/** A tier of the catalogue; `dedicatedCpuAvailable` undefined when the host does not say. */
+export interface CatalogueTier {
+  id: number;
+  name: string;
+  dedicatedCpuAvailable: boolean | undefined;
+}
+
+/** An OS template with its minimums (undefined when the host does not list one). */
+export interface CatalogueTemplate {
+  id: number;
+  name: string;
+  version: string | undefined;
+  minCpu: number | undefined;
+  minMemory: number | undefined;
+  minStorage: number | undefined;
+}
+
+/** A private network of the account and the name of its location. */
+export interface CatalogueVswitch {
+  uuid: string;
+  name: string;
+  location: string | undefined;
+}
+
+/** What preview checks against; a list is undefined when the host did not serve it. */
+export interface Catalogue {
+  locations?: CatalogueLocation[];
+  tiers?: CatalogueTier[];
+  templates?: CatalogueTemplate[];
+  vswitches?: CatalogueVswitch[];
+}
+
+// ---------------------------------------------------------------------------------------------- parsing
+
+const num = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
+const text = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v : undefined);
+const bool = (v: unknown): boolean | undefined =>
+  typeof v === "boolean" ? v : v === 1 || v === "1" ? true : v === 0 || v === "0" ? false : undefined;
+
+/** Tiers as the host lists them (`is_dedicated_cpu_available` where it says). */
+export function tiersOf(records: readonly TierRecord[]): CatalogueTier[] {
+  return records.map((t) => {
+    const r = t as Record<string, unknown>;
+    return {
+      id: t.id,
+      name: t.name ?? `tier ${t.id}`,
+      dedicatedCpuAvailable: bool(r.is_dedicated_cpu_available ?? r.dedicated_cpu_available ?? r.isDedicatedCpuAvailable),
+    };
+  });
+}
+
+/** Locations as the host lists them. */
+export function locationsOf(records: readonly LocationRecord[]): CatalogueLocation[] {
+  return records.map((l) => ({ id: l.id, name: l.name ?? `location ${l.id}` }));
+}
+
+/**
+ * OS templates from the systems list. Hosts list either templates (`template_id` or a bare `id`) or
+ * operating systems with their templates nested (`templates` / `versions`); on the latter, the top-level id
+ * is the OS id, not a template id, so a bare `id` counts only on records without nested templates.
+ */
+export function templatesOf(records: readonly SystemRecord[]): CatalogueTemplate[] {
+  const out: CatalogueTemplate[] = [];
+  const visit = (r: Record<string, unknown>, parent?: Record<string, unknown>) => {
+    const nested = [r.templates, r.versions].filter(Array.isArray).flat() as unknown[];
+    const explicit = num(r.template_id ?? r.templateId);
+    const id = explicit ?? (nested.length === 0 ? num(r.id) : undefined);
+    if (id !== undefined) {
+      out.push({
+        id,
+        name: text(r.name) ?? text(parent?.name) ?? `template ${id}`,
+        version: text(r.version) ?? (parent ? text(r.name) : undefined),
+        minCpu: num(r.min_cpu ?? r.minCpu),
+        minMemory: num(r.min_memory ?? r.minMemory ?? r.min_ram),
+        minStorage: num(r.min_storage ?? r.minStorage ?? r.min_disk),
+      });
+    }
+    for (const n of nested) if (n && typeof n === "object") visit(n as Record<string, unknown>, r);
+  };
+  for (const r of records) visit(r as Record<string, unknown>);
+  return out;
+}
+
+/** Minimum cpu / memory (GB) / storage (GB) of an OS template, from the catalogue when the host lists them. */
+export async function templateMinimums(
+  client: VmHostClient, templateId: number,
+): Promise<{ cpu?: number; memory?: number; storage?: number } | undefined> {
+  let systems: SystemRecord[];
+  try {
+    systems = await client.catalog.systems();
+  } catch (e) {
+    // the systems route is only seen in client code: without it the API's own validation still applies
+    progressLog(`could not read the OS catalogue to check template minimums (${errorText(e)}); the API will check them`);
+    return undefined;
+  }
+  const hit = templatesOf(systems).find((t) => t.id === templateId);
+  if (!hit) return undefined;
+  return { cpu: hit.minCpu, memory: hit.minMemory, storage: hit.minStorage };
+}
+
+// ---------------------------------------------------------------------------------------------- account
+
+/** "did you mean …/v1" when the base URL lacks the version segment every host of this API uses. */
+function baseUrlHint(baseUrl: string): string {
+  const trimmed = baseUrl.replace(/\/+$/, "");
+  if (!/\/v\d+$/.test(trimmed)) return `: did you mean ${trimmed}/v1? Set it with \`pulumi config set vmhost:baseUrl ${trimmed}/v1\``;
+  return ": check vmhost:baseUrl (VMHOST_BASE_URL) against your host's API documentation (e.g. https://api.dewavps.com/v1)";
+}
+
+/**
+ * The account check: one documented read with the configured key and base URL. Throws a
+ * {@link ProviderError} that names the config key to fix; a failure that says nothing about the
+ * configuration (a 5xx, a 429) is only reported as a progress line.
+ */
+export async function checkAccount(client: VmHostClient): Promise<void> {
+  const where = `the API at ${client.baseUrl}`;
+  try {
+    await client.catalog.sizeTemplates();
+  } catch (e) {
+    if (e instanceof UnauthorizedError)
+      throw new ProviderError(
+        `vmhost:apiKey: ${where} rejected the API key (HTTP 401${e.apiMessage ? ` ${e.apiMessage}` : ""}): set a valid key with ` +
+          "`pulumi config set --secret vmhost:apiKey <key>` (or VMHOST_API_KEY); keys expire and are made in the panel",
+        { cause: e },
+      );
+    if (e instanceof ForbiddenError)
+      throw new ProviderError(
+        `vmhost:apiKey: ${where} refused the API key (HTTP 403${e.apiMessage ? ` ${e.apiMessage}` : ""}): the key may not read ` +
+          "instances; use a key with the read_instance and write_instance scopes (or super), set with `pulumi config set --secret vmhost:apiKey <key>`",
+        { cause: e },
+      );
+    if (e instanceof NotFoundError || e instanceof ResponseFormatError || (e instanceof UnexpectedStatusError && e.status !== undefined && e.status < 500))
+      throw new ProviderError(
+        `vmhost:baseUrl: ${where} does not answer as this API (GET ${e.path} gave ` +
+          `${e instanceof ResponseFormatError ? "an answer that is not the API's" : `HTTP ${e.status}`})${baseUrlHint(client.baseUrl)}`,
+        { cause: e },
+      );
+    if (e instanceof NetworkError || e instanceof TimeoutError)
+      throw new ProviderError(`vmhost:baseUrl: could not reach ${where} (${errorText(e)}): check vmhost:baseUrl (VMHOST_BASE_URL) and the network`, { cause: e });
+    // a 5xx or 429 says nothing about the configuration: up will meet it (and retry) if it lasts
+    progressLog(`could not check the API key at preview (${errorText(e)}); continuing`);
+  }
+}
+
+async function optionalList<T>(what: string, read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof ApiError) {
+      progressLog(`could not read the ${what} at preview (${errorText(e)}); the API will check these values at up`);
+      return undefined;
+    }
+    throw e;
+  }
+}
+
+/** Reads the account check and the catalogue, once. */
+async function loadCatalogue(client: VmHostClient): Promise<Catalogue> {
+  await checkAccount(client);
+  const [locations, tiers, systems, vswitches] = await Promise.all([
+    optionalList("locations", () => client.catalog.locations()),
+    optionalList("tiers", () => client.catalog.tiers()),
+    optionalList("OS templates", () => client.catalog.systems()),
+    optionalList("private networks", () => client.network.listVswitches()),
+  ]);
+  return {
+    locations: locations && locationsOf(locations),
+    tiers: tiers && tiersOf(tiers),
+    templates: systems && templatesOf(systems),
+    vswitches: vswitches?.map((v) => ({ uuid: v.uuid.toLowerCase(), name: v.name, location: v.location?.name ?? undefined })),
+  };
+}
+
+const catalogues = new WeakMap<VmHostClient, Promise<Catalogue>>();
+
+/**
+ * The account check and catalogue of a client: read once per client (one client per configuration per
+ * process, see `getClient`), shared by concurrent checks.
+ */
+export function catalogueFor(client: VmHostClient): Promise<Catalogue> {
+  let pending = catalogues.get(client);
+  if (!pending) {
+    pending = loadCatalogue(client);
+    catalogues.set(client, pending);
+  }
+  return pending;
+}
+
+// ---------------------------------------------------------------------------------------------- rules
+
+const known = (v: unknown): boolean => v !== undefined && v !== null && !isUnknown(v);
+
+function listIds(items: readonly { id: number; name: string }[], max = 12): string {
+  const shown = items.slice(0, max).map((i) => `${i.id} (${i.name})`).join(", ");
+  return items.length > max ? `${shown}, ...` : shown;
+}
+
+/** Instance rules against the catalogue; `inputs` are the checked inputs. */
+export function instanceCatalogueFailures(inputs: Record<string, unknown>, cat: Catalogue): CheckFailure[] {
+  const failures: CheckFailure[] = [];
+  const mode = known(inputs.adoptId) ? "adopt" : known(inputs.cloneFrom) ? "clone" : "create";
+
+  const location = known(inputs.locationId) && cat.locations ? cat.locations.find((l) => l.id === inputs.locationId) : undefined;
+  if (known(inputs.locationId) && cat.locations && !location)
+    failures.push({
+      property: "locationId",
+      reason: `locationId ${String(inputs.locationId)} is not a location of this host; valid: ${listIds(cat.locations)} (list them with getLocations, or use getLocation({ name: "..." }))`,
+    });
+
+  const tier = known(inputs.tierId) && cat.tiers ? cat.tiers.find((t) => t.id === inputs.tierId) : undefined;
+  if (known(inputs.tierId) && cat.tiers && !tier)
+    failures.push({
+      property: "tierId",
+      reason: `tierId ${String(inputs.tierId)} is not a tier of this host; valid: ${listIds(cat.tiers)} (list them with getTiers)`,
+    });
+  if (tier && inputs.dedicatedCpu === true && tier.dedicatedCpuAvailable === false) {
+    const offering = cat.tiers!.filter((t) => t.dedicatedCpuAvailable === true);
+    failures.push({
+      property: "dedicatedCpu",
+      reason:
+        `dedicatedCpu: the ${tier.name} tier (${tier.id}) has no dedicated CPUs; set dedicatedCpu: false, or choose a tier that offers them` +
+        (offering.length ? `: ${listIds(offering)}` : "") + " (getTiers shows dedicatedCpuAvailable)",
+    });
+  }
+
+  if (mode === "create" && known(inputs.templateId) && cat.templates && cat.templates.length > 0) {
+    const template = cat.templates.find((t) => t.id === inputs.templateId);
+    if (!template) {
+      failures.push({
+        property: "templateId",
+        reason:
+          `templateId ${String(inputs.templateId)} is not an OS template of this host; valid: ` +
+          `${listIds(cat.templates.map((t) => ({ id: t.id, name: t.version ? `${t.name} ${t.version}` : t.name })))} (list them with getOsTemplates)`,
+      });
+    } else {
+      // every minimum at once, so one run tells all the sizes to raise
+      const label = `${template.name}${template.version ? ` ${template.version}` : ""} (template ${template.id})`;
+      for (const [key, least, unit] of [["cpu", template.minCpu, " CPU"], ["memory", template.minMemory, " GB"], ["storage", template.minStorage, " GB"]] as const) {
+        const value = inputs[key];
+        if (least !== undefined && typeof value === "number" && value < least)
+          failures.push({ property: key, reason: `${key}: ${label} needs at least ${least}${unit}; raise ${key} to ${least} or more (getOsTemplates lists the minimums)` });
+      }
+    }
+  }
+
+  if (typeof inputs.vswitchId === "string" && inputs.vswitchId !== "" && known(inputs.vswitchId) && cat.vswitches) {
+    const vswitch = cat.vswitches.find((v) => sameUuid(v.uuid, inputs.vswitchId as string));
+    if (!vswitch)
+      failures.push({ property: "vswitchId", reason: `vswitchId: there is no private network ${inputs.vswitchId} in this account (list them with getVswitches)` });
+    else if (location && vswitch.location && vswitch.location.toLowerCase() !== location.name.toLowerCase())
+      failures.push({
+        property: "vswitchId",
+        reason:
+          `vswitchId: the private network ${vswitch.name} is in ${vswitch.location}, not in the VM's location ${location.name}; ` +
+          `use a network of ${location.name} (getVswitchOptions({ locationId: ${location.id} }) lists them)`,
+      });
+  }
+  return failures;
+}
+
+/** The location of an instance that exists, for the attachments (undefined when unknown or not found). */
+async function instanceLocation(client: VmHostClient, instanceId: unknown): Promise<{ id: number; name: string } | undefined> {
+  if (typeof instanceId !== "string" || !known(instanceId)) return undefined;
+  const detail = await optionalList("instance", () => client.instances.find(instanceId));
+  return detail ? { id: detail.location_id, name: detail.location } : undefined;
+}
+
+async function vswitchAttachmentFailures(client: VmHostClient, inputs: Record<string, unknown>, cat: Catalogue): Promise<CheckFailure[]> {
+  if (typeof inputs.vswitchId !== "string" || !known(inputs.vswitchId) || !cat.vswitches) return [];
+  const vswitch = cat.vswitches.find((v) => sameUuid(v.uuid, inputs.vswitchId as string));
+  if (!vswitch)
+    return [{ property: "vswitchId", reason: `vswitchId: there is no private network ${inputs.vswitchId} in this account (list them with getVswitches)` }];
+  const location = await instanceLocation(client, inputs.instanceId);
+  if (location && vswitch.location && vswitch.location.toLowerCase() !== location.name.toLowerCase())
+    return [{
+      property: "vswitchId",
+      reason:
+        `vswitchId: the private network ${vswitch.name} is in ${vswitch.location}, but instance ${String(inputs.instanceId)} is in ${location.name}; ` +
+        `use a network of ${location.name} (getVswitchOptions({ locationId: ${location.id} }) lists them)`,
+    }];
+  return [];
+}
+
+async function blockStorageAttachmentFailures(client: VmHostClient, inputs: Record<string, unknown>): Promise<CheckFailure[]> {
+  if (typeof inputs.blockStorageId !== "string" || !known(inputs.blockStorageId)) return [];
+  const disks = await optionalList("block storages", () => client.storage.list());
+  if (!disks) return [];
+  const disk = disks.find((d) => sameUuid(String(d.id), inputs.blockStorageId as string));
+  if (!disk)
+    return [{ property: "blockStorageId", reason: `blockStorageId: there is no block storage ${inputs.blockStorageId} in this account (list them with getBlockStorages)` }];
+  const location = await instanceLocation(client, inputs.instanceId);
+  const diskLocation = disk.location?.name;
+  if (location && diskLocation && diskLocation.toLowerCase() !== location.name.toLowerCase())
+    return [{
+      property: "blockStorageId",
+      reason:
+        `blockStorageId: the block storage ${disk.name} is in ${diskLocation}, but instance ${String(inputs.instanceId)} is in ${location.name}; ` +
+        `a disk attaches only to an instance of its location (getBlockStorages({ locationId: ${location.id} }) lists those)`,
+    }];
+  return [];
+}
+
+/** The preview-time failures of one resource's checked inputs (reads only). */
+export async function previewFailures(name: ResourceName, inputs: Record<string, unknown>, client: VmHostClient): Promise<CheckFailure[]> {
+  const cat = await catalogueFor(client);
+  switch (name) {
+    case "Instance": return instanceCatalogueFailures(inputs, cat);
+    case "VswitchAttachment": return vswitchAttachmentFailures(client, inputs, cat);
+    case "BlockStorageAttachment": return blockStorageAttachmentFailures(client, inputs);
+    default: return [];
+  }
+}
+
+/**
+ * Wraps a resource provider's `check` with the preview-time checks: they run only when the schema check
+ * passed (their rules need valid values), read only, and add failures named by property. A configuration
+ * problem (missing, rejected key; wrong base URL) fails the check with an error naming the config key.
+ */
+export function withPreviewChecks(name: ResourceName, provider: pulumi.dynamic.ResourceProvider): pulumi.dynamic.ResourceProvider {
+  const check = provider.check;
+  if (!check) return provider;
+  return {
+    ...provider,
+    check: async (olds, news) => {
+      const result = await check.call(provider, olds, news);
+      if (result.failures && result.failures.length > 0) return result;
+      let client: VmHostClient;
+      try {
+        client = getClient();
+      } catch (e) {
+        if (e instanceof ConfigurationError) throw new ProviderError(e.message, { cause: e });
+        throw e;
+      }
+      const failures = await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client);
+      return failures.length > 0 ? { failures } : result;
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Preview-time checks (provider/resources/common/preflight.ts) through the registered providers, against
+ * the simulator: each mistake is refused by `check` with a message naming the property (or config key) and
+ * the fix, and nothing is written: the simulator's log holds only reads.
+ */
+import "./instance-env";
+import { startSimulator, type RunningSimulator } from "../../simulator";
+import { providers } from "../../provider";
+import { resetContext, setProgressSink } from "../../provider/context";
+import { validCreate } from "./instance-cases";
+
+type Provider = Required<import("@pulumi/pulumi").dynamic.ResourceProvider>;
+const provider = (name: keyof typeof providers): Provider => providers[name] as Provider;
+
+let sim: RunningSimulator;
+let vswitches: { uuid: string; name: string; locationId: number }[];
+let disks: { uuid: string; name: string; locationId: number }[];
+
+const writes = () => sim.requests().filter((r) => r.method !== "GET");
+
+function configure(env: { key?: string; url?: string }): void {
+  process.env.VMHOST_API_KEY = env.key ?? sim.apiKey;
+  process.env.VMHOST_BASE_URL = env.url ?? sim.url;
+  resetContext();
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({ opSeconds: 0.05 });
+  setProgressSink(() => undefined);
+  const state = (await (await fetch(`${sim.adminUrl}/state`)).json()) as {
+    vswitches: typeof vswitches;
+    blockStorages: typeof disks;
+  };
+  vswitches = state.vswitches;
+  disks = state.blockStorages;
+});
+afterAll(async () => {
+  await sim?.close();
+});
+beforeEach(() => configure({}));
+
+describe("the account, at preview", () => {
+  it("a rejected key fails check naming vmhost:apiKey, before any write", async () => {
+    configure({ key: "wrong-key" });
+    await expect(provider("Instance").check({}, validCreate)).rejects.toThrow(
+      /vmhost:apiKey: the API at .* rejected the API key \(HTTP 401.*pulumi config set --secret vmhost:apiKey/,
+    );
+    expect(writes()).toEqual([]);
+  });
+
+  it("a base URL without /v1 fails check with 'did you mean …/v1'", async () => {
+    const bare = sim.url.replace(/\/v1$/, "");
+    configure({ url: bare });
+    await expect(provider("FirewallRule").check({}, { instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", protocol: "tcp", port: 22, action: "accept" }))
+      .rejects.toThrow(`vmhost:baseUrl: the API at ${bare} does not answer as this API (GET /instance/size-template gave HTTP 404): did you mean ${bare}/v1?`);
+    expect(writes()).toEqual([]);
+  });
+
+  it("a missing key fails check naming what to set", async () => {
+    delete process.env.VMHOST_API_KEY;
+    resetContext();
+    await expect(provider("Snapshot").check({}, { instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", name: "s" })).rejects.toThrow(
+      /no API key: run `pulumi config set --secret vmhost:apiKey <key>` or set the VMHOST_API_KEY/,
+    );
+  });
+
+  it("reads the account and catalogue once per process, however many resources are checked", async () => {
+    const before = sim.requests().length;
+    await Promise.all([1, 2, 3].map((i) => provider("Instance").check({}, { ...validCreate, hostname: `web-${i}` })));
+    await provider("Instance").check({}, { ...validCreate, hostname: "web-4" });
+    const ops = sim.requests().slice(before).map((r) => r.operation).sort();
+    expect(ops).toEqual(["listLocations", "listSizeTemplates", "listSystems", "listTiers", "listVswitches"]);
+  });
+});
+
+describe("Instance against the catalogue, at preview", () => {
+  const failuresOf = async (inputs: Record<string, unknown>) => (await provider("Instance").check({}, inputs)).failures ?? [];
+
+  it.each([
+    ["an unknown location", { locationId: 99 }, "locationId", /locationId 99 is not a location of this host; valid: 1 \(Jakarta\), 2 \(Surabaya\), 3 \(Singapore\) \(list them with getLocations/],
+    ["an unknown tier", { tierId: 9 }, "tierId", /tierId 9 is not a tier of this host; valid: 1 \(Basic\), 2 \(Standard\), 3 \(Premium\) \(list them with getTiers\)/],
+    ["an unknown OS template", { templateId: 42 }, "templateId", /templateId 42 is not an OS template of this host; valid: 1 \(Ubuntu 22\.04\).*getOsTemplates/],
+    ["dedicated CPU on a tier without it", { tierId: 2, dedicatedCpu: true }, "dedicatedCpu", /the Standard tier \(2\) has no dedicated CPUs; .*: 3 \(Premium\)/],
+  ])("refuses %s, before any write", async (_what, patch, property, message) => {
+    const failures = await failuresOf({ ...validCreate, ...patch });
+    expect(failures).toEqual([{ property, reason: expect.stringMatching(message) }]);
+    expect(writes()).toEqual([]);
+  });
+
+  it("reports every template minimum at once", async () => {
+    // Windows Server 2022 (template 4) needs 2 CPU, 4 GB memory, 40 GB storage
+    const failures = await failuresOf({ ...validCreate, templateId: 4, cpu: 1, memory: 2, storage: 30 });
+    expect(failures).toEqual([
+      { property: "cpu", reason: expect.stringMatching(/Windows Server 2022 \(template 4\) needs at least 2 CPU; raise cpu to 2/) },
+      { property: "memory", reason: expect.stringMatching(/needs at least 4 GB; raise memory to 4/) },
+      { property: "storage", reason: expect.stringMatching(/needs at least 40 GB; raise storage to 40/) },
+    ]);
+    expect(writes()).toEqual([]);
+  });
+
+  it("refuses a private network of another location, naming both and the function that lists the right ones", async () => {
+    const sgp = vswitches.find((v) => v.locationId === 3)!;
+    const failures = await failuresOf({ ...validCreate, locationId: 1, vswitchId: sgp.uuid.toUpperCase() });
+    expect(failures).toEqual([
+      { property: "vswitchId", reason: `vswitchId: the private network ${sgp.name} is in Singapore, not in the VM's location Jakarta; use a network of Jakarta (getVswitchOptions({ locationId: 1 }) lists them)` },
+    ]);
+    expect(writes()).toEqual([]);
+  });
+
+  it("accepts a valid program, and skips ids still unknown at preview", async () => {
+    const jkt = vswitches.find((v) => v.locationId === 1)!;
+    expect(await failuresOf({ ...validCreate, vswitchId: jkt.uuid, tierId: 3, dedicatedCpu: true })).toEqual([]);
+    const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+    expect(await failuresOf({ ...validCreate, locationId: unknown, vswitchId: unknown })).toEqual([]);
+  });
+});
+
+describe("attachments against their instance, at preview", () => {
+  it("refuses a block storage of another location than the instance", async () => {
+    const vm = await provider("Instance").create((await provider("Instance").check({}, { ...validCreate, hostname: "disk-host" })).inputs);
+    const sgpDisk = disks.find((d) => d.locationId === 3)!;
+    const before = writes().length;
+    const r = await provider("BlockStorageAttachment").check({}, { blockStorageId: sgpDisk.uuid, instanceId: vm.id });
+    expect(r.failures).toEqual([{ property: "blockStorageId", reason: expect.stringMatching(new RegExp(`block storage ${sgpDisk.name} is in Singapore, but instance ${vm.id} is in Jakarta`)) }]);
+    const sgpNet = vswitches.find((v) => v.locationId === 3)!;
+    const n = await provider("VswitchAttachment").check({}, { vswitchId: sgpNet.uuid, instanceId: vm.id });
+    expect(n.failures).toEqual([{ property: "vswitchId", reason: expect.stringMatching(/is in Singapore, but instance .* is in Jakarta/) }]);
+    expect(writes().length).toBe(before);
+  });
+});
