@@ -18,6 +18,7 @@ import { runInstanceOperation, waitForInstanceGone, waitForInstanceSettled } fro
 import { Deadline, pollUntil } from "../../wait/poll";
 import { instanceLock } from "../common/lock";
 import { ProviderError, ResourceInitError } from "../common/errors";
+import { templateMinimums } from "../common/preflight";
 import { diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
@@ -145,45 +146,6 @@ async function runSteps(
 
 // ---------------------------------------------------------------------------------------------- create
 
-/** Minimum cpu / memory (GB) / storage (GB) of an OS template, from the catalogue when the host lists them. */
-async function templateMinimums(
-  client: VmHostClient, templateId: number,
-): Promise<{ cpu?: number; memory?: number; storage?: number } | undefined> {
-  let systems: Record<string, unknown>[];
-  try {
-    systems = (await client.catalog.systems()) as Record<string, unknown>[];
-  } catch (e) {
-    // the systems route is only seen in client code: without it the API's own validation still applies
-    progressLog(`could not read the OS catalogue to check template minimums (${errorText(e)}); the API will check them`);
-    return undefined;
-  }
-  const candidates: Record<string, unknown>[] = [];
-  for (const s of systems) {
-    candidates.push(s);
-    for (const key of ["templates", "versions"]) {
-      const nested = s[key];
-      if (Array.isArray(nested)) candidates.push(...(nested.filter((n) => n && typeof n === "object") as Record<string, unknown>[]));
-    }
-  }
-  // Prefer records that name a template id; a bare `id` counts only on records without nested templates
-  // (on hosts that list operating systems with templates inside, the top-level id is the OS id).
-  const explicitId = (c: Record<string, unknown>) => c.template_id ?? c.templateId;
-  const hasNested = (c: Record<string, unknown>) => Array.isArray(c.templates) || Array.isArray(c.versions);
-  const hit =
-    candidates.find((c) => explicitId(c) !== undefined && Number(explicitId(c)) === templateId) ??
-    candidates.find((c) => explicitId(c) === undefined && !hasNested(c) && Number(c.id) === templateId);
-  if (!hit) return undefined;
-  const num = (...keys: string[]) => {
-    for (const k of keys) if (typeof hit[k] === "number" || (typeof hit[k] === "string" && /^\d+$/.test(hit[k] as string))) return Number(hit[k]);
-    return undefined;
-  };
-  return {
-    cpu: num("min_cpu", "minCpu"),
-    memory: num("min_memory", "minMemory", "min_ram"),
-    storage: num("min_storage", "minStorage", "min_disk"),
-  };
-}
-
 /** Instances named `hostname` right now (exact name: `search` may match substrings). */
 async function instancesNamed(client: VmHostClient, hostname: string): Promise<string[]> {
   const rows = await client.instances.listAll({ search: hostname });
@@ -276,7 +238,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       return sent.result.uuid;
     });
   } else {
-    // Storage >= the template's minimum needs the catalogue (an API call), so it is checked here, not in check.
+    // Checked at preview too (common/preflight.ts); kept here for a create whose check did not see the catalogue.
     const min = await templateMinimums(client, inputs.templateId!);
     for (const [key, value] of [["cpu", inputs.cpu], ["memory", inputs.memory], ["storage", inputs.storage]] as const) {
       const least = min?.[key];
