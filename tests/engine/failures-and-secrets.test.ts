@@ -152,7 +152,8 @@ test("the CLI runs commands, and its exit code reports failure and unexpected ch
   try {
     const program: ItemSpec[] = [{ name: "sec", size: 1, password: true, additionalSecretOutputs: ["token"] }];
     expect(await main([...args("preview", program), "--expect-no-changes"])).toBe(0);
-    expect(await main([...args("preview", [{ ...program[0], size: 2 }]), "--expect-no-changes"])).toBe(1);
+    // Changes with --expect-no-changes: the CLI's ExitNoChanges (7); more in config-and-cli.test.ts.
+    expect(await main([...args("preview", [{ ...program[0], size: 2 }]), "--expect-no-changes"])).toBe(7);
     expect(await main([...args("up", []), "--yes"])).toBe(0);
     expect(p.cloud().items).toEqual({});
     expect(await main(["launch"])).toBe(2);

@@ -3,7 +3,8 @@
  *   [--config k=v]... [--secret k=v]... [--config-file FILE] [--refresh] [--expect-no-changes] [--yes]`
  *
  * The command-line face of {@link runEngine}: the Pulumi CLI commands of the same names, run locally.
- * Exit code 0 on success, 1 on failure (including changes found with --expect-no-changes), 2 on bad usage.
+ * Exit codes follow the Pulumi CLI's (pkg/cmd/pulumi/cmd/exit_codes.go): 0 success, 1 failure, 2 bad usage
+ * (ExitConfigurationError), 7 changes with --expect-no-changes (ExitNoChanges).
  */
 import { parseArgs } from "node:util";
 import { EngineCommand, runEngine } from "./index";
@@ -18,14 +19,22 @@ options:
   --cwd DIR             the Pulumi project folder (default: current folder)
   --stack NAME          stack name (default: dev); Pulumi.<stack>.yaml config is read if present
   --state FILE          state file (default: <project>/.vmhost-state.json)
-  --config k=v          a config value (repeatable); keys without a namespace get the project's
-  --secret k=v          a secret config value (repeatable), e.g. --secret vmhost:apiKey=$KEY
+  --config k=v          a config value (repeatable); keys without a namespace get the project's;
+                        overrides the value in Pulumi.<stack>.yaml
+  --secret k=v          a secret config value (repeatable), e.g. --secret vmhost:apiKey=$KEY;
+                        overrides the value in Pulumi.<stack>.yaml (no passphrase needed for it)
   --config-file FILE    JSON config: {"key": "value", "key2": {"secret": "value"}}
   --refresh             refresh the state before preview/up/destroy
-  --expect-no-changes   fail if any change is planned (preview/up: then nothing is changed;
-                        refresh: if anything drifted)
+  --expect-no-changes   preview/refresh: exit 7 if anything would change or drifted;
+                        up: apply the changes, then exit 7 if there were any (as the Pulumi CLI)
   --yes                 accepted for compatibility with the Pulumi CLI (never asks anyway)
-  PULUMI_CONFIG_PASSPHRASE keys the encryption of secrets in the state file.`;
+
+environment:
+  PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE) decrypts the secure: values that
+  \`pulumi config set --secret\` wrote to Pulumi.<stack>.yaml; PULUMI_CONFIG_PASSPHRASE also keys
+  the encryption of secrets in the state file.
+
+exit codes: 0 success, 1 failure, 2 bad usage, 7 changes with --expect-no-changes.`;
 
 function pairs(values: string[] | undefined, flag: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -72,6 +81,11 @@ export async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
+  if (command === "destroy" && values["expect-no-changes"]) {
+    // `pulumi destroy` has no such flag (operations/destroy.go).
+    console.error(`--expect-no-changes is not a destroy option\n\n${USAGE}`);
+    return 2;
+  }
   try {
     const result = await runEngine({
       command,
@@ -85,7 +99,7 @@ export async function main(argv: string[]): Promise<number> {
       expectNoChanges: values["expect-no-changes"],
       onOutput: (line) => process.stdout.write(line + "\n"),
     });
-    return result.ok ? 0 : 1;
+    return result.exitCode;
   } catch (e) {
     console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
     return 1;

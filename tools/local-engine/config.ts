@@ -1,10 +1,35 @@
 /**
  * Project settings (Pulumi.yaml) and stack configuration (Pulumi.<stack>.yaml, a JSON config file, and
- * `--config` / `--secret` values), read the way the Pulumi CLI would hand them to a program.
+ * `--config` / `--secret` values), read the way the Pulumi CLI reads them and handed to the program and the
+ * provider host in the form the CLI hands them over.
+ *
+ * Sources mirrored (pulumi/pulumi):
+ * - sdk/go/common/workspace/loaders.go `LoadProjectStackBytes` (unqualified keys get the project namespace),
+ *   sdk/go/common/resource/config/object.go (`unmarshalObject`, `isSecureValue`, `MarshalString`) and
+ *   plaintext.go (`marshalText`): how a YAML value becomes the string the program gets;
+ * - sdk/go/common/resource/config/crypt.go (`NewSymmetricCrypterFromPassphrase`, `symmetricCrypter.DecryptValue`)
+ *   and pkg/secrets/passphrase/manager.go (`symmetricCrypterFromPhraseAndState`, `readPassphrase`): `secure:`
+ *   values of the passphrase secrets provider;
+ * - pkg/workspace/config.go `mergeConfig` and sdk/go/common/workspace/project.go
+ *   `RewriteShorthandConfigValues`: project-level `config:` defaults and required keys from Pulumi.yaml;
+ * - sdk/nodejs/cmd/pulumi-language-nodejs/main.go `constructConfig` / `constructConfigSecretKeys`: the
+ *   `PULUMI_CONFIG` / `PULUMI_CONFIG_SECRET_KEYS` variables;
+ * - pkg/resource/deploy/target.go `GetPackageConfig`: a dynamic provider's Configure gets every key, full
+ *   names, each value the same string the program gets.
  */
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import * as yaml from "js-yaml";
 import { z } from "zod";
+
+/** One project-level config declaration (Pulumi.yaml `config:`), after the shorthand is expanded. */
+export interface ProjectConfigType {
+  type?: string;
+  default?: unknown;
+  value?: unknown;
+  secret?: boolean;
+}
 
 /** What the engine needs from Pulumi.yaml. */
 export interface ProjectSettings {
@@ -13,10 +38,13 @@ export interface ProjectSettings {
   main: string;
   /** Run the program through ts-node (Pulumi's `runtime.options.typescript`). */
   typescript: boolean;
+  /** Project-level config declarations by key as written (`instanceSize`, `aws:region`). */
+  config: Record<string, ProjectConfigType>;
 }
 
 /** One config value; secrets are passed to the program as secrets and never written to the state. */
 export interface ConfigValue {
+  /** The string the program and the provider get: objects and lists as JSON text, like the Pulumi CLI. */
   value: string;
   secret: boolean;
 }
@@ -24,101 +52,416 @@ export interface ConfigValue {
 /** Full config keys (`vmhost:apiKey`) to values. */
 export type StackConfig = Record<string, ConfigValue>;
 
-function unquote(s: string): string {
-  const t = s.trim();
-  if ((t.startsWith('"') && t.endsWith('"')) || (t.startsWith("'") && t.endsWith("'"))) return t.slice(1, -1);
-  return t;
+// js-yaml's CORE schema resolves the same plain scalars as gopkg.in/yaml.v3 decoding into `any` (which the CLI
+// does): null, booleans, numbers, strings. Timestamps stay strings (yaml.v3 keeps timestamp-looking values as
+// strings when the target is `any`), so the DEFAULT schema's Date conversion would be wrong here.
+function parseYaml(file: string): unknown {
+  const text = fs.readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+  try {
+    return yaml.load(text, { schema: yaml.CORE_SCHEMA, filename: file });
+  } catch (e) {
+    throw new Error(`${file} is not valid YAML: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
+const projectConfigTypeSchema = z.object({
+  type: z.string().optional(),
+  description: z.string().optional(),
+  items: z.unknown().optional(),
+  default: z.unknown().optional(),
+  value: z.unknown().optional(),
+  secret: z.boolean().optional(),
+});
+
+const projectSchema = z.object({
+  name: z.string().min(1),
+  main: z.string().optional(),
+  runtime: z.union([
+    z.string(),
+    z.object({ name: z.string(), options: z.object({ typescript: z.boolean().optional() }).passthrough().nullish() }),
+  ]),
+  config: z.record(z.string(), z.unknown()).nullish(),
+});
+
 /**
- * Reads Pulumi.yaml. Only the top-level `name`, `main` and `runtime.options.typescript` are used, so a
- * line-based read is enough (no YAML dependency). TypeScript is assumed when not stated and the project
- * has an index.ts or tsconfig.json, as Pulumi's nodejs runtime defaults to typescript: true.
+ * Reads Pulumi.yaml. TypeScript is assumed when not stated and the project has an index.ts or tsconfig.json,
+ * as Pulumi's nodejs runtime defaults to typescript: true. Project-level config shorthand (`key: value`) is
+ * expanded as the CLI does (project.go `RewriteShorthandConfigValues`): a primitive or list under a key of the
+ * project's namespace is a default, under another namespace a value.
  */
 export function readProject(projectDir: string): ProjectSettings {
   const file = path.join(projectDir, "Pulumi.yaml");
   if (!fs.existsSync(file)) throw new Error(`no Pulumi.yaml in ${projectDir}`);
-  const text = fs.readFileSync(file, "utf8");
-  const name = /^name:\s*(.+)$/m.exec(text)?.[1];
-  if (!name) throw new Error(`${file} has no name`);
-  const main = /^main:\s*(.+)$/m.exec(text)?.[1];
-  const tsFlag = /^\s+typescript:\s*(true|false)\s*$/m.exec(text)?.[1];
+  const parsed = projectSchema.safeParse(parseYaml(file));
+  if (!parsed.success) {
+    throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ")}`);
+  }
+  const p = parsed.data;
+  const tsFlag = typeof p.runtime === "object" ? p.runtime.options?.typescript : undefined;
   const typescript =
-    tsFlag !== undefined
-      ? tsFlag === "true"
-      : fs.existsSync(path.join(projectDir, "tsconfig.json")) || fs.existsSync(path.join(projectDir, "index.ts"));
-  return { name: unquote(name), main: main ? unquote(main) : ".", typescript };
-}
-
-/** Qualifies a key with the project name when it has no namespace, as `pulumi config set` does. */
-export function fullKey(key: string, project: string): string {
-  return key.includes(":") ? key : `${project}:${key}`;
+    tsFlag ?? (fs.existsSync(path.join(projectDir, "tsconfig.json")) || fs.existsSync(path.join(projectDir, "index.ts")));
+  const config: Record<string, ProjectConfigType> = {};
+  for (const [key, raw] of Object.entries(p.config ?? {})) {
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+      const ownNamespace = !key.includes(":") || key.startsWith(`${p.name}:`);
+      config[key] = ownNamespace ? { default: raw } : { value: raw };
+      continue;
+    }
+    const t = projectConfigTypeSchema.safeParse(raw);
+    if (!t.success) throw new Error(`${file}: config ${key}: ${t.error.issues.map((i) => i.message).join("; ")}`);
+    config[key] = { type: t.data.type, default: t.data.default, value: t.data.value, secret: t.data.secret };
+  }
+  return { name: p.name, main: p.main ?? ".", typescript, config };
 }
 
 /**
- * Reads the `config:` block of Pulumi.<stack>.yaml (flat `key: value` lines). Values encrypted by the
- * Pulumi CLI (`secure:`) cannot be decrypted here: pass them with `--secret` instead.
+ * A config key in its canonical `<namespace>:<name>` form: a key without a namespace gets the project's, as
+ * `pulumi config set` and the stack-file loader do; the old `<namespace>:config:<name>` form is accepted.
+ * Anything else is refused with the CLI's message (config/key.go `ParseKey`).
  */
-export function readStackConfigFile(projectDir: string, stack: string, project: string): StackConfig {
-  const file = path.join(projectDir, `Pulumi.${stack}.yaml`);
-  const out: StackConfig = {};
-  if (!fs.existsSync(file)) return out;
-  const lines = fs.readFileSync(file, "utf8").split(/\r?\n/);
-  let inConfig = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    if (/^config:\s*$/.test(line)) {
-      inConfig = true;
-      continue;
+export function fullKey(key: string, project: string): string {
+  const colons = key.split(":").length - 1;
+  if (colons === 0) return `${project}:${key}`;
+  if (colons === 1) return key;
+  const parts = key.split(":");
+  if (colons === 2 && parts[1] === "config") return `${parts[0]}:${parts[2]}`;
+  throw new Error(
+    `could not parse ${key} as a configuration key (configuration keys should be of the form \`<namespace>:<name>\`)`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The passphrase secrets provider.
+
+const PBKDF2_ITERATIONS = 1_000_000; // crypt.go NewSymmetricCrypterFromPassphrase
+const KEY_BYTES = 32; // AES-256
+const GCM_TAG_BYTES = 16; // Go's cipher.AEAD Seal appends the tag to the ciphertext
+const GCM_NONCE_BYTES = 12;
+
+const NO_PASSPHRASE =
+  "passphrase must be set with PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE environment variables";
+const INCORRECT_PASSPHRASE =
+  "incorrect passphrase, please set PULUMI_CONFIG_PASSPHRASE to the correct passphrase or set " +
+  "PULUMI_CONFIG_PASSPHRASE_FILE to a file containing the passphrase";
+
+/**
+ * The passphrase, looked up as the CLI does (passphrase/manager.go `readPassphrase`): PULUMI_CONFIG_PASSPHRASE
+ * when set (even empty), else the trimmed content of PULUMI_CONFIG_PASSPHRASE_FILE when that is set and not
+ * empty; undefined when neither is (the CLI would prompt on a terminal; the engine never prompts).
+ */
+export function configPassphrase(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.PULUMI_CONFIG_PASSPHRASE !== undefined) return env.PULUMI_CONFIG_PASSPHRASE;
+  const file = env.PULUMI_CONFIG_PASSPHRASE_FILE;
+  if (file) {
+    try {
+      return fs.readFileSync(path.resolve(file), "utf8").trim();
+    } catch (e) {
+      throw new Error(`unable to read PULUMI_CONFIG_PASSPHRASE_FILE: ${e instanceof Error ? e.message : String(e)}`);
     }
-    if (!inConfig || line.trim() === "" || line.trim().startsWith("#")) continue;
-    if (!/^\s/.test(line)) {
-      inConfig = false;
-      continue;
-    }
-    const m = /^\s+([^\s:][^:]*(?::[^\s:][^:]*)?):\s*(.*)$/.exec(line);
-    if (!m) continue;
-    const key = fullKey(m[1].trim(), project);
-    if (m[2] === "") {
-      if (/^\s+secure:/.test(lines[i + 1] ?? "")) {
-        throw new Error(`${file}: ${key} is encrypted by the Pulumi CLI; pass it with --secret ${key}=VALUE instead`);
-      }
-      // A list or object below the key: refused rather than read as "" (Pulumi would hand the program JSON).
-      throw new Error(`${file}: ${key} is not a plain value; pass it as JSON with --config ${key}='...' or --config-file`);
-    }
-    // An unquoted value ends at " #" (a YAML comment).
-    const raw = /^["']/.test(m[2]) ? m[2] : m[2].replace(/\s+#.*$/, "");
-    out[key] = { value: unquote(raw), secret: false };
   }
-  return out;
+  return undefined;
+}
+
+/** Decrypts one `v1:<nonce>:<ciphertext>` value (crypt.go `symmetricCrypter.DecryptValue`); throws when it does not open. */
+export function decryptSymmetric(key: Buffer, value: string): string {
+  const parts = value.split(":");
+  if (parts.length !== 3) throw new Error("bad value");
+  if (parts[0] !== "v1") throw new Error("unknown value version");
+  const nonce = Buffer.from(parts[1], "base64");
+  const sealed = Buffer.from(parts[2], "base64");
+  if (nonce.length !== GCM_NONCE_BYTES) throw new Error("bad value: nonce size is incorrect");
+  if (sealed.length < GCM_TAG_BYTES) throw new Error("message authentication failed");
+  const decipher = crypto.createDecipheriv("aes-256-gcm", key, nonce);
+  decipher.setAuthTag(sealed.subarray(sealed.length - GCM_TAG_BYTES));
+  try {
+    return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - GCM_TAG_BYTES)), decipher.final()]).toString("utf8");
+  } catch {
+    throw new Error("message authentication failed");
+  }
+}
+
+// PBKDF2 with a million iterations takes about a second: derive each (passphrase, salt) key once per process
+// (the CLI caches its secrets manager per state the same way).
+const keyCache = new Map<string, Promise<Buffer>>();
+
+/**
+ * The AES key of a stack file's `encryptionsalt` (`v1:<base64 salt>:v1:<nonce>:<ciphertext>`), after checking
+ * that the check value decrypts to "pulumi" (passphrase/manager.go `symmetricCrypterFromPhraseAndState`).
+ */
+export async function passphraseKey(passphrase: string, encryptionSalt: string): Promise<Buffer> {
+  const splits = encryptionSalt.split(":");
+  if (splits.length < 3) throw new Error("malformed encryptionsalt");
+  if (splits[0] !== "v1") throw new Error("unknown encryptionsalt version");
+  const salt = Buffer.from(splits[1], "base64");
+  const check = splits.slice(2).join(":");
+  const cacheKey = crypto.createHash("sha256").update(passphrase).update("\0").update(encryptionSalt).digest("hex");
+  let pending = keyCache.get(cacheKey);
+  if (!pending) {
+    pending = new Promise<Buffer>((resolve, reject) =>
+      crypto.pbkdf2(passphrase, salt, PBKDF2_ITERATIONS, KEY_BYTES, "sha256", (err, key) => (err ? reject(err) : resolve(key))),
+    );
+    keyCache.set(cacheKey, pending);
+  }
+  const key = await pending;
+  let decrypted: string | undefined;
+  try {
+    decrypted = decryptSymmetric(key, check);
+  } catch {
+    decrypted = undefined;
+  }
+  if (decrypted !== "pulumi") throw new Error(INCORRECT_PASSPHRASE);
+  return key;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Values.
+
+/** `{secure: "<ciphertext>"}` exactly (object.go `isSecureValue`: a map of one key "secure" holding a string). */
+function secureCiphertext(v: unknown): string | undefined {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;
+  const keys = Object.keys(v);
+  const s = (v as Record<string, unknown>).secure;
+  return keys.length === 1 && typeof s === "string" ? s : undefined;
+}
+
+/** Whether a raw config value holds a `secure:` leaf anywhere (object.go `object.Secure`). */
+function containsSecure(v: unknown): boolean {
+  if (secureCiphertext(v) !== undefined) return true;
+  if (Array.isArray(v)) return v.some(containsSecure);
+  if (v !== null && typeof v === "object") return Object.values(v).some(containsSecure);
+  return false;
+}
+
+function goNumber(n: number): string {
+  if (!Number.isFinite(n)) throw new Error(`unsupported value ${n}`);
+  // Go's encoding/json and JavaScript switch to exponent form at the same magnitudes (< 1e-6, >= 1e21); Go
+  // writes at least two exponent digits (1e-07).
+  return String(n).replace(/e([+-])(\d)$/, "e$10$2");
+}
+
+/**
+ * JSON text as Go's `json.Marshal` writes it, which is what the CLI hands the program for objects and lists
+ * (plaintext.go `marshalText`): object keys sorted (byte order), `<`, `>`, `&`, U+2028 and U+2029 escaped.
+ */
+export function goJson(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "string") {
+    return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  }
+  if (typeof v === "number") return goNumber(v);
+  if (typeof v === "boolean") return String(v);
+  if (Array.isArray(v)) return `[${v.map(goJson).join(",")}]`;
+  if (typeof v === "object") {
+    const keys = Object.keys(v).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    return `{${keys.map((k) => `${goJson(k)}:${goJson((v as Record<string, unknown>)[k])}`).join(",")}}`;
+  }
+  throw new Error(`unsupported config value ${String(v)}`);
+}
+
+type Decrypt = (ciphertext: string) => string;
+
+function decryptDeep(v: unknown, decrypt: Decrypt): unknown {
+  const ct = secureCiphertext(v);
+  if (ct !== undefined) return decrypt(ct);
+  if (Array.isArray(v)) return v.map((x) => decryptDeep(x, decrypt));
+  if (v !== null && typeof v === "object") {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, decryptDeep(x, decrypt)]));
+  }
+  return v;
+}
+
+/**
+ * The string the CLI hands over for one raw (YAML or JSON) config value: strings as they are, numbers and
+ * booleans as JSON text, `null` as "null", `{secure: ...}` decrypted, objects and lists as Go JSON with their
+ * secure leaves decrypted (object.go `unmarshalObject` / `MarshalString`, plaintext.go `marshalText`).
+ */
+export function configText(raw: unknown, decrypt: Decrypt): ConfigValue {
+  const secret = containsSecure(raw);
+  const plain = decryptDeep(raw, decrypt);
+  return { value: typeof plain === "string" ? plain : goJson(plain), secret };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Stack files.
+
+/** Pulumi.<stack>.yaml as read, values still raw (secure ones still encrypted). */
+export interface StackFile {
+  file: string;
+  exists: boolean;
+  encryptionSalt?: string;
+  secretsProvider?: string;
+  encryptedKey?: string;
+  /** Full key -> raw YAML value. */
+  values: Record<string, unknown>;
+}
+
+const stackFileSchema = z
+  .object({
+    encryptionsalt: z.string().nullish(),
+    secretsprovider: z.string().nullish(),
+    encryptedkey: z.string().nullish(),
+    config: z.record(z.string(), z.unknown()).nullish(),
+  })
+  .passthrough()
+  .nullish();
+
+/** Reads Pulumi.<stack>.yaml (a missing file is an empty config, as for the CLI). Nothing is decrypted here. */
+export function readStackFile(projectDir: string, stack: string, project: string): StackFile {
+  const file = path.join(projectDir, `Pulumi.${stack}.yaml`);
+  if (!fs.existsSync(file)) return { file, exists: false, values: {} };
+  const parsed = stackFileSchema.safeParse(parseYaml(file));
+  if (!parsed.success) {
+    throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ")}`);
+  }
+  const s = parsed.data ?? {};
+  const values: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s.config ?? {})) values[fullKey(k, project)] = v;
+  return {
+    file,
+    exists: true,
+    encryptionSalt: s.encryptionsalt ?? undefined,
+    secretsProvider: s.secretsprovider ?? undefined,
+    encryptedKey: s.encryptedkey ?? undefined,
+    values,
+  };
+}
+
+/** A decrypter for the stack file's `secure:` values, for the keys that need one (named in errors). */
+async function stackDecrypter(stackFile: StackFile, keys: string[], env: NodeJS.ProcessEnv): Promise<Decrypt> {
+  const { file } = stackFile;
+  const which = `${keys.join(", ")} ${keys.length === 1 ? "is" : "are"} encrypted (secure:)`;
+  const override = `, or override ${keys.length === 1 ? "it" : "them"} with --secret KEY=VALUE`;
+  const provider = stackFile.secretsProvider;
+  if (provider && provider !== "passphrase") {
+    throw new Error(
+      `${file}: ${which} with the secrets provider "${provider}", which the local engine does not support ` +
+        `(only the passphrase provider)${override}`,
+    );
+  }
+  if (!stackFile.encryptionSalt) {
+    throw new Error(`${file}: ${which} but the file has no encryptionsalt to decrypt ${keys.length === 1 ? "it" : "them"} with${override}`);
+  }
+  const passphrase = configPassphrase(env);
+  if (passphrase === undefined) {
+    throw new Error(`${file}: ${which} with the passphrase secrets provider: ${NO_PASSPHRASE}${override}`);
+  }
+  let key: Buffer;
+  try {
+    key = await passphraseKey(passphrase, stackFile.encryptionSalt);
+  } catch (e) {
+    throw new Error(`${file}: ${which}; failed to decrypt: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return (ct) => decryptSymmetric(key, ct);
 }
 
 const configFileSchema = z.record(
   z.string(),
-  z.union([z.string(), z.number(), z.boolean(), z.object({ secret: z.string() }), z.object({ value: z.string() })]),
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.object({ secret: z.string() }).strict(),
+    z.object({ value: z.unknown() }).strict(),
+  ]),
 );
 
 /**
- * Reads a JSON config file: `{ "key": "value", "other": { "secret": "value" } }`. Non-string values are
- * JSON-encoded, as Pulumi stores them.
+ * Reads a JSON config file: `{ "key": "value", "other": { "secret": "value" }, "obj": { "value": {...} } }`.
+ * Non-string values are handed over as the CLI would (numbers and booleans as text, objects and lists as JSON).
  */
 export function readConfigJson(file: string, project: string): StackConfig {
   const parsed = configFileSchema.parse(JSON.parse(fs.readFileSync(file, "utf8")));
   const out: StackConfig = {};
+  const noSecrets: Decrypt = () => {
+    throw new Error(`${file}: {"secure": ...} values are not supported in a config file; use {"secret": "value"}`);
+  };
   for (const [k, v] of Object.entries(parsed)) {
-    if (typeof v === "object") {
-      out[fullKey(k, project)] = "secret" in v ? { value: v.secret, secret: true } : { value: v.value, secret: false };
-    } else {
-      out[fullKey(k, project)] = { value: typeof v === "string" ? v : JSON.stringify(v), secret: false };
-    }
+    if (typeof v === "object" && "secret" in v) out[fullKey(k, project)] = { value: v.secret, secret: true };
+    else out[fullKey(k, project)] = configText(typeof v === "object" ? v.value : v, noSecrets);
   }
   return out;
 }
 
-/** The `PULUMI_CONFIG` and `PULUMI_CONFIG_SECRET_KEYS` variables the language runtime reads. */
+/** Where config comes from, lowest precedence first. */
+export interface ConfigSources {
+  projectDir: string;
+  project: ProjectSettings;
+  stack: string;
+  /** The environment the passphrase is read from. */
+  env: NodeJS.ProcessEnv;
+  configFile?: string;
+  config?: Record<string, string>;
+  secrets?: Record<string, string>;
+}
+
+/**
+ * The stack's config: Pulumi.<stack>.yaml, then the JSON config file, then `--config`, then `--secret` (each
+ * overriding the earlier ones key by key), then Pulumi.yaml's project-level defaults for keys still unset.
+ * Only the `secure:` values that are not overridden are decrypted, so `--secret k=v` replaces an encrypted
+ * value without needing the passphrase. A project-namespace key declared in Pulumi.yaml without a default
+ * and set nowhere is refused, as by the CLI (pkg/workspace/config.go `mergeConfig`).
+ */
+export async function resolveStackConfig(src: ConfigSources): Promise<StackConfig> {
+  const projectName = src.project.name;
+  const stackFile = readStackFile(src.projectDir, src.stack, projectName);
+  const overrides: StackConfig = {};
+  if (src.configFile) Object.assign(overrides, readConfigJson(src.configFile, projectName));
+  for (const [k, v] of Object.entries(src.config ?? {})) overrides[fullKey(k, projectName)] = { value: v, secret: false };
+  for (const [k, v] of Object.entries(src.secrets ?? {})) overrides[fullKey(k, projectName)] = { value: v, secret: true };
+
+  const fromFile = Object.entries(stackFile.values).filter(([k]) => !(k in overrides));
+  const encrypted = fromFile.filter(([, v]) => containsSecure(v)).map(([k]) => k);
+  let decrypt: Decrypt = () => {
+    throw new Error("unreachable: no secure values");
+  };
+  if (encrypted.length > 0) decrypt = await stackDecrypter(stackFile, encrypted, src.env);
+
+  const config: StackConfig = {};
+  for (const [k, raw] of fromFile) {
+    try {
+      config[k] = configText(raw, decrypt);
+    } catch (e) {
+      throw new Error(`${stackFile.file}: ${k}: failed to decrypt: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  Object.assign(config, overrides);
+
+  // Project-level config (mergeConfig): the default wins over value when both are given; primitives become
+  // their text (createConfigValue: fmt "%v"), anything else JSON.
+  const missing: string[] = [];
+  for (const declared of Object.keys(src.project.config).sort()) {
+    const t = src.project.config[declared];
+    const key = fullKey(declared, projectName);
+    if (key in config) continue;
+    const given = t.default !== undefined ? t.default : t.value;
+    if (given === undefined || given === null) {
+      if (key.startsWith(`${projectName}:`)) missing.push(declared);
+      continue;
+    }
+    config[key] = { value: typeof given === "string" ? given : goJson(given), secret: false };
+  }
+  if (missing.length > 0) {
+    const quoted = missing.map((k) => `'${k}'`);
+    const list = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} and ${quoted[quoted.length - 1]}`;
+    throw new Error(
+      `Stack '${src.stack}' is missing configuration value${missing.length === 1 ? "" : "s"} ${list} ` +
+        `(declared in Pulumi.yaml without a default): set it in ${path.basename(stackFile.file)} or pass --config`,
+    );
+  }
+  return config;
+}
+
+/**
+ * The `PULUMI_CONFIG` and `PULUMI_CONFIG_SECRET_KEYS` variables the language runtime reads. Like the nodejs
+ * language host (`constructConfig`), PULUMI_CONFIG keys are written in the old `<namespace>:config:<name>`
+ * form, which @pulumi/pulumi reads alongside the new one; the secret keys list uses `<namespace>:<name>`.
+ */
 export function configEnv(config: StackConfig): { PULUMI_CONFIG: string; PULUMI_CONFIG_SECRET_KEYS: string } {
   const values: Record<string, string> = {};
-  for (const [k, v] of Object.entries(config)) values[k] = v.value;
+  for (const [k, v] of Object.entries(config)) {
+    const colon = k.indexOf(":");
+    values[`${k.slice(0, colon)}:config:${k.slice(colon + 1)}`] = v.value;
+  }
   const secretKeys = Object.keys(config).filter((k) => config[k].secret);
   return { PULUMI_CONFIG: JSON.stringify(values), PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(secretKeys) };
 }

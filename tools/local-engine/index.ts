@@ -12,16 +12,7 @@
 import { spawn } from "node:child_process";
 import * as path from "node:path";
 import * as readline from "node:readline";
-import {
-  ProjectSettings,
-  StackConfig,
-  configEnv,
-  fullKey,
-  plainConfig,
-  readConfigJson,
-  readProject,
-  readStackConfigFile,
-} from "./config";
+import { ProjectSettings, StackConfig, configEnv, plainConfig, readProject, resolveStackConfig } from "./config";
 import { Deployment, DriftRecord, StepRecord } from "./deployment";
 import { startMonitor } from "./monitor";
 import { Printer, Summary, renderValue, summaryBlock } from "./output";
@@ -53,8 +44,9 @@ export interface EngineOptions {
   /** Extra environment for the program and the provider host (on top of this process's environment). */
   env?: NodeJS.ProcessEnv;
   /**
-   * Fail when any change is planned (the drift check): preview/up fail if the program would create,
-   * update, replace or delete anything (up then changes nothing); refresh fails if anything drifted.
+   * Fail with exit code 7 when there are changes, as `pulumi <cmd> --expect-no-changes`: preview when it
+   * plans any create, update, replace or delete; up AFTER applying them (the check happens after the update,
+   * as in the CLI); refresh when anything drifted or vanished.
    */
   expectNoChanges?: boolean;
   /** preview/up/destroy: refresh the state first (`pulumi preview --refresh`). */
@@ -67,8 +59,15 @@ export interface EngineOptions {
 
 /** What one run did. */
 export interface EngineResult {
-  /** Everything succeeded (and, with expectNoChanges, nothing was to change). */
+  /** Everything succeeded (and, with expectNoChanges, nothing changed or was to change). */
   ok: boolean;
+  /**
+   * The Pulumi CLI's exit code for this outcome (pkg/cmd/pulumi/cmd/exit_codes.go): 0 success, 1 a failure
+   * (failed step, failed program), 7 (ExitNoChanges) when `expectNoChanges` was set, everything else
+   * succeeded and there were changes. A failure wins over unexpected changes, as in the CLI, where the
+   * operation's error is returned before the changes are looked at (operations/up.go, preview.go).
+   */
+  exitCode: 0 | 1 | 7;
   /** Counts of the main phase's steps (for `refresh`: update = drifted, delete = gone). */
   summary: Summary;
   steps: StepRecord[];
@@ -91,21 +90,11 @@ function resolvePulumi(projectDir: string): string {
   }
 }
 
-function stackConfig(opts: EngineOptions, project: string, stack: string): StackConfig {
-  const config: StackConfig = { ...readStackConfigFile(opts.projectDir, stack, project) };
-  if (opts.configFile) Object.assign(config, readConfigJson(opts.configFile, project));
-  for (const [k, v] of Object.entries(opts.config ?? {})) config[fullKey(k, project)] = { value: v, secret: false };
-  for (const [k, v] of Object.entries(opts.secrets ?? {})) config[fullKey(k, project)] = { value: v, secret: true };
-  return config;
-}
-
-/** Runs one engine command. Never throws for deployment failures: see `ok` and `errors`. */
+/**
+ * Runs one engine command. Never throws for deployment failures: see `ok`, `exitCode` and `errors`. Throws
+ * for what stops a run before it starts (Pulumi.yaml, config that cannot be read or decrypted, a locked state).
+ */
 export async function runEngine(opts: EngineOptions): Promise<EngineResult> {
-  if (opts.command === "up" && opts.expectNoChanges) {
-    // Like `pulumi up --expect-no-changes`: preview first and change nothing if the preview plans changes.
-    const preview = await runOnce({ ...opts, command: "preview" });
-    if (!preview.ok) return preview;
-  }
   return runOnce(opts);
 }
 
@@ -116,8 +105,16 @@ async function runOnce(opts: EngineOptions): Promise<EngineResult> {
   const project = readProject(projectDir);
   const stack = opts.stack ?? "dev";
   const stateFile = path.resolve(opts.stateFile ?? path.join(projectDir, ".vmhost-state.json"));
-  const config = stackConfig(opts, project.name, stack);
   const baseEnv: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
+  const config = await resolveStackConfig({
+    projectDir,
+    project,
+    stack,
+    env: baseEnv,
+    configFile: opts.configFile,
+    config: opts.config,
+    secrets: opts.secrets,
+  });
   const passphrase = statePassphrase(baseEnv);
   // preview only reads the state; every other command writes it, one run at a time.
   const unlock = opts.command === "preview" ? () => undefined : lockState(stateFile);
@@ -241,11 +238,16 @@ async function runLocked(
   printer.line(summaryBlock(deployment.summary, dryRun));
   const changes = deployment.summary.create + deployment.summary.update + deployment.summary.replace + deployment.summary.delete;
   let ok = deployment.errors.length === 0;
-  // Only planned changes count (for refresh: drifted or vanished resources). Outputs that merely moved
-  // (timestamps, status) during `preview --refresh` are not changes, as with the Pulumi CLI.
-  if (opts.expectNoChanges && changes > 0) {
+  let exitCode: EngineResult["exitCode"] = ok ? 0 : 1;
+  // Only the main phase's changes count (for refresh: drifted or vanished resources): the refresh of
+  // `preview --refresh` / `up --refresh` is not counted (engine/update.go counts refresh steps only for the
+  // refresh command; engine.HasChanges ignores same and reads). `up` has applied its changes by now: the
+  // CLI checks after the update (operations/up.go: "This check happens after the update is applied").
+  if (ok && opts.expectNoChanges && changes > 0) {
     ok = false;
-    const msg = "no changes were expected but changes were found";
+    exitCode = 7;
+    const operation = opts.command === "up" ? "update" : opts.command;
+    const msg = `no changes were expected for ${operation} but changes were proposed`; // backenderr.NoChangesExpectedError
     deployment.errors.push(msg);
     printer.line(`error: ${msg}`);
   }
@@ -254,6 +256,7 @@ async function runLocked(
   if (!ok) printer.line(`${opts.command} failed: ${deployment.errors.length} error(s)`);
   return {
     ok,
+    exitCode,
     summary: { ...deployment.summary },
     steps: [...deployment.steps],
     drift: refreshDrift,
