@@ -275,6 +275,46 @@ describe("values and overrides", () => {
       "app:dbPassword": { value: "pw", secret: true },
     });
   });
+
+  test("Pulumi.yaml project config: typed and secret declarations are enforced as by the CLI", async () => {
+    // pkg/workspace/config.go validateStackConfigValue + workspace/project.go ValidateConfigValue: scalars are
+    // checked as text ("3" is an integer), objects and lists as JSON.
+    fs.writeFileSync(
+      path.join(dir, "Pulumi.yaml"),
+      [
+        "name: app",
+        "runtime: nodejs",
+        "config:",
+        "  replicas:",
+        "    type: integer",
+        "  ports:",
+        "    type: array",
+        "    items:",
+        "      type: integer",
+        "  dbPassword:",
+        "    type: string",
+        "    secret: true",
+      ].join("\n"),
+    );
+    const proj = readProject(dir);
+    const withStack = async (lines: string[], extra: { config?: Record<string, string>; secrets?: Record<string, string> } = { secrets: { dbPassword: "pw" } }) => {
+      fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), ["config:", ...lines].join("\n"));
+      return resolve("app", {}, { project: proj, ...extra });
+    };
+    expect(await withStack(["  app:replicas: 3", "  app:ports: [80, 443]"])).toMatchObject({
+      "app:replicas": { value: "3" },
+      "app:ports": { value: "[80,443]" },
+    });
+    await expect(withStack(["  app:replicas: many", "  app:ports: [80]"])).rejects.toThrow(
+      "Stack 'dev' with configuration key 'replicas' must be of type 'integer'",
+    );
+    await expect(withStack(["  app:replicas: 1", "  app:ports: [http]"])).rejects.toThrow(
+      "Stack 'dev' with configuration key 'ports' must be of type 'array<integer>'",
+    );
+    await expect(withStack(["  app:replicas: 1", "  app:ports: [80]"], { config: { dbPassword: "plain" } })).rejects.toThrow(
+      "Stack 'dev' with configuration key 'dbPassword' must be encrypted as it's secret",
+    );
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------

@@ -23,9 +23,16 @@ import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { z } from "zod";
 
+/** A project-level config type's `items` (for `type: array`), nested for arrays of arrays. */
+export interface ProjectConfigItemsType {
+  type: string;
+  items?: ProjectConfigItemsType;
+}
+
 /** One project-level config declaration (Pulumi.yaml `config:`), after the shorthand is expanded. */
 export interface ProjectConfigType {
   type?: string;
+  items?: ProjectConfigItemsType;
   default?: unknown;
   value?: unknown;
   secret?: boolean;
@@ -64,10 +71,14 @@ function parseYaml(file: string): unknown {
   }
 }
 
+const itemsTypeSchema: z.ZodType<ProjectConfigItemsType> = z.lazy(() =>
+  z.object({ type: z.string(), items: itemsTypeSchema.optional() }),
+);
+
 const projectConfigTypeSchema = z.object({
   type: z.string().optional(),
   description: z.string().optional(),
-  items: z.unknown().optional(),
+  items: itemsTypeSchema.optional(),
   default: z.unknown().optional(),
   value: z.unknown().optional(),
   secret: z.boolean().optional(),
@@ -109,7 +120,9 @@ export function readProject(projectDir: string): ProjectSettings {
     }
     const t = projectConfigTypeSchema.safeParse(raw);
     if (!t.success) throw new Error(`${file}: config ${key}: ${t.error.issues.map((i) => i.message).join("; ")}`);
-    config[key] = { type: t.data.type, default: t.data.default, value: t.data.value, secret: t.data.secret };
+    const declared: ProjectConfigType = { type: t.data.type, default: t.data.default, value: t.data.value, secret: t.data.secret };
+    if (t.data.items) declared.items = t.data.items;
+    config[key] = declared;
   }
   return { name: p.name, main: p.main ?? ".", typescript, config };
 }
@@ -370,16 +383,28 @@ const configFileSchema = z.record(
  * Non-string values are handed over as the CLI would (numbers and booleans as text, objects and lists as JSON).
  */
 export function readConfigJson(file: string, project: string): StackConfig {
+  return readConfigJsonValues(file, project).config;
+}
+
+/** readConfigJson, plus which keys hold objects or lists (`{"value": {...}}`), for the project type checks. */
+function readConfigJsonValues(file: string, project: string): { config: StackConfig; objects: Set<string> } {
   const parsed = configFileSchema.parse(JSON.parse(fs.readFileSync(file, "utf8")));
-  const out: StackConfig = {};
+  const config: StackConfig = {};
+  const objects = new Set<string>();
   const noSecrets: Decrypt = () => {
     throw new Error(`${file}: {"secure": ...} values are not supported in a config file; use {"secret": "value"}`);
   };
   for (const [k, v] of Object.entries(parsed)) {
-    if (typeof v === "object" && "secret" in v) out[fullKey(k, project)] = { value: v.secret, secret: true };
-    else out[fullKey(k, project)] = configText(typeof v === "object" ? v.value : v, noSecrets);
+    const key = fullKey(k, project);
+    if (typeof v === "object" && "secret" in v) {
+      config[key] = { value: v.secret, secret: true };
+    } else {
+      const raw = typeof v === "object" ? v.value : v;
+      config[key] = configText(raw, noSecrets);
+      if (raw === null || raw === undefined || typeof raw === "object") objects.add(key);
+    }
   }
-  return out;
+  return { config, objects };
 }
 
 /** Where config comes from, lowest precedence first. */
@@ -405,9 +430,21 @@ export async function resolveStackConfig(src: ConfigSources): Promise<StackConfi
   const projectName = src.project.name;
   const stackFile = readStackFile(src.projectDir, src.stack, projectName);
   const overrides: StackConfig = {};
-  if (src.configFile) Object.assign(overrides, readConfigJson(src.configFile, projectName));
-  for (const [k, v] of Object.entries(src.config ?? {})) overrides[fullKey(k, projectName)] = { value: v, secret: false };
-  for (const [k, v] of Object.entries(src.secrets ?? {})) overrides[fullKey(k, projectName)] = { value: v, secret: true };
+  // Keys whose value is an object in the CLI's sense (value.go Value.Object: a map, a list or null), which
+  // the project type checks read as JSON rather than as text.
+  const objects = new Set<string>();
+  if (src.configFile) {
+    const fromJson = readConfigJsonValues(src.configFile, projectName);
+    Object.assign(overrides, fromJson.config);
+    fromJson.objects.forEach((k) => objects.add(k));
+  }
+  const flag = (k: string, value: string, secret: boolean): void => {
+    const key = fullKey(k, projectName);
+    overrides[key] = { value, secret };
+    objects.delete(key);
+  };
+  for (const [k, v] of Object.entries(src.config ?? {})) flag(k, v, false);
+  for (const [k, v] of Object.entries(src.secrets ?? {})) flag(k, v, true);
 
   const fromFile = Object.entries(stackFile.values).filter(([k]) => !(k in overrides));
   const encrypted = fromFile.filter(([, v]) => containsSecure(v)).map(([k]) => k);
@@ -418,6 +455,7 @@ export async function resolveStackConfig(src: ConfigSources): Promise<StackConfi
 
   const config: StackConfig = {};
   for (const [k, raw] of fromFile) {
+    if (raw === null || (typeof raw === "object" && secureCiphertext(raw) === undefined)) objects.add(k);
     try {
       config[k] = configText(raw, decrypt);
     } catch (e) {
@@ -438,7 +476,10 @@ export async function resolveStackConfig(src: ConfigSources): Promise<StackConfi
       if (key.startsWith(`${projectName}:`)) missing.push(declared);
       continue;
     }
+    // createConfigValue: string, int and bool are plain values, anything else an object value.
+    const primitive = typeof given === "string" || typeof given === "boolean" || (typeof given === "number" && Number.isInteger(given));
     config[key] = { value: typeof given === "string" ? given : goJson(given), secret: false };
+    if (!primitive) objects.add(key);
   }
   if (missing.length > 0) {
     const quoted = missing.map((k) => `'${k}'`);
@@ -448,7 +489,54 @@ export async function resolveStackConfig(src: ConfigSources): Promise<StackConfi
         `(declared in Pulumi.yaml without a default): set it in ${path.basename(stackFile.file)} or pass --config`,
     );
   }
+  validateProjectConfig(src.stack, src.project, config, objects);
   return config;
+}
+
+/**
+ * Checks the config against Pulumi.yaml's typed declarations as the CLI does before every preview and
+ * update (pkg/workspace/config.go `validateStackConfigValues` / `validateStackConfigValue`,
+ * workspace/project.go `ValidateConfigValue`): a declaration with `secret: true` needs a secret value, and
+ * one with a `type` a value of that type. Scalars are checked as the text the program gets (so "3" is an
+ * integer and "true" a boolean, as for the CLI); objects and lists as their JSON.
+ */
+function validateProjectConfig(stack: string, project: ProjectSettings, config: StackConfig, objects: Set<string>): void {
+  for (const declared of Object.keys(project.config).sort()) {
+    const t = project.config[declared];
+    const key = fullKey(declared, project.name);
+    // A key set nowhere is checked as the CLI's zero Value: a plain empty string.
+    const v = config[key] ?? { value: "", secret: false };
+    if (t.secret && !v.secret) {
+      throw new Error(`Stack '${stack}' with configuration key '${declared}' must be encrypted as it's secret`);
+    }
+    if (t.type === undefined) continue;
+    const content: unknown = objects.has(key) ? JSON.parse(v.value) : v.value;
+    if (!validConfigValue(t.type, t.items, content)) {
+      throw new Error(`Stack '${stack}' with configuration key '${declared}' must be of type '${fullTypeName(t.type, t.items)}'`);
+    }
+  }
+}
+
+function fullTypeName(type: string, items: ProjectConfigItemsType | undefined): string {
+  return items ? `array<${fullTypeName(items.type, items.items)}>` : type;
+}
+
+/** workspace/project.go `ValidateConfigValue`. */
+function validConfigValue(type: string, items: ProjectConfigItemsType | undefined, value: unknown): boolean {
+  switch (type) {
+    case "string":
+      return typeof value === "string";
+    case "integer":
+      if (typeof value === "number") return Number.isInteger(value);
+      // strconv.Atoi: optional sign and decimal digits, within 64 bits.
+      return typeof value === "string" && /^[+-]?\d+$/.test(value) && BigInt(value) >= -(2n ** 63n) && BigInt(value) < 2n ** 63n;
+    case "boolean":
+      return typeof value === "boolean" || value === "true" || value === "false";
+    case "object":
+      return value !== null && typeof value === "object" && !Array.isArray(value);
+    default:
+      return Array.isArray(value) && items !== undefined && value.every((x) => validConfigValue(items.type, items.items, x));
+  }
 }
 
 /**
