@@ -410,6 +410,10 @@ describe("through the engine", () => {
     ];
     const write = jest.spyOn(process.stdout, "write").mockImplementation(() => true);
     const usage = jest.spyOn(console, "error").mockImplementation(() => undefined);
+    // The CLI reads the passphrase from this process's environment: none for this test.
+    const saved = { p: process.env.PULUMI_CONFIG_PASSPHRASE, f: process.env.PULUMI_CONFIG_PASSPHRASE_FILE };
+    delete process.env.PULUMI_CONFIG_PASSPHRASE;
+    delete process.env.PULUMI_CONFIG_PASSPHRASE_FILE;
     try {
       const one: ItemSpec[] = [{ name: "x", size: 1 }];
       expect(await main([...args("preview", one), "--expect-no-changes"])).toBe(7);
@@ -422,9 +426,18 @@ describe("through the engine", () => {
       expect(await main([...args("up", [{ name: "x", size: "big" }]), "--expect-no-changes"])).toBe(1);
       expect(await main([...args("destroy", one), "--expect-no-changes"])).toBe(2); // not a destroy flag
       expect(await main(["up", "--no-such-flag"])).toBe(2);
+      // Config that cannot be decrypted stops the run before it starts: 1, with the reason on stderr.
+      fs.writeFileSync(
+        path.join(p.dir, "Pulumi.dev.yaml"),
+        [`encryptionsalt: ${secrets.encryptionSalt}`, "config:", "  fixture:other:", `    secure: ${pulumiEncrypt(secrets.key, "o")}`].join("\n"),
+      );
+      expect(await main([...args("preview", one), "--expect-no-changes"])).toBe(1);
+      expect(String(usage.mock.calls.at(-1)?.[0])).toMatch(/fixture:other is encrypted.*PULUMI_CONFIG_PASSPHRASE/);
     } finally {
       write.mockRestore();
       usage.mockRestore();
+      if (saved.p !== undefined) process.env.PULUMI_CONFIG_PASSPHRASE = saved.p;
+      if (saved.f !== undefined) process.env.PULUMI_CONFIG_PASSPHRASE_FILE = saved.f;
     }
   });
 
