@@ -4,6 +4,10 @@
  * Tests that drive the packed package (dynamic-provider host, local engine, examples) need `make pack`
  * first; `make test` does that.
  */
+// Learned operation durations stay in memory during tests (provider/wait/durations.ts): nothing is written to
+// the user's cache directory, and no run depends on what an earlier one learned.
+process.env.VMHOST_CACHE_DIR ??= "off";
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",

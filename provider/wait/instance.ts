@@ -1,7 +1,9 @@
-import { BusyError, type InstanceDetail, type VmHostClient } from "../api";
+import { BusyError, type InstanceDetail, type InstanceListItem, type VmHostClient } from "../api";
 import { progressLog } from "../context";
 import { instanceLock } from "../resources/common/lock";
+import { durationsFor } from "./durations";
 import { Deadline, pollUntil, WaitFailedError, WaitTimeoutError } from "./poll";
+import { statusPollerFor } from "./status-poller";
 
 /** Statuses that mean the last operation failed: the wait ends at once instead of running to its deadline. */
 export function isFailureStatus(status: string): boolean {
@@ -22,21 +24,27 @@ export interface InstanceWaitOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/**
- * How long each kind of operation usually takes on this account, learned in this process (moving average).
- * Hosts differ a lot (a create takes 40 s on one and 4 min on another), so a fixed guess would either poll
- * too often or notice completion late.
- */
-const learnedDurations = new Map<string, number>();
-
-function expectedFor(opts: InstanceWaitOptions): number | undefined {
-  return opts.expectedMs ?? (opts.kind ? learnedDurations.get(opts.kind) : undefined);
+function expectedFor(client: VmHostClient, opts: { expectedMs?: number; kind?: string }): number | undefined {
+  return opts.expectedMs ?? (opts.kind ? durationsFor(client.baseUrl).expected(opts.kind) : undefined);
 }
 
-function learn(kind: string | undefined, ms: number): void {
-  if (!kind) return;
-  const previous = learnedDurations.get(kind);
-  learnedDurations.set(kind, previous === undefined ? ms : previous * 0.7 + ms * 0.3);
+/** Learns how long `kind` took on this host (durations.ts: kept across runs, so a fresh process polls well too). */
+function learn(client: VmHostClient, kind: string | undefined, ms: number): void {
+  if (kind) durationsFor(client.baseUrl).learn(kind, ms);
+}
+
+/** What one poll saw: the instance's row in the shared list, its detail (when the list does not show it), or gone. */
+type Seen = { row: InstanceListItem; detail?: undefined } | { detail: InstanceDetail; row?: undefined } | undefined;
+
+/**
+ * One status poll through the process's shared poller (status-poller.ts): the list row when the list shows the
+ * instance; otherwise the detail, because only its 404 says the instance is gone.
+ */
+async function observe(client: VmHostClient, uuid: string): Promise<Seen> {
+  const row = await statusPollerFor(client).status(uuid);
+  if (row) return { row };
+  const detail = await client.instances.find(uuid);
+  return detail ? { detail } : undefined;
 }
 
 /**
@@ -46,42 +54,60 @@ function learn(kind: string | undefined, ms: number): void {
  */
 export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: InstanceWaitOptions): Promise<InstanceDetail> {
   const started = Date.now();
+  const gone = { failed: true, message: `instance ${uuid} no longer exists` } as const;
   const detail = await pollUntil<InstanceDetail>({
     what: opts.what,
     deadline: opts.deadline,
-    expectedMs: expectedFor(opts),
+    expectedMs: expectedFor(client, opts),
     log: progressLog,
     sleep: opts.sleep,
     poll: async () => {
-      const d = await client.instances.find(uuid);
-      if (!d) return { failed: true, message: `instance ${uuid} no longer exists` };
+      const seen = await observe(client, uuid);
+      if (!seen) return gone;
+      const status = seen.row ?? seen.detail;
+      if (isFailureStatus(status.status)) return { failed: true, message: `the instance reports status ${status.status}` };
+      if (status.operation_flag !== 0) return { done: false, status: `${status.status} (operation running)` };
+      // The list says no operation runs: the detail has what `until` checks (sizes, tier, addresses, network).
+      const d = seen.detail ?? (await client.instances.find(uuid));
+      if (!d) return gone;
       if (isFailureStatus(d.status)) return { failed: true, message: `the instance reports status ${d.status}` };
       if (d.operation_flag === 0 && (!opts.until || opts.until(d))) return { done: true, value: d };
       return { done: false, status: d.operation_flag !== 0 ? `${d.status} (operation running)` : d.status };
     },
   });
-  learn(opts.kind, Date.now() - started);
+  learn(client, opts.kind, Date.now() - started);
   return detail;
 }
 
-/** Polls until the instance is gone (404). Used after delete, so a destroy only returns once billing stopped. */
+/**
+ * Polls until the instance is gone (404 on its detail; the list not showing it is only a hint). Used after
+ * delete, so a destroy only returns once billing stopped. Learns the duration as kind `delete` by default.
+ */
 export async function waitForInstanceGone(
   client: VmHostClient,
   uuid: string,
-  opts: { what: string; deadline: Deadline; sleep?: (ms: number) => Promise<void> },
+  opts: { what: string; deadline: Deadline; sleep?: (ms: number) => Promise<void>; kind?: string },
 ): Promise<void> {
+  const started = Date.now();
+  const kind = opts.kind ?? "delete";
   await pollUntil<void>({
     what: opts.what,
     deadline: opts.deadline,
+    expectedMs: expectedFor(client, { kind }),
     log: progressLog,
     sleep: opts.sleep,
     poll: async () => {
-      const d = await client.instances.find(uuid);
+      const seen = await observe(client, uuid);
+      if (!seen) return { done: true, value: undefined };
+      let d: { status: string; operation_flag: number } | undefined = seen.row ?? seen.detail;
+      // Listed with no operation running: a host whose list lags (or keeps deleted VMs) is asked for the detail.
+      if (seen.row && d.operation_flag === 0) d = await client.instances.find(uuid);
       if (!d) return { done: true, value: undefined };
       if (isFailureStatus(d.status) && d.operation_flag === 0) return { failed: true, message: `the instance reports status ${d.status}` };
       return { done: false, status: d.status };
     },
   });
+  learn(client, kind, Date.now() - started);
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -6,19 +6,26 @@ function fakeTime() {
   let t = 0;
   return { now: () => t, sleep: async (ms: number) => void (t += ms), advance: (ms: number) => void (t += ms) };
 }
-const schedule = { fastMs: 250, maxMs: 10_000, fastPhaseMs: 2_000 };
+const schedule = { fastMs: 250, maxMs: 10_000 };
 
 describe("polling schedule", () => {
-  it("polls fast at first, backs off in between, and is fast again near the expected finish", () => {
-    expect(nextPollDelay(500, 120_000, schedule)).toBe(250);
-    const middle = nextPollDelay(30_000, 120_000, schedule);
-    expect(middle).toBeGreaterThan(5_000);
-    expect(middle).toBeLessThanOrEqual(10_000);
-    expect(nextPollDelay(118_000, 120_000, schedule)).toBe(250);
+  it("without an estimate polls every interval (noticed within one interval, also in a fresh process)", () => {
+    expect(nextPollDelay(0, undefined, schedule)).toBe(250);
+    expect(nextPollDelay(600_000, undefined, schedule)).toBe(250);
   });
-  it("without an estimate, backs off geometrically up to the cap", () => {
-    expect(nextPollDelay(4_000, undefined, schedule)).toBe(1_000);
-    expect(nextPollDelay(600_000, undefined, schedule)).toBe(10_000);
+  it("with an estimate sleeps until a tenth before the usual finish, then polls every interval", () => {
+    expect(nextPollDelay(0, 60_000, schedule)).toBe(54_000);
+    expect(nextPollDelay(54_000, 60_000, schedule)).toBe(250);
+    expect(nextPollDelay(61_000, 60_000, schedule)).toBe(250);
+  });
+  it("far past the usual finish backs off up to the cap", () => {
+    expect(nextPollDelay(120_000, 60_000, schedule)).toBe(6_000);
+    expect(nextPollDelay(3_600_000, 60_000, schedule)).toBe(10_000);
+  });
+  it("a lone 60 s operation whose duration is known costs at most 12 polls", () => {
+    let polls = 1;
+    for (let t = 0; t < 60_000; polls++) t += nextPollDelay(t, 60_000, { fastMs: 900, maxMs: 10_000 });
+    expect(polls).toBeLessThanOrEqual(12);
   });
 });
 

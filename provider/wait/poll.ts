@@ -22,37 +22,36 @@ export class Deadline {
 }
 
 /**
- * The polling schedule. Operations on this API take from seconds (hostname) to minutes (create, resize).
- * We poll often right after the start (fast operations settle quickly) and again around the time the
- * operation is expected to finish, and back off in between so a slow create does not hammer the API.
+ * The polling schedule. Goals (issue 11): every operation noticed within about a second of its end, also in a
+ * fresh process that knows nothing about the host, at about one status request per second for all waits
+ * together (the shared poller, status-poller.ts, makes that hold however many VMs wait); and once the usual
+ * duration of an operation kind is known (durations.ts keeps it across runs), few requests per wait.
+ * So: without an estimate, poll every `fastMs`; with one, poll once at the start (fast operations such as a
+ * rename are done at once), sleep until shortly before the usual finish, then poll every `fastMs`; far past it
+ * (a host having a slow day), back off up to `maxMs`.
  */
 export interface PollSchedule {
-  /** First interval and the interval near the expected finish. */
+  /** The interval when nothing is known, and near the expected finish. */
   fastMs: number;
-  /** The longest interval between two polls. */
+  /** The longest interval between two polls (far past the expected finish). */
   maxMs: number;
-  /** How long after the start polling stays fast. */
-  fastPhaseMs: number;
 }
 
+/** The default schedule: 0.9 s / 10 s (`VMHOST_POLL_FAST_MS` / `VMHOST_POLL_MAX_MS` override them, for tests). */
 export const defaultPollSchedule: PollSchedule = {
-  fastMs: Number(process.env.VMHOST_POLL_FAST_MS ?? 250),
+  fastMs: Number(process.env.VMHOST_POLL_FAST_MS ?? 900),
   maxMs: Number(process.env.VMHOST_POLL_MAX_MS ?? 10_000),
-  fastPhaseMs: 2_000,
 };
 
 /** The delay before the next poll, given how long we have waited and how long the operation usually takes. */
 export function nextPollDelay(elapsedMs: number, expectedMs: number | undefined, schedule: PollSchedule): number {
-  const { fastMs, maxMs, fastPhaseMs } = schedule;
-  if (elapsedMs < fastPhaseMs) return fastMs;
-  if (expectedMs !== undefined) {
-    const untilExpected = expectedMs - elapsedMs;
-    // close to the expected finish: poll fast; before it, sleep until it (but not past maxMs)
-    if (Math.abs(untilExpected) <= Math.max(fastPhaseMs, expectedMs * 0.15)) return fastMs;
-    if (untilExpected > 0) return Math.min(maxMs, Math.max(fastMs, untilExpected - expectedMs * 0.1));
-  }
-  // past the expected finish, or no estimate: back off geometrically
-  return Math.min(maxMs, Math.max(fastMs, elapsedMs * 0.25));
+  const { fastMs, maxMs } = schedule;
+  if (expectedMs === undefined) return fastMs;
+  // Wake a tenth early (at least one interval): durations vary a little from one operation to the next.
+  const wakeAt = expectedMs - Math.max(fastMs, expectedMs * 0.1);
+  if (elapsedMs < wakeAt) return wakeAt - elapsedMs;
+  if (elapsedMs <= expectedMs * 1.5 + fastMs) return fastMs;
+  return Math.min(maxMs, Math.max(fastMs, (elapsedMs - expectedMs) * 0.1));
 }
 
 /** What one poll concluded. */

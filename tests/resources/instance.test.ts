@@ -174,8 +174,8 @@ describe("create, clone, adopt", () => {
     await createClient({ baseUrl: sim.url, apiKey: sim.apiKey }).instances.stop(source.id);
     const before = requestCount();
     const cloning = up({ cloneFrom: source.id, hostname: "clone-busy", locationId: 1, tierId: 2 });
-    // the provider keeps polling the busy source and sends nothing yet
-    await until(() => sim.requests().slice(before).filter((r) => r.operation === "getInstance" && r.path.includes(source.id)).length >= 3);
+    // the provider keeps polling the busy source (through the shared status list) and sends nothing yet
+    await until(() => sim.requests().slice(before).filter((r) => r.operation === "listInstances" && !r.path.includes("search=")).length >= 3);
     expect(opsSince(before)).not.toContain("cloneInstance");
     await admin("POST", `/instances/${source.id}/finish-operation`, {});
     const { id } = await cloning;

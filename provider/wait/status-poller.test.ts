@@ -1,0 +1,79 @@
+import type { InstanceList, InstanceListItem } from "../api";
+import { InstanceStatusPoller } from "./status-poller";
+
+const row = (uuid: string, status = "Running", operation_flag = 0) =>
+  ({ uuid, hostname: uuid, status, operation_flag }) as unknown as InstanceListItem;
+
+/** A list of `rows` served `perPage` at a time, recording every page request and the clock time of each. */
+function fakeList(rows: InstanceListItem[], perPage = 100) {
+  const requests: { page: number; at: number }[] = [];
+  let now = 0;
+  const clock = { now: () => now, sleep: async (ms: number) => void (now += ms) };
+  const listPage = async (page: number): Promise<InstanceList> => {
+    requests.push({ page, at: now });
+    const data = rows.slice((page - 1) * perPage, page * perPage);
+    const total_pages = Math.max(1, Math.ceil(rows.length / perPage));
+    return { data, page: { total: rows.length, count: data.length, per_page: perPage, current_page: page, total_pages }, active_operation: 0 };
+  };
+  return { requests, clock, listPage, advance: (ms: number) => void (now += ms) };
+}
+
+describe("shared instance status poller", () => {
+  it("answers many waiters with one list request per tick", async () => {
+    const rows = Array.from({ length: 50 }, (_, i) => row(`vm-${i}`, i % 2 ? "Running" : "creating", i % 2 ? 0 : 1));
+    const list = fakeList(rows);
+    const poller = new InstanceStatusPoller(list.listPage, 1000, list.clock);
+    const seen = await Promise.all(rows.map((r) => poller.status(r.uuid)));
+    expect(list.requests).toHaveLength(1);
+    expect(seen.map((s) => s?.status)).toEqual(rows.map((r) => r.status));
+    // A second round of the same 50 waits: one more request, at least the interval after the first.
+    await Promise.all(rows.map((r) => poller.status(r.uuid)));
+    expect(list.requests).toHaveLength(2);
+    expect(list.requests[1]!.at - list.requests[0]!.at).toBeGreaterThanOrEqual(1000);
+    expect(poller.stats()).toEqual({ ticks: 2, requests: 2, answered: 100 });
+  });
+
+  it("never answers a waiter with a tick that started before it asked", async () => {
+    const rows = [row("vm-1", "Running", 0)];
+    const list = fakeList(rows);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const poller = new InstanceStatusPoller(async (page) => {
+      calls += 1;
+      if (calls === 1) await gate; // the first tick is in flight...
+      return list.listPage(page);
+    }, 1000, list.clock);
+    const first = poller.status("vm-1");
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    rows[0] = row("vm-1", "stopping", 1); // ...an operation starts, and a new wait asks
+    const second = poller.status("vm-1");
+    release();
+    await first;
+    expect((await second)?.status).toBe("stopping");
+    expect(calls).toBe(2);
+  });
+
+  it("reads further pages only until every waited instance is found; an unlisted one is undefined", async () => {
+    const rows = Array.from({ length: 250 }, (_, i) => row(`vm-${i}`));
+    const list = fakeList(rows, 100);
+    const poller = new InstanceStatusPoller(list.listPage, 1000, list.clock);
+    await expect(poller.status("vm-120")).resolves.toMatchObject({ uuid: "vm-120" });
+    expect(list.requests.map((r) => r.page)).toEqual([1, 2]);
+    await expect(poller.status("vm-gone")).resolves.toBeUndefined();
+    expect(list.requests.map((r) => r.page)).toEqual([1, 2, 1, 2, 3]);
+  });
+
+  it("a failed list request fails that tick's waiters only; the next tick works", async () => {
+    const list = fakeList([row("vm-1")]);
+    let fail = true;
+    const poller = new InstanceStatusPoller(async (page) => {
+      if (fail) throw new Error("HTTP 503");
+      return list.listPage(page);
+    }, 1000, list.clock);
+    await expect(poller.status("vm-1")).rejects.toThrow("HTTP 503");
+    fail = false;
+    await expect(poller.status("vm-1")).resolves.toMatchObject({ uuid: "vm-1" });
+  });
+});

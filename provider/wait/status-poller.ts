@@ -1,0 +1,121 @@
+/**
+ * One status poller per client (i.e. per provider process and account), shared by every instance wait.
+ *
+ * Each wait used to poll its own `GET /instance/{uuid}/detail`: 50 VMs waiting meant 50 requests per round,
+ * which a rate-limited host answers with 429s. The instance list carries `status` and `operation_flag` for a page
+ * of VMs per request, so one list request (a "tick") answers every wait at once. A wait asks for the status
+ * seen by the next tick that starts after it asked (an older answer could predate the operation it waits for);
+ * ticks are at least `minIntervalMs` apart, so status polling costs about one request per interval in total,
+ * however many VMs wait. Only where the list cannot tell does a wait read the detail: sizes, addresses and
+ * networks after an operation (once, when the list shows it finished), and a VM missing from the list (the
+ * list can shift between pages: only a 404 on the detail says "gone").
+ */
+import type { InstanceList, InstanceListItem, VmHostClient } from "../api";
+import { LIST_ALL_PAGE_SIZE } from "../api";
+
+interface Request {
+  uuid: string;
+  resolve(row: InstanceListItem | undefined): void;
+  reject(error: unknown): void;
+}
+
+/** Time source of the poller (tests inject one that does not really sleep). */
+export interface PollerClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const systemPollerClock: PollerClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+};
+
+/** Counters of a poller (for `make bench`). */
+export interface PollerStats {
+  /** List rounds made. */
+  ticks: number;
+  /** List requests made (a round can read several pages). */
+  requests: number;
+  /** Status questions answered. */
+  answered: number;
+}
+
+/** Shares list requests between every instance wait (see the module comment). */
+export class InstanceStatusPoller {
+  private pending: Request[] = [];
+  private scheduled = false;
+  private lastTickAt = -Infinity;
+  private readonly counters: PollerStats = { ticks: 0, requests: 0, answered: 0 };
+
+  constructor(
+    private readonly listPage: (page: number) => Promise<InstanceList>,
+    private readonly minIntervalMs: number,
+    private readonly clock: PollerClock = systemPollerClock,
+  ) {}
+
+  /**
+   * The instance's list row from the next tick that starts after this call, or undefined when the list does
+   * not show it. Rejects with the list's error when that tick fails.
+   */
+  status(uuid: string): Promise<InstanceListItem | undefined> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ uuid, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        void this.tick();
+      }
+    });
+  }
+
+  /** Counters so far. */
+  stats(): PollerStats {
+    return { ...this.counters };
+  }
+
+  private async tick(): Promise<void> {
+    // Waits that start together (a fleet's creates answered in one burst) share the first tick too.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const gap = this.lastTickAt + this.minIntervalMs - this.clock.now();
+    if (gap > 0) await this.clock.sleep(gap);
+    const batch = this.pending;
+    this.pending = [];
+    this.scheduled = false; // who asks from now on is answered by the next tick
+    this.lastTickAt = this.clock.now();
+    this.counters.ticks += 1;
+    try {
+      const wanted = new Set(batch.map((r) => r.uuid));
+      const found = new Map<string, InstanceListItem>();
+      for (let page = 1; ; page += 1) {
+        this.counters.requests += 1;
+        const list = await this.listPage(page);
+        for (const row of list.data) if (wanted.has(row.uuid)) found.set(row.uuid, row);
+        if (found.size === wanted.size || list.data.length === 0 || page >= list.page.total_pages) break;
+      }
+      this.counters.answered += batch.length;
+      for (const r of batch) r.resolve(found.get(r.uuid));
+    } catch (error) {
+      for (const r of batch) r.reject(error);
+    }
+  }
+}
+
+const pollers = new WeakMap<VmHostClient, InstanceStatusPoller>();
+
+/**
+ * The shortest time between two ticks: 0.9 s, so an operation is noticed within about a second of its end while
+ * polling costs about one request per second in total. `VMHOST_POLL_FAST_MS` lowers it (tests).
+ */
+export function pollIntervalMs(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const configured = Number(env.VMHOST_POLL_FAST_MS);
+  return Number.isFinite(configured) && configured > 0 ? configured : 900;
+}
+
+/** The shared poller of a client, created on first use. */
+export function statusPollerFor(client: VmHostClient): InstanceStatusPoller {
+  let poller = pollers.get(client);
+  if (!poller) {
+    poller = new InstanceStatusPoller((page) => client.instances.list({ limit: LIST_ALL_PAGE_SIZE, page }), pollIntervalMs());
+    pollers.set(client, poller);
+  }
+  return poller;
+}
