@@ -194,6 +194,11 @@ describe("values and overrides", () => {
         "  nested:",
         "    z: 1",
         "    a: [true, null]",
+        // gopkg.in/yaml.v3 resolve.go: underscores dropped, Go base-0 integers (010 is octal), int64/uint64 exact.
+        "  octal: 010",
+        "  thousand: 1_000",
+        "  big: 12345678901234567890",
+        "  ids: [9007199254740993, 0x10]",
       ].join("\n"),
     );
     expect(await resolve("app", {})).toEqual({
@@ -206,6 +211,10 @@ describe("values and overrides", () => {
       "app:empty": { value: "null", secret: false },
       "app:old": { value: "old-form key", secret: false },
       "app:nested": { value: '{"a":[true,null],"z":1}', secret: false },
+      "app:octal": { value: "8", secret: false },
+      "app:thousand": { value: "1000", secret: false },
+      "app:big": { value: "12345678901234567890", secret: false },
+      "app:ids": { value: "[9007199254740993,16]", secret: false },
     });
     fs.writeFileSync(path.join(dir, "Pulumi.bad.yaml"), "config:\n  a:b:c: 1\n");
     await expect(resolve("app", {}, { stack: "bad" })).rejects.toThrow(/could not parse a:b:c as a configuration key/);

@@ -59,13 +59,44 @@ export interface ConfigValue {
 /** Full config keys (`vmhost:apiKey`) to values. */
 export type StackConfig = Record<string, ConfigValue>;
 
-// js-yaml's CORE schema resolves the same plain scalars as gopkg.in/yaml.v3 decoding into `any` (which the CLI
-// does): null, booleans, numbers, strings. Timestamps stay strings (yaml.v3 keeps timestamp-looking values as
-// strings when the target is `any`), so the DEFAULT schema's Date conversion would be wrong here.
+/**
+ * Plain integers as gopkg.in/yaml.v3 resolves them (resolve.go: underscores dropped, then Go's
+ * `strconv.ParseInt(s, 0, 64)`, then `ParseUint`): `010` is octal 8 and `1_000` is 1000, unlike YAML 1.2's
+ * core schema; integers beyond 2^53 stay exact (as bigint) where Go keeps an int64/uint64. What does not
+ * parse falls through to the float and string types.
+ */
+const goYamlInt = new yaml.Type("tag:yaml.org,2002:int", {
+  kind: "scalar",
+  resolve: (data: unknown) => typeof data === "string" && goInt(data) !== undefined,
+  construct: (data: string) => {
+    const v = goInt(data)!;
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  },
+  predicate: (v: unknown) => typeof v === "bigint",
+  represent: (v: object) => String(v),
+});
+
+function goInt(text: string): bigint | undefined {
+  const m = /^([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/.exec(text.replace(/_/g, ""));
+  if (!m) return undefined;
+  const digits = m[2];
+  const body = /^0[0-7]+$/.test(digits) ? `0o${digits.slice(1)}` : digits; // Go base 0: a leading 0 is octal
+  const v = m[1] === "-" ? -BigInt(body) : BigInt(body);
+  if (v >= -(2n ** 63n) && v < 2n ** 63n) return v; // ParseInt
+  if (m[1] === "" && v < 2n ** 64n) return v; // ParseUint (which takes no sign)
+  return undefined;
+}
+
+// js-yaml's CORE schema (null, booleans, floats, strings, with Go's integers above) resolves the plain
+// scalars as gopkg.in/yaml.v3 decoding into `any` does, which is what the CLI does. Timestamps stay strings
+// (yaml.v3 keeps timestamp-looking values as strings when the target is `any`), so the DEFAULT schema's Date
+// conversion would be wrong here.
+const CLI_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [goYamlInt] });
+
 function parseYaml(file: string): unknown {
   const text = fs.readFileSync(file, "utf8").replace(/^\uFEFF/, "");
   try {
-    return yaml.load(text, { schema: yaml.CORE_SCHEMA, filename: file });
+    return yaml.load(text, { schema: CLI_SCHEMA, filename: file });
   } catch (e) {
     throw new Error(`${file} is not valid YAML: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -262,6 +293,7 @@ export function goJson(v: unknown): string {
     return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   }
   if (typeof v === "number") return goNumber(v);
+  if (typeof v === "bigint") return v.toString();
   if (typeof v === "boolean") return String(v);
   if (Array.isArray(v)) return `[${v.map(goJson).join(",")}]`;
   if (typeof v === "object") {
