@@ -18,10 +18,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const lastSeq = () => sim.requests().at(-1)?.seq ?? 0;
 
+/** Polls until the instance is idle in `status`; fails after 10 s instead of hanging. */
 async function waitIdle(uuid: string, status = "Running"): Promise<void> {
+  const deadline = Date.now() + 10_000;
   for (;;) {
     const d = await client.instances.get(uuid);
     if (d.operation_flag === 0 && d.status === status) return;
+    if (Date.now() > deadline) throw new Error(`instance ${uuid} not idle in ${status} within 10 s (status ${d.status})`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -43,6 +46,62 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sim.close();
+});
+
+describe("catalogue lookups (what the Instance's ids refer to)", () => {
+  it("getLocations lists every location with its id; getLocation finds one by name, any case", async () => {
+    const { locations } = await vmhost.getLocations({}, opts);
+    expect(locations).toEqual([
+      { id: 1, name: "Jakarta", code: "JKT", country: "Indonesia" },
+      { id: 2, name: "Surabaya", code: "SBY", country: "Indonesia" },
+      { id: 3, name: "Singapore", code: "SGP", country: "Singapore" },
+    ]);
+    expect(await vmhost.getLocation({ name: "jakarta" }, opts)).toEqual(locations[0]);
+    expect((await vmhost.getLocation({ id: 3 }, opts)).name).toBe("Singapore");
+  });
+
+  it("getLocation fails naming the valid locations and the function that lists them", async () => {
+    await expect(vmhost.getLocation({ name: "Bandung" }, opts)).rejects.toThrow(
+      'getLocation: no location "Bandung" on this host; valid: Jakarta (1), Surabaya (2), Singapore (3) (getLocations lists them)',
+    );
+    await expect(vmhost.getLocation({}, opts)).rejects.toThrow(/give name \(e\.g\. "Jakarta"\) or id/);
+  });
+
+  it("getTiers says which tiers offer dedicated CPUs, with prices; getTier finds one by name", async () => {
+    const { tiers } = await vmhost.getTiers({}, opts);
+    expect(tiers.map((t) => [t.id, t.name, t.dedicatedCpuAvailable])).toEqual([[1, "Basic", false], [2, "Standard", false], [3, "Premium", true]]);
+    expect(tiers[2]!.prices.dedicatedCpuPerHour).toBe(200);
+    expect(await vmhost.getTier({ name: "PREMIUM" }, opts)).toEqual(tiers[2]);
+    await expect(vmhost.getTier({ name: "Gold" }, opts)).rejects.toThrow(/no tier "Gold" on this host; valid: Basic \(1\), Standard \(2\), Premium \(3\) \(getTiers lists them\)/);
+  });
+
+  it("getOsTemplates lists each template with its minimums; getOsTemplate finds one by name and version", async () => {
+    const { templates } = await vmhost.getOsTemplates({}, opts);
+    expect(templates).toContainEqual({ id: 4, name: "Windows Server", version: "2022", minCpu: 2, minMemory: 4, minStorage: 40 });
+    expect((await vmhost.getOsTemplate({ name: "ubuntu", version: "22.04" }, opts)).id).toBe(1);
+    expect((await vmhost.getOsTemplate({ name: "Debian" }, opts)).id).toBe(2);
+    await expect(vmhost.getOsTemplate({ name: "Ubuntu", version: "18.04" }, opts)).rejects.toThrow(/no OS template "Ubuntu" version "18\.04".*Ubuntu 22\.04 \(1\).*getOsTemplates lists them/);
+  });
+
+  it("getBlockStorages lists disks attached or not, with location and instance; getBlockStorage finds one by name on every run", async () => {
+    const before = await vmhost.getBlockStorage({ name: "jkt-data-50" }, opts);
+    expect(before).toEqual(expect.objectContaining({ name: "jkt-data-50", size: 50, locationId: 1, location: "Jakarta", attachedInstanceId: null }));
+    await client.storage.attach(before.id, { instanceId: vm });
+    // attached: gone from getBlockStorageOptions, still found here (a program looking it up keeps the same disk)
+    expect((await vmhost.getBlockStorageOptions({ locationId: 1 }, opts)).blockStorages.map((b) => b.id)).not.toContain(before.id);
+    const after = await vmhost.getBlockStorage({ name: "JKT-DATA-50" }, opts);
+    expect(after).toEqual({ ...before, attachedInstanceId: vm, attachedInstanceHostname: after.attachedInstanceHostname, status: after.status });
+    const { blockStorages } = await vmhost.getBlockStorages({ locationId: 3 }, opts);
+    expect(blockStorages.map((b) => b.name)).toEqual(["sgp-data-40"]);
+    await expect(vmhost.getBlockStorage({ name: "nope" }, opts)).rejects.toThrow(/no block storage "nope" on this host; valid: .*jkt-data-100.* \(getBlockStorages lists them\)/);
+    await client.storage.detach(before.id); // the other tests price the instance without it
+    await waitIdle(vm);
+  });
+
+  it("the Output forms take Pulumi inputs (getLocationOutput(...).id feeds an Instance's locationId)", async () => {
+    const id = await new Promise<number>((resolve) => vmhost.getLocationOutput({ name: pulumi.output("Surabaya") }, opts).id.apply(resolve));
+    expect(id).toBe(2);
+  });
 });
 
 describe("functions (read endpoints)", () => {

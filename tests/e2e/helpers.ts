@@ -22,7 +22,7 @@ export const REPO = path.resolve(__dirname, "..", "..");
 export const EXAMPLES_DIR = path.join(REPO, "examples");
 export const TARBALL = path.join(REPO, ".pack", "pulumi-vmhost.tgz");
 /** The examples that are Pulumi projects (examples/ci is a workflow, not a project). */
-export const EXAMPLES = ["basic-vm", "web-cluster", "storage-and-snapshots"] as const;
+export const EXAMPLES = ["basic-vm", "web-cluster", "storage-and-snapshots", "by-name"] as const;
 export type ExampleName = (typeof EXAMPLES)[number];
 
 /** Holds one install folder per tarball content (`install-<hash>`), so a `make pack` run by someone else
@@ -238,14 +238,14 @@ export class ExampleStack {
   /** Runs an engine command the way `pulumi <command>` would, with the API key and password as secrets. */
   run(
     command: EngineCommand,
-    extra: { config?: Record<string, string> } & Pick<EngineOptions, "refresh" | "expectNoChanges"> = {},
+    extra: { config?: Record<string, string>; secrets?: Record<string, string> } & Pick<EngineOptions, "refresh" | "expectNoChanges"> = {},
   ): Promise<EngineResult> {
     return runEngine({
       command,
       projectDir: this.dir,
       stateFile: this.stateFile,
       config: { "vmhost:baseUrl": this.sim.url, ...this.baseConfig, ...extra.config },
-      secrets: { "vmhost:apiKey": this.sim.apiKey, vmPassword: VM_PASSWORD },
+      secrets: { "vmhost:apiKey": this.sim.apiKey, vmPassword: VM_PASSWORD, ...extra.secrets },
       refresh: extra.refresh,
       expectNoChanges: extra.expectNoChanges,
       // Nothing from the outer environment may stand in for stack config.

@@ -16,6 +16,7 @@ import { createClient, resolveClientOptions, type ClientOptions, type VmHostClie
 import { parseDuration } from "../../../provider/resources/common/duration";
 import { Deadline } from "../../../provider/wait/poll";
 import { runInstanceOperation } from "../../../provider/wait/instance";
+import { locationsOf, templatesOf, tiersOf } from "../../../provider/resources/common/preflight";
 import { functionSchemas, type FunctionName } from "./registry";
 
 export { functionSchemas, type FunctionName } from "./registry";
@@ -119,6 +120,171 @@ export type GetSizeTemplatesResult = Result<"getSizeTemplates">;
 export function getSizeTemplates(args: Args<"getSizeTemplates"> = {}, options?: FunctionOptions): Promise<GetSizeTemplatesResult> {
   return invoke("getSizeTemplates", args, options, async (c) => ({ templates: camelize(await c.catalog.sizeTemplates()) }));
 }
+
+/** A lookup by name found nothing: the message lists what exists and the function that lists it. */
+function notFound(fn: string, what: string, wanted: string, valid: string[], lister: string): FunctionArgumentError {
+  return new FunctionArgumentError(
+    `${fn}: no ${what} ${wanted} on this host; ${valid.length ? `valid: ${valid.join(", ")}` : "the host lists none"} (${lister} lists them)`,
+  );
+}
+
+const sameName = (a: string | null | undefined, b: string | undefined) =>
+  a !== null && a !== undefined && b !== undefined && a.trim().toLowerCase() === b.trim().toLowerCase();
+
+const nullableText = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
+const nullableNumber = (v: unknown): number | null =>
+  typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : null;
+
+async function readLocations(c: VmHostClient) {
+  const records = await c.catalog.locations();
+  return locationsOf(records).map((l, i) => {
+    const r = records[i] as Record<string, unknown>;
+    return { id: l.id, name: l.name, code: nullableText(r.code), country: nullableText(r.country) };
+  });
+}
+
+async function readTiers(c: VmHostClient) {
+  const records = await c.catalog.tiers();
+  return tiersOf(records).map((t, i) => {
+    const r = records[i] as Record<string, unknown>;
+    const price = (r.price && typeof r.price === "object" ? r.price : {}) as Record<string, unknown>;
+    return {
+      id: t.id,
+      name: t.name,
+      description: nullableText(r.description),
+      dedicatedCpuAvailable: t.dedicatedCpuAvailable ?? null,
+      prices: {
+        cpuPerHour: nullableNumber(price.cpu_per_hour),
+        dedicatedCpuPerHour: nullableNumber(price.dedicated_cpu_per_hour),
+        memoryPerGbHour: nullableNumber(price.memory_per_gb_hour),
+        storagePerGbHour: nullableNumber(price.storage_per_gb_hour),
+        snapshotPerGbHour: nullableNumber(price.snapshot_per_gb_hour),
+        backupPerGbHour: nullableNumber(price.backup_per_gb_hour),
+      },
+    };
+  });
+}
+
+async function readTemplates(c: VmHostClient) {
+  return templatesOf(await c.catalog.systems()).map((t) => ({
+    id: t.id, name: t.name, version: t.version ?? null, minCpu: t.minCpu ?? null, minMemory: t.minMemory ?? null, minStorage: t.minStorage ?? null,
+  }));
+}
+
+async function readBlockStorages(c: VmHostClient, filter: { locationId?: number; name?: string }) {
+  const [disks, locations] = await Promise.all([c.storage.list(), readLocations(c)]);
+  const rows = disks.map((d) => {
+    const locationName = d.location?.name ?? null;
+    const locationId = d.location?.id ?? locations.find((l) => sameName(l.name, locationName ?? undefined))?.id ?? null;
+    return {
+      id: String(d.id), name: d.name, size: d.size, status: d.status, locationId, location: locationName,
+      attachedInstanceId: d.attached_instance_uuid === null ? null : String(d.attached_instance_uuid),
+      attachedInstanceHostname: d.attached_instance_hostname,
+    };
+  });
+  return rows.filter((r) => (filter.locationId === undefined || r.locationId === filter.locationId) && (filter.name === undefined || sameName(r.name, filter.name)));
+}
+
+/** Result of {@link getLocations}. */
+export type GetLocationsResult = Result<"getLocations">;
+/**
+ * Lists the host's data-centre locations (the valid Instance `locationId` values).
+ * @example
+ * const { locations } = await vmhost.getLocations();
+ */
+export function getLocations(args: Args<"getLocations"> = {}, options?: FunctionOptions): Promise<GetLocationsResult> {
+  return invoke("getLocations", args, options, async (c) => ({ locations: await readLocations(c) }));
+}
+
+/** Arguments of {@link getLocation}. */
+export type GetLocationArgs = Args<"getLocation">;
+/** Result of {@link getLocation}. */
+export type GetLocationResult = Result<"getLocation">;
+/**
+ * Finds one location by name (case-insensitive) or id; fails listing the valid names when none matches.
+ * @example
+ * const jakarta = vmhost.getLocationOutput({ name: "Jakarta" });
+ * new vmhost.Instance("web", { locationId: jakarta.id, ... });
+ */
+export function getLocation(args: GetLocationArgs, options?: FunctionOptions): Promise<GetLocationResult> {
+  return invoke("getLocation", args, options, async (c, a) => {
+    const all = await readLocations(c);
+    const hit = all.find((l) => (a.id === undefined || l.id === a.id) && (a.name === undefined || sameName(l.name, a.name)));
+    if (!hit) throw notFound("getLocation", "location", a.name !== undefined ? JSON.stringify(a.name) : String(a.id), all.map((l) => `${l.name} (${l.id})`), "getLocations");
+    return hit;
+  });
+}
+/** {@link getLocation} taking Pulumi inputs; its result's properties are Outputs (`jakarta.id`). */
+export const getLocationOutput = outputForm(getLocation);
+
+/** Result of {@link getTiers}. */
+export type GetTiersResult = Result<"getTiers">;
+/**
+ * Lists the price tiers with what each offers (dedicated CPUs, prices per hour).
+ * @example
+ * const { tiers } = await vmhost.getTiers();
+ * const dedicated = tiers.filter((t) => t.dedicatedCpuAvailable);
+ */
+export function getTiers(args: Args<"getTiers"> = {}, options?: FunctionOptions): Promise<GetTiersResult> {
+  return invoke("getTiers", args, options, async (c) => ({ tiers: await readTiers(c) }));
+}
+
+/** Arguments of {@link getTier}. */
+export type GetTierArgs = Args<"getTier">;
+/** Result of {@link getTier}. */
+export type GetTierResult = Result<"getTier">;
+/**
+ * Finds one tier by name (case-insensitive) or id; fails listing the valid names when none matches.
+ * @example
+ * const premium = await vmhost.getTier({ name: "Premium" });
+ */
+export function getTier(args: GetTierArgs, options?: FunctionOptions): Promise<GetTierResult> {
+  return invoke("getTier", args, options, async (c, a) => {
+    const all = await readTiers(c);
+    const hit = all.find((t) => (a.id === undefined || t.id === a.id) && (a.name === undefined || sameName(t.name, a.name)));
+    if (!hit) throw notFound("getTier", "tier", a.name !== undefined ? JSON.stringify(a.name) : String(a.id), all.map((t) => `${t.name} (${t.id})`), "getTiers");
+    return hit;
+  });
+}
+/** {@link getTier} taking Pulumi inputs. */
+export const getTierOutput = outputForm(getTier);
+
+/** Result of {@link getOsTemplates}. */
+export type GetOsTemplatesResult = Result<"getOsTemplates">;
+/**
+ * Lists the OS templates with their minimum cpu, memory and storage.
+ * @example
+ * const { templates } = await vmhost.getOsTemplates();
+ */
+export function getOsTemplates(args: Args<"getOsTemplates"> = {}, options?: FunctionOptions): Promise<GetOsTemplatesResult> {
+  return invoke("getOsTemplates", args, options, async (c) => ({ templates: await readTemplates(c) }));
+}
+
+/** Arguments of {@link getOsTemplate}. */
+export type GetOsTemplateArgs = Args<"getOsTemplate">;
+/** Result of {@link getOsTemplate}. */
+export type GetOsTemplateResult = Result<"getOsTemplate">;
+/**
+ * Finds one OS template by name and version (or id). Without a version the name must have one template.
+ * @example
+ * const ubuntu = vmhost.getOsTemplateOutput({ name: "Ubuntu", version: "22.04" });
+ */
+export function getOsTemplate(args: GetOsTemplateArgs, options?: FunctionOptions): Promise<GetOsTemplateResult> {
+  return invoke("getOsTemplate", args, options, async (c, a) => {
+    const all = await readTemplates(c);
+    const label = (t: { name: string; version: string | null; id: number }) => `${t.name}${t.version ? ` ${t.version}` : ""} (${t.id})`;
+    const hits = all.filter(
+      (t) => (a.id === undefined || t.id === a.id) && (a.name === undefined || sameName(t.name, a.name)) && (a.version === undefined || sameName(t.version, a.version)),
+    );
+    const wanted = a.name !== undefined ? `${JSON.stringify(a.name)}${a.version ? ` version ${JSON.stringify(a.version)}` : ""}` : String(a.id);
+    if (hits.length === 0) throw notFound("getOsTemplate", "OS template", wanted, all.map(label), "getOsTemplates");
+    if (hits.length > 1)
+      throw new FunctionArgumentError(`getOsTemplate: ${wanted} names ${hits.length} templates (${hits.map(label).join(", ")}): give version too`);
+    return hits[0]!;
+  });
+}
+/** {@link getOsTemplate} taking Pulumi inputs. */
+export const getOsTemplateOutput = outputForm(getOsTemplate);
 
 // ---------------------------------------------------------------------------------------------- instances
 
@@ -293,6 +459,47 @@ export function getBlockStorageOptions(args: GetBlockStorageOptionsArgs, options
 }
 /** {@link getBlockStorageOptions} taking Pulumi inputs. */
 export const getBlockStorageOptionsOutput = outputForm(getBlockStorageOptions);
+
+/** Arguments of {@link getBlockStorages}. */
+export type GetBlockStoragesArgs = Args<"getBlockStorages">;
+/** Result of {@link getBlockStorages}. */
+export type GetBlockStoragesResult = Result<"getBlockStorages">;
+/**
+ * Lists the account's block storages, attached or not, with their location and instance; optionally only
+ * those of a location or with a name.
+ * @example
+ * const { blockStorages } = await vmhost.getBlockStorages({ locationId: 1 });
+ */
+export function getBlockStorages(args: GetBlockStoragesArgs = {}, options?: FunctionOptions): Promise<GetBlockStoragesResult> {
+  return invoke("getBlockStorages", args, options, async (c, a) => ({ blockStorages: await readBlockStorages(c, a) }));
+}
+/** {@link getBlockStorages} taking Pulumi inputs. */
+export const getBlockStoragesOutput = outputForm(getBlockStorages);
+
+/** Arguments of {@link getBlockStorage}. */
+export type GetBlockStorageArgs = Args<"getBlockStorage">;
+/** Result of {@link getBlockStorage}. */
+export type GetBlockStorageResult = Result<"getBlockStorage">;
+/**
+ * Finds one block storage by name, attached or not (the same disk on every run, also once attached).
+ * @example
+ * const data = vmhost.getBlockStorageOutput({ name: "jkt-data-50" });
+ * new vmhost.BlockStorageAttachment("data", { blockStorageId: data.id, instanceId: vm.id });
+ */
+export function getBlockStorage(args: GetBlockStorageArgs, options?: FunctionOptions): Promise<GetBlockStorageResult> {
+  return invoke("getBlockStorage", args, options, async (c, a) => {
+    const hits = await readBlockStorages(c, a);
+    if (hits.length === 1) return hits[0]!;
+    if (hits.length > 1)
+      throw new FunctionArgumentError(
+        `getBlockStorage: ${hits.length} block storages are named ${JSON.stringify(a.name)} (${hits.map((h) => `${h.id} in ${h.location ?? "?"}`).join(", ")}): give locationId too, or use the id`,
+      );
+    const all = await readBlockStorages(c, { locationId: a.locationId });
+    throw notFound("getBlockStorage", "block storage", JSON.stringify(a.name), all.map((d) => d.name), "getBlockStorages");
+  });
+}
+/** {@link getBlockStorage} taking Pulumi inputs. */
+export const getBlockStorageOutput = outputForm(getBlockStorage);
 
 // ------------------------------------------------------------------------------------ snapshots, backups
 

@@ -207,6 +207,65 @@ const billingReportSchema = z.object({
     .describe("Service groups."),
 });
 
+// ------------------------------------------------------------------------------------------- catalogue
+
+const catalogLocationSchema = z
+  .object({
+    id: n("Location id: the Instance's locationId."),
+    name: s('Location name, e.g. "Jakarta".'),
+    code: sn('Short code, e.g. "JKT" (null when the host does not say).'),
+    country: sn("Country (null when the host does not say)."),
+  })
+  .describe("A data-centre location.").meta({ title: "CatalogLocation" });
+
+const tierPricesSchema = z
+  .object({
+    cpuPerHour: nn("Price of one shared CPU per hour."),
+    dedicatedCpuPerHour: nn("Price of one dedicated CPU per hour (0 or null where the tier has none)."),
+    memoryPerGbHour: nn("Price of one GB of memory per hour."),
+    storagePerGbHour: nn("Price of one GB of storage per hour."),
+    snapshotPerGbHour: nn("Price of one GB of snapshot per hour."),
+    backupPerGbHour: nn("Price of one GB of backup per hour."),
+  })
+  .describe("Prices per hour of what the tier offers (each null when the host does not say).").meta({ title: "TierPrices" });
+
+const catalogTierSchema = z
+  .object({
+    id: n("Tier id: the Instance's tierId."),
+    name: s('Tier name, e.g. "Standard".'),
+    description: sn("What the tier is for (null when the host does not say)."),
+    dedicatedCpuAvailable: z
+      .boolean()
+      .nullable()
+      .describe("True when the tier offers dedicated CPUs (Instance dedicatedCpu: true); null when the host does not say."),
+    prices: tierPricesSchema,
+  })
+  .describe("A price tier and what it offers.").meta({ title: "CatalogTier" });
+
+const osTemplateSchema = z
+  .object({
+    id: n("Template id: the Instance's templateId."),
+    name: s('Operating system name, e.g. "Ubuntu".'),
+    version: sn('Version, e.g. "22.04" (null when the host does not say).'),
+    minCpu: nn("Least cpu an Instance of this template may have (null when the host does not say)."),
+    minMemory: nn("Least memory in GB (null when the host does not say)."),
+    minStorage: nn("Least storage in GB (null when the host does not say)."),
+  })
+  .describe("An OS template an Instance can be installed from, with its minimum sizes.").meta({ title: "OsTemplate" });
+
+const blockStorageSchema = z
+  .object({
+    id: s("Block storage uuid: a BlockStorageAttachment's blockStorageId."),
+    name: s("Name."),
+    size: n("Size in GB."),
+    status: sn("Status as the API reports it (null when it gives none)."),
+    locationId: nn("Id of its location (null when the host names the location only and the name matches none)."),
+    location: sn("Name of its location (null when the host does not say)."),
+    attachedInstanceId: sn("Uuid of the instance it is attached to, null when detached."),
+    attachedInstanceHostname: sn("Hostname of that instance, null when detached or not given."),
+  })
+  .describe("A block storage of the account, attached or not.").meta({ title: "BlockStorage" });
+
 // ---------------------------------------------------------------------------------------------- registry
 
 /** The schemas and docs of one SDK function. */
@@ -230,6 +289,87 @@ const example = (code: string) =>
 
 /** Every SDK function's argument and result schemas, keyed by function name. */
 export const functionSchemas = {
+  getLocations: def(
+    "Lists the data-centre locations of the host: the valid Instance `locationId` values." +
+      example(`const { locations } = await vmhost.getLocations();\nexport const locationNames = locations.map((l) => \`\${l.id}: \${l.name}\`);`),
+    noArgs,
+    z.object({ locations: z.array(catalogLocationSchema).describe("The locations.") }),
+  ),
+  getLocation: def(
+    "Finds one location by name (case-insensitive) or id; fails listing the valid names when none matches. " +
+      "Use it so a program says `Jakarta` instead of an id that differs between hosts." +
+      example(
+        `const jakarta = vmhost.getLocationOutput({ name: "Jakarta" });\n` +
+          `const vm = new vmhost.Instance("web", { locationId: jakarta.id, /* ... */ });`,
+      ),
+    z.strictObject({
+      name: z.string({ error: 'name must be a string, e.g. "Jakarta"' }).trim().min(1, 'name must not be empty, e.g. "Jakarta"').optional().describe('The location\'s name, e.g. "Jakarta" (case-insensitive).'),
+      id: positiveInt("id", "1").optional().describe("The location's id."),
+    }).refine((a) => a.name !== undefined || a.id !== undefined, { error: 'give name (e.g. "Jakarta") or id' }),
+    catalogLocationSchema,
+  ),
+  getTiers: def(
+    "Lists the price tiers with what each offers (dedicated CPUs, prices): the valid Instance `tierId` values." +
+      example(`const { tiers } = await vmhost.getTiers();\nconst dedicated = tiers.filter((t) => t.dedicatedCpuAvailable);`),
+    noArgs,
+    z.object({ tiers: z.array(catalogTierSchema).describe("The tiers.") }),
+  ),
+  getTier: def(
+    "Finds one tier by name (case-insensitive) or id; fails listing the valid names when none matches." +
+      example(`const premium = await vmhost.getTier({ name: "Premium" });\nconst canDedicate = premium.dedicatedCpuAvailable === true;`),
+    z.strictObject({
+      name: z.string({ error: 'name must be a string, e.g. "Standard"' }).trim().min(1, 'name must not be empty, e.g. "Standard"').optional().describe('The tier\'s name, e.g. "Standard" (case-insensitive).'),
+      id: positiveInt("id", "2").optional().describe("The tier's id."),
+    }).refine((a) => a.name !== undefined || a.id !== undefined, { error: 'give name (e.g. "Standard") or id' }),
+    catalogTierSchema,
+  ),
+  getOsTemplates: def(
+    "Lists the OS templates an Instance can be installed from, each with its minimum cpu, memory and storage: the valid Instance `templateId` values." +
+      example(`const { templates } = await vmhost.getOsTemplates();\nconst ubuntu = templates.filter((t) => t.name === "Ubuntu");`),
+    noArgs,
+    z.object({ templates: z.array(osTemplateSchema).describe("The OS templates.") }),
+  ),
+  getOsTemplate: def(
+    "Finds one OS template by name and version (case-insensitive; the version may be left out when the name has one " +
+      "template), or by id; fails listing the valid ones when none matches." +
+      example(
+        `const ubuntu = vmhost.getOsTemplateOutput({ name: "Ubuntu", version: "22.04" });\n` +
+          `const vm = new vmhost.Instance("web", { templateId: ubuntu.id, storage: ubuntu.apply((t) => Math.max(40, t.minStorage ?? 0)), /* ... */ });`,
+      ),
+    z.strictObject({
+      name: z.string({ error: 'name must be a string, e.g. "Ubuntu"' }).trim().min(1, 'name must not be empty, e.g. "Ubuntu"').optional().describe('The operating system\'s name, e.g. "Ubuntu" (case-insensitive).'),
+      version: z.string({ error: 'version must be a string, e.g. "22.04"' }).trim().min(1, 'version must not be empty, e.g. "22.04"').optional().describe('The version, e.g. "22.04"; needed when the name has several templates.'),
+      id: positiveInt("id", "1").optional().describe("The template's id."),
+    }).refine((a) => a.name !== undefined || a.id !== undefined, { error: 'give name (e.g. "Ubuntu") or id' }),
+    osTemplateSchema,
+  ),
+  getBlockStorages: def(
+    "Lists the account's block storages, attached or not, with their location and the instance each is attached to " +
+      "(getBlockStorageOptions lists only unattached ones: a program that finds its disk there loses it once attached). " +
+      "Optionally only those of a location, or with a name." +
+      example(
+        `const { blockStorages } = await vmhost.getBlockStorages({ locationId: 1 });\n` +
+          `const free = blockStorages.filter((b) => b.attachedInstanceId === null);`,
+      ),
+    z.strictObject({
+      locationId: locationIdArg.optional().describe("Only block storages of this location."),
+      name: z.string({ error: "name must be a string" }).trim().min(1, "name must not be empty").optional().describe("Only block storages with this name (case-insensitive)."),
+    }),
+    z.object({ blockStorages: z.array(blockStorageSchema).describe("The block storages.") }),
+  ),
+  getBlockStorage: def(
+    "Finds one block storage by name (case-insensitive; attached or not, so the lookup gives the same disk on every run), " +
+      "optionally in one location; fails when none or several match." +
+      example(
+        `const data = vmhost.getBlockStorageOutput({ name: "jkt-data-50" });\n` +
+          `new vmhost.BlockStorageAttachment("data", { blockStorageId: data.id, instanceId: vm.id });`,
+      ),
+    z.strictObject({
+      name: z.string({ error: 'name is required: the block storage\'s name, e.g. "data-50"' }).trim().min(1, "name must not be empty").describe("The block storage's name (case-insensitive)."),
+      locationId: locationIdArg.optional().describe("Only look in this location."),
+    }),
+    blockStorageSchema,
+  ),
   getSizeTemplates: def(
     "Lists the instance size templates (presets of CPU, memory in GB and storage in GB)." +
       example(`const { templates } = await vmhost.getSizeTemplates();\nconst small = templates.find((t) => t.totalRam === 1);`),
