@@ -178,13 +178,15 @@ describe("schema.json", () => {
     expect(snap.properties.attachedStorage).toEqual(expect.objectContaining({ type: "array" }));
   });
 
-  it("has a function for every read endpoint of the design, plus rollbackSnapshot, each with an example", () => {
+  it("has a function for every read endpoint of the design, the catalogue lookups, plus rollbackSnapshot, each with an example", () => {
     const design = [
       "getSizeTemplates", "getInstances", "getInstance", "getInstanceMetrics", "getVswitches", "getVswitchOptions", "getVswitch",
       "getVswitchGraph", "getBlockStorageOptions", "getSnapshots", "getSnapshotPrice", "getBackupPrice", "getBackups",
       "getChangeTierCost", "getPaymentMethods", "getCreditHistory", "getBillingReport", "getInstancesWithoutPublicIp",
     ];
-    expect(Object.keys(committed.functions).sort()).toEqual([...design, "rollbackSnapshot"].map((n) => `vmhost:index:${n}`).sort());
+    // what the Instance's and attachments' ids refer to, listed and looked up by name (issue 12)
+    const lookups = ["getLocations", "getLocation", "getTiers", "getTier", "getOsTemplates", "getOsTemplate", "getBlockStorages", "getBlockStorage"];
+    expect(Object.keys(committed.functions).sort()).toEqual([...design, ...lookups, "rollbackSnapshot"].map((n) => `vmhost:index:${n}`).sort());
     for (const [token, fn] of Object.entries(committed.functions)) {
       expect(fn.description).toContain("```ts");
       const name = token.split(":").pop() as keyof typeof functionSchemas;
