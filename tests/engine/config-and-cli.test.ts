@@ -372,6 +372,18 @@ describe("through the engine", () => {
         'exports.dbRaw = pulumi.unsecret(cfg.requireSecret("db"));',
         'exports.secretKeys = JSON.parse(process.env.PULUMI_CONFIG_SECRET_KEYS).sort();',
         'exports.dbSecret = pulumi.isSecret(cfg.requireSecretObject("db"));',
+        // An inline dynamic provider that reports what its configure received (one object shared by both
+        // functions, which the closure serializer keeps shared).
+        "const seen = {};",
+        "const probe = {",
+        '  async configure(req) { seen.db = req.config.get("fixture:db"); seen.zones = req.config.get("fixture:zones"); seen.count = req.config.get("fixture:count"); },',
+        '  async create() { return { id: "probe", outs: { ...seen } }; },',
+        "};",
+        "class Probe extends pulumi.dynamic.Resource {",
+        "  constructor(name) { super(probe, name, { db: undefined, zones: undefined, count: undefined }, {}); }",
+        "}",
+        'const p = new Probe("probe");',
+        "exports.configured = { db: p.db, zones: p.zones, count: p.count };",
       ].join("\n"),
     );
     const run = (env: NodeJS.ProcessEnv) =>
@@ -400,6 +412,8 @@ describe("through the engine", () => {
       dbRaw: '{"host":"db.internal","password":"db-pass-plain","port":5432}',
       secretKeys: ["fixture:apiKey", "fixture:db"],
       dbSecret: true,
+      // Configure gets the same strings, decrypted (deploy/target.go GetPackageConfig: c.Value(decrypter)).
+      configured: { db: '{"host":"db.internal","password":"db-pass-plain","port":5432}', zones: '["z1","z2"]', count: "3" },
     });
     // Config never goes to the state (the program exported db unsecret on purpose, so only the key is checked).
     expect(p.stateText()).not.toContain(FIXTURE_API_KEY);
