@@ -25,6 +25,17 @@ export const faultsInputSchema = z.object({
   /** Delay added before each /v1 answer, ms (real time). */
   latencyMs: z.number().min(0).max(60000).optional(),
   /**
+   * Share (0..1) of /v1 requests whose connection is destroyed without an answer, decided per request by the
+   * seeded fault generator (unlike `resetNext`, which takes the next N). A soak sets a rate for a whole phase.
+   */
+  resetRate: z.number().min(0).max(1).optional(),
+  /**
+   * Share (0..1) of the random resets (`resetRate`) and injected 5xx (`errorRate`) that happen AFTER the
+   * request took effect: the create ran, the client got a reset or a 502/504 (a gateway that gave up on a
+   * backend that did the work). 0 (default): before anything happens.
+   */
+  afterProcessingShare: z.number().min(0).max(1).optional(),
+  /**
    * Destroy the connection of the next `count` requests (of `operation`, a client operation id or a route
    * key like "POST /instance/create"; any /v1 request when absent) without answering. `afterProcessing`
    * true: the request takes effect first (the client cannot know it did).
@@ -56,6 +67,8 @@ export class FaultState {
   errorStatus = 500;
   rateLimitPerSecond: number | null = null;
   latencyMs = 0;
+  resetRate = 0;
+  afterProcessingShare = 0;
   resets: ResetFault[] = [];
   readonly operations: OperationFaults = { fail: {}, stick: {} };
   /** Requests counted in the current one-second window. */
@@ -69,6 +82,8 @@ export class FaultState {
     if (input.errorStatus !== undefined) this.errorStatus = input.errorStatus;
     if (input.rateLimitPerSecond !== undefined) this.rateLimitPerSecond = input.rateLimitPerSecond || null;
     if (input.latencyMs !== undefined) this.latencyMs = input.latencyMs;
+    if (input.resetRate !== undefined) this.resetRate = input.resetRate;
+    if (input.afterProcessingShare !== undefined) this.afterProcessingShare = input.afterProcessingShare;
     if (input.resetNext) {
       this.resets.push({ operation: input.resetNext.operation, remaining: input.resetNext.count, afterProcessing: input.resetNext.afterProcessing });
     }
@@ -82,6 +97,8 @@ export class FaultState {
     this.errorStatus = 500;
     this.rateLimitPerSecond = null;
     this.latencyMs = 0;
+    this.resetRate = 0;
+    this.afterProcessingShare = 0;
     this.resets = [];
     this.operations.fail = {};
     this.operations.stick = {};
@@ -129,7 +146,7 @@ export class FaultState {
   snapshot(): Record<string, unknown> {
     return {
       errorRate: this.errorRate, errorStatus: this.errorStatus, rateLimitPerSecond: this.rateLimitPerSecond,
-      latencyMs: this.latencyMs, resetNext: this.resets.map((r) => ({ ...r })),
+      latencyMs: this.latencyMs, resetRate: this.resetRate, afterProcessingShare: this.afterProcessingShare, resetNext: this.resets.map((r) => ({ ...r })),
       failNext: { ...this.operations.fail }, stickNext: { ...this.operations.stick },
     };
   }

@@ -272,15 +272,23 @@ export class Simulator {
     if (this.faults.latencyMs > 0) await delay(this.faults.latencyMs);
 
     const routeKey = `${match.route.method} ${match.route.path}`;
-    const resetFault = this.faults.takeReset(match.route.id, routeKey);
+    // Random draws happen only when a rate is set, so runs without these faults keep their 5xx sequence.
+    const afterProcessing = (): boolean => this.faults.afterProcessingShare > 0 && this.faultRandom.next() < this.faults.afterProcessingShare;
+    let resetFault: { afterProcessing: boolean } | undefined = this.faults.takeReset(match.route.id, routeKey);
+    if (!resetFault && this.faults.resetRate > 0 && this.faultRandom.next() < this.faults.resetRate) resetFault = { afterProcessing: afterProcessing() };
     if (resetFault && !resetFault.afterProcessing) {
       entry.reset = true;
       req.socket.destroy();
       return;
     }
+    const errorBody = { message: this.faults.errorStatus === 503 ? "Service Unavailable" : "Server Error" };
+    let errorAfterProcessing = false;
     if (!resetFault && this.faults.errorRate > 0 && this.faultRandom.next() < this.faults.errorRate) {
-      reply(this.faults.errorStatus, { message: this.faults.errorStatus === 503 ? "Service Unavailable" : "Server Error" }, budget.headers);
-      return;
+      if (!afterProcessing()) {
+        reply(this.faults.errorStatus, errorBody, budget.headers);
+        return;
+      }
+      errorAfterProcessing = true;
     }
 
     let status: number;
@@ -308,6 +316,11 @@ export class Simulator {
       entry.reset = true;
       entry.status = null;
       req.socket.destroy();
+      return;
+    }
+    if (errorAfterProcessing) {
+      // The effect has happened; the client sees a 5xx (a gateway that gave up on a backend that did the work).
+      reply(this.faults.errorStatus, errorBody, budget.headers);
       return;
     }
     reply(status, responseBody, headers);

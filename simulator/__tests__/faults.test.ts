@@ -125,6 +125,53 @@ describe("connection resets", () => {
   });
 });
 
+describe("random resets and faults after processing", () => {
+  const createForm = { location_id: 1, tier_id: 1, template_id: 1, hostname: "web-1", cpu: 1, memory: 1, storage: 20, username: "u", password: "p4ssword", use_public_ip: 1 };
+  // An invalid create: answered 422 when it gets through, a network error when its connection is reset.
+  const probe = async (): Promise<"reset" | number> => {
+    try {
+      return (await t.call("POST", "/instance/create", { form: { location_id: 1 } })).status;
+    } catch {
+      return "reset";
+    }
+  };
+
+  it("resetRate resets a share of requests (not the next N), the same ones for the same seed, until cleared", async () => {
+    const run = async (): Promise<("reset" | number)[]> => {
+      await t.admin("POST", "/reset");
+      await t.admin("POST", "/faults", { resetRate: 0.5 });
+      const outcomes: ("reset" | number)[] = [];
+      for (let i = 0; i < 30; i++) outcomes.push(await probe());
+      return outcomes;
+    };
+    const first = await run();
+    expect(first.filter((o) => o === "reset").length).toBeGreaterThan(5);
+    expect(first.filter((o) => o === 422).length).toBeGreaterThan(5);
+    expect(await run()).toEqual(first);
+    expect((await t.admin("GET", "/faults")).body).toMatchObject({ resetRate: 0.5, afterProcessingShare: 0 });
+    await t.admin("DELETE", "/faults");
+    for (let i = 0; i < 10; i++) expect(await probe()).toBe(422);
+  });
+
+  it("a random reset before processing has no effect; after processing (afterProcessingShare 1) the instance exists", async () => {
+    await t.admin("POST", "/faults", { resetRate: 1 });
+    await expect(t.call("POST", "/instance/create", { form: createForm })).rejects.toThrow();
+    expect((await t.state()).instances).toEqual([]);
+    await t.admin("POST", "/faults", { afterProcessingShare: 1 });
+    await expect(t.call("POST", "/instance/create", { form: createForm })).rejects.toThrow();
+    expect((await t.state()).instances.map((i: { hostname: string }) => i.hostname)).toEqual(["web-1"]);
+    const log = (await t.admin("GET", "/requests")).body.requests;
+    expect(log.map((r: { reset: boolean; status: number | null }) => [r.reset, r.status])).toEqual([[true, null], [true, null]]);
+  });
+
+  it("an injected 5xx after processing: the client gets the error status and the instance exists", async () => {
+    await t.admin("POST", "/faults", { errorRate: 1, errorStatus: 504, afterProcessingShare: 1 });
+    const res = await t.call("POST", "/instance/create", { form: createForm });
+    expect(res.status).toBe(504);
+    expect((await t.state()).instances).toHaveLength(1);
+  });
+});
+
 describe("faults at start-up", () => {
   it("are restored by /__sim/reset, while POSTed ones are dropped", async () => {
     const clock = new ManualClock();
