@@ -1,0 +1,386 @@
+/**
+ * A model of the Pulumi engine's deployment rules, driving provider calls through the soak's provider host
+ * (worker.ts) exactly as the real engine calls a dynamic provider: Check -> Diff -> Create / Update / Delete,
+ * Read for refresh, with the real engine's bookkeeping of the state. The rules, from pulumi/pulumi
+ * (github.com/pulumi/pulumi, read at 1b5949891b3c):
+ *
+ * - Create (pkg/resource/deploy/step.go, CreateStep.Apply): a pending "creating" operation with the inputs
+ *   is written first (pkg/backend/snapshot.go, doCreate -> markOperationPending). Success records id, inputs,
+ *   outputs. An error with status PartialFailure (the provider's initialization failure: an error carrying
+ *   an id) records the resource with that id, the inputs, the error's properties as outputs and its reasons
+ *   as InitErrors (`if err == nil || resourceStatus == resource.StatusPartialFailure { id = resp.ID; outs =
+ *   resp.Properties }`; pkg/engine/update.go OnResourceStepPost ends the mutation as successful for
+ *   PartialFailure). Any other error records nothing.
+ * - Update (UpdateStep.Apply): success records the new inputs and outputs. PartialFailure records the
+ *   error's properties as outputs but keeps the OLD inputs (pkg/engine/update.go, OnResourceStepPost:
+ *   "the resource that ultimately gets persisted in the snapshot should be old inputs and new outputs").
+ *   Another error changes nothing.
+ * - A resource with InitErrors gets an Update at the next up even when Diff says no change
+ *   (pkg/resource/deploy/step_generator.go: "If resource was unchanged, but there were initialization
+ *   errors, generate an empty update step").
+ * - Replace, create-before-delete (the default; our providers never ask deleteBeforeReplace): the
+ *   replacement is created (CreateStep with replacing=true marks the old `Delete = true`, even when the
+ *   create ends in PartialFailure), dependents are replaced in turn, and the old resources are deleted at the
+ *   end in reverse dependency order. Old resources still marked `Delete` from an earlier run are deleted first
+ *   at the next up (deployment_executor.go, GeneratePendingDeletes).
+ * - Delete (DeleteStep.Apply): the provider gets the state's OUTPUTS; success removes the resource, an error
+ *   leaves it in the state.
+ * - Refresh (RefreshStep.Apply): Read gets the outputs; an empty id drops the resource; the read's inputs
+ *   replace the recorded inputs when given; InitErrors are cleared by a successful read.
+ * - The first failed step stops the deployment: no new step starts, running ones finish (step_executor.go
+ *   cancels its context on a step error). Deletes of replaced or removed resources come after all creates and
+ *   updates, so they do not run after a failure.
+ * - Interruption: the CLI dies; operations in flight stay pending in the state. At the next run only pending
+ *   "creating" operations survive (snapshot.go: "we don't want to clear pending CREATE operations because
+ *   these must require user intervention"); the engine creates the resource again from the program.
+ *   `pulumi refresh` lets the user import the pending create under an id or clear it
+ *   (pkg/cmd/pulumi/operations/refresh.go, pendingCreatesToImports / --clear-pending-creates).
+ *
+ * Not modelled: component resources, aliases, protect, ignoreChanges, retainOnDelete, previews.
+ */
+import type { ResourceName } from "../../sdk/nodejs/stub";
+import { Interrupted, ProviderCallError, type ProviderHost } from "./host";
+import { PROVIDER_MARK, type CheckAnswer, type CreateAnswer, type DiffAnswer, type Props, type ReadAnswer, type UpdateAnswer } from "./protocol";
+
+/** A resource in the modelled state (one entry of the checkpoint's `resources`). */
+export interface ResourceState {
+  urn: string;
+  name: string;
+  type: ResourceName;
+  id: string;
+  inputs: Props;
+  outputs: Props;
+  /** Set after an initialization failure; the next up updates the resource even without a diff. */
+  initErrors?: string[];
+  /** The old half of a create-before-delete replacement, still to be deleted. */
+  delete?: boolean;
+  /** URNs this resource depends on (its inputs reference their ids). */
+  dependencies: string[];
+}
+
+/** A pending operation of the checkpoint: started, never seen to finish. */
+export interface PendingOperation {
+  type: "creating" | "updating" | "deleting";
+  urn: string;
+  name: string;
+  resourceType: ResourceName;
+  inputs: Props;
+  id?: string;
+}
+
+/** The modelled checkpoint. */
+export interface StackState {
+  resources: ResourceState[];
+  pending: PendingOperation[];
+}
+
+/** A resource the program declares. `inputs` gets the ids of the resources it depends on. */
+export interface DeclaredResource {
+  name: string;
+  type: ResourceName;
+  dependsOn: string[];
+  inputs(idOf: (name: string) => string): Props;
+}
+
+/** What one `up`, `refresh` or `destroy` reported. */
+export interface RunResult {
+  ok: boolean;
+  interrupted: boolean;
+  errors: string[];
+}
+
+/** The URN of a declared resource (stack and project are fixed). */
+export function urnOf(type: ResourceName, name: string): string {
+  return `urn:pulumi:soak::soak::pulumi-nodejs:dynamic:Resource$vmhost:${type}::${name}`;
+}
+
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+/** Thrown inside a run to stop it: the engine's "a step failed" or the CLI's death. */
+class StopRun extends Error {}
+
+/** The modelled engine for one stack. */
+export class Engine {
+  readonly state: StackState = { resources: [], pending: [] };
+  private errors: string[] = [];
+  private stopped = false;
+  private interrupted = false;
+
+  constructor(
+    private readonly host: ProviderHost,
+    private readonly trace: (line: string) => void,
+  ) {}
+
+  private begin(): void {
+    this.errors = [];
+    this.stopped = false;
+    this.interrupted = false;
+    // Only pending creates survive into a new run (snapshot.go); other operations were either done or not.
+    this.state.pending = this.state.pending.filter((p) => p.type === "creating");
+  }
+
+  private result(): RunResult {
+    return { ok: this.errors.length === 0 && !this.interrupted, interrupted: this.interrupted, errors: [...this.errors] };
+  }
+
+  /** Records a failed step and stops the run (or notes the interruption). */
+  private fail(what: string, e: unknown): never {
+    if (e instanceof Interrupted) {
+      this.interrupted = true;
+    } else {
+      const message = e instanceof Error ? e.message : String(e);
+      this.errors.push(`${what}: ${message}`);
+      this.trace(`  ! ${what}: ${message.slice(0, 300)}`);
+    }
+    this.stopped = true;
+    throw new StopRun();
+  }
+
+  private guard(): void {
+    if (this.stopped) throw new StopRun();
+  }
+
+  private addPending(op: PendingOperation): PendingOperation {
+    this.state.pending.push(op);
+    return op;
+  }
+
+  private donePending(op: PendingOperation): void {
+    if (this.interrupted) return; // the CLI died: the operation stays pending in the checkpoint
+    this.state.pending = this.state.pending.filter((p) => p !== op);
+  }
+
+  private live(urn: string): ResourceState | undefined {
+    return this.state.resources.find((r) => r.urn === urn && !r.delete);
+  }
+
+  // ------------------------------------------------------------------------------------------- up
+
+  /** `pulumi up` of `program`. */
+  async up(program: DeclaredResource[]): Promise<RunResult> {
+    this.begin();
+    try {
+      await this.deleteAll(this.state.resources.filter((r) => r.delete), "delete (replaced earlier)");
+      const done = new Map<string, Promise<void>>();
+      const replaced: ResourceState[] = [];
+      for (const decl of program) {
+        const deps = decl.dependsOn.map((d) => done.get(d)!);
+        done.set(decl.name, (async () => {
+          await Promise.all(deps);
+          this.guard();
+          const old = await this.declare(decl, program);
+          if (old) replaced.push(old);
+        })());
+      }
+      // Every step runs to its end even when another fails (the engine waits for running steps).
+      const outcomes = await Promise.allSettled(done.values());
+      const failed = outcomes.find((o) => o.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+      const declared = new Set(program.map((d) => urnOf(d.type, d.name)));
+      const removed = this.state.resources.filter((r) => !r.delete && !declared.has(r.urn));
+      await this.deleteAll([...replaced, ...removed], "delete");
+    } catch (e) {
+      if (!(e instanceof StopRun)) throw e;
+    }
+    return this.result();
+  }
+
+  private async check(decl: DeclaredResource, program: DeclaredResource[], olds: Props): Promise<Props> {
+    const idOf = (name: string): string => {
+      const dep = program.find((d) => d.name === name)!;
+      const r = this.live(urnOf(dep.type, dep.name));
+      if (!r) throw new Error(`${decl.name} depends on ${name}, which has no id`);
+      return r.id;
+    };
+    const news = { ...decl.inputs(idOf), [PROVIDER_KEY]: PROVIDER_MARK };
+    let answer: CheckAnswer;
+    try {
+      answer = await this.host.call<CheckAnswer>({ method: "check", resource: decl.type, olds, news });
+    } catch (e) {
+      this.fail(`check ${decl.name}`, e);
+    }
+    if (answer.failures.length > 0)
+      this.fail(`check ${decl.name}`, new Error(answer.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")));
+    return answer.inputs;
+  }
+
+  /** One declared resource: create, same, update or replace. Resolves to the replaced old state, if any. */
+  private async declare(decl: DeclaredResource, program: DeclaredResource[]): Promise<ResourceState | undefined> {
+    const urn = urnOf(decl.type, decl.name);
+    const deps = decl.dependsOn.map((n) => {
+      const d = program.find((p) => p.name === n)!;
+      return urnOf(d.type, d.name);
+    });
+    const old = this.live(urn);
+    const inputs = await this.check(decl, program, old?.inputs ?? {});
+    this.guard();
+    if (!old) {
+      await this.create(decl, urn, inputs, deps);
+      return undefined;
+    }
+    let diff: DiffAnswer;
+    try {
+      diff = await this.host.call<DiffAnswer>({ method: "diff", resource: decl.type, id: old.id, olds: old.outputs, news: inputs });
+    } catch (e) {
+      this.fail(`diff ${decl.name}`, e);
+    }
+    this.guard();
+    if (diff.replaces.length > 0) {
+      this.trace(`  ~ replace ${decl.name} (${diff.replaces.join(", ")})`);
+      if (diff.deleteBeforeReplace) {
+        await this.deleteOne(old, "delete (before replace)");
+        await this.create(decl, urn, inputs, deps);
+        return undefined;
+      }
+      await this.create(decl, urn, inputs, deps, old);
+      return old;
+    }
+    const changes = diff.changes ?? JSON.stringify(old.inputs) !== JSON.stringify(inputs);
+    if (changes || (old.initErrors?.length ?? 0) > 0) {
+      await this.update(decl, old, inputs);
+      return undefined;
+    }
+    // Same: the new inputs are recorded, the outputs kept.
+    old.inputs = inputs;
+    old.dependencies = deps;
+    return undefined;
+  }
+
+  private async create(decl: DeclaredResource, urn: string, inputs: Props, deps: string[], replacing?: ResourceState): Promise<void> {
+    this.trace(`  + create ${decl.name}`);
+    const op = this.addPending({ type: "creating", urn, name: decl.name, resourceType: decl.type, inputs: clone(inputs) });
+    try {
+      const answer = await this.host.call<CreateAnswer>({ method: "create", resource: decl.type, properties: inputs });
+      this.donePending(op);
+      if (!answer.id) this.fail(`create ${decl.name}`, new Error("provider did not return an ID from Create"));
+      if (replacing) replacing.delete = true;
+      this.state.resources.push({ urn, name: decl.name, type: decl.type, id: answer.id, inputs, outputs: answer.properties, dependencies: deps });
+      this.trace(`    created ${decl.name} ${answer.id}`);
+    } catch (e) {
+      if (e instanceof StopRun) throw e;
+      this.donePending(op);
+      if (e instanceof ProviderCallError && e.failure.initFailure) {
+        const init = e.failure.initFailure;
+        if (replacing) replacing.delete = true;
+        this.state.resources.push({
+          urn, name: decl.name, type: decl.type, id: init.id, inputs, outputs: init.properties, dependencies: deps,
+          initErrors: init.reasons.length ? init.reasons : [e.message],
+        });
+        this.trace(`    recorded ${decl.name} ${init.id} after an initialization failure`);
+      }
+      this.fail(`create ${decl.name}`, e);
+    }
+  }
+
+  private async update(decl: DeclaredResource, old: ResourceState, inputs: Props): Promise<void> {
+    this.trace(`  ~ update ${decl.name}`);
+    const op = this.addPending({ type: "updating", urn: old.urn, name: decl.name, resourceType: decl.type, inputs: clone(inputs), id: old.id });
+    try {
+      const answer = await this.host.call<UpdateAnswer>({ method: "update", resource: decl.type, id: old.id, olds: old.outputs, news: inputs });
+      this.donePending(op);
+      old.inputs = inputs;
+      old.outputs = answer.properties;
+      delete old.initErrors;
+    } catch (e) {
+      this.donePending(op);
+      if (e instanceof ProviderCallError && e.failure.initFailure) {
+        // PartialFailure: old inputs, the error's properties as outputs (pkg/engine/update.go).
+        old.outputs = e.failure.initFailure.properties;
+        old.initErrors = e.failure.initFailure.reasons.length ? e.failure.initFailure.reasons : [e.message];
+      }
+      this.fail(`update ${decl.name}`, e);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------- delete
+
+  private async deleteOne(r: ResourceState, what: string): Promise<void> {
+    this.trace(`  - ${what} ${r.name} ${r.id}`);
+    const op = this.addPending({ type: "deleting", urn: r.urn, name: r.name, resourceType: r.type, inputs: clone(r.inputs), id: r.id });
+    try {
+      await this.host.call({ method: "delete", resource: r.type, id: r.id, properties: r.outputs });
+      this.donePending(op);
+      this.state.resources = this.state.resources.filter((x) => x !== r);
+    } catch (e) {
+      this.donePending(op);
+      this.fail(`${what} ${r.name}`, e);
+    }
+  }
+
+  /** Deletes `victims`, dependents before what they depend on; independent ones in parallel. */
+  private async deleteAll(victims: ResourceState[], what: string): Promise<void> {
+    let left = [...victims];
+    while (left.length > 0) {
+      this.guard();
+      // A resource waits while another victim depends on it.
+      const ready = left.filter((r) => !left.some((o) => o !== r && o.dependencies.includes(r.urn) && o.id !== r.id));
+      const batch = ready.length > 0 ? ready : [left[0]!];
+      const outcomes = await Promise.allSettled(batch.map((r) => this.deleteOne(r, what)));
+      const failed = outcomes.find((o) => o.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+      left = left.filter((r) => !batch.includes(r));
+    }
+  }
+
+  /** `pulumi destroy`. */
+  async destroy(): Promise<RunResult> {
+    this.begin();
+    try {
+      await this.deleteAll(this.state.resources, "destroy");
+    } catch (e) {
+      if (!(e instanceof StopRun)) throw e;
+    }
+    return this.result();
+  }
+
+  // ------------------------------------------------------------------------------------------- refresh
+
+  /**
+   * `pulumi refresh`. `resolvePending` is the user's answer to each pending create (the interactive prompt,
+   * or --import-pending-creates / --clear-pending-creates): an id to import, or undefined to clear it.
+   */
+  async refresh(resolvePending?: (op: PendingOperation) => string | undefined): Promise<RunResult> {
+    this.begin();
+    try {
+      if (resolvePending) {
+        for (const op of this.state.pending.filter((p) => p.type === "creating")) {
+          const id = resolvePending(op);
+          this.state.pending = this.state.pending.filter((p) => p !== op);
+          if (id === undefined) {
+            this.trace(`  pending create of ${op.name} cleared`);
+            continue;
+          }
+          // Imported: the state gets the resource under that id; the refresh below reads it.
+          this.trace(`  pending create of ${op.name} imported as ${id}`);
+          this.state.resources.push({ urn: op.urn, name: op.name, type: op.resourceType, id, inputs: op.inputs, outputs: op.inputs, dependencies: [] });
+        }
+      }
+      const outcomes = await Promise.allSettled(this.state.resources.map((r) => this.readOne(r)));
+      const failed = outcomes.find((o) => o.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+    } catch (e) {
+      if (!(e instanceof StopRun)) throw e;
+    }
+    return this.result();
+  }
+
+  private async readOne(r: ResourceState): Promise<void> {
+    let answer: ReadAnswer;
+    try {
+      answer = await this.host.call<ReadAnswer>({ method: "read", resource: r.type, id: r.id, properties: r.outputs });
+    } catch (e) {
+      this.fail(`refresh ${r.name}`, e);
+    }
+    if (!answer.id) {
+      this.trace(`  refresh: ${r.name} ${r.id} is gone`);
+      this.state.resources = this.state.resources.filter((x) => x !== r);
+      return;
+    }
+    r.id = answer.id;
+    r.outputs = answer.properties;
+    if (answer.inputs) r.inputs = answer.inputs;
+    delete r.initErrors;
+  }
+}
+
+const PROVIDER_KEY = "__provider";

@@ -1,0 +1,384 @@
+/**
+ * One soak lifecycle: a fresh simulator seeded by the lifecycle's seed, a program that changes from phase to
+ * phase (create, updates, refresh, a replace, destroy), faults injected per phase, sometimes an interrupted
+ * `up`, and after every phase the comparison of the simulator's truth with the modelled state (truth.ts).
+ */
+import { startSimulator, type FaultsInput, type RunningSimulator } from "../../simulator";
+import { SeededRandom } from "../../simulator/ids";
+import { Engine, type DeclaredResource, type PendingOperation, type RunResult } from "./engine";
+import type { ProviderHost } from "./host";
+import { compare, compareAfterDestroy, coveredBy, type Finding, type SimTruth } from "./truth";
+import { warpedClock } from "./warp";
+
+/** Settings shared by every lifecycle of a soak. */
+export interface LifecycleSettings {
+  /** Simulated seconds per asynchronous operation. */
+  opSeconds: number;
+  /** Time warp factor of the simulator and the provider process (see warp.ts). */
+  timeWarp: number;
+  /** Deadline of every wait, simulated time (stack config vmhost:createTimeout / updateTimeout / deleteTimeout). */
+  timeout: string;
+  /** Fault classes that may be injected (default: all). */
+  faultClasses: readonly FaultClass[];
+  /** Whether lifecycles may be interrupted. */
+  interruptions: boolean;
+}
+
+/** The fault classes a phase may get. */
+export const FAULT_CLASSES = ["server-errors", "rate-limit", "latency", "resets", "ambiguous-write", "failed-operation", "stuck-operation"] as const;
+export type FaultClass = (typeof FAULT_CLASSES)[number];
+
+/** What one lifecycle found. */
+export interface LifecycleReport {
+  seed: string;
+  kind: "instance" | "dependents";
+  /** Faulted requests (5xx, 429, resets) and failed or stuck operations the simulator actually applied. */
+  faults: number;
+  findings: Finding[];
+  trace: string[];
+  interrupted: boolean;
+}
+
+type Spec = Record<string, unknown>;
+
+interface Catalogue {
+  vswitches: string[];
+  storages: string[];
+}
+
+const PASSWORDS = ["Soak-Passw0rd", "Blue-Horse-42", "Green-Tree-77"];
+
+/** Runs one lifecycle on its own simulator, through `host` (configured here for this simulator). */
+export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], host: ProviderHost, settings: LifecycleSettings): Promise<LifecycleReport> {
+  const rnd = new SeededRandom(`soak/${seed}`);
+  const trace: string[] = [];
+  const log = (line: string): void => {
+    trace.push(line);
+  };
+  const sim = await startSimulator({ seed, opSeconds: settings.opSeconds, clock: warpedClock(settings.timeWarp) });
+  const report: LifecycleReport = { seed, kind, faults: 0, findings: [], trace, interrupted: false };
+  try {
+    await host.configure({
+      "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url,
+      "vmhost:createTimeout": settings.timeout, "vmhost:updateTimeout": settings.timeout, "vmhost:deleteTimeout": settings.timeout,
+    });
+    const engine = new Engine(host, log);
+    const seeded = await truthOf(sim);
+    const cat: Catalogue = {
+      vswitches: ((seeded as unknown as { vswitches: { uuid: string; locationId: number }[] }).vswitches).filter((v) => v.locationId === 1).map((v) => v.uuid),
+      storages: ((seeded as unknown as { blockStorages: { uuid: string; locationId: number }[] }).blockStorages).filter((b) => b.locationId === 1).map((b) => b.uuid),
+    };
+    const lc = new Lifecycle(seed, kind, rnd, sim, engine, host, settings, cat, report, log);
+    await lc.run();
+  } catch (e) {
+    log(`harness error: ${e instanceof Error ? e.stack : String(e)}`);
+    report.findings.push({ kind: "undestroyable", what: `the soak itself failed: ${e instanceof Error ? e.message : String(e)}` });
+  } finally {
+    await sim.close();
+  }
+  return report;
+}
+
+async function admin<T>(sim: RunningSimulator, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sim.adminUrl}${path}`, {
+    method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as T;
+  if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+const truthOf = (sim: RunningSimulator): Promise<SimTruth> => admin<SimTruth>(sim, "GET", "/state");
+
+class Lifecycle {
+  private vm: Spec;
+  private deps: { publicIp?: Spec; vswitch?: Spec; storage?: Spec; snapshot?: Spec; rule?: Spec } = {};
+  private phase = 0;
+
+  constructor(
+    seed: string,
+    private readonly kind: LifecycleReport["kind"],
+    private readonly rnd: SeededRandom,
+    private readonly sim: RunningSimulator,
+    private readonly engine: Engine,
+    private readonly host: ProviderHost,
+    private readonly settings: LifecycleSettings,
+    private readonly cat: Catalogue,
+    private readonly report: LifecycleReport,
+    private readonly log: (line: string) => void,
+  ) {
+    const r = rnd;
+    const tierId = r.int(1, 3);
+    this.vm = {
+      locationId: 1, tierId, templateId: 2, hostname: `soak-${seed.replace(/[^a-z0-9]/gi, "").toLowerCase().slice(-12)}`,
+      cpu: r.int(1, 2), memory: r.int(1, 2), storage: r.int(10, 30), username: "ops", password: this.pick(PASSWORDS),
+    };
+    if (kind === "instance") {
+      if (r.next() < 0.5) this.vm.publicIp = r.next() < 0.7;
+      if (r.next() < 0.4) this.vm.powerState = "running";
+      if (r.next() < 0.3) this.vm.vswitchId = this.pick(cat.vswitches);
+    } else {
+      // At least two of the five other resources, each depending on the VM.
+      const want = new Set<string>();
+      while (want.size < 2) for (const k of ["publicIp", "vswitch", "storage", "snapshot", "rule"]) if (r.next() < 0.5) want.add(k);
+      if (want.has("publicIp")) this.deps.publicIp = r.next() < 0.5 ? { rdns: `mail${r.int(1, 9)}.example.com` } : {};
+      if (want.has("vswitch")) this.deps.vswitch = { vswitchId: this.pick(cat.vswitches) };
+      if (want.has("storage")) this.deps.storage = { blockStorageId: this.pick(cat.storages) };
+      if (want.has("snapshot")) this.deps.snapshot = { name: `snap-${r.int(1, 99)}` };
+      if (want.has("rule")) this.deps.rule = { protocol: "tcp", port: String(this.pick([22, 80, 443, 8080])), action: this.pick(["accept", "drop"]) };
+    }
+  }
+
+  private pick<T>(items: readonly T[]): T {
+    return items[this.rnd.int(0, items.length - 1)]!;
+  }
+
+  private program(): DeclaredResource[] {
+    const vm = { ...this.vm };
+    const out: DeclaredResource[] = [{ name: "vm", type: "Instance", dependsOn: [], inputs: () => ({ ...vm }) }];
+    const dep = (name: string, type: DeclaredResource["type"], spec: Spec | undefined): void => {
+      if (!spec) return;
+      const s = { ...spec };
+      out.push({ name, type, dependsOn: ["vm"], inputs: (idOf) => ({ instanceId: idOf("vm"), ...s }) });
+    };
+    dep("address", "PublicIp", this.deps.publicIp);
+    dep("network", "VswitchAttachment", this.deps.vswitch);
+    dep("disk", "BlockStorageAttachment", this.deps.storage);
+    dep("snapshot", "Snapshot", this.deps.snapshot);
+    dep("rule", "FirewallRule", this.deps.rule);
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------------------- faults
+
+  private faultsFor(phase: "create" | "update" | "replace" | "refresh" | "destroy"): FaultsInput[] {
+    const r = this.rnd;
+    if (r.next() < 0.3) return [];
+    const classes = this.settings.faultClasses;
+    if (classes.length === 0) return [];
+    const count = r.next() < 0.7 ? 1 : 2;
+    const out: FaultsInput[] = [];
+    const kinds: Record<typeof phase, string[]> = {
+      create: ["create", "snapshot"],
+      update: ["resize", "changeTier", "start", "stop"],
+      replace: ["create", "snapshot", "delete", "snapshotDelete"],
+      refresh: [],
+      destroy: ["delete", "snapshotDelete"],
+    };
+    const writes: Record<typeof phase, string[]> = {
+      create: ["createInstance", "addPublicIp", "createSnapshot", "createFirewallRule", "updatePrivateNetwork", "attachBlockStorage"],
+      update: ["resizeInstance", "changeTier", "updateHostname", "addPublicIp", "changePublicIp", "startInstance", "stopInstance", "updateFirewallRule", "updateRdns"],
+      replace: ["createInstance", "deleteInstance", "createSnapshot", "deleteSnapshot", "createFirewallRule", "addPublicIp"],
+      refresh: [],
+      destroy: ["deleteInstance", "deleteSnapshot", "deleteFirewallRule", "changePublicIp", "detachBlockStorage", "updatePrivateNetwork"],
+    };
+    for (let i = 0; i < count; i++) {
+      const cls = this.pick(classes);
+      switch (cls) {
+        case "server-errors":
+          out.push({ errorRate: Math.round((0.05 + r.next() * 0.25) * 100) / 100, errorStatus: this.pick([500, 502, 503, 504] as const), afterProcessingShare: this.pick([0, 0, 0.3]) });
+          break;
+        case "rate-limit":
+          out.push({ rateLimitPerSecond: r.int(2, 8) });
+          break;
+        case "latency":
+          out.push({ latencyMs: r.int(5, 60) });
+          break;
+        case "resets":
+          out.push({ resetRate: Math.round((0.03 + r.next() * 0.12) * 100) / 100, afterProcessingShare: 0.5 });
+          break;
+        case "ambiguous-write":
+          if (writes[phase].length) out.push({ resetNext: { operation: this.pick(writes[phase]), count: r.int(1, 2), afterProcessing: r.next() < 0.7 } });
+          break;
+        case "failed-operation":
+          if (kinds[phase].length) out.push({ failNext: { kind: this.pick(kinds[phase]), count: 1 } });
+          break;
+        case "stuck-operation":
+          if (kinds[phase].length) out.push({ stickNext: { kind: this.pick(kinds[phase]), count: 1 } });
+          break;
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------------------- phases
+
+  async run(): Promise<void> {
+    const r = this.rnd;
+    const interruptAt = this.settings.interruptions && r.next() < 0.12 ? this.pick(["create", "replace"] as const) : undefined;
+    await this.upPhase("create", interruptAt === "create");
+    const updates = r.int(1, 3);
+    for (let i = 0; i < updates; i++) {
+      this.mutate();
+      await this.upPhase("update", false);
+    }
+    await this.refreshPhase();
+    this.replaceChange();
+    await this.upPhase("replace", interruptAt === "replace");
+    if (r.next() < 0.5) {
+      this.mutate();
+      await this.upPhase("update", false);
+    }
+    await this.destroyPhase();
+  }
+
+  /** A random in-place change of the program. */
+  private mutate(): void {
+    const r = this.rnd;
+    const vm = this.vm;
+    const options: (() => void)[] = [
+      () => { vm.cpu = r.int(1, 3); vm.memory = r.int(1, 4); },
+      () => { vm.storage = Number(vm.storage) + r.int(1, 10); },
+      () => { vm.hostname = `${String(vm.hostname).replace(/-r\d+$/, "")}-r${r.int(1, 99)}`; },
+      () => { vm.tierId = r.int(1, 3); },
+      () => { vm.password = this.pick(PASSWORDS); },
+    ];
+    if (this.kind === "instance") {
+      options.push(
+        () => { vm.publicIp = vm.publicIp === true ? false : true; },
+        () => { vm.publicIp = vm.publicIp === true ? false : true; },
+        () => { vm.powerState = vm.powerState === "stopped" ? "running" : "stopped"; },
+        () => { vm.vswitchId = vm.vswitchId ? this.pick(["", ...this.cat.vswitches]) : this.pick(this.cat.vswitches); },
+      );
+    } else {
+      const d = this.deps;
+      if (d.publicIp) options.push(() => { d.publicIp = { ...d.publicIp, rdns: `host${r.int(1, 99)}.example.com` }; });
+      if (d.rule) options.push(() => { d.rule = { ...d.rule, port: String(this.pick([22, 80, 443, 8080, 9000])), action: this.pick(["accept", "drop"]) }; });
+      if (d.vswitch) options.push(() => { d.vswitch = { vswitchId: this.pick(this.cat.vswitches) }; });
+      if (d.storage) options.push(() => { d.storage = { blockStorageId: this.pick(this.cat.storages) }; });
+      if (d.snapshot) options.push(() => { d.snapshot = { name: `snap-${r.int(1, 99)}` }; });
+    }
+    const n = r.int(1, 2);
+    for (let i = 0; i < n; i++) this.pick(options)();
+  }
+
+  /** A change that replaces the VM (create-before-delete, same hostname). */
+  private replaceChange(): void {
+    if (this.rnd.next() < 0.5) this.vm.username = this.vm.username === "ops" ? "deploy" : "ops";
+    else this.vm.sshKeys = [`ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${this.rnd.int(1000, 9999)} soak@ci`];
+  }
+
+  private async withFaults<T>(name: string, faults: FaultsInput[], run: () => Promise<T>): Promise<T> {
+    const since = this.sim.requests().at(-1)?.seq ?? 0;
+    let scheduledOps = 0;
+    for (const f of faults) {
+      this.sim.setFaults(f);
+      if (f.failNext || f.stickNext) scheduledOps++;
+    }
+    this.log(`phase ${++this.phase} ${name}${faults.length ? ` with faults ${JSON.stringify(faults)}` : ""}`);
+    try {
+      return await run();
+    } finally {
+      const left = await admin<{ failNext: Record<string, number>; stickNext: Record<string, number> }>(this.sim, "GET", "/faults");
+      const pendingOps = Object.values(left.failNext).reduce((a, b) => a + b, 0) + Object.values(left.stickNext).reduce((a, b) => a + b, 0);
+      await admin(this.sim, "DELETE", "/faults");
+      const faulted = this.sim.requests().filter((q) => q.seq > since && (q.reset || q.status === 429 || (q.status !== null && q.status >= 500)));
+      this.report.faults += faulted.length + Math.max(0, scheduledOps - pendingOps);
+    }
+  }
+
+  private async upPhase(name: "create" | "update" | "replace", interrupt: boolean): Promise<void> {
+    const program = this.program();
+    const result = await this.withFaults(name, this.faultsFor(name), async () => {
+      if (!interrupt) return this.engine.up(program);
+      return this.interruptedUp(program);
+    });
+    this.logResult(result);
+    await this.check(result.ok);
+    if (result.interrupted) {
+      // The user runs `pulumi up` again (the CLI warns about the pending create).
+      const again = await this.withFaults(`${name} (re-run after the interruption)`, [], () => this.engine.up(this.program()));
+      this.logResult(again);
+      await this.check(again.ok);
+      // Then, as the CLI asks, `pulumi refresh`, resolving the pending create (import what exists, else clear).
+      await this.refreshPhase();
+    }
+    await this.unstick();
+  }
+
+  /** An `up` whose CLI dies while a create is in flight (the provider process is killed). */
+  private async interruptedUp(program: DeclaredResource[]): Promise<RunResult> {
+    const sinceSeq = this.sim.requests().at(-1)?.seq ?? 0;
+    let finished = false;
+    const up = this.engine.up(program).finally(() => {
+      finished = true;
+    });
+    const creates = new Set(["createInstance", "cloneInstance", "createSnapshot", "createFirewallRule", "addPublicIp"]);
+    const delayMs = this.rnd.int(0, Math.ceil((this.settings.opSeconds * 1000) / this.settings.timeWarp));
+    const deadline = Date.now() + 30_000;
+    while (!finished && Date.now() < deadline) {
+      if (this.sim.requests().some((q) => q.seq > sinceSeq && q.operation !== null && creates.has(q.operation))) {
+        await new Promise((r) => setTimeout(r, delayMs));
+        if (!finished) {
+          this.log(`  ** interrupted (the provider process is killed ${delayMs} ms after the create was sent)`);
+          this.report.interrupted = true;
+          await this.host.kill();
+        }
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return up;
+  }
+
+  private async refreshPhase(): Promise<void> {
+    const truth = await truthOf(this.sim);
+    const resolve = (op: PendingOperation): string | undefined => {
+      const known = new Set(this.engine.state.resources.map((x) => x.id));
+      return coveredBy(op, truth).find((id) => !known.has(id));
+    };
+    const result = await this.withFaults("refresh", this.faultsFor("refresh"), () => this.engine.refresh(resolve));
+    this.logResult(result);
+    await this.check(false);
+  }
+
+  private async destroyPhase(): Promise<void> {
+    const result = await this.withFaults("destroy", this.faultsFor("destroy"), () => this.engine.destroy());
+    this.logResult(result);
+    await this.check(false);
+    await this.unstick();
+    // The user re-runs until the state is empty, faults gone (pending creates resolved as refresh offers).
+    for (let attempt = 1; attempt <= 2 && (this.engine.state.resources.length > 0 || this.engine.state.pending.length > 0); attempt++) {
+      if (this.engine.state.pending.length > 0) await this.refreshPhase();
+      const again = await this.withFaults(`destroy (again, no faults, attempt ${attempt})`, [], () => this.engine.destroy());
+      this.logResult(again);
+      await this.unstick();
+    }
+    const truth = await truthOf(this.sim);
+    this.record(compareAfterDestroy(this.engine.state, truth));
+  }
+
+  /**
+   * An operation stuck by a fault never ends in the simulator; on a real host it ends late (or support ends
+   * it). Between phases each is ended, as success or failure, so the next phase starts from a VM that is
+   * idle (possibly in Error).
+   */
+  private async unstick(): Promise<void> {
+    const truth = await truthOf(this.sim);
+    for (const vm of truth.instances) {
+      if (vm.operation && vm.operation.endsAt === null) {
+        const outcome = this.rnd.next() < 0.5 ? "success" : "failure";
+        this.log(`  (the stuck operation on ${vm.uuid} ends late: ${outcome})`);
+        await admin(this.sim, "POST", `/instances/${vm.uuid}/finish-operation`, { outcome });
+      }
+    }
+  }
+
+  private logResult(result: RunResult): void {
+    this.log(`  => ${result.interrupted ? "interrupted" : result.ok ? "ok" : `failed: ${result.errors.join(" | ").slice(0, 400)}`}`);
+  }
+
+  private async check(upSucceeded: boolean): Promise<void> {
+    const truth = await truthOf(this.sim);
+    this.record(compare(this.engine.state, truth, upSucceeded));
+  }
+
+  private record(findings: Finding[]): void {
+    for (const f of findings) {
+      // The same leftover is reported once per lifecycle, at the phase it first shows.
+      if (this.report.findings.some((x) => x.kind === f.kind && x.what === f.what)) continue;
+      this.report.findings.push(f);
+      this.log(`  !! ${f.kind}: ${f.what}`);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The soak: lifecycles spread over lanes (one provider process each), run concurrently, each on its own
+ * simulator; the report sums what they found. Used by `make soak` (index.ts) and the short seeded soak in
+ * `make test` (tests/soak.test.ts).
+ */
+import { ProviderHost } from "./host";
+import { FAULT_CLASSES, runLifecycle, type FaultClass, type LifecycleReport, type LifecycleSettings } from "./lifecycle";
+
+/** Options of a soak run. */
+export interface SoakOptions extends Partial<LifecycleSettings> {
+  /** Base seed: lifecycle i runs with seed `<seed>-<i>`. */
+  seed: string;
+  lifecycles: number;
+  /** Index of the first lifecycle (default 0): `--first 41 --lifecycles 1` re-runs lifecycle `<seed>-41` alone. */
+  first?: number;
+  /** Lifecycles run at once (each lane has its own provider process). */
+  lanes?: number;
+  /** One lifecycle in `dependentsEvery` also declares the other five resources' kinds (default 4). */
+  dependentsEvery?: number;
+  /** Progress callback after each lifecycle. */
+  onLifecycle?(report: LifecycleReport, done: number): void;
+}
+
+/** The sums of a soak. */
+export interface SoakReport {
+  lifecycles: number;
+  faults: number;
+  orphans: number;
+  duplicates: number;
+  leaks: number;
+  errorsReportedAsSuccess: number;
+  undestroyable: number;
+  interrupted: number;
+  /** Lifecycles with any finding, with their traces. */
+  failing: LifecycleReport[];
+  wallMs: number;
+}
+
+/** The one summary line `make soak` prints. */
+export function summaryLine(r: SoakReport): string {
+  return (
+    `soak: ${r.lifecycles} lifecycles, ${r.faults} faults, ${r.orphans} orphans, ${r.duplicates} duplicates, ${r.leaks} leaks, ` +
+    `${r.errorsReportedAsSuccess} errors-reported-as-success, ${r.undestroyable} undestroyable`
+  );
+}
+
+/** True when the soak found nothing. */
+export function clean(r: SoakReport): boolean {
+  return r.orphans + r.duplicates + r.leaks + r.errorsReportedAsSuccess + r.undestroyable === 0;
+}
+
+/** Runs a soak. */
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const settings: LifecycleSettings = {
+    opSeconds: options.opSeconds ?? 2,
+    timeWarp: options.timeWarp ?? 10,
+    timeout: options.timeout ?? "60s",
+    faultClasses: options.faultClasses ?? (FAULT_CLASSES as readonly FaultClass[]),
+    interruptions: options.interruptions ?? true,
+  };
+  const lanes = Math.max(1, Math.min(options.lanes ?? 6, options.lifecycles));
+  const every = options.dependentsEvery ?? 4;
+  const started = Date.now();
+  const report: SoakReport = {
+    lifecycles: 0, faults: 0, orphans: 0, duplicates: 0, leaks: 0, errorsReportedAsSuccess: 0, undestroyable: 0, interrupted: 0,
+    failing: [], wallMs: 0,
+  };
+  const first = options.first ?? 0;
+  let next = first;
+  const end = first + options.lifecycles;
+  const lane = async (): Promise<void> => {
+    const host = new ProviderHost(settings.timeWarp);
+    try {
+      for (let i = next++; i < end; i = next++) {
+        const kind = i % every === every - 1 ? "dependents" : "instance";
+        const lc = await runLifecycle(`${options.seed}-${i}`, kind, host, settings);
+        report.lifecycles++;
+        report.faults += lc.faults;
+        if (lc.interrupted) report.interrupted++;
+        for (const f of lc.findings) {
+          if (f.kind === "orphan") report.orphans++;
+          else if (f.kind === "duplicate") report.duplicates++;
+          else if (f.kind === "leak") report.leaks++;
+          else if (f.kind === "error-as-success") report.errorsReportedAsSuccess++;
+          else report.undestroyable++;
+        }
+        if (lc.findings.length > 0) report.failing.push(lc);
+        options.onLifecycle?.(lc, report.lifecycles);
+      }
+    } finally {
+      await host.close();
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, () => lane()));
+  report.failing.sort((a, b) => a.seed.localeCompare(b.seed, undefined, { numeric: true }));
+  report.wallMs = Date.now() - started;
+  return report;
+}

@@ -1,0 +1,140 @@
+/**
+ * The soak's comparison of the simulator's truth (`GET /__sim/state`) with the modelled Pulumi state.
+ *
+ * - orphan: an object in the simulator (instance, snapshot, firewall rule) the state does not know and no
+ *   pending create covers;
+ * - duplicate: a second object where the program declares one (a VM named like one the state or a pending
+ *   create already accounts for, a pending create covering two objects, a second snapshot or rule with the
+ *   same name or port on the same VM);
+ * - leak: an address reserved in the account (not attached to anything) that the state does not know; a
+ *   block storage or private network attached to a VM while no resource in the state declares that attachment;
+ * - error-as-success: after an `up` that reported success, a VM of the state is in status Error.
+ */
+import type { PendingOperation, ResourceState, StackState } from "./engine";
+
+/** The parts of the simulator's state dump the soak reads. */
+export interface SimTruth {
+  instances: { uuid: string; hostname: string; status: string; operationFlag: number; vswitchUuid: string | null; operation: { endsAt: number | null } | null }[];
+  publicIps: { uuid: string; address: string; instanceUuid: string | null; seeded: boolean }[];
+  blockStorages: { uuid: string; instanceUuid: string | null }[];
+  snapshots: { uuid: string; instanceUuid: string; name: string; status: string }[];
+  firewallRules: { id: string; instanceUuid: string; destinationPort: string; protocol: string }[];
+}
+
+/** One problem found, with what it is about. */
+export interface Finding {
+  kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "undestroyable";
+  what: string;
+}
+
+/** Every string anywhere in a value (ids referenced by outputs or inputs). */
+function strings(v: unknown, out: Set<string>): Set<string> {
+  if (typeof v === "string") out.add(v.toLowerCase());
+  else if (Array.isArray(v)) for (const x of v) strings(x, out);
+  else if (v && typeof v === "object") for (const x of Object.values(v)) strings(x, out);
+  return out;
+}
+
+/** The objects a pending create may have made (what the user would find in the panel). */
+export function coveredBy(op: PendingOperation, truth: SimTruth): string[] {
+  const i = op.inputs;
+  switch (op.resourceType) {
+    case "Instance":
+      return truth.instances.filter((v) => v.hostname === i.hostname || v.uuid === i.adoptId).map((v) => v.uuid);
+    case "Snapshot":
+      return truth.snapshots.filter((s) => s.instanceUuid === i.instanceId && s.name === i.name).map((s) => s.uuid);
+    case "FirewallRule":
+      return truth.firewallRules.filter((r) => r.instanceUuid === i.instanceId && r.destinationPort === String(i.port) && r.protocol === i.protocol).map((r) => r.id);
+    case "PublicIp":
+      return truth.publicIps.filter((p) => p.instanceUuid === i.instanceId).map((p) => p.uuid);
+    case "VswitchAttachment":
+      return truth.instances.filter((v) => v.uuid === i.instanceId && v.vswitchUuid === i.vswitchId).map((v) => `${v.uuid}/${i.vswitchId}`);
+    case "BlockStorageAttachment":
+      return truth.blockStorages.filter((b) => b.uuid === i.blockStorageId && b.instanceUuid === i.instanceId).map((b) => b.uuid);
+  }
+}
+
+/** Compares after a phase. `upSucceeded`: the phase was an `up` that reported success. */
+export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean): Finding[] {
+  const findings: Finding[] = [];
+  const known = new Set<string>();
+  for (const r of state.resources) {
+    known.add(r.id.toLowerCase());
+    strings(r.outputs, known);
+    strings(r.inputs, known);
+  }
+  const ofType = (t: ResourceState["type"]) => state.resources.filter((r) => r.type === t);
+  const pendingCover = new Map<string, PendingOperation>();
+  for (const op of state.pending) {
+    const covered = coveredBy(op, truth).filter((id) => !known.has(id.toLowerCase()));
+    for (const id of covered) pendingCover.set(id, op);
+    if (covered.length > 1) findings.push({ kind: "duplicate", what: `pending create of ${op.name} covers ${covered.length} objects: ${covered.join(", ")}` });
+    // A pending create whose object exists while the state ALSO got that resource under another id: the
+    // re-run made a second one instead of finding the first.
+    const recorded = state.resources.find((r) => r.urn === op.urn && !r.delete);
+    if (recorded && covered.length > 0 && op.resourceType !== "PublicIp")
+      findings.push({ kind: "duplicate", what: `${op.name}: the interrupted create made ${covered.join(", ")} and the next up recorded another, ${recorded.id}` });
+  }
+
+  // Instances.
+  const stateVms = ofType("Instance");
+  for (const vm of truth.instances) {
+    if (known.has(vm.uuid) || pendingCover.has(vm.uuid)) continue;
+    const twin = stateVms.find((r) => r.outputs.hostname === vm.hostname || r.inputs.hostname === vm.hostname);
+    if (twin) findings.push({ kind: "duplicate", what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) besides ${twin.name} ${twin.id} in the state` });
+    else findings.push({ kind: "orphan", what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) is in no state` });
+  }
+  // Snapshots and firewall rules.
+  for (const s of truth.snapshots) {
+    if (known.has(s.uuid) || pendingCover.has(s.uuid)) continue;
+    const twin = ofType("Snapshot").find((r) => r.outputs.instanceId === s.instanceUuid && r.outputs.name === s.name);
+    findings.push({ kind: twin ? "duplicate" : "orphan", what: `snapshot ${s.uuid} (${s.name}, ${s.status}) of ${s.instanceUuid}${twin ? ` besides ${twin.id}` : " is in no state"}` });
+  }
+  for (const rule of truth.firewallRules) {
+    if (known.has(rule.id.toLowerCase()) || pendingCover.has(rule.id)) continue;
+    const twin = ofType("FirewallRule").find((r) => r.outputs.instanceId === rule.instanceUuid && String(r.outputs.port) === rule.destinationPort && r.outputs.protocol === rule.protocol);
+    findings.push({ kind: twin ? "duplicate" : "orphan", what: `firewall rule ${rule.id} (${rule.protocol}/${rule.destinationPort}) on ${rule.instanceUuid}${twin ? ` besides ${twin.id}` : " is in no state"}` });
+  }
+  // Addresses reserved in the account (attached to nothing) that no state records.
+  for (const ip of truth.publicIps) {
+    if (ip.seeded || ip.instanceUuid !== null) continue;
+    if (known.has(ip.uuid) || known.has(ip.address) || pendingCover.has(ip.uuid)) continue;
+    findings.push({ kind: "leak", what: `public address ${ip.address} (${ip.uuid}) is reserved in the account and in no state` });
+  }
+  // Attachments no resource declares.
+  for (const b of truth.blockStorages) {
+    if (b.instanceUuid === null || pendingCover.has(b.uuid)) continue;
+    if (ofType("BlockStorageAttachment").some((r) => r.id === b.uuid)) continue;
+    findings.push({ kind: "leak", what: `block storage ${b.uuid} is attached to ${b.instanceUuid} and no attachment in the state says so` });
+  }
+  for (const vm of truth.instances) {
+    if (!vm.vswitchUuid) continue;
+    const id = `${vm.uuid}/${vm.vswitchUuid}`;
+    if (pendingCover.has(id) || ofType("VswitchAttachment").some((r) => r.id === id)) continue;
+    const declaring = stateVms.find((r) => r.id === vm.uuid && r.inputs.vswitchId !== undefined);
+    if (declaring) continue;
+    findings.push({ kind: "leak", what: `instance ${vm.uuid} is in private network ${vm.vswitchUuid} and nothing in the state declares it` });
+  }
+  if (upSucceeded) {
+    for (const r of stateVms) {
+      const vm = truth.instances.find((v) => v.uuid === r.id);
+      if (vm?.status === "Error") findings.push({ kind: "error-as-success", what: `up reported success while ${r.name} ${r.id} is in status Error` });
+    }
+  }
+  return findings;
+}
+
+/** After the last destroy (faults cleared): nothing may remain, in the account or in the state. */
+export function compareAfterDestroy(state: StackState, truth: SimTruth): Finding[] {
+  const findings: Finding[] = [];
+  for (const r of state.resources) findings.push({ kind: "undestroyable", what: `${r.type} ${r.name} ${r.id} is still in the state after destroy` });
+  // (a VM the state still holds is counted once, as undestroyable)
+  for (const vm of truth.instances) if (!known(state, vm.uuid)) findings.push({ kind: "orphan", what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) remains after destroy, in no state` });
+  for (const s of truth.snapshots) findings.push({ kind: "leak", what: `snapshot ${s.uuid} (${s.name}) remains after destroy` });
+  for (const rule of truth.firewallRules) findings.push({ kind: "leak", what: `firewall rule ${rule.id} remains after destroy` });
+  for (const ip of truth.publicIps) if (!ip.seeded) findings.push({ kind: "leak", what: `public address ${ip.address} (${ip.uuid}) remains reserved after destroy` });
+  for (const b of truth.blockStorages) if (b.instanceUuid) findings.push({ kind: "leak", what: `block storage ${b.uuid} is still attached to ${b.instanceUuid} after destroy` });
+  return findings;
+}
+
+const known = (state: StackState, id: string): boolean => state.resources.some((r) => r.id === id);
