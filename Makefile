@@ -6,8 +6,9 @@ NPM ?= npm
 JEST_ARGS ?=
 SIM_ARGS ?=
 BENCH_ARGS ?=
+SOAK_ARGS ?=
 
-.PHONY: install build pack typecheck test sim bench demo docs clean
+.PHONY: install build pack typecheck test sim bench soak demo docs clean
 
 # `npm ci` only when the lock file changed since the last install (the stamp lives inside node_modules,
 # so `git clean -xfd` removes both together).
@@ -56,6 +57,13 @@ demo: pack
 # it costs, against the simulator in real time. Measured here, never asserted in tests.
 bench: build
 	node dist/tools/bench/index.js $(BENCH_ARGS)
+
+# The fault soak (tools/soak): 600 random lifecycles of every resource against the simulator with injected
+# faults and interrupted runs, driven through the built provider as the Pulumi engine drives it. Prints
+# `soak: N lifecycles, K faults, X orphans, Y duplicates, Z leaks, ...` and fails on any. Not part of `make test`
+# (tests/soak.test.ts runs a short seeded one there).
+soak: build
+	node dist/tools/soak/index.js $(SOAK_ARGS)
 
 clean:
 	rm -rf dist .pack reports

@@ -145,8 +145,10 @@ export class Engine {
     return op;
   }
 
-  private donePending(op: PendingOperation): void {
-    if (this.interrupted) return; // the CLI died: the operation stays pending in the checkpoint
+  /** The operation ended (`e`: how it failed, if it did). When the CLI died instead, it stays pending. */
+  private donePending(op: PendingOperation, e?: unknown): void {
+    if (e instanceof Interrupted) this.interrupted = true;
+    if (this.interrupted) return;
     this.state.pending = this.state.pending.filter((p) => p !== op);
   }
 
@@ -258,7 +260,7 @@ export class Engine {
       this.trace(`    created ${decl.name} ${answer.id}`);
     } catch (e) {
       if (e instanceof StopRun) throw e;
-      this.donePending(op);
+      this.donePending(op, e);
       if (e instanceof ProviderCallError && e.failure.initFailure) {
         const init = e.failure.initFailure;
         if (replacing) replacing.delete = true;
@@ -282,7 +284,7 @@ export class Engine {
       old.outputs = answer.properties;
       delete old.initErrors;
     } catch (e) {
-      this.donePending(op);
+      this.donePending(op, e);
       if (e instanceof ProviderCallError && e.failure.initFailure) {
         // PartialFailure: old inputs, the error's properties as outputs (pkg/engine/update.go).
         old.outputs = e.failure.initFailure.properties;
@@ -302,7 +304,7 @@ export class Engine {
       this.donePending(op);
       this.state.resources = this.state.resources.filter((x) => x !== r);
     } catch (e) {
-      this.donePending(op);
+      this.donePending(op, e);
       this.fail(`${what} ${r.name}`, e);
     }
   }
@@ -344,7 +346,8 @@ export class Engine {
     try {
       if (resolvePending) {
         for (const op of this.state.pending.filter((p) => p.type === "creating")) {
-          const id = resolvePending(op);
+          // A URN already in the state (the re-run created it again) cannot take the import: the user clears it.
+          const id = this.live(op.urn) ? undefined : resolvePending(op);
           this.state.pending = this.state.pending.filter((p) => p !== op);
           if (id === undefined) {
             this.trace(`  pending create of ${op.name} cleared`);

@@ -4,13 +4,13 @@
  * the simulator's truth is compared with the modelled state. Prints one summary line and exits non-zero
  * when anything was orphaned, duplicated, leaked, reported as success while in Error, or left undestroyable.
  *
- *   node dist/tools/soak/index.js [--seed S] [--lifecycles N] [--first I] [--lanes N] [--faults a,b] [--no-interruptions]
+ *   node dist/tools/soak/index.js [--seed S] [--lifecycles N] [--first I] [--lanes N] [--faults a,b] [--skip feature,...]
  *                                 [--op-seconds S] [--time-warp F] [--timeout 60s] [--verbose]
  *
  * Each failing lifecycle is printed with its seed and trace (phases, faults, provider errors, findings).
  */
 import { parseArgs } from "node:util";
-import { FAULT_CLASSES, type FaultClass } from "./lifecycle";
+import { FAULT_CLASSES, SOAK_FEATURES, type FaultClass, type SoakFeature } from "./lifecycle";
 import { clean, runSoak, summaryLine } from "./runner";
 
 async function main(): Promise<void> {
@@ -19,12 +19,12 @@ async function main(): Promise<void> {
       seed: { type: "string", default: "soak" },
       lifecycles: { type: "string", default: "600" },
       first: { type: "string", default: "0" },
-      lanes: { type: "string", default: "6" },
+      lanes: { type: "string", default: "12" },
       faults: { type: "string" },
-      "no-interruptions": { type: "boolean", default: false },
+      skip: { type: "string" },
       "op-seconds": { type: "string", default: "2" },
-      "time-warp": { type: "string", default: "10" },
-      timeout: { type: "string", default: "60s" },
+      "time-warp": { type: "string", default: "20" },
+      timeout: { type: "string", default: "30s" },
       verbose: { type: "boolean", default: false },
     },
   });
@@ -32,9 +32,13 @@ async function main(): Promise<void> {
     if (!(FAULT_CLASSES as readonly string[]).includes(f)) throw new Error(`unknown fault class ${f} (one of ${FAULT_CLASSES.join(", ")})`);
     return f as FaultClass;
   });
+  const skip = (values.skip ?? "").split(",").filter(Boolean).map((f) => {
+    if (!(SOAK_FEATURES as readonly string[]).includes(f)) throw new Error(`unknown feature ${f} (one of ${SOAK_FEATURES.join(", ")})`);
+    return f as SoakFeature;
+  });
   const lifecycles = Number(values.lifecycles);
   const report = await runSoak({
-    seed: values.seed, lifecycles, first: Number(values.first), lanes: Number(values.lanes), faultClasses, interruptions: !values["no-interruptions"],
+    seed: values.seed, lifecycles, first: Number(values.first), lanes: Number(values.lanes), faultClasses, skip,
     opSeconds: Number(values["op-seconds"]), timeWarp: Number(values["time-warp"]), timeout: values.timeout,
     onLifecycle: (lc, done) => {
       if (values.verbose || lc.findings.length > 0) {

@@ -20,9 +20,16 @@ export interface LifecycleSettings {
   timeout: string;
   /** Fault classes that may be injected (default: all). */
   faultClasses: readonly FaultClass[];
-  /** Whether lifecycles may be interrupted. */
-  interruptions: boolean;
+  /** Program features left out (to run a soak of what already passes while the rest is being fixed). */
+  skip: readonly SoakFeature[];
 }
+
+/**
+ * Parts of the lifecycles that can be left out: interrupted ups, toggling an Instance's `publicIp`
+ * true/false, and the PublicIp resource among the dependents.
+ */
+export const SOAK_FEATURES = ["interruptions", "public-ip-toggles", "public-ip-resource"] as const;
+export type SoakFeature = (typeof SOAK_FEATURES)[number];
 
 /** The fault classes a phase may get. */
 export const FAULT_CLASSES = ["server-errors", "rate-limit", "latency", "resets", "ambiguous-write", "failed-operation", "stuck-operation"] as const;
@@ -72,7 +79,7 @@ export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], 
     await lc.run();
   } catch (e) {
     log(`harness error: ${e instanceof Error ? e.stack : String(e)}`);
-    report.findings.push({ kind: "undestroyable", what: `the soak itself failed: ${e instanceof Error ? e.message : String(e)}` });
+    report.findings.push({ kind: "undestroyable", object: "soak", what: `the soak itself failed: ${e instanceof Error ? e.message : String(e)}` });
   } finally {
     await sim.close();
   }
@@ -114,19 +121,24 @@ class Lifecycle {
       cpu: r.int(1, 2), memory: r.int(1, 2), storage: r.int(10, 30), username: "ops", password: this.pick(PASSWORDS),
     };
     if (kind === "instance") {
-      if (r.next() < 0.5) this.vm.publicIp = r.next() < 0.7;
+      if (r.next() < 0.5) this.vm.publicIp = r.next() < 0.7 || this.skips("public-ip-toggles");
       if (r.next() < 0.4) this.vm.powerState = "running";
       if (r.next() < 0.3) this.vm.vswitchId = this.pick(cat.vswitches);
     } else {
       // At least two of the five other resources, each depending on the VM.
       const want = new Set<string>();
-      while (want.size < 2) for (const k of ["publicIp", "vswitch", "storage", "snapshot", "rule"]) if (r.next() < 0.5) want.add(k);
+      const kinds = ["publicIp", "vswitch", "storage", "snapshot", "rule"].filter((k) => k !== "publicIp" || !this.skips("public-ip-resource"));
+      while (want.size < 2) for (const k of kinds) if (r.next() < 0.5) want.add(k);
       if (want.has("publicIp")) this.deps.publicIp = r.next() < 0.5 ? { rdns: `mail${r.int(1, 9)}.example.com` } : {};
       if (want.has("vswitch")) this.deps.vswitch = { vswitchId: this.pick(cat.vswitches) };
       if (want.has("storage")) this.deps.storage = { blockStorageId: this.pick(cat.storages) };
       if (want.has("snapshot")) this.deps.snapshot = { name: `snap-${r.int(1, 99)}` };
       if (want.has("rule")) this.deps.rule = { protocol: "tcp", port: String(this.pick([22, 80, 443, 8080])), action: this.pick(["accept", "drop"]) };
     }
+  }
+
+  private skips(feature: SoakFeature): boolean {
+    return this.settings.skip.includes(feature);
   }
 
   private pick<T>(items: readonly T[]): T {
@@ -189,6 +201,8 @@ class Lifecycle {
           break;
         case "ambiguous-write":
           if (writes[phase].length) out.push({ resetNext: { operation: this.pick(writes[phase]), count: r.int(1, 2), afterProcessing: r.next() < 0.7 } });
+          // Half the time the reads that reconcile the write fail too (500 is not retried for reads).
+          if (r.next() < 0.5) out.push({ errorRate: Math.round((0.1 + r.next() * 0.2) * 100) / 100, errorStatus: 500 });
           break;
         case "failed-operation":
           if (kinds[phase].length) out.push({ failNext: { kind: this.pick(kinds[phase]), count: 1 } });
@@ -205,7 +219,7 @@ class Lifecycle {
 
   async run(): Promise<void> {
     const r = this.rnd;
-    const interruptAt = this.settings.interruptions && r.next() < 0.12 ? this.pick(["create", "replace"] as const) : undefined;
+    const interruptAt = !this.skips("interruptions") && r.next() < 0.12 ? this.pick(["create", "replace"] as const) : undefined;
     await this.upPhase("create", interruptAt === "create");
     const updates = r.int(1, 3);
     for (let i = 0; i < updates; i++) {
@@ -234,9 +248,12 @@ class Lifecycle {
       () => { vm.password = this.pick(PASSWORDS); },
     ];
     if (this.kind === "instance") {
+      if (!this.skips("public-ip-toggles"))
+        options.push(
+          () => { vm.publicIp = vm.publicIp === true ? false : true; },
+          () => { vm.publicIp = vm.publicIp === true ? false : true; },
+        );
       options.push(
-        () => { vm.publicIp = vm.publicIp === true ? false : true; },
-        () => { vm.publicIp = vm.publicIp === true ? false : true; },
         () => { vm.powerState = vm.powerState === "stopped" ? "running" : "stopped"; },
         () => { vm.vswitchId = vm.vswitchId ? this.pick(["", ...this.cat.vswitches]) : this.pick(this.cat.vswitches); },
       );
@@ -375,8 +392,9 @@ class Lifecycle {
 
   private record(findings: Finding[]): void {
     for (const f of findings) {
-      // The same leftover is reported once per lifecycle, at the phase it first shows.
-      if (this.report.findings.some((x) => x.kind === f.kind && x.what === f.what)) continue;
+      // One object is reported once per lifecycle, at the phase it first shows (an orphan that remains
+      // after destroy is still one orphan).
+      if (this.report.findings.some((x) => x.object === f.object)) continue;
       this.report.findings.push(f);
       this.log(`  !! ${f.kind}: ${f.what}`);
     }

@@ -4,6 +4,7 @@
  * `make test` (tests/soak.test.ts).
  */
 import { ProviderHost } from "./host";
+export { FAULT_CLASSES, SOAK_FEATURES, type FaultClass, type SoakFeature } from "./lifecycle";
 import { FAULT_CLASSES, runLifecycle, type FaultClass, type LifecycleReport, type LifecycleSettings } from "./lifecycle";
 
 /** Options of a soak run. */
@@ -53,12 +54,12 @@ export function clean(r: SoakReport): boolean {
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const settings: LifecycleSettings = {
     opSeconds: options.opSeconds ?? 2,
-    timeWarp: options.timeWarp ?? 10,
-    timeout: options.timeout ?? "60s",
+    timeWarp: options.timeWarp ?? 20,
+    timeout: options.timeout ?? "30s",
     faultClasses: options.faultClasses ?? (FAULT_CLASSES as readonly FaultClass[]),
-    interruptions: options.interruptions ?? true,
+    skip: options.skip ?? [],
   };
-  const lanes = Math.max(1, Math.min(options.lanes ?? 6, options.lifecycles));
+  const lanes = Math.max(1, Math.min(options.lanes ?? 12, options.lifecycles));
   const every = options.dependentsEvery ?? 4;
   const started = Date.now();
   const report: SoakReport = {

@@ -24,6 +24,8 @@ export interface SimTruth {
 /** One problem found, with what it is about. */
 export interface Finding {
   kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "undestroyable";
+  /** The object (uuid, or resource name) it is about: one object counts once per lifecycle. */
+  object: string;
   what: string;
 }
 
@@ -68,12 +70,12 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
   for (const op of state.pending) {
     const covered = coveredBy(op, truth).filter((id) => !known.has(id.toLowerCase()));
     for (const id of covered) pendingCover.set(id, op);
-    if (covered.length > 1) findings.push({ kind: "duplicate", what: `pending create of ${op.name} covers ${covered.length} objects: ${covered.join(", ")}` });
+    if (covered.length > 1) findings.push({ kind: "duplicate", object: covered[1]!, what: `pending create of ${op.name} covers ${covered.length} objects: ${covered.join(", ")}` });
     // A pending create whose object exists while the state ALSO got that resource under another id: the
     // re-run made a second one instead of finding the first.
     const recorded = state.resources.find((r) => r.urn === op.urn && !r.delete);
     if (recorded && covered.length > 0 && op.resourceType !== "PublicIp")
-      findings.push({ kind: "duplicate", what: `${op.name}: the interrupted create made ${covered.join(", ")} and the next up recorded another, ${recorded.id}` });
+      findings.push({ kind: "duplicate", object: covered[0]!, what: `${op.name}: the interrupted create made ${covered.join(", ")} and the next up recorded another, ${recorded.id}` });
   }
 
   // Instances.
@@ -81,44 +83,46 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
   for (const vm of truth.instances) {
     if (known.has(vm.uuid) || pendingCover.has(vm.uuid)) continue;
     const twin = stateVms.find((r) => r.outputs.hostname === vm.hostname || r.inputs.hostname === vm.hostname);
-    if (twin) findings.push({ kind: "duplicate", what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) besides ${twin.name} ${twin.id} in the state` });
-    else findings.push({ kind: "orphan", what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) is in no state` });
+    if (twin) findings.push({ kind: "duplicate", object: vm.uuid, what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) besides ${twin.name} ${twin.id} in the state` });
+    else findings.push({ kind: "orphan", object: vm.uuid, what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) is in no state` });
   }
   // Snapshots and firewall rules.
   for (const s of truth.snapshots) {
     if (known.has(s.uuid) || pendingCover.has(s.uuid)) continue;
     const twin = ofType("Snapshot").find((r) => r.outputs.instanceId === s.instanceUuid && r.outputs.name === s.name);
-    findings.push({ kind: twin ? "duplicate" : "orphan", what: `snapshot ${s.uuid} (${s.name}, ${s.status}) of ${s.instanceUuid}${twin ? ` besides ${twin.id}` : " is in no state"}` });
+    findings.push({ kind: twin ? "duplicate" : "orphan", object: s.uuid, what: `snapshot ${s.uuid} (${s.name}, ${s.status}) of ${s.instanceUuid}${twin ? ` besides ${twin.id}` : " is in no state"}` });
   }
   for (const rule of truth.firewallRules) {
     if (known.has(rule.id.toLowerCase()) || pendingCover.has(rule.id)) continue;
     const twin = ofType("FirewallRule").find((r) => r.outputs.instanceId === rule.instanceUuid && String(r.outputs.port) === rule.destinationPort && r.outputs.protocol === rule.protocol);
-    findings.push({ kind: twin ? "duplicate" : "orphan", what: `firewall rule ${rule.id} (${rule.protocol}/${rule.destinationPort}) on ${rule.instanceUuid}${twin ? ` besides ${twin.id}` : " is in no state"}` });
+    findings.push({ kind: twin ? "duplicate" : "orphan", object: rule.id, what: `firewall rule ${rule.id} (${rule.protocol}/${rule.destinationPort}) on ${rule.instanceUuid}${twin ? ` besides ${twin.id}` : " is in no state"}` });
   }
   // Addresses reserved in the account (attached to nothing) that no state records.
   for (const ip of truth.publicIps) {
     if (ip.seeded || ip.instanceUuid !== null) continue;
     if (known.has(ip.uuid) || known.has(ip.address) || pendingCover.has(ip.uuid)) continue;
-    findings.push({ kind: "leak", what: `public address ${ip.address} (${ip.uuid}) is reserved in the account and in no state` });
+    findings.push({ kind: "leak", object: ip.uuid, what: `public address ${ip.address} (${ip.uuid}) is reserved in the account and in no state` });
   }
   // Attachments no resource declares.
+  // (only on VMs the state knows: an orphaned or duplicate VM is reported once, as such)
+  const stateVmIds = new Set(stateVms.map((r) => r.id));
   for (const b of truth.blockStorages) {
-    if (b.instanceUuid === null || pendingCover.has(b.uuid)) continue;
+    if (b.instanceUuid === null || !stateVmIds.has(b.instanceUuid) || pendingCover.has(b.uuid)) continue;
     if (ofType("BlockStorageAttachment").some((r) => r.id === b.uuid)) continue;
-    findings.push({ kind: "leak", what: `block storage ${b.uuid} is attached to ${b.instanceUuid} and no attachment in the state says so` });
+    findings.push({ kind: "leak", object: `${b.uuid}@${b.instanceUuid}`, what: `block storage ${b.uuid} is attached to ${b.instanceUuid} and no attachment in the state says so` });
   }
   for (const vm of truth.instances) {
-    if (!vm.vswitchUuid) continue;
+    if (!vm.vswitchUuid || !stateVmIds.has(vm.uuid)) continue;
     const id = `${vm.uuid}/${vm.vswitchUuid}`;
     if (pendingCover.has(id) || ofType("VswitchAttachment").some((r) => r.id === id)) continue;
     const declaring = stateVms.find((r) => r.id === vm.uuid && r.inputs.vswitchId !== undefined);
     if (declaring) continue;
-    findings.push({ kind: "leak", what: `instance ${vm.uuid} is in private network ${vm.vswitchUuid} and nothing in the state declares it` });
+    findings.push({ kind: "leak", object: `${vm.uuid}@${vm.vswitchUuid}`, what: `instance ${vm.uuid} is in private network ${vm.vswitchUuid} and nothing in the state declares it` });
   }
   if (upSucceeded) {
     for (const r of stateVms) {
       const vm = truth.instances.find((v) => v.uuid === r.id);
-      if (vm?.status === "Error") findings.push({ kind: "error-as-success", what: `up reported success while ${r.name} ${r.id} is in status Error` });
+      if (vm?.status === "Error") findings.push({ kind: "error-as-success", object: `error:${r.id}`, what: `up reported success while ${r.name} ${r.id} is in status Error` });
     }
   }
   return findings;
@@ -127,13 +131,13 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
 /** After the last destroy (faults cleared): nothing may remain, in the account or in the state. */
 export function compareAfterDestroy(state: StackState, truth: SimTruth): Finding[] {
   const findings: Finding[] = [];
-  for (const r of state.resources) findings.push({ kind: "undestroyable", what: `${r.type} ${r.name} ${r.id} is still in the state after destroy` });
+  for (const r of state.resources) findings.push({ kind: "undestroyable", object: r.id, what: `${r.type} ${r.name} ${r.id} is still in the state after destroy` });
   // (a VM the state still holds is counted once, as undestroyable)
-  for (const vm of truth.instances) if (!known(state, vm.uuid)) findings.push({ kind: "orphan", what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) remains after destroy, in no state` });
-  for (const s of truth.snapshots) findings.push({ kind: "leak", what: `snapshot ${s.uuid} (${s.name}) remains after destroy` });
-  for (const rule of truth.firewallRules) findings.push({ kind: "leak", what: `firewall rule ${rule.id} remains after destroy` });
-  for (const ip of truth.publicIps) if (!ip.seeded) findings.push({ kind: "leak", what: `public address ${ip.address} (${ip.uuid}) remains reserved after destroy` });
-  for (const b of truth.blockStorages) if (b.instanceUuid) findings.push({ kind: "leak", what: `block storage ${b.uuid} is still attached to ${b.instanceUuid} after destroy` });
+  for (const vm of truth.instances) if (!known(state, vm.uuid)) findings.push({ kind: "orphan", object: vm.uuid, what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) remains after destroy, in no state` });
+  for (const s of truth.snapshots) findings.push({ kind: known(state, s.uuid) ? "undestroyable" : "orphan", object: s.uuid, what: `snapshot ${s.uuid} (${s.name}) remains after destroy` });
+  for (const rule of truth.firewallRules) findings.push({ kind: known(state, rule.id) ? "undestroyable" : "orphan", object: rule.id, what: `firewall rule ${rule.id} remains after destroy` });
+  for (const ip of truth.publicIps) if (!ip.seeded) findings.push({ kind: "leak", object: ip.uuid, what: `public address ${ip.address} (${ip.uuid}) remains reserved after destroy` });
+  for (const b of truth.blockStorages) if (b.instanceUuid) findings.push({ kind: "leak", object: `${b.uuid}@${b.instanceUuid}`, what: `block storage ${b.uuid} is still attached to ${b.instanceUuid} after destroy` });
   return findings;
 }
 
