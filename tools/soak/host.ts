@@ -48,7 +48,11 @@ export class ProviderHost {
   }
 
   private spawn(): Promise<void> {
-    const child = fork(this.workerPath, [String(this.timeWarp)], { stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "json" });
+    // VMHOST_CACHE_DIR=off: durations learned on a warped clock from a throwaway simulator must not land in
+    // the user's cache (one file per base URL: one per lifecycle).
+    const child = fork(this.workerPath, [String(this.timeWarp)], {
+      stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "json", env: { ...process.env, VMHOST_CACHE_DIR: "off" },
+    });
     this.child = child;
     return new Promise<void>((resolve, reject) => {
       child.once("error", reject);
