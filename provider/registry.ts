@@ -8,22 +8,24 @@ import { vswitchAttachmentProvider } from "./resources/vswitch-attachment/provid
 import { blockStorageAttachmentProvider } from "./resources/block-storage-attachment/provider";
 import { withRecordableFailures } from "./resources/common/recordable";
 import { withPreviewChecks } from "./resources/common/preflight";
+import { withRequestDeadlines } from "./wait/scope";
 
 /**
  * Resource name -> the dynamic provider that implements it. The SDK's serialized stub looks providers up here
  * by name at call time (`require("pulumi-vmhost/provider").providers[name]`).
  * Each resource adds its line below; the type makes a missing one a compile error. Every provider is wrapped
  * by `withRecordableFailures`, so a resource recorded after a failed create/update can later be refreshed
- * and deleted under the real engine. `withPreviewChecks` adds the read-only checks against the account and
+ * and deleted under the real engine. `withRequestDeadlines` bounds a
+ * 429's wait by the resource's deadline (wait/scope.ts). `withPreviewChecks` adds the read-only checks against the account and
  * catalogue to `check` (common/preflight.ts), so mistakes show at preview.
  */
 export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
-  Instance: withRecordableFailures(withPreviewChecks("Instance", instanceProvider as pulumi.dynamic.ResourceProvider)),
-  PublicIp: withRecordableFailures(withPreviewChecks("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider)),
-  VswitchAttachment: withRecordableFailures(withPreviewChecks("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider)),
-  BlockStorageAttachment: withRecordableFailures(withPreviewChecks("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider)),
-  Snapshot: withRecordableFailures(withPreviewChecks("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider)),
-  FirewallRule: withRecordableFailures(withPreviewChecks("FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider)),
+  Instance: withRecordableFailures(withRequestDeadlines(withPreviewChecks("Instance", instanceProvider as pulumi.dynamic.ResourceProvider))),
+  PublicIp: withRecordableFailures(withRequestDeadlines(withPreviewChecks("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider))),
+  VswitchAttachment: withRecordableFailures(withRequestDeadlines(withPreviewChecks("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider))),
+  BlockStorageAttachment: withRecordableFailures(withRequestDeadlines(withPreviewChecks("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider))),
+  Snapshot: withRecordableFailures(withRequestDeadlines(withPreviewChecks("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider))),
+  FirewallRule: withRecordableFailures(withRequestDeadlines(withPreviewChecks("FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider))),
 };
 
 /** The Pulumi type token of a resource of ours: dynamic module `vmhost`, type = class name. */
