@@ -40,8 +40,8 @@ type Seen = { row: InstanceListItem; detail?: undefined } | { detail: InstanceDe
  * One status poll through the process's shared poller (status-poller.ts): the list row when the list shows the
  * instance; otherwise the detail, because only its 404 says the instance is gone.
  */
-async function observe(client: VmHostClient, uuid: string): Promise<Seen> {
-  const row = await statusPollerFor(client).status(uuid);
+async function observe(client: VmHostClient, uuid: string, injectedTime: boolean): Promise<Seen> {
+  const row = await statusPollerFor(client).status(uuid, { now: injectedTime });
   if (row) return { row };
   const detail = await client.instances.find(uuid);
   return detail ? { detail } : undefined;
@@ -62,7 +62,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
     log: progressLog,
     sleep: opts.sleep,
     poll: async () => {
-      const seen = await observe(client, uuid);
+      const seen = await observe(client, uuid, opts.sleep !== undefined);
       if (!seen) return gone;
       const status = seen.row ?? seen.detail;
       if (isFailureStatus(status.status)) return { failed: true, message: `the instance reports status ${status.status}` };
@@ -97,7 +97,7 @@ export async function waitForInstanceGone(
     log: progressLog,
     sleep: opts.sleep,
     poll: async () => {
-      const seen = await observe(client, uuid);
+      const seen = await observe(client, uuid, opts.sleep !== undefined);
       if (!seen) return { done: true, value: undefined };
       let d: { status: string; operation_flag: number } | undefined = seen.row ?? seen.detail;
       // Listed with no operation running: a host whose list lags (or keeps deleted VMs) is asked for the detail.

@@ -77,3 +77,13 @@ describe("shared instance status poller", () => {
     await expect(poller.status("vm-1")).resolves.toMatchObject({ uuid: "vm-1" });
   });
 });
+
+describe("shared instance status poller: injected time", () => {
+  it("a wait on injected time starts its tick without the real-time interval", async () => {
+    const list = fakeList([row("vm-1")]);
+    const poller = new InstanceStatusPoller(list.listPage, 1000, list.clock);
+    await poller.status("vm-1");
+    await poller.status("vm-1", { now: true });
+    expect(list.requests.map((r) => r.at)).toEqual([0, 0]);
+  });
+});

@@ -15,6 +15,7 @@ import { LIST_ALL_PAGE_SIZE } from "../api";
 
 interface Request {
   uuid: string;
+  now: boolean;
   resolve(row: InstanceListItem | undefined): void;
   reject(error: unknown): void;
 }
@@ -55,11 +56,12 @@ export class InstanceStatusPoller {
 
   /**
    * The instance's list row from the next tick that starts after this call, or undefined when the list does
-   * not show it. Rejects with the list's error when that tick fails.
+   * not show it. Rejects with the list's error when that tick fails. `now` starts that tick without waiting for
+   * the interval: for a wait that runs on its own injected time (tests), where real-time spacing means nothing.
    */
-  status(uuid: string): Promise<InstanceListItem | undefined> {
+  status(uuid: string, options: { now?: boolean } = {}): Promise<InstanceListItem | undefined> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ uuid, resolve, reject });
+      this.pending.push({ uuid, now: options.now === true, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         void this.tick();
@@ -76,7 +78,7 @@ export class InstanceStatusPoller {
     // Waits that start together (a fleet's creates answered in one burst) share the first tick too.
     await new Promise<void>((resolve) => setImmediate(resolve));
     const gap = this.lastTickAt + this.minIntervalMs - this.clock.now();
-    if (gap > 0) await this.clock.sleep(gap);
+    if (gap > 0 && !this.pending.some((r) => r.now)) await this.clock.sleep(gap);
     const batch = this.pending;
     this.pending = [];
     this.scheduled = false; // who asks from now on is answered by the next tick
