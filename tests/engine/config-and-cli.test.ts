@@ -165,7 +165,7 @@ describe("secure: values of the passphrase secrets provider", () => {
     expect(config["foo:d"]).toEqual({ value: "secret-value", secret: true });
   });
 
-  test("another secrets provider is refused clearly (only the passphrase provider is supported)", async () => {
+  test("other secrets providers (KMS, Pulumi Cloud) are refused clearly; --secret overrides still work", async () => {
     fs.writeFileSync(
       path.join(dir, "Pulumi.dev.yaml"),
       ["secretsprovider: awskms://alias/pulumi", "encryptedkey: AQICAHh", "config:", "  app:k:", "    secure: AAABAxyz"].join("\n"),
@@ -173,6 +173,13 @@ describe("secure: values of the passphrase secrets provider", () => {
     await expect(resolve("app", { PULUMI_CONFIG_PASSPHRASE: "x" })).rejects.toThrow(
       /app:k is encrypted \(secure:\) with the secrets provider "awskms:\/\/alias\/pulumi", which the local engine does not support/,
     );
+    // A Pulumi Cloud stack's file: secure values, no salt, no provider line.
+    fs.writeFileSync(path.join(dir, "Pulumi.cloud.yaml"), ["config:", "  app:k:", "    secure: AAABAxyz"].join("\n"));
+    await expect(resolve("app", { PULUMI_CONFIG_PASSPHRASE: "x" }, { stack: "cloud" })).rejects.toThrow(
+      /app:k is encrypted \(secure:\) but the file has no encryptionsalt: the values were encrypted by Pulumi Cloud/,
+    );
+    // ...and --secret gets past both.
+    expect((await resolve("app", {}, { stack: "cloud", secrets: { "app:k": "v" } }))["app:k"]).toEqual({ value: "v", secret: true });
   });
 });
 

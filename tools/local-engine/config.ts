@@ -384,7 +384,11 @@ async function stackDecrypter(stackFile: StackFile, keys: string[], env: NodeJS.
     );
   }
   if (!stackFile.encryptionSalt) {
-    throw new Error(`${file}: ${which} but the file has no encryptionsalt to decrypt ${keys.length === 1 ? "it" : "them"} with${override}`);
+    // No salt and no provider: the Pulumi Cloud ("service") secrets manager, which only the service can use.
+    throw new Error(
+      `${file}: ${which} but the file has no encryptionsalt: the values were encrypted by Pulumi Cloud or another ` +
+        `secrets provider the local engine cannot use (only the passphrase provider)${override}`,
+    );
   }
   const passphrase = configPassphrase(env);
   if (passphrase === undefined) {
