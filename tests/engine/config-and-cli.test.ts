@@ -452,6 +452,12 @@ describe("through the engine", () => {
       expect(p.item("x")).toMatchObject({ size: 1 }); // ...but up applied the change before exiting 7
       expect(await main([...args("up", one), "--expect-no-changes"])).toBe(0);
       expect(await main([...args("preview", one), "--expect-no-changes"])).toBe(0);
+      // refresh: drift is a change (operations/refresh.go; engine/update.go counts the refresh's ResultOp).
+      p.editCloud((c) => {
+        Object.values(c.items).find((i) => i.name === "x")!.size = 4;
+      });
+      expect(await main([...args("refresh", one), "--expect-no-changes"])).toBe(7);
+      expect(await main([...args("refresh", one), "--expect-no-changes"])).toBe(0); // the state took the drift
       // A failed step is a failure (1), even with changes and --expect-no-changes.
       expect(await main([...args("up", [{ name: "x", size: "big" }]), "--expect-no-changes"])).toBe(1);
       expect(await main([...args("destroy", one), "--expect-no-changes"])).toBe(2); // not a destroy flag
