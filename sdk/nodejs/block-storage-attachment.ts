@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
+import { warnIgnoredOptions } from "./options";
 import type { AttachmentTimeouts } from "./public-ip";
 
 /** The arguments of a {@link BlockStorageAttachment}. */
@@ -70,5 +71,6 @@ export class BlockStorageAttachment extends pulumi.dynamic.Resource {
       "vmhost",
       "BlockStorageAttachment",
     );
+    warnIgnoredOptions(this, "BlockStorageAttachment", opts);
   }
 }

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
+import { warnIgnoredOptions } from "./options";
 
 /** Deadlines of a FirewallRule's waits, as durations ("90s", "10m"). Each change waits for the instance to be idle. */
 export interface FirewallRuleTimeouts {
@@ -84,5 +85,6 @@ export class FirewallRule extends pulumi.dynamic.Resource {
       "vmhost",
       "FirewallRule",
     );
+    warnIgnoredOptions(this, "FirewallRule", opts);
   }
 }

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
+import { warnIgnoredOptions } from "./options";
 
 /** Deadlines of an Instance's waits, as durations ("90s", "20m", "1h30m"). */
 export interface InstanceTimeouts {
@@ -208,5 +209,6 @@ export class Instance extends pulumi.dynamic.Resource {
       "vmhost",
       "Instance",
     );
+    warnIgnoredOptions(this, "Instance", opts);
   }
 }

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
+import { warnIgnoredOptions } from "./options";
 
 /** Deadlines of the waits of an address or attachment resource, as durations ("90s", "10m", "1h30m"). */
 export interface AttachmentTimeouts {
@@ -103,5 +104,6 @@ export class PublicIp extends pulumi.dynamic.Resource {
       "vmhost",
       "PublicIp",
     );
+    warnIgnoredOptions(this, "PublicIp", opts);
   }
 }

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
+import { warnIgnoredOptions } from "./options";
 
 /** Deadlines of a Snapshot's waits, as durations ("90s", "20m", "1h30m"). */
 export interface SnapshotTimeouts {
@@ -109,5 +110,6 @@ export class Snapshot extends pulumi.dynamic.Resource {
       "vmhost",
       "Snapshot",
     );
+    warnIgnoredOptions(this, "Snapshot", opts, ["create", "delete"]);
   }
 }

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
+import { warnIgnoredOptions } from "./options";
 import type { AttachmentTimeouts } from "./public-ip";
 
 /** The arguments of a {@link VswitchAttachment}. */
@@ -80,5 +81,6 @@ export class VswitchAttachment extends pulumi.dynamic.Resource {
       "vmhost",
       "VswitchAttachment",
     );
+    warnIgnoredOptions(this, "VswitchAttachment", opts);
   }
 }

@@ -4,6 +4,8 @@
  * location fail `preview` with messages naming what to fix, and nothing is written. examples/by-name (the
  * lookup functions) goes up, and its second preview shows no changes (its disk is found attached too).
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { ExampleStack, TestSimulator, expectOk, simRequests, simState, startTestSimulator } from "./helpers";
 
 // Each test runs the engine once or twice (a few seconds each); leave room for a loaded machine.
@@ -49,6 +51,17 @@ describe("preview of basic-vm fails before any write", () => {
     expect(r.errors.join("\n")).toMatch(/locationId: locationId 99 is not a location of this host; valid: 1 \(Jakarta\), 2 \(Surabaya\), 3 \(Singapore\) \(list them with getLocations/);
     expect(await writes()).toEqual([]);
   });
+});
+
+test("customTimeouts on our resource shows a warning naming the timeouts input", async () => {
+  const program = fs.readFileSync(path.join(basic.dir, "index.ts"), "utf8").replace(
+    "{ protect: config.getBoolean(\"protect\") ?? false }",
+    "{ protect: false, customTimeouts: { create: \"45m\" } }",
+  );
+  expect(program).toContain("customTimeouts");
+  fs.writeFileSync(path.join(basic.dir, "index.ts"), program);
+  const r = expectOk(await basic.run("preview"));
+  expect(r.stdout).toContain('customTimeouts is ignored by vmhost.Instance (dynamic providers never receive it): set the timeouts input instead, e.g. timeouts: { create: "45m" }');
 });
 
 describe("examples/by-name (lookup functions)", () => {

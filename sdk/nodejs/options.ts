@@ -1,0 +1,41 @@
+/**
+ * Resource options our resources cannot honour, reported to the user instead of silently ignored.
+ *
+ * Pulumi's `customTimeouts` never reaches a dynamic provider: the engine applies it only to providers that
+ * implement it over gRPC, and the dynamic-provider host's create/update/delete receive no timeout
+ * (@pulumi/pulumi `cmd/dynamic-provider/index.js`, createRPC/updateRPC/deleteRPC read only the properties).
+ * The resource classes see their options, so they warn here and point at the `timeouts` input, which does
+ * set the waits' deadlines.
+ */
+import * as pulumi from "@pulumi/pulumi";
+
+type TimeoutKind = "create" | "update" | "delete";
+
+/**
+ * The warning for a resource given `customTimeouts`, with the equivalent `timeouts` input built from the
+ * values it was given (only the kinds the resource has); undefined when there is nothing to say.
+ */
+export function customTimeoutsWarning(
+  resourceKind: string,
+  customTimeouts: pulumi.CustomTimeouts | undefined,
+  kinds: readonly TimeoutKind[] = ["create", "update", "delete"],
+): string | undefined {
+  if (!customTimeouts) return undefined;
+  const given = kinds.filter((k) => typeof customTimeouts[k] === "string" && customTimeouts[k] !== "");
+  const suggestion = (given.length ? given : kinds).map((k) => `${k}: ${JSON.stringify(customTimeouts[k] || "30m")}`).join(", ");
+  return (
+    `customTimeouts is ignored by vmhost.${resourceKind} (dynamic providers never receive it): ` +
+    `set the timeouts input instead, e.g. timeouts: { ${suggestion} }`
+  );
+}
+
+/** Logs {@link customTimeoutsWarning} on the resource, when it applies. */
+export function warnIgnoredOptions(
+  resource: pulumi.Resource,
+  resourceKind: string,
+  opts: pulumi.CustomResourceOptions | undefined,
+  kinds?: readonly TimeoutKind[],
+): void {
+  const warning = customTimeoutsWarning(resourceKind, opts?.customTimeouts, kinds);
+  if (warning) void pulumi.log.warn(warning, resource);
+}
