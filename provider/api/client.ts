@@ -148,7 +148,7 @@ export function createClient(options: ClientOptions): VmHostClient {
     "user-agent": userAgent(),
   };
   const send = retryStep(
-    errorStep(rateLimitStep(debugStep(sendStep(dispatcher, timeouts, apiKey), logger), limiter), apiKey, clock),
+    errorStep(rateLimitStep(debugStep(sendStep(dispatcher, timeouts, apiKey), logger), limiter), apiKey, clock, timeouts),
     { settings, clock, limiter },
   );
 

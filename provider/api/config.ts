@@ -7,6 +7,7 @@
  * | `vmhost:baseUrl`             | `VMHOST_BASE_URL` | base URL ending in `/v1` (required)       |
  * | `vmhost:routes` (JSON)       | -                 | route overrides                           |
  * | `vmhost:maxRequestsPerSecond`| -                 | process-wide request rate (default: none) |
+ * | `vmhost:requestTimeout`      | `VMHOST_REQUEST_TIMEOUT` | how long one request waits for an answer (default 60s) |
  * | -                            | `VMHOST_LOG`      | `debug` logs every request to stderr      |
  *
  * Stack config wins over the environment.
@@ -89,6 +90,16 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
     }
   }
 
+  // A host that accepts a request and never answers: each attempt fails after this bound, naming the
+  // request and this key (errors.ts TimeoutError); reads are retried within maxRetryTimeMs (60 s) in all.
+  let requestTimeoutMs: number | undefined;
+  const timeoutText = read(input.config, "vmhost:requestTimeout") ?? read(env, "VMHOST_REQUEST_TIMEOUT");
+  if (timeoutText) {
+    requestTimeoutMs = parseRequestTimeout(timeoutText);
+    if (requestTimeoutMs === undefined)
+      problems.push(`vmhost:requestTimeout / VMHOST_REQUEST_TIMEOUT must be a duration such as "90s" or "2m" (or seconds), got ${JSON.stringify(timeoutText)}`);
+  }
+
   let maxRequestsPerSecond: number | undefined;
   const rateText = read(input.config, "vmhost:maxRequestsPerSecond");
   if (rateText) {
@@ -103,6 +114,18 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
     apiKey: apiKey!,
     routes,
     maxRequestsPerSecond,
+    ...(requestTimeoutMs !== undefined ? { timeouts: { headersMs: requestTimeoutMs, bodyMs: requestTimeoutMs } } : {}),
     logger: debugLoggingEnabled(env) ? input.debugLogger ?? stderrLogger : false,
   };
+}
+
+/** "90s", "2m", "500ms", "1m30s" or a bare number of seconds, in ms; undefined when not a positive duration. */
+export function parseRequestTimeout(text: string): number | undefined {
+  const t = text.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) > 0 ? Number(t) * 1000 : undefined;
+  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(t)) return undefined;
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let ms = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) ms += Number(m[1]) * unit[m[2]!]!;
+  return ms > 0 ? ms : undefined;
 }

@@ -159,12 +159,30 @@ export class NetworkError extends ApiError {
   }
 }
 
-/** The service did not answer in time (connect, headers or body timeout). */
+/** The config key and environment variable that bound how long one request waits for an answer. */
+export const REQUEST_TIMEOUT_KEYS = "vmhost:requestTimeout (VMHOST_REQUEST_TIMEOUT)";
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * The service did not answer in time (connect, headers or body timeout). With the URL and the bound, the
+ * message says which request hung, for how long, and the config key that sets the bound (a host that
+ * accepts a request and never answers must fail within a known time, not after "about two minutes").
+ */
 export class TimeoutError extends ApiError {
   /** Which timeout fired: `connect`, `headers` or `body`. */
   readonly phase: "connect" | "headers" | "body";
-  constructor(details: ApiErrorDetails & { phase: "connect" | "headers" | "body" }) {
-    super(details, `no ${details.phase === "connect" ? "connection" : details.phase === "headers" ? "answer" : "complete answer"} in time`);
+  constructor(details: ApiErrorDetails & { phase: "connect" | "headers" | "body"; url?: string; limitMs?: number }) {
+    const what = details.phase === "connect" ? "connection" : details.phase === "headers" ? "answer" : "complete answer";
+    const where = details.url ? ` ${details.method} ${details.url} got no ${what}` : "";
+    const within = details.limitMs !== undefined ? ` within ${seconds(details.limitMs)}` : "";
+    const hint =
+      details.phase === "connect"
+        ? `${where ? `${where.trim()}${within}.` : ""} Check vmhost:baseUrl / VMHOST_BASE_URL and the network.`
+        : `${where ? `${where.trim()}${within}.` : ""} The bound of one request is ${REQUEST_TIMEOUT_KEYS}, e.g. "2m" for a slow host.`;
+    super(details, `no ${what} in time`, hint.trim());
     this.phase = details.phase;
   }
 }

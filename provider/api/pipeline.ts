@@ -158,7 +158,7 @@ export function parseErrorBody(text: string, apiKey: string): ErrorBody {
 }
 
 /** Turns a non-2xx answer or a transport failure into an {@link AttemptError} carrying the user-facing ApiError. */
-export function errorStep(next: Step, apiKey: string, clock: Clock): Step {
+export function errorStep(next: Step, apiKey: string, clock: Clock, timeouts?: TransportTimeouts): Step {
   return async (attempt) => {
     const { request, retry } = attempt;
     const details = { operation: request.operation, method: request.method, path: request.pathTemplate };
@@ -170,7 +170,12 @@ export function errorStep(next: Step, apiKey: string, clock: Clock): Step {
       const f = thrown.failure;
       const error =
         f.kind === "timeout"
-          ? new TimeoutError({ ...details, phase: f.phase ?? "headers", retries: retry, cause: f.error })
+          ? new TimeoutError({
+              ...details, phase: f.phase ?? "headers", retries: retry, cause: f.error,
+              // the URL without its query (search text), and the bound that fired
+              url: request.url.split("?")[0],
+              limitMs: timeouts && (f.phase === "connect" ? timeouts.connectMs : f.phase === "body" ? timeouts.bodyMs : timeouts.headersMs),
+            })
           : new NetworkError({ ...details, code: f.code, retries: retry, cause: f.error });
       throw new AttemptError(error, { kind: f.kind, sent: f.sent });
     }

@@ -124,7 +124,10 @@ describe("error classes and messages", () => {
     const error = (await client.instances.get("i-1").catch((e: unknown) => e)) as TimeoutError;
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.phase).toBe("headers");
-    expect(error.message).toBe(`${PREFIX} no answer in time.`);
+    expect(error.message).toBe(
+      `${PREFIX} no answer in time. GET https://api.vmhost.test/v1/instance/i-1/detail got no answer within 60s. ` +
+        'The bound of one request is vmhost:requestTimeout (VMHOST_REQUEST_TIMEOUT), e.g. "2m" for a slow host.',
+    );
   });
 
   it("ambiguous: AmbiguousRequestError explains why it was not re-sent", async () => {
