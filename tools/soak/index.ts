@@ -23,7 +23,7 @@ async function main(): Promise<void> {
       faults: { type: "string" },
       skip: { type: "string" },
       "op-seconds": { type: "string", default: "2" },
-      "time-warp": { type: "string", default: "20" },
+      "time-warp": { type: "string", default: "40" },
       timeout: { type: "string", default: "30s" },
       verbose: { type: "boolean", default: false },
     },
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     opSeconds: Number(values["op-seconds"]), timeWarp: Number(values["time-warp"]), timeout: values.timeout,
     onLifecycle: (lc, done) => {
       if (values.verbose || lc.findings.length > 0) {
-        process.stderr.write(`\n--- lifecycle ${lc.seed} (${lc.kind}${lc.interrupted ? ", interrupted" : ""}): ${lc.findings.length} findings\n${lc.trace.join("\n")}\n`);
+        process.stderr.write(`\n--- lifecycle ${lc.seed} (${lc.kind}${lc.interrupted ? ", interrupted" : ""}, ${(lc.wallMs / 1000).toFixed(1)} s): ${lc.findings.length} findings\n${lc.trace.join("\n")}\n`);
       }
       if (done % 50 === 0) process.stderr.write(`soak: ${done}/${lifecycles} lifecycles\n`);
     },

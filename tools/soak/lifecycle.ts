@@ -44,6 +44,8 @@ export interface LifecycleReport {
   findings: Finding[];
   trace: string[];
   interrupted: boolean;
+  /** Wall time of the lifecycle, ms. */
+  wallMs: number;
 }
 
 type Spec = Record<string, unknown>;
@@ -63,7 +65,8 @@ export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], 
     trace.push(line);
   };
   const sim = await startSimulator({ seed, opSeconds: settings.opSeconds, clock: warpedClock(settings.timeWarp) });
-  const report: LifecycleReport = { seed, kind, faults: 0, findings: [], trace, interrupted: false };
+  const started = Date.now();
+  const report: LifecycleReport = { seed, kind, faults: 0, findings: [], trace, interrupted: false, wallMs: 0 };
   try {
     await host.configure({
       "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url,
@@ -83,6 +86,7 @@ export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], 
   } finally {
     await sim.close();
   }
+  report.wallMs = Date.now() - started;
   return report;
 }
 

@@ -54,7 +54,7 @@ export function clean(r: SoakReport): boolean {
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const settings: LifecycleSettings = {
     opSeconds: options.opSeconds ?? 2,
-    timeWarp: options.timeWarp ?? 20,
+    timeWarp: options.timeWarp ?? 40,
     timeout: options.timeout ?? "30s",
     faultClasses: options.faultClasses ?? (FAULT_CLASSES as readonly FaultClass[]),
     skip: options.skip ?? [],
