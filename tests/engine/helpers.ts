@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { EngineCommand, EngineResult, runEngine } from "../../tools/local-engine";
+import { EngineCommand, EngineOptions, EngineResult, runEngine } from "../../tools/local-engine";
 
 const FIXTURES = path.join(__dirname, "fixtures");
 const REPO_PULUMI = path.join(__dirname, "..", "..", "node_modules", "@pulumi");
@@ -21,6 +21,12 @@ export interface ItemSpec {
   group?: boolean;
   size: number | string;
   zone?: string;
+  /** The zone is this item's zone output (a property dependency). */
+  zoneFrom?: string;
+  /** The `name` input, when it differs from the resource name. */
+  itemName?: string;
+  /** Old resource names this one was known by (`aliases: [{ name }]`). */
+  aliases?: string[];
   tags?: Record<string, string>;
   password?: boolean;
   dependsOn?: string[];
@@ -38,7 +44,31 @@ export interface Cloud {
   nextId: number;
   items: Record<string, Record<string, unknown> & { id: string; name: string; status: string }>;
   log: string[];
-  faults: { initFailCreate?: string[]; initFailUpdate?: string[]; failDelete?: string[]; slowCreate?: string[] };
+  faults: {
+    initFailCreate?: string[];
+    initFailUpdate?: string[];
+    /** Init errors without __provider in their properties. */
+    bareInitError?: string[];
+    failCreate?: string[];
+    failDelete?: string[];
+    slowCreate?: string[];
+    slowDelete?: string[];
+    /** Diff answers neither true nor false on changes (DIFF_UNKNOWN). */
+    unknownDiff?: string[];
+    /** Diff asks for delete-before-replace. */
+    providerDbr?: string[];
+  };
+}
+
+/** A resource as the state file holds it (the parts tests look at). */
+export interface StateResource {
+  urn: string;
+  name: string;
+  id?: string;
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+  initErrors?: string[];
+  pendingDelete?: boolean;
 }
 
 /** A fixture project in a temp folder. */
@@ -65,15 +95,17 @@ export class FixtureProject {
   run(
     command: EngineCommand,
     resources: ItemSpec[],
-    extra: { expectNoChanges?: boolean; refresh?: boolean; config?: Record<string, string> } = {},
+    extra: Pick<EngineOptions, "expectNoChanges" | "refresh" | "parallel" | "targets" | "replace" | "clearPendingCreates" | "signal"> & {
+      config?: Record<string, string>;
+    } = {},
   ): Promise<EngineResult> {
+    const { config, ...rest } = extra;
     return runEngine({
       command,
       projectDir: this.dir,
-      config: { "fixture:resources": JSON.stringify(resources), "fixture:cloudFile": this.cloudFile, ...extra.config },
+      config: { "fixture:resources": JSON.stringify(resources), "fixture:cloudFile": this.cloudFile, ...config },
       secrets: { "fixture:apiKey": FIXTURE_API_KEY, "fixture:password": "hunter2-password-plain" },
-      expectNoChanges: extra.expectNoChanges,
-      refresh: extra.refresh,
+      ...rest,
       onOutput: process.env.ENGINE_TEST_VERBOSE ? (l) => process.stdout.write(l + "\n") : undefined,
     });
   }
@@ -102,6 +134,16 @@ export class FixtureProject {
     this.editCloud((c) => {
       c.log = [];
     });
+  }
+
+  /** The URN of a fixture Item at the top of the stack. */
+  urn(name: string): string {
+    return `urn:pulumi:dev::fixture::pulumi-nodejs:dynamic/fixture:Item::${name}`;
+  }
+
+  /** The state file, parsed. */
+  state(): { resources: StateResource[]; pending_operations?: Array<{ type: string; resource: { urn: string } }> } {
+    return JSON.parse(this.stateText());
   }
 
   stateText(): string {

@@ -1,5 +1,5 @@
 /**
- * Resource options the engine must honour: ignoreChanges, replaceOnChanges, deleteBeforeReplace, protect,
+ * Resource options the engine must honour: ignoreChanges, deleteBeforeReplace, protect,
  * dependsOn and parent ordering. One fixture project for the file; each test uses its own resource names
  * and cleans up with destroy where the next test needs an empty stack.
  */
@@ -34,16 +34,6 @@ test("ignoreChanges keeps the old value: no diff, and the provider never sees th
   expect(changesOf(await p.run("preview", [{ name: "ign", size: 2, tags: { env: "test" } }]))).toEqual([["update", "ign", ["tags"]]]);
 });
 
-test("replaceOnChanges turns an in-place update into a replacement", async () => {
-  await p.run("up", [{ name: "roc", size: 1, replaceOnChanges: ["size"] }]);
-  const before = p.item("roc")!.id;
-  const r = await p.run("up", [{ name: "roc", size: 2, replaceOnChanges: ["size"] }]);
-  expect(r.ok).toBe(true);
-  expect(r.steps.find((s) => s.name === "roc")).toMatchObject({ op: "replace", diffs: ["size"], replaces: ["size"] });
-  expect(p.item("roc")!.id).not.toBe(before);
-  expect(p.cloud().items[before]).toBeUndefined();
-});
-
 test("deleteBeforeReplace deletes the old resource before creating its replacement", async () => {
   await p.run("up", [{ name: "dbr", size: 1, deleteBeforeReplace: true }]);
   p.clearLog();
@@ -62,12 +52,12 @@ test("protect refuses replacement, removal and destroy until the program unprote
 
   const replace = await p.run("up", [{ ...prot, zone: "z2" }]);
   expect(replace.ok).toBe(false);
-  expect(replace.errors.join("\n")).toMatch(/protected/);
+  expect(replace.errors.join("\n")).toMatch(/marked for protection/);
   expect(p.item("prot")).toMatchObject({ id, zone: "z1" });
 
   const removed = await p.run("up", []);
   expect(removed.ok).toBe(false);
-  expect(removed.errors.join("\n")).toMatch(/unable to delete .*prot.*protected/);
+  expect(removed.errors.join("\n")).toMatch(/prot.* cannot be deleted because it is protected/);
   expect(p.item("prot")?.id).toBe(id);
 
   const destroy = await p.run("destroy", []);

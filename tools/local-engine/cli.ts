@@ -1,13 +1,14 @@
 /**
  * `vmhost-local-engine <preview|up|refresh|destroy> [--cwd DIR] [--stack NAME] [--state FILE]
- *   [--config k=v]... [--secret k=v]... [--config-file FILE] [--refresh] [--expect-no-changes] [--yes]`
+ *   [--config k=v]... [--secret k=v]... [--config-file FILE] [--refresh] [--expect-no-changes] [--yes]
+ *   [--target URN]... [--replace URN]... [--parallel N] [--clear-pending-creates]`
  *
  * The command-line face of {@link runEngine}: the Pulumi CLI commands of the same names, run locally.
  * Exit codes follow the Pulumi CLI's (pkg/cmd/pulumi/cmd/exit_codes.go): 0 success, 1 failure, 2 bad usage
  * (ExitConfigurationError), 7 changes with --expect-no-changes (ExitNoChanges).
  */
 import { parseArgs } from "node:util";
-import { EngineCommand, runEngine } from "./index";
+import { EngineCommand, killChildren, runEngine } from "./index";
 
 const COMMANDS: readonly EngineCommand[] = ["preview", "up", "refresh", "destroy"];
 
@@ -27,6 +28,10 @@ options:
   --refresh             refresh the state before preview/up/destroy
   --expect-no-changes   preview/refresh: exit 7 if anything would change or drifted;
                         up: apply the changes, then exit 7 if there were any (as the Pulumi CLI)
+  --target URN          only create, update, replace or delete this resource (repeatable)
+  --replace URN         replace this resource even if nothing changed (repeatable)
+  --parallel N          provider operations at once (default: PULUMI_PARALLEL, else 4 per CPU)
+  --clear-pending-creates  refresh: forget the creates an interrupted run left pending
   --yes                 accepted for compatibility with the Pulumi CLI (never asks anyway)
 
 environment:
@@ -63,6 +68,10 @@ export async function main(argv: string[]): Promise<number> {
         refresh: { type: "boolean", short: "r" },
         "expect-no-changes": { type: "boolean" },
         yes: { type: "boolean", short: "y" },
+        target: { type: "string", short: "t", multiple: true },
+        replace: { type: "string", multiple: true },
+        parallel: { type: "string", short: "p" },
+        "clear-pending-creates": { type: "boolean" },
         "skip-preview": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -86,6 +95,25 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`--expect-no-changes is not a destroy option\n\n${USAGE}`);
     return 2;
   }
+  const parallel = values.parallel === undefined ? undefined : Number(values.parallel);
+  if (parallel !== undefined && !(Number.isInteger(parallel) && parallel > 0)) {
+    console.error(`--parallel expects a positive integer, got "${values.parallel}"\n\n${USAGE}`);
+    return 2;
+  }
+  // Like the Pulumi CLI: the first SIGINT/SIGTERM cancels (steps under way finish and are recorded); the
+  // second exits at once, leaving the operations under way as pending operations in the state.
+  const cancel = new AbortController();
+  const onSignal = (): void => {
+    if (!cancel.signal.aborted) {
+      cancel.abort();
+      return;
+    }
+    process.stderr.write("terminating immediately: operations under way stay pending in the state\n");
+    killChildren();
+    process.exit(1);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   try {
     const result = await runEngine({
       command,
@@ -97,12 +125,20 @@ export async function main(argv: string[]): Promise<number> {
       configFile: values["config-file"],
       refresh: values.refresh,
       expectNoChanges: values["expect-no-changes"],
+      targets: values.target,
+      replace: values.replace,
+      parallel,
+      clearPendingCreates: values["clear-pending-creates"],
+      signal: cancel.signal,
       onOutput: (line) => process.stdout.write(line + "\n"),
     });
     return result.exitCode;
   } catch (e) {
     console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   }
 }
 

@@ -3,24 +3,32 @@
  * replace, same), the deletions after the program finishes, refresh and destroy. The provider work itself
  * happens in the real dynamic-provider host.
  *
- * Order and safety rules, as in Pulumi:
+ * Every rule here mirrors the real engine (pulumi/pulumi, pkg/resource/deploy): the function each one comes
+ * from is cited where it is implemented. In short:
  * - RegisterResource is answered only when the step is done, so a resource that depends on another (dependsOn,
  *   parent or input) is registered, and created, only after it: the program's runtime waits for the URNs.
- * - Replacement creates the new resource first and deletes the old one at the end of the run, unless the
- *   program (deleteBeforeReplace) or the provider's diff asks for delete-before-replace.
+ * - Plans are made one at a time in registration order (the step generator is single-threaded); steps run
+ *   on a bounded worker pool (step_executor.go), `parallel` at a time.
+ * - Replacement creates the new resource first and marks the old one for deletion only once the create
+ *   succeeded (or partly succeeded); delete-before-replace first deletes the dependents that must be
+ *   replaced with it.
  * - Deletions (removed resources, replaced ones) happen only when the program succeeded and no step failed,
- *   in reverse state order (the state is dependency ordered), after refusing any protected resource.
+ *   dependency level by level, each level in parallel (ScheduleDeletes).
  * - After the first failed step no further change is made; the program sees FAIL results (unknown outputs),
  *   as with Pulumi without --continue-on-error.
- * - Every finished step can be checkpointed, so a crash never forgets a created resource.
+ * - Every step is checkpointed when it starts (as a pending operation) and when it ends, so an interrupted
+ *   run leaves a state that says what was under way.
  */
+import * as os from "node:os";
 import { RegistrationRequest, RegistrationResult, MonitorHandler, Severity } from "./monitor";
 import { Printer, StepOp, Summary, diffDetail, elapsed, emptySummary, progressLine, renderValue, stepLine } from "./output";
-import { InitFailedError, ProviderHost } from "./providerHost";
-import { ResourceState, StateFile } from "./state";
+import { DiffResult, InitFailedError, ProviderHost } from "./providerHost";
+import { PendingOperation, ResourceState, StateFile } from "./state";
 import {
   PROVIDER_KEY,
   PropertyMap,
+  PropertyValue,
+  UNKNOWN_VALUE,
   changedKeys,
   clone,
   deepEqual,
@@ -28,6 +36,7 @@ import {
   secretKeysOf,
   setPath,
   unwrapMap,
+  unwrapSecrets,
   wrapSecretKeys,
 } from "./values";
 
@@ -62,8 +71,24 @@ export interface DeploymentOptions {
   printer: Printer;
   /** The provider host, started on first use. */
   host: () => Promise<ProviderHost>;
-  /** Called after every completed step with the state so far (not in preview). */
+  /** Called after every step starts and completes with the state so far (not in preview). */
   checkpoint?: (state: StateFile) => void;
+  /** Provider operations run at once (Pulumi's --parallel); default {@link defaultParallel}. */
+  parallel?: number;
+  /** `--target`: only these URNs are created, updated, replaced or deleted; the rest stay as they are. */
+  targets?: string[];
+  /** `--replace`: these URNs are replaced whatever their diff says. */
+  replaceTargets?: string[];
+}
+
+/**
+ * Pulumi's default degree of parallelism: `PULUMI_PARALLEL` when set to a positive number, else four per
+ * CPU (pkg/cmd/pulumi/operations/up.go defaultParallel: GOMAXPROCS * 4).
+ */
+export function defaultParallel(env: NodeJS.ProcessEnv = process.env): number {
+  const fromEnv = Number(env.PULUMI_PARALLEL);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
+  return os.availableParallelism() * 4;
 }
 
 /** The dynamic provider resource types: `pulumi-nodejs:dynamic:Resource` and `pulumi-nodejs:dynamic/<module>:<Type>`. */
@@ -72,10 +97,36 @@ export function isDynamicType(type: string): boolean {
 }
 
 const STACK_TYPE = "pulumi:pulumi:Stack";
+/** The diff key the real engine uses for init errors in replaceOnChanges (step_generator.go initErrorSpecialKey). */
+const INIT_ERROR_KEY = "#initerror";
+
+/**
+ * A bounded worker pool: at most `size` tasks run at once, the rest wait in order. Pulumi's step executor
+ * starts one worker per degree of parallelism (step_executor.go newStepExecutor); provider calls are the
+ * steps it bounds.
+ */
+class WorkerPool {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+}
 
 /** What one custom resource's registration will do. */
 interface CustomPlan {
-  op: StepOp;
+  op: StepOp | "skip";
   /** The new state entry (inputs checked; id and outputs filled in by the step). */
   entry: ResourceState;
   old?: ResourceState;
@@ -86,10 +137,63 @@ interface CustomPlan {
   /** The properties that force a replacement. */
   replaces: string[];
   deleteFirst: boolean;
+  /** Delete-before-replace: old dependents that must be deleted (and are re-created when they register). */
+  dependents: ResourceState[];
+  /** The old resource was already deleted in this run (a dependent of a delete-before-replace). */
+  recreating: boolean;
 }
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * Pulumi's property paths (`a.b`, `a[0]`, `a["b"]`, `*`), parsed for {@link pathContains}
+ * (sdk/go/common/resource/properties_path.go ParsePropertyPath).
+ */
+function parsePath(path: string): Array<string | number> {
+  const parts: Array<string | number> = [];
+  const re = /([^.[\]]+)|\[(\d+)\]|\["([^"]*)"\]/g;
+  for (const m of path.matchAll(re)) {
+    if (m[1] !== undefined) parts.push(m[1]);
+    else if (m[2] !== undefined) parts.push(Number(m[2]));
+    else parts.push(m[3]);
+  }
+  return parts;
+}
+
+/** True when `path` is `other` or a prefix of it, `*` matching any key (properties_path.go PropertyPath.Contains). */
+function pathContains(path: Array<string | number>, other: Array<string | number>): boolean {
+  if (other.length < path.length) return false;
+  return path.every((p, i) => (p === "*" && typeof other[i] === "string") || p === other[i]);
+}
+
+/**
+ * The changed leaf paths between two values (what Pulumi's NewDetailedDiffFromObjectDiff lists when it
+ * diffs inputs itself): nested objects by key, arrays by index, a whole value when its kind changes.
+ */
+function diffPaths(olds: PropertyValue | undefined, news: PropertyValue | undefined, prefix: string, out: string[]): void {
+  if (deepEqual(olds, news)) return;
+  const o = olds === undefined ? undefined : unwrapSecrets(olds);
+  const n = news === undefined ? undefined : unwrapSecrets(news);
+  const isObj = (v: PropertyValue | undefined): v is PropertyMap => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (isObj(o) && isObj(n)) {
+    for (const k of new Set([...Object.keys(o), ...Object.keys(n)])) diffPaths(o[k], n[k], prefix ? `${prefix}.${k}` : k, out);
+  } else if (Array.isArray(o) && Array.isArray(n)) {
+    for (let i = 0; i < Math.max(o.length, n.length); i++) diffPaths(o[i], n[i], `${prefix}[${i}]`, out);
+  } else {
+    out.push(prefix);
+  }
+}
+
+/** Every URN a resource depends on: parent, dependencies, property dependencies, deletedWith (state.go GetAllDependencies). */
+function allDependencies(r: ResourceState): Set<string> {
+  const deps = new Set<string>(r.dependencies);
+  if (r.parent) deps.add(r.parent);
+  for (const urns of Object.values(r.propertyDependencies ?? {})) for (const u of urns) deps.add(u);
+  if (r.deletedWith) deps.add(r.deletedWith);
+  deps.delete("");
+  return deps;
 }
 
 /** One engine run over one stack. */
@@ -103,16 +207,37 @@ export class Deployment implements MonitorHandler {
   /** Live old resources by URN (pending deletes excluded: they share the URN of their replacement). */
   private readonly oldByUrn = new Map<string, ResourceState>();
   private readonly seen = new Set<string>();
-  /** Old resources replaced create-before-delete: still exist until the end of the run. */
+  /** Old resources replaced create-before-delete whose replacement exists: deleted at the end of the run. */
   private readonly replacedOld = new Set<ResourceState>();
   private readonly deleted = new Set<ResourceState>();
+  /** Old URNs taken over by a registration through an alias (old URN -> new URN). */
+  private readonly aliased = new Map<string, string>();
+  /** Dependents deleted ahead of a delete-before-replace: re-created when they register (sg.deletes). */
+  private readonly deletedForReplace = new Map<string, ResourceState>();
+  /** URNs being replaced in this run (sg.replaces): resources deleted with them are replaced too. */
+  private readonly replacing = new Set<string>();
+  /** Untargeted registrations with no old state: not created (sg.skippedCreates). */
+  private readonly skippedCreates = new Set<string>();
+  /** Operations under way, written to the state as `pending_operations`. */
+  private readonly pendingOps = new Set<PendingOperation>();
+  /** Pending creates of earlier runs: kept until a refresh clears them (backend/snapshot.go snap()). */
+  private basePendingCreates: PendingOperation[];
   private oldResources: ResourceState[];
   /** Serializes planning (see planCustom). */
   private planQueue: Promise<void> = Promise.resolve();
+  private readonly pool: WorkerPool;
+  private readonly targets?: Set<string>;
+  private readonly replaceTargets: Set<string>;
+  /** Set by {@link cancel}: no new step starts. */
+  private cancelled = false;
 
   constructor(private readonly opts: DeploymentOptions) {
     this.oldResources = opts.old.resources;
     for (const r of this.oldResources) if (!r.pendingDelete) this.oldByUrn.set(r.urn, r);
+    this.pool = new WorkerPool(Math.max(1, opts.parallel ?? defaultParallel()));
+    this.targets = opts.targets?.length ? new Set(opts.targets) : undefined;
+    this.replaceTargets = new Set(opts.replaceTargets ?? []);
+    this.basePendingCreates = (opts.old.pending_operations ?? []).filter((op) => op.type === "creating");
   }
 
   private get printer(): Printer {
@@ -137,6 +262,64 @@ export class Deployment implements MonitorHandler {
   /** The stack outputs the program registered (secrets wrapped). */
   stackOutputs(): PropertyMap {
     return this.registered.get(this.stackUrn())?.outputs ?? this.oldByUrn.get(this.stackUrn())?.outputs ?? {};
+  }
+
+  /**
+   * Stops starting new steps (the first SIGINT/SIGTERM, as Pulumi's cancellation: steps under way finish,
+   * nothing new starts, nothing is deleted, the run fails).
+   */
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.fail(`${this.opts.dryRun ? "preview" : "update"} canceled`);
+  }
+
+  // ---- checks before the run ------------------------------------------------------------------------
+
+  /**
+   * Pulumi's warnings and refusals before the program runs (deploy/deployment_executor.go Execute):
+   * `--replace` URNs must exist in the state (checkTargets), and an update or destroy over a state with
+   * operations an interrupted run left pending warns about them (printPendingOperationsWarning; not in
+   * preview, nor when refreshing first, as refresh resolves them). Returns false when the run must stop.
+   */
+  preflight(refreshFirst: boolean): boolean {
+    for (const urn of this.replaceTargets) {
+      if (!this.oldByUrn.has(urn)) this.fail(`${urn}: a --replace target could not be found in the stack`);
+    }
+    const pending = this.opts.old.pending_operations ?? [];
+    if (pending.length > 0 && !this.opts.dryRun && !refreshFirst) {
+      const lines = pending.map((op) => `  * ${op.resource.urn}, interrupted while ${op.type}`);
+      this.printer.line(
+        [
+          `warning: Attempting to deploy or update resources with ${pending.length} pending operations from previous deployment.`,
+          ...lines,
+          "These resources are in an unknown state because the engine was interrupted while waiting for changes to " +
+            "these resources to complete. You should confirm whether or not the operations listed completed " +
+            "successfully by checking the state of the resources in the cloud.",
+          "",
+          "Once you have confirmed the status of the interrupted operations, you can repair your stack using " +
+            "`refresh`, which will refresh the state from the provider and clear the pending operations if there are " +
+            "any (pending CREATE operations are cleared only with `refresh --clear-pending-creates`).",
+        ].join("\n"),
+      );
+    }
+    return this.errors.length === 0;
+  }
+
+  /** `--target` URNs must exist in the state or the program (deployment_executor.go checkTargets, after the program). */
+  private checkTargets(): boolean {
+    let ok = true;
+    for (const urn of this.targets ?? []) {
+      if (!this.oldByUrn.has(urn) && !this.seen.has(urn)) {
+        this.fail(`Target '${urn}' could not be found in the stack.`);
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  private isTargeted(urn: string): boolean {
+    return !this.targets || this.targets.has(urn) || urn === this.stackUrn();
   }
 
   // ---- MonitorHandler -------------------------------------------------------------------------------
@@ -183,8 +366,29 @@ export class Deployment implements MonitorHandler {
 
   // ---- up / preview ---------------------------------------------------------------------------------
 
+  /**
+   * The old resource of a registration: by URN first, then by its aliases (step_generator.go
+   * getOldResource). An old resource found through an alias is taken over, not deleted.
+   */
+  private findOld(urn: string, aliases: string[]): ResourceState | undefined {
+    const direct = this.oldByUrn.get(urn);
+    if (direct) return direct;
+    for (const alias of aliases) {
+      const old = this.oldByUrn.get(alias);
+      if (!old || alias === urn) continue;
+      if (this.seen.has(alias) && alias !== urn) {
+        throw new Error(`Duplicate resource URN '${alias}'; try giving it a unique name (it is also an alias of ${urn})`);
+      }
+      const claimedBy = this.aliased.get(alias);
+      if (claimedBy) throw new Error(`${urn} and ${claimedBy} both claim the old resource ${alias} through an alias`);
+      this.aliased.set(alias, urn);
+      return old;
+    }
+    return undefined;
+  }
+
   private registerComponent(urn: string, req: RegistrationRequest): RegistrationResult {
-    const old = this.oldByUrn.get(urn);
+    const old = this.findOld(urn, req.aliases);
     const entry: ResourceState = {
       urn,
       type: req.type,
@@ -194,9 +398,10 @@ export class Deployment implements MonitorHandler {
       inputs: req.object,
       outputs: old?.outputs ?? {},
       dependencies: req.dependencies,
+      propertyDependencies: req.propertyDependencies,
       protect: req.protect,
       additionalSecretOutputs: req.additionalSecretOutputs,
-      deleteBeforeReplace: req.deleteBeforeReplace,
+      deleteBeforeReplace: req.deleteBeforeReplace ?? false,
       ...(req.deletedWith ? { deletedWith: req.deletedWith } : {}),
     };
     this.record(old ? "same" : "create", entry, []);
@@ -220,14 +425,88 @@ export class Deployment implements MonitorHandler {
     return planned;
   }
 
+  private async check(urn: string, olds: PropertyMap, news: PropertyMap): Promise<PropertyMap> {
+    const checked = await (await this.opts.host()).check(urn, unwrapMap(olds), unwrapMap(news));
+    if (checked.failures.length > 0) {
+      throw new Error(`invalid inputs: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+    }
+    return checked.inputs;
+  }
+
+  /**
+   * The provider's Diff, as the engine sees it (step_generator.go diffResource): when the provider has no
+   * answer (DIFF_UNKNOWN: no diff method, or `changes` neither true nor false) the engine diffs the inputs
+   * itself, and only then knows which keys changed. The Node dynamic-provider host never sends changed keys
+   * or a detailed diff, so with a provider that answers, `changedKeys` and `paths` are empty.
+   */
+  private async diff(
+    r: { urn: string; id?: string; outputs: PropertyMap; inputs: PropertyMap },
+    newInputs: PropertyMap,
+  ): Promise<DiffResult & { changes: boolean; changedKeys: string[]; paths: string[] }> {
+    const d = await (await this.opts.host()).diff(r.urn, r.id ?? "", unwrapMap(r.outputs), unwrapMap(newInputs), unwrapMap(r.inputs));
+    if (d.changes !== undefined) return { ...d, changes: d.changes, changedKeys: [], paths: [] };
+    const keys = changedKeys(r.inputs, newInputs, []);
+    const paths: string[] = [];
+    for (const k of keys) diffPaths(r.inputs[k], newInputs[k], k, paths);
+    return { ...d, changes: keys.length > 0, changedKeys: keys, paths };
+  }
+
   private async makePlan(urn: string, req: RegistrationRequest): Promise<CustomPlan> {
-    const old = this.oldByUrn.get(urn);
-    const host = await this.opts.host();
+    const old = this.findOld(urn, req.aliases);
     // Secrecy is decided by what the program sent: a property that held a secret stays secret.
     const secretInputs = secretKeysOf(req.object);
+    const entry: ResourceState = {
+      urn,
+      type: req.type,
+      name: req.name,
+      custom: true,
+      parent: req.parent,
+      inputs: {},
+      outputs: {},
+      dependencies: req.dependencies,
+      propertyDependencies: req.propertyDependencies,
+      protect: req.protect,
+      additionalSecretOutputs: req.additionalSecretOutputs,
+      deleteBeforeReplace: req.deleteBeforeReplace ?? false,
+      ...(req.deletedWith ? { deletedWith: req.deletedWith } : {}),
+    };
+    const plan: CustomPlan = {
+      op: "create",
+      entry,
+      old,
+      secretOutputs: [...secretInputs, ...req.additionalSecretOutputs],
+      diffs: [],
+      replaces: [],
+      deleteFirst: false,
+      dependents: [],
+      recreating: false,
+    };
 
-    // ignoreChanges: the old value replaces the new one before Check, exactly as Pulumi does, so the
-    // property neither shows in the diff nor reaches the provider.
+    // --target (step_generator.go continueStepsFromImport): an untargeted resource keeps its old state as it
+    // is (no Check, no Diff); one that does not exist yet is not created.
+    if (!this.isTargeted(urn)) {
+      if (old) {
+        plan.op = "same";
+        Object.assign(entry, structuredClone(old), { urn });
+        return plan;
+      }
+      this.skippedCreates.add(urn);
+      plan.op = "skip";
+      return plan;
+    }
+    // A targeted resource that needs an untargeted one that was not created (validateSteps).
+    for (const dep of allDependencies(entry)) {
+      if (this.skippedCreates.has(dep)) {
+        throw new Error(
+          `Resource '${urn}' will be created but its dependency '${dep}' was not specified in the target list (--target).`,
+        );
+      }
+    }
+
+    const recreating = this.deletedForReplace.has(urn);
+    const replaceTarget = this.replaceTargets.has(urn);
+    // ignoreChanges (processIgnoreChanges): the old value replaces the new one before Check, so the property
+    // neither shows in the diff nor reaches the provider.
     const news = clone(req.object);
     if (old) {
       for (const path of req.ignoreChanges) {
@@ -235,70 +514,117 @@ export class Deployment implements MonitorHandler {
         setPath(news, path, prev === undefined ? undefined : clone(prev));
       }
     }
-
-    const checked = await host.check(urn, old ? unwrapMap(old.inputs) : {}, unwrapMap(news));
-    if (checked.failures.length > 0) {
-      throw new Error(`invalid inputs: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
-    }
-    const inputs = wrapSecretKeys(checked.inputs, secretInputs);
-    const entry: ResourceState = {
-      urn,
-      type: req.type,
-      name: req.name,
-      custom: true,
-      parent: req.parent,
-      inputs,
-      outputs: {},
-      dependencies: req.dependencies,
-      protect: req.protect,
-      additionalSecretOutputs: req.additionalSecretOutputs,
-      deleteBeforeReplace: req.deleteBeforeReplace,
-      ...(req.deletedWith ? { deletedWith: req.deletedWith } : {}),
-    };
-    const plan: CustomPlan = {
-      op: "create",
-      entry,
-      secretOutputs: [...secretInputs, ...req.additionalSecretOutputs],
-      diffs: [],
-      replaces: [],
-      deleteFirst: false,
-    };
+    // A resource created afresh (new, re-created after a delete-before-replace, or --replace) is checked
+    // without olds, from the program's own inputs (continueStepsFromImport).
+    const fresh = !old || recreating || replaceTarget;
+    entry.inputs = wrapSecretKeys(await this.check(urn, fresh ? {} : old.inputs, fresh ? req.object : news), secretInputs);
     if (!old) return plan;
-    plan.old = old;
+    if (recreating) {
+      // Its old resource was deleted ahead of a delete-before-replace: this is the second half of a replace.
+      plan.op = "replace";
+      plan.recreating = true;
+      plan.replaces = [];
+      this.replacing.add(urn);
+      return plan;
+    }
 
-    // Diff: the provider decides (it sees old outputs and new inputs); the engine adds replaceOnChanges and
-    // the fallback comparison of inputs when the provider has no diff.
     // For display: inputs that changed, plus inputs whose new value differs from what the resource has now
     // (after a refresh the old outputs hold the drifted values the update will revert).
-    const inputDiffs = changedKeys(old.inputs, inputs);
-    const diffs = [
+    const inputDiffs = changedKeys(old.inputs, entry.inputs);
+    const shown = [
       ...new Set([
         ...inputDiffs,
-        ...Object.keys(inputs).filter((k) => k !== PROVIDER_KEY && k in old.outputs && !deepEqual(old.outputs[k], inputs[k])),
+        ...Object.keys(entry.inputs).filter((k) => k !== PROVIDER_KEY && k in old.outputs && !deepEqual(old.outputs[k], entry.inputs[k])),
       ]),
     ].sort();
-    const d = await host.diff(urn, old.id ?? "", unwrapMap(old.outputs), unwrapMap(inputs), unwrapMap(old.inputs));
-    let changes = d.changes ?? changedKeys(old.inputs, inputs, []).length > 0;
-    const replaces = new Set(d.replaces);
-    if (changes) {
-      for (const path of req.replaceOnChanges) {
-        const top = path.split(/[.[]/)[0];
-        for (const k of inputDiffs) if (path === "*" || k === top) replaces.add(k);
+
+    // step_generator.go diff(): --replace blames the id; a resource deleted with one being replaced is
+    // replaced too; otherwise the provider decides.
+    let d: DiffResult & { changes: boolean; changedKeys: string[]; paths: string[] };
+    if (replaceTarget) d = { changes: true, replaces: ["id"], deleteBeforeReplace: false, changedKeys: [], paths: [] };
+    else if (entry.deletedWith && this.replacing.has(entry.deletedWith)) {
+      d = { changes: true, replaces: ["deletedWith"], deleteBeforeReplace: false, changedKeys: [], paths: [] };
+    } else d = await this.diff(old, entry.inputs);
+
+    // applyReplaceOnChanges: a replaceOnChanges path turns a change into a replacement only for the keys the
+    // diff reports as changed (changed keys, detailed diff paths), and for init errors under "#initerror".
+    const hasInitErrors = (old.initErrors?.length ?? 0) > 0;
+    const replaceKeys = new Set(d.replaces);
+    let changes = d.changes;
+    if (changes || hasInitErrors) {
+      const paths = req.replaceOnChanges.map(parsePath);
+      for (const k of [...d.changedKeys, ...d.paths]) {
+        if (paths.some((p) => pathContains(p, parsePath(k)))) replaceKeys.add(k.split(/[.[]/)[0]);
+      }
+      if (hasInitErrors && paths.some((p) => pathContains(p, [INIT_ERROR_KEY]))) {
+        replaceKeys.add(INIT_ERROR_KEY);
+        changes = true;
       }
     }
-    // A resource that failed to initialize is always updated, so the next up converges it.
-    if (old.initErrors?.length) changes = true;
-    plan.op = replaces.size > 0 ? "replace" : changes ? "update" : "same";
-    plan.diffs = diffs.length ? diffs : changes ? [PROVIDER_KEY] : [];
-    plan.replaces = [...replaces];
-    plan.deleteFirst = req.deleteBeforeReplace || d.deleteBeforeReplace;
-    if (plan.op === "replace" && old.protect) {
-      throw new Error(
-        `unable to replace ${urn} (${plan.replaces.join(", ")} changed): it is protected. ` +
-          "Remove `protect` from the resource in the program and run up first.",
-      );
+    plan.diffs = shown.length ? shown : changes || hasInitErrors ? [PROVIDER_KEY] : [];
+    plan.replaces = [...replaceKeys];
+    // continueStepsFromDiff: changes with replace keys replace, other changes update, and a resource that
+    // failed to initialize is updated even without changes.
+    plan.op = changes ? (replaceKeys.size > 0 ? "replace" : "update") : hasInitErrors ? "update" : "same";
+    if (plan.op !== "replace") return plan;
+
+    // Replacing needs old and new both protected to be refused: unprotecting and replacing in one run is allowed.
+    if (req.protect && old.protect) {
+      const message =
+        `unable to replace resource ${urn} (${plan.replaces.join(", ")} changed) as it is currently marked for protection. ` +
+        "To unprotect the resource, remove the `protect` flag from the resource in your Pulumi program and run `up`";
+      // Preview reports the error and still shows the replacement; up stops before anything changes.
+      if (!this.opts.dryRun) throw new Error(message);
+      this.fail(message);
     }
+    this.replacing.add(urn);
+    // The replacement is a new resource: Check again with no olds and the program's raw inputs (ignoreChanges
+    // does not apply to it), except for --replace whose inputs were already checked that way.
+    if (!replaceTarget) entry.inputs = wrapSecretKeys(await this.check(urn, {}, req.object), secretInputs);
+    // The program's deleteBeforeReplace, when set (true or false), overrides the provider's.
+    plan.deleteFirst = req.deleteBeforeReplace ?? d.deleteBeforeReplace;
+    if (plan.deleteFirst) plan.dependents = await this.dependentReplacements(old);
     return plan;
+  }
+
+  /**
+   * Delete-before-replace: the old resources that must go before `root` is deleted, dependents first
+   * (step_generator.go calculateDependentReplacements and findDependentCascadeReplacements). A dependent is
+   * replaced when it is deleted with a replaced resource, or when the provider's Diff, with every input
+   * that came from a replaced resource made unknown, asks for a replacement. Resources already registered in
+   * this run cannot depend on the root and are skipped.
+   */
+  private async dependentReplacements(root: ResourceState): Promise<ResourceState[]> {
+    const replaceSet = new Set([root.urn]);
+    const out: ResourceState[] = [];
+    const index = this.oldResources.indexOf(root);
+    for (const r of this.oldResources.slice(index + 1)) {
+      if (r.pendingDelete || this.seen.has(r.urn) || this.deleted.has(r) || this.deletedForReplace.has(r.urn)) continue;
+      const deps = allDependencies(r);
+      if (![...deps].some((u) => replaceSet.has(u))) continue;
+      let replace = false;
+      if (r.deletedWith && replaceSet.has(r.deletedWith)) replace = true;
+      else if (r.custom && r.id) {
+        const inputs: PropertyMap = {};
+        let touched = false;
+        for (const [k, v] of Object.entries(r.inputs)) {
+          const fromReplaced = (r.propertyDependencies?.[k] ?? []).some((u) => replaceSet.has(u));
+          inputs[k] = fromReplaced ? UNKNOWN_VALUE : v;
+          touched ||= fromReplaced;
+        }
+        if (touched) replace = (await this.diff(r, inputs)).replaces.length > 0;
+      }
+      if (!replace) continue;
+      if (r.protect) {
+        throw new Error(
+          `unable to replace resource ${r.urn} as part of replacing ${root.urn} as it is currently marked for protection. ` +
+            "To unprotect the resource, remove the `protect` flag from the resource in your Pulumi program and run `up`",
+        );
+      }
+      replaceSet.add(r.urn);
+      out.push(r);
+    }
+    return out;
   }
 
   private async registerCustom(urn: string, req: RegistrationRequest): Promise<RegistrationResult> {
@@ -307,6 +633,11 @@ export class Deployment implements MonitorHandler {
     const { op, entry, old, secretOutputs } = plan;
     const done = (): RegistrationResult => ({ urn, id: entry.id ?? "", object: entry.outputs, failed: false });
 
+    if (op === "skip") {
+      // Not targeted and not created: the program gets no id (unknown outputs), the state no entry.
+      this.printer.line(stepLine("same", entry.type, entry.name, this.opts.dryRun, "(not targeted: not created)"));
+      return { urn, id: "", object: {}, failed: false };
+    }
     if (op === "same" && old) {
       entry.id = old.id;
       entry.outputs = wrapSecretKeys(old.outputs, secretOutputs);
@@ -315,60 +646,116 @@ export class Deployment implements MonitorHandler {
     }
     if (this.opts.dryRun) {
       // Preview: the outputs are the inputs; everything else is unknown to the program until up.
+      for (const d of plan.dependents) this.markDeletedForReplace(d);
       entry.id = op === "update" ? old?.id : undefined;
       entry.outputs = entry.inputs;
       this.record(op, entry, plan.diffs, op === "replace" ? plan.replaces : undefined);
       return done();
     }
+    if (this.cancelled) return { urn, id: "", object: {}, failed: true };
     // Provider calls can take minutes (a VM boots): say what is under way, then what it took.
     const started = Date.now();
-    this.printer.line(progressLine(op, entry.type, entry.name));
     if (op === "create") {
-      await this.create(entry, secretOutputs);
+      await this.pool.run(() => this.create(entry, secretOutputs, "create"));
       this.record("create", entry, [], undefined, started);
       return done();
     }
     if (op === "update" && old) {
-      entry.id = old.id;
-      try {
-        const outs = await (await this.opts.host()).update(urn, old.id ?? "", unwrapMap(old.outputs), unwrapMap(entry.inputs), unwrapMap(old.inputs));
-        entry.outputs = wrapSecretKeys(outs, secretOutputs);
-      } catch (e) {
-        if (e instanceof InitFailedError) this.recordInitFailure(entry, e, secretOutputs);
-        throw e;
-      }
+      await this.pool.run(() => this.update(entry, old, secretOutputs));
       this.record("update", entry, plan.diffs, undefined, started);
       return done();
     }
-    // Replace: create-before-delete unless the program or the provider asks for delete-before-replace.
-    if (old) {
-      if (plan.deleteFirst) await this.deleteOne(old, "replace");
-      else this.replacedOld.add(old);
+    // Replace.
+    if (old && !plan.recreating) {
+      if (plan.deleteFirst) {
+        // Delete-before-replace (one chain, in order): dependents that must be replaced, then the resource.
+        for (const d of [...plan.dependents].reverse()) {
+          await this.pool.run(() => this.deleteOne(d, "replace"));
+          this.markDeletedForReplace(d);
+        }
+        await this.pool.run(() => this.deleteOne(old, "replace"));
+      }
     }
-    await this.create(entry, secretOutputs);
+    const createBeforeDelete = old && !plan.deleteFirst && !plan.recreating ? old : undefined;
+    await this.pool.run(() => this.create(entry, secretOutputs, "replace", createBeforeDelete));
     this.record("replace", entry, plan.diffs, plan.replaces, started);
     return done();
   }
 
-  /** Create through the provider; an initialization failure is recorded (the resource exists) and rethrown. */
-  private async create(entry: ResourceState, secretOutputs: string[]): Promise<void> {
+  private markDeletedForReplace(r: ResourceState): void {
+    this.deletedForReplace.set(r.urn, r);
+  }
+
+  /** Starts a pending operation: written to the state before the provider is called (snapshot.go BeginMutation). */
+  private begin(type: PendingOperation["type"], r: ResourceState): PendingOperation {
+    const op: PendingOperation = { type, resource: { urn: r.urn, type: r.type, ...(r.id ? { id: r.id } : {}), inputs: r.inputs } };
+    this.pendingOps.add(op);
+    this.checkpoint();
+    return op;
+  }
+
+  private end(op: PendingOperation): void {
+    this.pendingOps.delete(op);
+  }
+
+  /**
+   * Create through the provider (step.go CreateStep.Apply). An initialization failure is a partial success:
+   * the resource exists, with exactly the outputs the error carried. For a create-before-delete replacement
+   * (`replacing`), the old resource is marked for deletion only once the create succeeded or partly
+   * succeeded; a create that failed outright leaves the old one as the live resource.
+   */
+  private async create(entry: ResourceState, secretOutputs: string[], shownAs: StepOp, replacing?: ResourceState): Promise<void> {
+    this.printer.line(progressLine(shownAs, entry.type, entry.name));
     const host = await this.opts.host();
+    const op = this.begin("creating", entry);
     try {
       const res = await host.create(entry.urn, unwrapMap(entry.inputs));
       entry.id = res.id;
       entry.outputs = wrapSecretKeys(res.outputs, secretOutputs);
+      if (replacing) this.replacedOld.add(replacing);
     } catch (e) {
-      if (e instanceof InitFailedError) this.recordInitFailure(entry, e, secretOutputs);
+      if (e instanceof InitFailedError) {
+        if (replacing) this.replacedOld.add(replacing);
+        this.recordInitFailure(entry, e, secretOutputs, op);
+      }
       throw e;
+    } finally {
+      this.end(op);
     }
   }
 
-  private recordInitFailure(entry: ResourceState, e: InitFailedError, secretOutputs: string[]): void {
+  /**
+   * Update through the provider (step.go UpdateStep.Apply). After an initialization failure the state keeps
+   * the error's outputs and the OLD inputs: the resource was not updated with the new ones
+   * (engine/update.go OnResourceStepPost, pulumi/pulumi#2011).
+   */
+  private async update(entry: ResourceState, old: ResourceState, secretOutputs: string[]): Promise<void> {
+    this.printer.line(progressLine("update", entry.type, entry.name));
+    entry.id = old.id;
+    const host = await this.opts.host();
+    const op = this.begin("updating", entry);
+    try {
+      const outs = await host.update(entry.urn, old.id ?? "", unwrapMap(old.outputs), unwrapMap(entry.inputs), unwrapMap(old.inputs));
+      entry.outputs = wrapSecretKeys(outs, secretOutputs);
+    } catch (e) {
+      if (e instanceof InitFailedError) {
+        entry.inputs = old.inputs;
+        this.recordInitFailure(entry, e, secretOutputs, op);
+      }
+      throw e;
+    } finally {
+      this.end(op);
+    }
+  }
+
+  /** The error's own properties become the outputs, as the real engine stores them (nothing added). */
+  private recordInitFailure(entry: ResourceState, e: InitFailedError, secretOutputs: string[], op: PendingOperation): void {
     entry.id = e.id;
-    entry.outputs = wrapSecretKeys({ ...e.properties, [PROVIDER_KEY]: entry.inputs[PROVIDER_KEY] ?? null }, secretOutputs);
+    entry.outputs = wrapSecretKeys(e.properties, secretOutputs);
     entry.initErrors = e.reasons.length ? e.reasons : [e.message];
     this.registered.set(entry.urn, entry);
     this.printer.line(`    ${entry.name}: created but failed to initialize (recorded in the state with id ${e.id}): ${entry.initErrors.join("; ")}`);
+    this.end(op);
     this.checkpoint();
   }
 
@@ -393,50 +780,118 @@ export class Deployment implements MonitorHandler {
   /**
    * After the program: deletes what the program no longer declares and the replaced resources (only if
    * the program and every step succeeded, as deleting on a partial program would destroy live resources).
+   * With --target only targeted resources are deleted (stepGenerator.GenerateDeletes).
    */
   async finishUp(programOk: boolean): Promise<void> {
-    if (!programOk || this.errors.length > 0) return;
-    const doomed = this.oldResources.filter((r) => r.pendingDelete || this.replacedOld.has(r) || !this.registered.has(r.urn));
-    await this.deleteAll(doomed.filter((r) => !this.deleted.has(r)));
-  }
-
-  /** destroy: deletes every resource of the state. */
-  async destroy(): Promise<void> {
-    await this.deleteAll([...this.oldResources]);
-  }
-
-  /** Deletes in reverse state order, after refusing outright if any of them is protected. */
-  private async deleteAll(resources: ResourceState[]): Promise<void> {
-    const protectedOnes = resources.filter((r) => r.protect && !r.pendingDelete && !this.replacedOld.has(r));
-    if (protectedOnes.length > 0) {
-      for (const r of protectedOnes) {
-        this.fail(`unable to delete ${r.urn}: it is protected. Remove \`protect\` in the program and run up first, then delete it.`);
+    if (!programOk || this.errors.length > 0 || this.cancelled) return;
+    if (!this.checkTargets()) return;
+    const doomed = this.oldResources.filter(
+      (r) =>
+        !this.deleted.has(r) &&
+        (r.pendingDelete || this.replacedOld.has(r) || (!this.registered.has(r.urn) && !this.aliased.has(r.urn) && !this.deletedForReplace.has(r.urn))),
+    );
+    const allowed = this.targets ? doomed.filter((r) => this.targets?.has(r.urn)) : doomed;
+    if (this.targets) {
+      // Deleting a targeted resource that an untargeted, surviving resource depends on would break it.
+      const going = new Set(allowed.map((r) => r.urn));
+      for (const r of this.snapshot().resources) {
+        if (going.has(r.urn)) continue;
+        const dep = [...allDependencies(r)].find((u) => going.has(u));
+        if (dep) {
+          this.fail(`Resource '${dep}' cannot be deleted because it is still depended on by '${r.urn}', which is not targeted.`);
+          return;
+        }
       }
-      return;
     }
-    const index = new Map(this.oldResources.map((r, i) => [r, i]));
-    const ordered = [...resources].sort((a, b) => (index.get(b) ?? 0) - (index.get(a) ?? 0));
+    await this.deleteAll(allowed);
+  }
+
+  /** destroy: deletes every resource of the state (only the targeted ones with --target). */
+  async destroy(): Promise<void> {
+    if (!this.checkTargets()) return;
+    await this.deleteAll(this.oldResources.filter((r) => !this.targets || this.targets.has(r.urn)));
+  }
+
+  /**
+   * Deletes dependency level by level, each level in parallel on the worker pool
+   * (stepGenerator.ScheduleDeletes: antichains of the dependency graph, dependents first;
+   * deploymentExecutor.performPostSteps runs one antichain at a time). A protected resource fails alone and
+   * keeps what it depends on (the step executor continues past deleteProtectedError); any other failed
+   * delete stops the deletions not yet started.
+   */
+  private async deleteAll(resources: ResourceState[]): Promise<void> {
+    const order = new Map(this.oldResources.map((r, i) => [r, i]));
+    const condemned = new Set(resources);
+    // A resource depends on the condemned resources before it in the (dependency-ordered) state whose URN
+    // it names (graph/dependency_graph.go DependenciesOf).
+    const depsOf = (r: ResourceState): ResourceState[] => {
+      const urns = allDependencies(r);
+      return resources.filter((x) => x !== r && urns.has(x.urn) && (order.get(x) ?? 0) < (order.get(r) ?? 0));
+    };
+    const levels: ResourceState[][] = [];
+    while (condemned.size > 0) {
+      const level = [...condemned].filter((r) => depsOf(r).every((d) => !condemned.has(d)));
+      if (level.length === 0) throw new Error("dependency cycle among the resources to delete");
+      for (const r of level) condemned.delete(r);
+      levels.push(level);
+    }
+    levels.reverse();
     // deletedWith (as in Pulumi): no Delete call for a resource whose `deletedWith` resource goes in this
     // same run; deleting that one removes it (e.g. deleting a VM releases its address).
     const going = new Set(resources.map((r) => r.urn));
-    for (const r of ordered) {
-      try {
-        await this.deleteOne(r, "delete", r.deletedWith !== undefined && going.has(r.deletedWith));
-      } catch (e) {
-        this.fail(`${r.type} "${r.name}": delete failed: ${errorText(e)}`);
-        return;
-      }
+    const kept = new Set<ResourceState>(); // what a failed protected delete depends on stays
+    let stopped = false;
+    for (const level of levels) {
+      await Promise.all(
+        level
+          .filter((r) => !kept.has(r))
+          .map((r) =>
+            this.pool.run(async () => {
+              if (stopped || this.cancelled) return;
+              const replaced = r.pendingDelete === true || this.replacedOld.has(r);
+              if (!replaced && r.protect) {
+                this.fail(
+                  `resource "${r.urn}" cannot be deleted because it is protected. To unprotect the resource, remove ` +
+                    "the `protect` flag from the resource in your Pulumi program and run `up`",
+                );
+                // What it depends on must stay (deploymentExecutor.performPostSteps erroredDeps).
+                const stack = [r];
+                for (let next = stack.pop(); next; next = stack.pop()) {
+                  for (const d of depsOf(next)) {
+                    if (!kept.has(d)) {
+                      kept.add(d);
+                      stack.push(d);
+                    }
+                  }
+                }
+                return;
+              }
+              try {
+                await this.deleteOne(r, replaced ? "replace" : "delete", r.deletedWith !== undefined && going.has(r.deletedWith));
+              } catch (e) {
+                stopped = true;
+                this.fail(`${r.type} "${r.name}": delete failed: ${errorText(e)}`);
+              }
+            }),
+          ),
+      );
+      if (stopped || this.cancelled) return;
     }
   }
 
   private async deleteOne(r: ResourceState, why: "delete" | "replace", goesWithAnother = false): Promise<void> {
     // A replaced resource's deletion is part of its replace step; only real deletions count and print.
-    const isReplaced = why === "replace" || r.pendingDelete || this.replacedOld.has(r);
+    const isReplaced = why === "replace";
     const started = Date.now();
     if (!this.opts.dryRun && r.custom && r.id && !goesWithAnother) {
       this.printer.line(isReplaced ? ` -   ${r.type}  ${r.name}  deleting the replaced resource (id ${r.id})...` : progressLine("delete", r.type, r.name));
       const host = await this.opts.host();
-      await host.delete(r.urn, r.id, unwrapMap(r.outputs), unwrapMap(r.inputs));
+      const op = this.begin("deleting", r);
+      try {
+        await host.delete(r.urn, r.id, unwrapMap(r.outputs), unwrapMap(r.inputs));
+      } finally {
+        this.end(op);
+      }
     }
     this.deleted.add(r);
     const detail = goesWithAnother ? `(with ${r.deletedWith?.split("::").pop()})` : this.opts.dryRun ? "" : elapsed(started);
@@ -454,21 +909,38 @@ export class Deployment implements MonitorHandler {
 
   /**
    * Reads every custom resource and takes what the provider reports as the truth: outputs (and inputs,
-   * when the provider returns them), or removal from the state when it is gone. Prints what drifted.
+   * when the provider returns them), or removal from the state when it is gone. Whether a resource drifted
+   * is decided as the real engine does since 2024 (step.go RefreshStep.Apply / ResultOp): the provider's Diff
+   * of the refreshed outputs against the OLD inputs, i.e. "would an up with an unchanged program change
+   * something"; outputs that moved in ways the diff ignores (timestamps, status) are not drift.
    * Afterwards the deployment's old state is the refreshed one (for `preview --refresh` / `up --refresh`).
+   * `clearPendingCreates` drops the pending creates of interrupted runs (`refresh --clear-pending-creates`).
    */
-  async refresh(): Promise<void> {
+  async refresh(clearPendingCreates = false): Promise<void> {
+    if (clearPendingCreates) this.basePendingCreates = [];
     // Reads run concurrently (as Pulumi's refresh does); results are applied and printed in state order.
-    type ReadOutcome = { ok: true; res: Awaited<ReturnType<ProviderHost["read"]>> } | { ok: false; error: unknown } | undefined;
-    const outcomes: ReadOutcome[] = await Promise.all(
-      this.oldResources.map(async (r): Promise<ReadOutcome> => {
+    type Read = Awaited<ReturnType<ProviderHost["read"]>>;
+    type Outcome = { ok: true; res: Read; drifted: boolean; keys: string[] } | { ok: false; error: unknown } | undefined;
+    const outcomes: Outcome[] = await Promise.all(
+      this.oldResources.map((r): Promise<Outcome> | undefined => {
         if (!r.custom || !r.id) return undefined;
-        try {
-          const host = await this.opts.host();
-          return { ok: true, res: await host.read(r.urn, r.id, unwrapMap(r.outputs), unwrapMap(r.inputs)) };
-        } catch (error) {
-          return { ok: false, error };
-        }
+        return this.pool.run(async (): Promise<Outcome> => {
+          const op = this.opts.dryRun ? undefined : this.begin("reading", r);
+          try {
+            const host = await this.opts.host();
+            const res = await host.read(r.urn, r.id ?? "", unwrapMap(r.outputs), unwrapMap(r.inputs));
+            if (!res.id) return { ok: true, res, drifted: true, keys: [] };
+            // Diff with the refreshed state as "old" and the old inputs as "new" (the up a no-change program
+            // would do), then read it inverted.
+            const newInputs = res.inputs ?? unwrapMap(r.inputs);
+            const d = await this.diff({ urn: r.urn, id: res.id, outputs: res.outputs, inputs: newInputs }, unwrapMap(r.inputs));
+            return { ok: true, res, drifted: d.changes, keys: d.changedKeys };
+          } catch (error) {
+            return { ok: false, error };
+          } finally {
+            if (op) this.end(op);
+          }
+        });
       }),
     );
     const refreshed: ResourceState[] = [];
@@ -494,16 +966,22 @@ export class Deployment implements MonitorHandler {
       const secretOutputs = [...secretKeysOf(r.outputs), ...secretKeysOf(r.inputs), ...r.additionalSecretOutputs];
       const outputs = wrapSecretKeys(res.outputs, secretOutputs);
       const inputs = res.inputs ? wrapSecretKeys(res.inputs, secretKeysOf(r.inputs)) : r.inputs;
-      const changed = [...new Set([...changedKeys(r.outputs, outputs), ...changedKeys(r.inputs, inputs)])].sort();
-      const next: ResourceState = { ...r, id: res.id, outputs, inputs };
-      refreshed.push(next);
-      if (changed.length === 0) {
+      refreshed.push({ ...r, id: res.id, outputs, inputs });
+      if (!outcome.drifted) {
         this.summary.same++;
         this.steps.push({ op: "same", urn: r.urn, type: r.type, name: r.name, diffs: [] });
         continue;
       }
+      // Which properties to show: the keys the engine's own input diff found; else the input properties
+      // whose live value differs from the program's; else every output that moved.
+      let keys = outcome.keys.filter((k) => k !== PROVIDER_KEY);
+      if (keys.length === 0) {
+        keys = Object.keys(r.inputs).filter((k) => k !== PROVIDER_KEY && k in outputs && !deepEqual(r.inputs[k], outputs[k]));
+      }
+      if (keys.length === 0) keys = [...new Set([...changedKeys(r.outputs, outputs), ...changedKeys(r.inputs, inputs)])];
+      keys.sort();
       // Show the outputs' values when the outputs moved, else the inputs' (a default the read filled in).
-      const properties = changed.map((k) => {
+      const properties = keys.map((k) => {
         const inOutputs = !deepEqual(r.outputs[k], outputs[k]);
         return {
           name: inOutputs ? k : `${k} (input)`,
@@ -513,8 +991,8 @@ export class Deployment implements MonitorHandler {
       });
       this.drift.push({ urn: r.urn, type: r.type, name: r.name, gone: false, properties });
       this.summary.update++;
-      this.steps.push({ op: "update", urn: r.urn, type: r.type, name: r.name, diffs: changed });
-      this.printer.line(stepLine("update", r.type, r.name, true, diffDetail(changed)));
+      this.steps.push({ op: "update", urn: r.urn, type: r.type, name: r.name, diffs: keys });
+      this.printer.line(stepLine("update", r.type, r.name, true, diffDetail(keys)));
       for (const p of properties) this.printer.line(`        ~ ${p.name}: ${p.old} => ${p.new}`);
     }
     this.oldResources = refreshed;
@@ -535,15 +1013,21 @@ export class Deployment implements MonitorHandler {
    * The state as it stands: this run's resources in completion order (dependencies first), then old
    * resources still alive (not re-registered, or replaced but not yet deleted: marked pendingDelete),
    * in their old order. Registered resources never depend on old unregistered ones, so the order stays valid.
+   * Pending operations: the ones under way, plus pending creates of earlier runs (only a refresh clears
+   * those); other pending operations of earlier runs are dropped (backend/snapshot.go snap()).
    */
   snapshot(): StateFile {
     const resources: ResourceState[] = [...this.registered.values()];
     for (const r of this.oldResources) {
       if (this.deleted.has(r)) continue;
       if (r.pendingDelete || this.replacedOld.has(r)) resources.push({ ...r, pendingDelete: true });
-      else if (!this.registered.has(r.urn)) resources.push(r);
+      else if (!this.registered.has(r.urn) && !(this.aliased.has(r.urn) && this.registered.has(this.aliased.get(r.urn) ?? ""))) {
+        resources.push(r);
+      }
     }
-    return { ...this.opts.old, resources };
+    const pending = [...this.pendingOps, ...this.basePendingCreates];
+    const { pending_operations: _previous, ...rest } = this.opts.old;
+    return { ...rest, resources, ...(pending.length ? { pending_operations: pending } : {}) };
   }
 
   private checkpoint(): void {

@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { ProjectSettings, StackConfig, configEnv, plainConfig, readProject, resolveStackConfig } from "./config";
-import { Deployment, DriftRecord, StepRecord } from "./deployment";
+import { Deployment, DriftRecord, StepRecord, defaultParallel } from "./deployment";
 import { startMonitor } from "./monitor";
 import { Printer, Summary, renderValue, summaryBlock } from "./output";
 import { ProviderHost } from "./providerHost";
@@ -53,8 +53,22 @@ export interface EngineOptions {
   refresh?: boolean;
   /** Receives every output line as it is printed. */
   onOutput?: (line: string) => void;
-  /** Concurrent resource operations the program may start (Pulumi's --parallel); default 16. */
+  /**
+   * Provider operations run at once (Pulumi's `--parallel`); default `PULUMI_PARALLEL`, else 4 per CPU as
+   * the Pulumi CLI.
+   */
   parallel?: number;
+  /** `--target`: only these URNs are created, updated, replaced or deleted (preview/up/destroy). */
+  targets?: string[];
+  /** `--replace`: replace these URNs even if nothing changed (preview/up). */
+  replace?: string[];
+  /** `refresh --clear-pending-creates`: forget the pending creates an interrupted run left in the state. */
+  clearPendingCreates?: boolean;
+  /**
+   * Cancels the run when aborted, as Pulumi's first Ctrl-C: steps under way finish and are recorded, nothing
+   * new starts, nothing is deleted, and the run fails.
+   */
+  signal?: AbortSignal;
 }
 
 /** What one run did. */
@@ -153,6 +167,7 @@ async function runLocked(
   };
 
   let hostPromise: Promise<ProviderHost> | undefined;
+  const parallel = opts.parallel ?? defaultParallel(baseEnv);
   const deployment: Deployment = new Deployment({
     project: project.name,
     stack,
@@ -161,7 +176,16 @@ async function runLocked(
     printer,
     checkpoint: save,
     host: () => (hostPromise ??= startHost()),
+    parallel,
+    targets: opts.targets,
+    replaceTargets: opts.replace,
   });
+  const onAbort = (): void => {
+    printer.line("cancelling: steps under way will finish, nothing new starts");
+    deployment.cancel();
+  };
+  if (opts.signal?.aborted) onAbort();
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
   const monitor = await startMonitor(deployment, { project: project.name, stack, dryRun });
   const startHost = async (): Promise<ProviderHost> => {
     const host = await ProviderHost.start({
@@ -171,6 +195,7 @@ async function runLocked(
       env: runtimeEnv,
       onOutput: (_stream, line) => printer.line(`    [provider] ${line}`),
     });
+    liveChildren.add(host);
     await host.configure(plainConfig(config));
     return host;
   };
@@ -180,9 +205,12 @@ async function runLocked(
   printer.line("");
   let refreshDrift: DriftRecord[] | undefined;
   try {
-    if (opts.command === "refresh" || opts.refresh) {
+    const refreshFirst = opts.command === "refresh" || opts.refresh === true;
+    // Errors found here (a --replace URN not in the stack) are recorded and stop the run before any change.
+    const ready = deployment.preflight(refreshFirst);
+    if (ready && refreshFirst) {
       if (opts.command !== "refresh") printer.line("Refreshing the state first:");
-      await deployment.refresh();
+      await deployment.refresh(opts.clearPendingCreates);
       refreshDrift = [...deployment.drift];
       if (opts.command !== "refresh") {
         if (refreshDrift.length === 0) printer.line("    no drift");
@@ -209,7 +237,7 @@ async function runLocked(
           stack,
           dryRun,
           typescript: project.typescript,
-          parallel: opts.parallel ?? 16,
+          parallel,
           env: runtimeEnv,
           printer,
         });
@@ -222,8 +250,17 @@ async function runLocked(
     deployment.errors.push(e instanceof Error ? e.message : String(e));
     printer.line(`error: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
+    opts.signal?.removeEventListener("abort", onAbort);
     if (!dryRun) save(deployment.snapshot());
-    if (hostPromise) await hostPromise.then((h) => h.stop(), () => undefined);
+    if (hostPromise) {
+      await hostPromise.then(
+        (h) => {
+          liveChildren.delete(h);
+          return h.stop();
+        },
+        () => undefined,
+      );
+    }
     await monitor.close();
   }
 
@@ -267,6 +304,19 @@ async function runLocked(
   };
 }
 
+/** The language runtimes and provider hosts of runs under way, for {@link killChildren}. */
+const liveChildren = new Set<{ kill(): void }>();
+
+/**
+ * Kills the program and provider processes of every run under way, at once: for a CLI that must exit
+ * immediately (a second Ctrl-C). The state file already records the operations that were under way as
+ * pending (each step is checkpointed when it starts), as a killed Pulumi CLI leaves them.
+ */
+export function killChildren(): void {
+  for (const c of liveChildren) c.kill();
+  liveChildren.clear();
+}
+
 /** Stack outputs with secrets masked, for callers and logs. */
 function stackOutputsForDisplay(outputs: PropertyMap): Record<string, PropertyValue> {
   return maskSecrets(outputs) as Record<string, PropertyValue>;
@@ -305,12 +355,14 @@ async function runProgram(o: {
     env: { ...o.env, PULUMI_NODEJS_TYPESCRIPT: String(o.typescript) },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const handle = { kill: () => child.kill("SIGKILL") };
+  liveChildren.add(handle);
   readline.createInterface({ input: child.stdout! }).on("line", (l) => o.printer.line(`    ${l}`));
   readline.createInterface({ input: child.stderr! }).on("line", (l) => o.printer.line(`    ${l}`));
   const code = await new Promise<number>((resolve, reject) => {
     child.once("error", reject);
     child.once("close", (c, signal) => resolve(c ?? (signal ? 1 : 0)));
-  });
+  }).finally(() => liveChildren.delete(handle));
   return code === 0;
 }
 

@@ -25,7 +25,15 @@ export interface RegistrationRequest {
   protect: boolean;
   /** dependsOn plus the resources the inputs came from. */
   dependencies: string[];
-  deleteBeforeReplace: boolean;
+  /**
+   * The program's `deleteBeforeReplace`, or undefined when it did not set it (then the provider's diff
+   * decides; an explicit false overrides the provider, as in Pulumi's step generator).
+   */
+  deleteBeforeReplace: boolean | undefined;
+  /** Per input property, the URNs of the resources its value came from (for the delete-before-replace cascade). */
+  propertyDependencies: Record<string, string[]>;
+  /** Alias URNs: old URNs this resource may have been recorded under (rename, reparent). */
+  aliases: string[];
   /** URN of the resource this one is deleted with ("" for none): its own delete is skipped when that one goes too. */
   deletedWith: string;
   ignoreChanges: string[];
@@ -101,6 +109,28 @@ function unimplemented<Req, Res>(what: string): Handler<Req, Res> {
   return (_call, cb) => cb({ code: grpc.status.UNIMPLEMENTED, details: `${what} is not supported by the local engine` });
 }
 
+function propertyDependencies(req: resproto.RegisterResourceRequest): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  req.getPropertydependenciesMap().forEach((deps, key) => {
+    out[key] = deps.getUrnsList();
+  });
+  return out;
+}
+
+/**
+ * The alias URNs of a registration. This monitor does not announce `aliasSpecs`, so the SDK collapses
+ * aliases to URNs itself (`aliasUrns`); a structured alias spec is refused rather than silently ignored,
+ * because ignoring an alias deletes and recreates the resource.
+ */
+function aliasUrns(req: resproto.RegisterResourceRequest): string[] {
+  const urns = [...req.getAliasurnsList()];
+  for (const a of req.getAliasesList()) {
+    if (a.hasSpec()) throw new Error(`${req.getName()}: alias specs are not supported by the local engine; use alias URNs`);
+    urns.push(a.getUrn());
+  }
+  return urns;
+}
+
 /** Starts the ResourceMonitor and Engine services on a free local port. */
 export async function startMonitor(handler: MonitorHandler, info: MonitorInfo): Promise<MonitorServer> {
   const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
@@ -122,7 +152,9 @@ export async function startMonitor(handler: MonitorHandler, info: MonitorInfo): 
         object: (req.getObject()?.toJavaScript() ?? {}) as PropertyMap,
         protect: req.getProtect() ?? false,
         dependencies: req.getDependenciesList(),
-        deleteBeforeReplace: req.getDeletebeforereplace(),
+        deleteBeforeReplace: req.getDeletebeforereplacedefined() ? req.getDeletebeforereplace() : undefined,
+        propertyDependencies: propertyDependencies(req),
+        aliases: aliasUrns(req),
         deletedWith: req.getDeletedwith(),
         ignoreChanges: req.getIgnorechangesList(),
         replaceOnChanges: req.getReplaceonchangesList(),

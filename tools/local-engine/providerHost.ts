@@ -215,6 +215,12 @@ export class ProviderHost {
     await this.call<Empty>((cb) => this.client.delete(req, cb));
   }
 
+  /** Kills the host process at once (the engine is exiting immediately). */
+  kill(): void {
+    this.client.close();
+    this.child.kill("SIGKILL");
+  }
+
   /** Closes the client and stops the host process (it has no shutdown RPC; it exits on SIGTERM). */
   async stop(): Promise<void> {
     this.client.close();

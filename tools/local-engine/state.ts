@@ -25,6 +25,8 @@ export interface ResourceState {
   outputs: PropertyMap;
   /** URNs this resource depends on (dependsOn and the resources its inputs came from). */
   dependencies: string[];
+  /** Per input property, the URNs its value came from (Pulumi's propertyDependencies; drives the delete-before-replace cascade). */
+  propertyDependencies?: Record<string, string[]>;
   /** Refuse to delete or replace this resource. */
   protect: boolean;
   /** Output names stored and returned as secrets whatever the provider says. */
@@ -39,6 +41,22 @@ export interface ResourceState {
   pendingDelete?: boolean;
 }
 
+/**
+ * An operation that had started but not finished when the state was last written: Pulumi's
+ * `pending_operations` (pkg/resource/operation.go). A run that was killed leaves them behind; the next
+ * run reports them (deploy/deployment_executor.go printPendingOperationsWarning).
+ */
+export interface PendingOperation {
+  type: "creating" | "updating" | "deleting" | "reading";
+  resource: {
+    urn: string;
+    type: string;
+    /** Known for updates and deletes; a create that was interrupted may or may not have made the resource. */
+    id?: string;
+    inputs: PropertyMap;
+  };
+}
+
 /** The whole state file. */
 export interface StateFile {
   version: 1;
@@ -47,6 +65,8 @@ export interface StateFile {
   /** Salt for the key that encrypts secrets (see {@link SecretsCrypter}). */
   secretsSalt: string;
   resources: ResourceState[];
+  /** Operations under way when the state was written (see {@link PendingOperation}); absent when none. */
+  pending_operations?: PendingOperation[];
 }
 
 const propertyMap = z.record(z.string(), z.unknown()).transform((m) => m as PropertyMap);
@@ -61,6 +81,7 @@ const resourceSchema = z.object({
   inputs: propertyMap,
   outputs: propertyMap,
   dependencies: z.array(z.string()),
+  propertyDependencies: z.record(z.string(), z.array(z.string())).optional(),
   protect: z.boolean(),
   additionalSecretOutputs: z.array(z.string()),
   deleteBeforeReplace: z.boolean(),
@@ -75,6 +96,14 @@ const stateSchema = z.object({
   stack: z.string(),
   secretsSalt: z.string(),
   resources: z.array(resourceSchema),
+  pending_operations: z
+    .array(
+      z.object({
+        type: z.enum(["creating", "updating", "deleting", "reading"]),
+        resource: z.object({ urn: z.string(), type: z.string(), id: z.string().optional(), inputs: propertyMap }),
+      }),
+    )
+    .optional(),
 });
 
 /** The passphrase that keys secret encryption in the state (Pulumi's own variable). */
@@ -108,6 +137,14 @@ export function loadState(file: string, project: string, stack: string, passphra
       inputs: crypter.decryptDeep(r.inputs) as PropertyMap,
       outputs: crypter.decryptDeep(r.outputs) as PropertyMap,
     })),
+    ...(state.pending_operations
+      ? {
+          pending_operations: state.pending_operations.map((op) => ({
+            ...op,
+            resource: { ...op.resource, inputs: crypter.decryptDeep(op.resource.inputs) as PropertyMap },
+          })),
+        }
+      : {}),
   };
 }
 
@@ -121,6 +158,14 @@ export function saveState(file: string, state: StateFile, passphrase: string): v
       inputs: crypter.encryptDeep(r.inputs as PropertyValue) as PropertyMap,
       outputs: crypter.encryptDeep(r.outputs as PropertyValue) as PropertyMap,
     })),
+    ...(state.pending_operations?.length
+      ? {
+          pending_operations: state.pending_operations.map((op) => ({
+            ...op,
+            resource: { ...op.resource, inputs: crypter.encryptDeep(op.resource.inputs as PropertyValue) as PropertyMap },
+          })),
+        }
+      : { pending_operations: undefined }),
   };
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;

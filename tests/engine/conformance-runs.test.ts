@@ -1,0 +1,205 @@
+/**
+ * Engine conformance, whole runs: refresh, deletion scheduling, parallelism, aliases, interruption,
+ * --replace and --target. Each test mirrors one rule of the real Pulumi engine (pulumi/pulumi, cited per
+ * test) with the fixture provider, in its own fixture project.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import { defaultParallel } from "../../tools/local-engine/deployment";
+import { FixtureProject, ItemSpec } from "./helpers";
+
+// Each engine run starts two Node processes; on a loaded 2-core machine a test of several runs needs time.
+jest.setTimeout(180_000);
+
+let p: FixtureProject;
+beforeEach(() => {
+  p = new FixtureProject();
+});
+afterEach(() => p.remove());
+
+const changesOf = (r: { steps: Array<{ op: string; name: string }> }) => r.steps.filter((s) => s.op !== "same").map((s) => [s.op, s.name]);
+
+/** Deletes that overlapped: a begin-delete logged while another delete had begun and not yet finished. */
+function maxConcurrentDeletes(log: string[]): number {
+  let running = 0;
+  let max = 0;
+  for (const l of log) {
+    if (l.startsWith("begin-delete:")) max = Math.max(max, ++running);
+    else if (l.startsWith("delete:") && log.includes(`begin-${l}`)) running--;
+  }
+  return max;
+}
+
+// step.go RefreshStep.Apply / ResultOp: drift is the provider's Diff of the refreshed state against the old
+// inputs (what an up of the unchanged program would do); outputs that moved without such a diff are
+// taken into the state but are not drift.
+test("5. refresh: drift is decided by the provider's Diff, not by outputs that moved", async () => {
+  const program: ItemSpec[] = [{ name: "r", size: 1 }];
+  expect((await p.run("up", program)).ok).toBe(true);
+  p.editCloud((c) => {
+    Object.values(c.items)[0].status = "rebooted"; // an output only: the diff ignores it
+  });
+  const quiet = await p.run("refresh", program);
+  expect(quiet.ok).toBe(true);
+  expect(quiet.drift).toEqual([]);
+  expect(quiet.summary.update).toBe(0);
+  expect(p.state().resources.find((r) => r.name === "r")?.outputs.status).toBe("rebooted");
+
+  p.editCloud((c) => {
+    Object.values(c.items)[0].size = 4; // an input: the diff sees it
+  });
+  const drifted = await p.run("refresh", program);
+  expect(drifted.drift).toEqual([expect.objectContaining({ name: "r", properties: [{ name: "size", old: "1", new: "4" }] })]);
+  expect(drifted.summary.update).toBe(1);
+});
+
+// step_generator.go ScheduleDeletes + deployment_executor.go performPostSteps: deletions run dependency
+// level by level, each level in parallel (destroy too).
+test("6. deletes run in parallel level by level: dependents first, independent ones together", async () => {
+  const program: ItemSpec[] = [
+    { name: "net", size: 1 },
+    { name: "vm1", size: 1, dependsOn: ["net"] },
+    { name: "vm2", size: 1, dependsOn: ["net"] },
+    { name: "vm3", size: 1, dependsOn: ["net"] },
+  ];
+  expect((await p.run("up", program)).ok).toBe(true);
+  p.editCloud((c) => {
+    c.faults.slowDelete = ["net", "vm1", "vm2", "vm3"];
+    c.log = [];
+  });
+  const r = await p.run("destroy", []);
+  expect(r.ok).toBe(true);
+  const log = p.cloud().log;
+  expect(maxConcurrentDeletes(log)).toBe(3);
+  // net starts only after its three dependents are gone.
+  const netStart = log.indexOf("begin-delete:net");
+  for (const vm of ["vm1", "vm2", "vm3"]) expect(log.indexOf(`delete:${vm}`)).toBeLessThan(netStart);
+  expect(p.cloud().items).toEqual({});
+  expect(p.state().resources).toEqual([]);
+});
+
+// deployment.go Options.DegreeOfParallelism + step_executor.go newStepExecutor: at most `parallel`
+// steps at once; the default is PULUMI_PARALLEL, else 4 per CPU (cmd/pulumi/operations/up.go defaultParallel).
+test("7. a bounded worker pool: --parallel 1 runs one delete at a time; the default is Pulumi's", async () => {
+  expect(defaultParallel({ PULUMI_PARALLEL: "3" })).toBe(3);
+  expect(defaultParallel({})).toBe(os.availableParallelism() * 4);
+  const program: ItemSpec[] = [
+    { name: "a", size: 1 },
+    { name: "b", size: 1 },
+    { name: "c", size: 1 },
+  ];
+  expect((await p.run("up", program)).ok).toBe(true);
+  p.editCloud((c) => {
+    c.faults.slowDelete = ["a", "b", "c"];
+    c.log = [];
+  });
+  expect((await p.run("destroy", [], { parallel: 1 })).ok).toBe(true);
+  expect(maxConcurrentDeletes(p.cloud().log)).toBe(1);
+  expect(p.cloud().items).toEqual({});
+});
+
+// step_generator.go getOldResource: an old resource is found by URN, then by the registration's aliases,
+// and is taken over (not deleted and re-created).
+test("11. a rename with an alias keeps the resource", async () => {
+  expect((await p.run("up", [{ name: "old-name", size: 1 }])).ok).toBe(true);
+  const id = p.item("old-name")!.id;
+  p.clearLog();
+  const r = await p.run("up", [{ name: "new-name", itemName: "old-name", size: 1, aliases: ["old-name"] }]);
+  expect(r.errors).toEqual([]);
+  expect(changesOf(r)).toEqual([]);
+  expect(p.cloud().log).toEqual([]);
+  const names = p.state().resources.map((s) => s.name);
+  expect(names).toContain("new-name");
+  expect(names).not.toContain("old-name");
+  expect(p.state().resources.find((s) => s.name === "new-name")?.id).toBe(id);
+});
+
+// backend/snapshot.go (BeginMutation writes the operation as pending; snap() keeps pending CREATEs of the
+// base snapshot) + deploy/deployment_executor.go printPendingOperationsWarning + cmd/pulumi/operations/
+// refresh.go (--clear-pending-creates): an interrupted run leaves its operations pending in the state; the
+// next up warns about them; only a refresh that clears them removes pending creates.
+test("12. interruption: operations under way are recorded as pending and reported by the next run", async () => {
+  p.editCloud((c) => {
+    c.faults.slowCreate = ["slow"];
+  });
+  const cancel = new AbortController();
+  const running = p.run("up", [{ name: "slow", size: 1 }], { signal: cancel.signal });
+  // The state as a kill would leave it: written when the create started.
+  let killedState = "";
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    const text = fs.existsSync(p.stateFile) ? p.stateText() : "";
+    if (text.includes('"creating"')) {
+      killedState = text;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(JSON.parse(killedState).pending_operations).toEqual([
+    expect.objectContaining({ type: "creating", resource: expect.objectContaining({ urn: p.urn("slow") }) }),
+  ]);
+  // A graceful cancel (first Ctrl-C): the create under way finishes and is recorded; nothing stays pending.
+  cancel.abort();
+  const cancelled = await running;
+  expect(cancelled.ok).toBe(false);
+  expect(cancelled.errors.join("\n")).toMatch(/update canceled/);
+  expect(p.state().pending_operations).toBeUndefined();
+  expect(p.state().resources.map((r) => r.name)).toContain("slow");
+
+  // As if the process had been killed during the create.
+  fs.writeFileSync(p.stateFile, killedState);
+  const next = await p.run("up", [{ name: "slow", size: 1 }]);
+  expect(next.stdout).toMatch(/1 pending operations from previous deployment[\s\S]*Item::slow, interrupted while creating/);
+  expect(p.state().pending_operations).toEqual([expect.objectContaining({ type: "creating" })]);
+  expect((await p.run("refresh", [])).ok).toBe(true);
+  expect(p.state().pending_operations).toHaveLength(1);
+  expect((await p.run("refresh", [], { clearPendingCreates: true })).ok).toBe(true);
+  expect(p.state().pending_operations).toBeUndefined();
+});
+
+// step_generator.go isTargetedReplace + diff(): --replace replaces the resource whatever the diff says,
+// blaming "id"; checkTargets refuses a URN that is not in the stack.
+test("13a. --replace <urn> replaces a resource that has no changes", async () => {
+  const program: ItemSpec[] = [
+    { name: "x", size: 1 },
+    { name: "y", size: 1 },
+  ];
+  expect((await p.run("up", program)).ok).toBe(true);
+  const ids = { x: p.item("x")!.id, y: p.item("y")!.id };
+  const r = await p.run("up", program, { replace: [p.urn("x")] });
+  expect(r.ok).toBe(true);
+  expect(r.steps.find((s) => s.name === "x")).toMatchObject({ op: "replace", replaces: ["id"] });
+  expect(p.item("x")!.id).not.toBe(ids.x);
+  expect(p.item("y")!.id).toBe(ids.y);
+  const unknown = await p.run("up", program, { replace: [p.urn("nope")] });
+  expect(unknown.ok).toBe(false);
+  expect(unknown.errors.join("\n")).toMatch(/Item::nope.*could not be found/);
+});
+
+// step_generator.go continueStepsFromImport (untargeted: same step, no Check or Diff; not created) and
+// GenerateDeletes (only targeted resources are deleted).
+test("13b. --target changes only the targeted resources", async () => {
+  const v1: ItemSpec[] = [
+    { name: "t", size: 1 },
+    { name: "u", size: 1 },
+    { name: "gone", size: 1 },
+  ];
+  expect((await p.run("up", v1)).ok).toBe(true);
+  p.clearLog();
+  const v2: ItemSpec[] = [
+    { name: "t", size: 2 },
+    { name: "u", size: 2 },
+    { name: "fresh", size: 1 },
+  ];
+  const r = await p.run("up", v2, { targets: [p.urn("t")] });
+  expect(r.errors).toEqual([]);
+  expect(changesOf(r)).toEqual([["update", "t"]]);
+  expect(p.cloud().log).toEqual(["update:t"]);
+  expect(p.item("u")?.size).toBe(1);
+  expect(p.item("fresh")).toBeUndefined();
+  expect(p.item("gone")).toBeDefined();
+  expect(p.state().resources.map((s) => s.name).sort()).toEqual(["fixture-dev", "gone", "t", "u"]);
+  // Targeting the removed one deletes it, and only it.
+  p.clearLog();
+  expect((await p.run("up", v2, { targets: [p.urn("gone")] })).ok).toBe(true);
+  expect(p.cloud().log).toEqual(["delete:gone"]);
+});
