@@ -141,9 +141,21 @@ test("a new hostname prefix renames the web VMs in place; a smaller webCount del
   );
 });
 
-test("destroy leaves no instance, network member or firewall rule behind", async () => {
+test("destroy deletes independent resources concurrently and leaves no instance, network member or firewall rule behind", async () => {
+  const since = Math.max(0, ...(await simRequests(sim)).map((q) => q.seq));
   const r = expectOk(await stack.run("destroy", { config: { hostnamePrefix: "www", webCount: "1" } }));
   expect(r.summary.delete).toBe(1 + 6 + 3);
+  // The two VMs depend on nothing that is deleted with them, so they go in the same level, in parallel
+  // (Pulumi's ScheduleDeletes): the second VM's deleteInstance arrives before the first one's delete has
+  // finished (its status polls go on after it). One at a time, each VM's requests would come as a block.
+  const requests = (await simRequests(sim)).filter((q) => q.seq > since);
+  const onVm = (uuid: string) =>
+    requests.filter((q) => (q.operation === "deleteInstance" || q.operation === "getInstance") && q.path.includes(uuid)).map((q) => q.seq);
+  const deletes = requests.filter((q) => q.operation === "deleteInstance").map((q) => q.seq);
+  expect(deletes).toHaveLength(2);
+  const [web, db] = [onVm(ids.web1), onVm(ids.db)];
+  const interleaved = (a: number[], b: number[]) => a.some((x) => x > Math.min(...b)) && b.some((x) => x > Math.min(...a));
+  expect(interleaved(web, db)).toBe(true);
   const state = await simState(sim);
   expect(state.instances).toEqual([]);
   expect(state.firewallRules).toEqual([]);
