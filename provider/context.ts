@@ -1,5 +1,6 @@
 import { createClient, resolveClientOptions, type StackConfigSource, type VmHostClient, ConfigurationError } from "./api";
 import { parseDuration } from "./resources/common/duration";
+import { Deadline, type TimeoutPhase } from "./wait/poll";
 
 /**
  * Process-wide provider context: the stack config the dynamic-provider host hands to `configure`, and the
@@ -68,6 +69,15 @@ export function resourceTimeouts(input?: { create?: string; update?: string; del
     return defaultResourceTimeouts[kind];
   };
   return { create: pick("create"), update: pick("update"), delete: pick("delete") };
+}
+
+/**
+ * The one deadline of a resource's create, update or delete, from its `timeouts` input (see
+ * {@link resourceTimeouts}). Every wait of that call shares it, so `timeouts.create: "10m"` bounds the whole
+ * create, and a timeout message names the key to raise.
+ */
+export function resourceDeadline(input: { create?: string; update?: string; delete?: string } | undefined, phase: TimeoutPhase): Deadline {
+  return new Deadline(resourceTimeouts(input)[phase], Date.now, phase);
 }
 
 function readConfig(key: string): string | undefined {

@@ -22,6 +22,12 @@ export interface InstanceWaitOptions {
   /** Operation kind ("create", "resize", ...): durations are learned per kind to poll fast around the usual finish. */
   kind?: string;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Whether a failure status (`Error`) ends the wait at once (default true). False when the VM was already
+   * in Error before the operation was sent: then only `until` (and the deadline) decide, so work on a
+   * broken VM (removing its address before deleting it, starting it to repair it) is not refused.
+   */
+  failOnErrorStatus?: boolean;
 }
 
 function expectedFor(client: VmHostClient, opts: { expectedMs?: number; kind?: string }): number | undefined {
@@ -64,13 +70,14 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
     poll: async () => {
       const seen = await observe(client, uuid, opts.sleep !== undefined);
       if (!seen) return gone;
+      const failOnError = opts.failOnErrorStatus !== false;
       const status = seen.row ?? seen.detail;
-      if (isFailureStatus(status.status)) return { failed: true, message: `the instance reports status ${status.status}` };
+      if (failOnError && isFailureStatus(status.status)) return { failed: true, message: `the instance reports status ${status.status}` };
       if (status.operation_flag !== 0) return { done: false, status: `${status.status} (operation running)` };
       // The list says no operation runs: the detail has what `until` checks (sizes, tier, addresses, network).
       const d = seen.detail ?? (await client.instances.find(uuid));
       if (!d) return gone;
-      if (isFailureStatus(d.status)) return { failed: true, message: `the instance reports status ${d.status}` };
+      if (failOnError && isFailureStatus(d.status)) return { failed: true, message: `the instance reports status ${d.status}` };
       if (d.operation_flag === 0 && (!opts.until || opts.until(d))) return { done: true, value: d };
       return { done: false, status: d.operation_flag !== 0 ? `${d.status} (operation running)` : d.status };
     },
@@ -113,11 +120,60 @@ export async function waitForInstanceGone(
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Waits until no operation runs on the instance, whatever its status (unlike waitForInstanceSettled, a VM in
+ * Error is fine here: it can still be deleted, repaired, or have its address removed). Resolves to the
+ * detail, or undefined when the instance does not exist.
+ */
+export async function waitUntilIdle(
+  client: VmHostClient,
+  uuid: string,
+  opts: { what: string; deadline: Deadline; sleep?: (ms: number) => Promise<void> },
+): Promise<InstanceDetail | undefined> {
+  return pollUntil<InstanceDetail | undefined>({
+    what: opts.what,
+    deadline: opts.deadline,
+    log: progressLog,
+    sleep: opts.sleep,
+    poll: async () => {
+      const d = await client.instances.find(uuid);
+      if (!d) return { done: true, value: undefined };
+      return d.operation_flag === 0 ? { done: true, value: d } : { done: false, status: `${d.status} (operation running)` };
+    },
+  });
+}
+
+/**
+ * Sends a request that the API may answer "busy" (HTTP 409: its view of running operations lags the
+ * detail's), waiting out busy answers with backoff until the deadline. `send` runs again for every attempt,
+ * so it should first wait until the instance is idle (as runInstanceOperation's does).
+ */
+export async function sendWhenNotBusy<T>(
+  what: string,
+  deadline: Deadline,
+  send: () => Promise<T>,
+  sleep: (ms: number) => Promise<void> = realSleep,
+): Promise<T> {
+  for (let busyAnswers = 0; ; busyAnswers++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof BusyError)) throw error;
+      if (deadline.expired()) throw new WaitTimeoutError(`${what} (the API kept answering busy)`, "busy", deadline.totalMs, deadline.phase);
+      // The detail said idle but the API said busy: its view lags. Back off before asking again.
+      await sleep(Math.min(deadline.remainingMs(), Math.min(5_000, 250 * 2 ** Math.min(busyAnswers, 5))));
+    }
+  }
+}
+
+/**
  * Runs one state-changing operation on an instance safely:
  * 1. takes the process-wide lock of the instance (parallel resources on one VM queue up instead of colliding);
+ *    the time spent queued counts against the deadline;
  * 2. waits until no operation is running on it (another tool, or the console, may have started one);
+ *    a VM in status Error is not refused here: deleting its address or repairing it must stay possible;
  * 3. sends the request; a "busy" answer (the API saw an operation we could not) waits and sends again;
- * 4. waits until the instance is settled in the state the operation leads to (`until`),
+ * 4. waits until the instance is settled in the state the operation leads to (`until`); a failure status
+ *    ends that wait at once unless the VM was already in it before the request,
  * all within one deadline, and returns the API's answer and the fresh instance detail.
  */
 export async function runInstanceOperation<T>(
@@ -126,24 +182,26 @@ export async function runInstanceOperation<T>(
   opts: InstanceWaitOptions,
   send: () => Promise<T>,
 ): Promise<{ result: T; detail: InstanceDetail }> {
-  const sleep = opts.sleep ?? realSleep;
-  return instanceLock.run(uuid, async () => {
-    for (let busyAnswers = 0; ; busyAnswers++) {
-      await waitForInstanceSettled(client, uuid, { what: `${opts.what}: instance ${uuid} to be idle`, deadline: opts.deadline, sleep: opts.sleep });
-      let result: T;
-      try {
-        result = await send();
-      } catch (error) {
-        if (!(error instanceof BusyError)) throw error;
-        if (opts.deadline.expired()) throw new WaitTimeoutError(`${opts.what} (the API kept answering busy)`, "busy", 0);
-        // The detail said idle but the API said busy: its view lags. Back off before asking again.
-        await sleep(Math.min(opts.deadline.remainingMs(), Math.min(5_000, 250 * 2 ** Math.min(busyAnswers, 5))));
-        continue;
-      }
-      const detail = await waitForInstanceSettled(client, uuid, opts);
+  return instanceLock.run(
+    uuid,
+    async () => {
+      let wasInError = false;
+      const result = await sendWhenNotBusy(
+        opts.what,
+        opts.deadline,
+        async () => {
+          const idle = await waitUntilIdle(client, uuid, { what: `${opts.what}: instance ${uuid} to be idle`, deadline: opts.deadline, sleep: opts.sleep });
+          if (!idle) throw new WaitFailedError(opts.what, `instance ${uuid} no longer exists`);
+          wasInError = isFailureStatus(idle.status);
+          return send();
+        },
+        opts.sleep,
+      );
+      const detail = await waitForInstanceSettled(client, uuid, { ...opts, failOnErrorStatus: opts.failOnErrorStatus ?? !wasInError });
       return { result, detail };
-    }
-  });
+    },
+    { deadline: opts.deadline, what: opts.what },
+  );
 }
 
 export { WaitFailedError, WaitTimeoutError };

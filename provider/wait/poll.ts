@@ -4,12 +4,20 @@ import { formatDuration } from "../resources/common/duration";
 /** Where progress lines of long waits go (the provider routes them to Pulumi's log / stderr). */
 export type ProgressLogger = (line: string) => void;
 
-/** A point in time by which a wait must have finished. */
+/** The resource operation a deadline bounds; its timeout is set by `timeouts.<phase>`. */
+export type TimeoutPhase = "create" | "update" | "delete";
+
+/**
+ * A point in time by which a wait must have finished. One deadline bounds a whole create, update or delete
+ * (every wait in it, the per-instance lock included); `phase` names the `timeouts` key that sets it, so a
+ * timeout message tells the user which key to raise.
+ */
 export class Deadline {
   readonly at: number;
   constructor(
     readonly totalMs: number,
     private readonly now: () => number = Date.now,
+    readonly phase?: TimeoutPhase,
   ) {
     this.at = now() + totalMs;
   }
@@ -67,11 +75,15 @@ export class WaitTimeoutError extends Error {
     readonly what: string,
     readonly lastStatus: string | undefined,
     readonly waitedMs: number,
+    /** The operation whose deadline passed: the hint names `timeouts.<phase>`. */
+    readonly phase?: TimeoutPhase,
   ) {
     super(
       `timed out after ${formatDuration(waitedMs)} waiting for ${what}` +
         (lastStatus !== undefined ? ` (last status seen: ${lastStatus})` : "") +
-        `; raise the resource's timeouts input (e.g. timeouts: { create: "30m" }) if the host is slow`,
+        (phase
+          ? `; raise timeouts.${phase} (e.g. timeouts: { ${phase}: "30m" }) if the host is slow`
+          : `; raise the resource's timeouts input if the host is slow`),
     );
   }
 }
@@ -146,7 +158,7 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
     if (verdict.done) return verdict.value;
     lastStatus = verdict.status;
     const elapsed = now() - started;
-    if (opts.deadline.expired()) throw new WaitTimeoutError(opts.what, lastStatus, elapsed);
+    if (opts.deadline.expired()) throw new WaitTimeoutError(opts.what, lastStatus, elapsed, opts.deadline.phase);
     if (opts.log && now() - lastProgress >= progressEveryMs) {
       lastProgress = now();
       opts.log(

@@ -157,6 +157,12 @@ export class Instance extends pulumi.dynamic.Resource {
   public readonly updatedAt!: pulumi.Output<string | null>;
   public readonly lastStartedAt!: pulumi.Output<string | null>;
   public readonly lastBackupAt!: pulumi.Output<string | null>;
+  /**
+   * Uuid of the public address this resource took off the VM (`publicIp` set to false, or swapped for
+   * `publicNetworkId`): it stays reserved in the account, since the API cannot release an unassigned address.
+   * The next `publicIp: true` assigns it back; deleting the VM releases it. Undefined when there is none.
+   */
+  public readonly reservedPublicIpId!: pulumi.Output<string | undefined>;
 
   /**
    * @param name the Pulumi resource name (not the hostname: that is `args.hostname`).
@@ -204,6 +210,7 @@ export class Instance extends pulumi.dynamic.Resource {
         updatedAt: undefined,
         lastStartedAt: undefined,
         lastBackupAt: undefined,
+        reservedPublicIpId: undefined,
       },
       { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password"] },
       "vmhost",

@@ -26,6 +26,7 @@ interface SimInstance {
   storageGb: number;
   dedicatedCpu: boolean;
   tierId: number;
+  templateId: number;
   status: string;
   password: string;
   vswitchUuid: string | null;
@@ -302,8 +303,10 @@ describe("drift", () => {
   let id: string;
   let outs: InstanceOutputs;
   let inputs: InstanceInputs;
+  let n = 0;
   beforeEach(async () => {
-    ({ id, outs, inputs } = await up({ ...validCreate, hostname: "drift-1", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running" }));
+    // a hostname per case: a create refuses to make a twin of a VM it does not manage (see the failures cases)
+    ({ id, outs, inputs } = await up({ ...validCreate, hostname: `drift-${++n}`, publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running" }));
   });
 
   const cases: [string, () => Record<string, unknown>, Partial<InstanceOutputs> | (() => Partial<InstanceOutputs>), { replaces?: string[]; refused?: boolean }][] = [
@@ -325,7 +328,7 @@ describe("drift", () => {
     const read = await provider().read(id, outs);
     expect(read.props).toMatchObject(typeof shown === "function" ? shown() : shown);
     // the inputs handed back are the program's (from the state), not the drifted values
-    expect(read.inputs).toMatchObject({ hostname: "drift-1", cpu: 2, memory: 4, storage: 40, tierId: 2 });
+    expect(read.inputs).toMatchObject({ hostname: inputs.hostname, cpu: 2, memory: 4, storage: 40, tierId: 2 });
     const d = await provider().diff(id, read.props, inputs);
     expect(d).toMatchObject({ changes: true, replaces: expected.replaces ?? [] });
     if (expected.refused) {
@@ -455,12 +458,15 @@ describe("failures", () => {
 
   it("after a reset, an older VM with the same hostname (e.g. the one a replace is replacing) is never taken for the new one", async () => {
     const older = await up({ ...validCreate, hostname: "reset-3" });
+    // the engine diffs before a replacement's create: the diff reports the replace of the older VM
+    const news = (await provider().check(older.outs, { ...validCreate, hostname: "reset-3", templateId: 2 })).inputs;
+    expect((await provider().diff(older.id, older.outs, news)).replaces).toEqual(["templateId"]);
     await admin("POST", "/faults", { resetNext: { operation: "createInstance", afterProcessing: true } });
-    const { id } = await up({ ...validCreate, hostname: "reset-3", tierId: 3 });
+    const { id } = await up({ ...validCreate, hostname: "reset-3", templateId: 2 });
     expect(id).not.toBe(older.id);
     const named = (await simState()).instances.filter((i) => i.hostname === "reset-3");
     expect(named.map((i) => i.uuid).sort()).toEqual([older.id, id].sort());
-    expect(named.find((i) => i.uuid === id)!.tierId).toBe(3);
+    expect(named.find((i) => i.uuid === id)!.templateId).toBe(2);
   });
 
   it("a reset before the request was processed is re-sent once, still exactly one VM", async () => {

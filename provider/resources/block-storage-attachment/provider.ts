@@ -13,7 +13,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ApiError, NotFoundError, type VmHostClient } from "../../api";
-import { getClient, progressLog, resourceTimeouts } from "../../context";
+import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
@@ -88,7 +88,7 @@ async function waitForDisk(
 
 async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dynamic.CreateResult<BlockStorageAttachmentOutputs>> {
   const client = getClient();
-  const deadline = new Deadline(resourceTimeouts(inputs.timeouts).create);
+  const deadline = resourceDeadline(inputs.timeouts, "create");
   const { blockStorageId: id, instanceId } = inputs;
 
   const detail = await client.instances.find(instanceId);
@@ -188,7 +188,7 @@ async function update(
 async function remove(id: string, props: BlockStorageAttachmentOutputs): Promise<void> {
   const client = getClient();
   const instanceId = props.instanceId;
-  const deadline = new Deadline(resourceTimeouts(props.timeouts).delete);
+  const deadline = resourceDeadline(props.timeouts, "delete");
   const detail = await client.instances.find(instanceId);
   if (!detail) return; // instance gone: the disk was detached (or deleted) with it
   const locationId = detail.location_id;

@@ -22,3 +22,6 @@ export class ResourceInitError extends Error {
 export class ProviderError extends Error {
   override readonly name = "ProviderError";
 }
+
+/** The message of an error (or the text of a thrown non-error), for the messages that report it. */
+export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -11,7 +11,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { AmbiguousRequestError, NotFoundError, type FirewallRule as ApiFirewallRule, type VmHostClient } from "../../api";
-import { getClient, progressLog, resourceTimeouts } from "../../context";
+import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
@@ -111,7 +111,7 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
 
   async create(inputs: FirewallRuleInputs): Promise<pulumi.dynamic.CreateResult<FirewallRuleOutputs>> {
     const client = getClient();
-    const deadline = new Deadline(resourceTimeouts(inputs.timeouts).create);
+    const deadline = resourceDeadline(inputs.timeouts, "create");
     let id: string;
     let adopted: ApiFirewallRule | undefined;
     if (inputs.adoptId !== undefined) {
@@ -144,14 +144,14 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
 
   async update(id: string, olds: FirewallRuleOutputs, news: FirewallRuleInputs): Promise<pulumi.dynamic.UpdateResult<FirewallRuleOutputs>> {
     const client = getClient();
-    const deadline = new Deadline(resourceTimeouts(news.timeouts).update);
+    const deadline = resourceDeadline(news.timeouts, "update");
     if (changedApiProperties(olds, news).length > 0) await updateRule(client, id, news, deadline);
     return { outs: await readBack(client, id, news) };
   },
 
   async delete(id: string, props: FirewallRuleOutputs): Promise<void> {
     const client = getClient();
-    const deadline = new Deadline(resourceTimeouts(props.timeouts).delete);
+    const deadline = resourceDeadline(props.timeouts, "delete");
     if (!(await findRule(client, props.instanceId, id))) return; // already gone (or its instance is)
     try {
       await runInstanceOperation(

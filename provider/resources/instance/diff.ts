@@ -8,11 +8,14 @@
  * and `powerState` unset mean "not managed".
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { isFailureStatus } from "../../wait/instance";
 import { isUnknown } from "../common/check";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
-/** One in-place step of an update, in the order they run. */
+/** One in-place step of an update, in the order they run (see {@link planInstanceUpdate}). */
 export type UpdateStep =
+  /** The VM is in status Error (or its status is unknown after a failure): start it before anything else. */
+  | { kind: "repair" }
   | { kind: "changeTier"; tierId: number }
   | { kind: "resize"; cpu: number; memory: number; storage: number; dedicatedCpu: boolean }
   | { kind: "hostname"; hostname: string }
@@ -22,14 +25,6 @@ export type UpdateStep =
   /** `vswitchId: ""` detaches. */
   | { kind: "privateNetwork"; vswitchId: string }
   | { kind: "power"; state: "running" | "stopped" };
-
-/**
- * The fixed order of update steps (documented in the README): sizes first, power last. One exception:
- * a resize that turns dedicated CPU off runs before a tier change (see planInstanceUpdate).
- */
-export const STEP_ORDER: UpdateStep["kind"][] = [
-  "changeTier", "resize", "hostname", "password", "publicAddress", "privateNetwork", "power",
-];
 
 /** Properties whose change (any change) creates a new VM. */
 const REPLACE_ALWAYS = ["locationId", "templateId", "username", "sshKeys", "backups", "cloneFrom"] as const;
@@ -108,6 +103,9 @@ export function diffInstance(olds: Olds, news: News): pulumi.dynamic.DiffResult 
     if (differs(olds, news, key)) changed.push(key);
   }
   if (publicAddressChange(olds, news)) changed.push("publicIp");
+  // A VM left in Error (a failed create or operation, recorded in the state) is not converged, whatever the
+  // program says: the update repairs it or fails naming the status, so `up` never reports it as done.
+  if (needsRepair(olds)) changed.push("status");
   const all = [...replaces, ...changed];
   return {
     changes: all.length > 0,
@@ -115,6 +113,28 @@ export function diffInstance(olds: Olds, news: News): pulumi.dynamic.DiffResult 
     // The VM keeps its uuid through every in-place change; only a replace makes a new one.
     deleteBeforeReplace: false,
   };
+}
+
+/** True when the state shows the VM in a failure status, or its status could not be read after a failure. */
+export function needsRepair(olds: Olds): boolean {
+  return typeof olds.status === "string" && (isFailureStatus(olds.status) || olds.status === "Unknown");
+}
+
+/**
+ * Why a replace must not happen, or undefined: the VM was adopted (`adoptId`). Its "replacement" would adopt
+ * the same VM again, and the engine would then delete the old one, which is that same VM. So any
+ * replace-forcing difference on an adopted VM stops the preview, naming the property and the ways out.
+ */
+export function adoptionRefusal(id: string, olds: Olds, news: News, replaces: readonly string[]): string | undefined {
+  if (typeof olds.adoptId !== "string" || typeof news.adoptId !== "string") return undefined;
+  const shown = replaces.map((key) => `${key} (the VM has ${JSON.stringify(olds[key] ?? null)}, the program declares ${JSON.stringify(news[key] ?? null)})`);
+  return (
+    `instance ${id} was adopted (adoptId) and ${shown.join(", ")} can only change with a new VM; an adopted VM is never ` +
+    `replaced by Pulumi, because the replacement would adopt the same VM and then delete it. Declare the VM's value for ` +
+    `${replaces.join(", ")}, or, to get a new VM deliberately, remove adoptId and run pulumi up (the adopted VM and its data are ` +
+    `deleted once the new one exists). Nothing was changed.` +
+    (replaces.includes("sshKeys") ? " (The API cannot show a VM's ssh keys: the adopted VM's keys are the ones recorded at adoption.)" : "")
+  );
 }
 
 /**
@@ -132,13 +152,16 @@ export function diskShrinkRefusal(id: string, olds: Olds, news: News): string | 
 }
 
 /**
- * The in-place steps that turn the state `olds` into the program `news`, in {@link STEP_ORDER}. Changes
+ * The in-place steps that turn the state `olds` into the program `news`, in the documented order: repair
+ * (a VM in Error is started first), changeTier, resize, hostname, password, publicAddress, privateNetwork,
+ * power; a resize that turns dedicated CPU off goes before a tier change. Changes
  * that need no API call (deleteOptions, timeouts, stopping to manage a property) yield no step: `update`
  * then only re-reads. Each step carries its full target: resize sends cpu, memory and storage together
  * (the API requires all three), taking unset ones from the state.
  */
 export function planInstanceUpdate(olds: Olds, news: News): UpdateStep[] {
   const steps: UpdateStep[] = [];
+  if (needsRepair(olds)) steps.push({ kind: "repair" });
   if (news.tierId !== undefined && news.tierId !== olds.tierId) steps.push({ kind: "changeTier", tierId: news.tierId });
   const size = {
     cpu: news.cpu ?? olds.cpu!,
@@ -150,9 +173,10 @@ export function planInstanceUpdate(olds: Olds, news: News): UpdateStep[] {
     steps.push({ kind: "resize", ...size });
   // Turning dedicated CPU off goes before a tier change: the new tier may not offer dedicated CPU, and the
   // API refuses to move a dedicated-CPU VM onto such a tier ("resize to shared CPU first").
+  const tierIndex = steps.findIndex((s) => s.kind === "changeTier");
   const resizeIndex = steps.findIndex((s) => s.kind === "resize");
-  if (resizeIndex === 1 && steps[0]!.kind === "changeTier" && size.dedicatedCpu === false && olds.dedicatedCpu === true)
-    steps.unshift(steps.splice(resizeIndex, 1)[0]!);
+  if (tierIndex >= 0 && resizeIndex === tierIndex + 1 && size.dedicatedCpu === false && olds.dedicatedCpu === true)
+    steps.splice(tierIndex, 0, steps.splice(resizeIndex, 1)[0]!);
   if (news.hostname !== undefined && news.hostname !== olds.hostname) steps.push({ kind: "hostname", hostname: news.hostname });
   if (news.password !== undefined && news.password !== olds.password) steps.push({ kind: "password", password: news.password });
   const address = plannedAddress(news);

@@ -216,6 +216,15 @@ export const computedSchema = z.object({
   updatedAt: z.string().nullable().describe("When the VM last changed, ISO 8601 UTC, or null."),
   lastStartedAt: z.string().nullable().describe("When the VM last started, ISO 8601 UTC, or null."),
   lastBackupAt: z.string().nullable().describe("When the last backup was taken, ISO 8601 UTC, or null."),
+  reservedPublicIpId: z
+    .string()
+    .optional()
+    .describe(
+      "Uuid of the public address this resource took off the VM (publicIp set to false, or swapped for publicNetworkId). " +
+        "The API cannot release an unassigned address, so it stays reserved in the account (and may bill): the next " +
+        "publicIp: true assigns it back instead of adding another, and deleting the VM (with deleteOptions.removePublicIp) " +
+        "releases it. Absent when there is none.",
+    ),
 });
 
 /**

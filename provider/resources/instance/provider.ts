@@ -4,26 +4,34 @@
  * Safety rules (design.md §5) and how they are kept here:
  * - Once the API has answered an instance uuid, every later failure is a `ResourceInitError` carrying the id
  *   and the truest outputs we can read, so Pulumi records the VM instead of forgetting a machine that bills.
- * - A create or clone that failed ambiguously (reset, timeout, 5xx after sending) is reconciled BEFORE any
- *   retry: the instances named like the new VM are listed before sending, and again after the failure; a
- *   VM that appeared is adopted. Only when none appeared is the request re-sent, once.
+ * - A create or clone is sent through `writeExactlyOnce` (common/reconcile.ts): an ambiguous failure is
+ *   reconciled BEFORE any retry, with reads that survive transient failures until the deadline.
+ * - A create never makes a twin: an instance with the same hostname in the same location that this stack
+ *   does not know (left by an interrupted `up`, or by a reconciliation that could not finish) stops the
+ *   create with a message naming it and `adoptId`. The one legitimate twin, the old VM of a
+ *   create-before-delete replacement, is known from Diff (common/replacements.ts).
+ * - An adopted VM is never replaced: a replace-forcing difference is refused in Diff (no API call), since the
+ *   "replacement" would re-adopt the same VM and the engine would then delete it.
+ * - A VM in status Error is repaired by `up` (started) or the update fails naming the status; it is never
+ *   reported as converged. Deleting it always works.
  * - Every operation on the VM goes through `runInstanceOperation` (per-instance lock, wait until idle, busy
- *   answers retried, wait until settled), so parallel resources on one VM never collide.
+ *   answers retried, wait until settled), so parallel resources on one VM never collide. One deadline per
+ *   create/update/delete bounds all of it.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AmbiguousRequestError, BusyError, type VmHostClient } from "../../api";
+import { AmbiguousRequestError, ValidationError, type VmHostClient } from "../../api";
 import type { InstanceDetail } from "../../api/schemas/instances";
-import { getClient, progressLog, resourceTimeouts } from "../../context";
-import { runInstanceOperation, waitForInstanceGone, waitForInstanceSettled } from "../../wait/instance";
-import { Deadline, pollUntil } from "../../wait/poll";
+import { getClient, progressLog, resourceDeadline } from "../../context";
+import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle } from "../../wait/instance";
+import type { Deadline } from "../../wait/poll";
 import { instanceLock } from "../common/lock";
-import { ProviderError, ResourceInitError } from "../common/errors";
+import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { templateMinimums } from "../common/preflight";
-import { diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
+import { writeExactlyOnce } from "../common/reconcile";
+import { replacementsInProgress } from "../common/replacements";
+import { adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
-
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 // ---------------------------------------------------------------------------------------------- outputs
 
@@ -32,28 +40,38 @@ async function vswitchRefs(client: VmHostClient): Promise<VswitchRef[]> {
 }
 
 /** The outputs of an instance for the user's declared inputs (resolves the private network only when managed). */
-async function outputsFor(client: VmHostClient, detail: InstanceDetail, declared: Partial<InstanceInputs>): Promise<InstanceOutputs> {
+async function outputsFor(
+  client: VmHostClient, detail: InstanceDetail, declared: Partial<InstanceInputs>, reservedPublicIpId?: string | null,
+): Promise<InstanceOutputs> {
   let vswitchId: string | undefined;
   if (declared.vswitchId !== undefined)
     vswitchId = detail.private_network === null ? "" : resolveVswitchId(detail.private_network, await vswitchRefs(client));
-  return toOutputs(detail, declared, vswitchId);
+  const outs = toOutputs(detail, declared, vswitchId);
+  // The address this resource took off the VM stays reserved in the account (the API cannot release an
+  // unassigned address): remembered so the next `publicIp: true` reuses it and delete releases it.
+  const reserved = reservedPublicIpId && detail.public_ip?.ip_id !== reservedPublicIpId ? reservedPublicIpId : undefined;
+  return reserved ? { ...outs, reservedPublicIpId: reserved } : outs;
 }
 
 /** Outputs for an error report: fresh if the API answers, else what we know (never throws). */
-async function bestEffortOutputs(client: VmHostClient, id: string, declared: Partial<InstanceInputs>): Promise<Record<string, unknown>> {
+async function bestEffortOutputs(
+  client: VmHostClient, id: string, declared: Partial<InstanceInputs>, reservedPublicIpId?: string | null,
+): Promise<Record<string, unknown>> {
   try {
     const detail = await client.instances.find(id);
-    if (detail) return { ...(await outputsFor(client, detail, declared)) };
+    if (detail) return { ...(await outputsFor(client, detail, declared, reservedPublicIpId)) };
   } catch {
     // the report must not hide the original failure
   }
-  return { ...declared };
+  // Status unknown: the next up's diff then reads the VM again instead of taking it for converged.
+  return { ...declared, status: "Unknown", ...(reservedPublicIpId ? { reservedPublicIpId } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------- update steps
 
 function describe(step: UpdateStep, id: string): string {
   switch (step.kind) {
+    case "repair": return `instance ${id} (in status Error) to be started again`;
     case "changeTier": return `instance ${id} to change to tier ${step.tierId}`;
     case "resize": return `instance ${id} to resize to ${step.cpu} CPU / ${step.memory} GB memory / ${step.storage} GB storage`;
     case "hostname": return `instance ${id} to be renamed ${step.hostname}`;
@@ -70,6 +88,7 @@ function describe(step: UpdateStep, id: string): string {
 /** True when the detail already shows what the step asks for (the step is then skipped, or its wait ends). */
 function satisfied(step: UpdateStep, d: InstanceDetail, vswitches: readonly VswitchRef[]): boolean {
   switch (step.kind) {
+    case "repair": return !isFailureStatus(d.status);
     case "changeTier": return d.tier_id === step.tierId;
     case "resize": return d.cpu === step.cpu && d.memory === step.memory && d.storage === step.storage && d.is_cpu_dedicated === step.dedicatedCpu;
     case "hostname": return d.hostname === step.hostname;
@@ -85,20 +104,63 @@ function satisfied(step: UpdateStep, d: InstanceDetail, vswitches: readonly Vswi
   }
 }
 
-async function send(client: VmHostClient, id: string, step: UpdateStep): Promise<unknown> {
+/** What update steps carry from one to the next: the address this resource keeps reserved for reuse. */
+interface StepContext {
+  /** See the `reservedPublicIpId` output: null once reused or released. */
+  reservedPublicIpId: string | null;
+}
+
+/**
+ * Adds a public address to a VM without one. The address this resource removed earlier (still reserved in
+ * the account, and billing) is assigned back first, so toggling `publicIp` never piles up reserved
+ * addresses; when it is no longer usable (released, taken, another location) a new one is added.
+ */
+async function addPublicAddress(client: VmHostClient, id: string, ctx: StepContext): Promise<unknown> {
+  if (ctx.reservedPublicIpId) {
+    const reserved = ctx.reservedPublicIpId;
+    try {
+      const answer = await client.network.changePublicIp(id, { publicNetwork: reserved });
+      ctx.reservedPublicIpId = null;
+      progressLog(`instance ${id}: reusing its earlier public address ${reserved}`);
+      return answer;
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      progressLog(`instance ${id}: its earlier public address ${reserved} cannot be reused (${errorText(e)}); adding a new one`);
+      ctx.reservedPublicIpId = null;
+    }
+  }
+  return client.network.addPublicIp(id);
+}
+
+async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: StepContext, before: InstanceDetail): Promise<unknown> {
   switch (step.kind) {
+    case "repair": return client.instances.start(id);
     case "changeTier": return client.instances.changeTier(id, { tierId: step.tierId });
     case "resize":
       return client.instances.resize(id, { cpu: step.cpu, memory: step.memory, storage: step.storage, useDedicatedCpu: step.dedicatedCpu });
     case "hostname": return client.instances.updateHostname(id, { hostname: step.hostname });
     case "password": return client.instances.setPassword(id, { password: step.password });
-    case "publicAddress":
-      if (step.action === "add") return client.network.addPublicIp(id);
-      // a blank public_network removes the address (api-spec.md §4.1)
-      return client.network.changePublicIp(id, { publicNetwork: step.action === "remove" ? null : step.publicNetworkId! });
+    case "publicAddress": {
+      if (step.action === "add") return addPublicAddress(client, id, ctx);
+      // Removing (a blank public_network) or swapping leaves the old address reserved in the account: remember it.
+      const previous = before.public_ip?.ip_id ?? null;
+      const answer = await client.network.changePublicIp(id, { publicNetwork: step.action === "remove" ? null : step.publicNetworkId! });
+      if (previous && previous !== step.publicNetworkId && !ctx.reservedPublicIpId) ctx.reservedPublicIpId = previous;
+      return answer;
+    }
     case "privateNetwork": return client.network.updatePrivateNetwork(id, { vswitch: step.vswitchId === "" ? null : step.vswitchId });
     case "power": return step.state === "running" ? client.instances.start(id) : client.instances.stop(id);
   }
+}
+
+/** The error of a repair that did not work, naming the ways out that do. */
+function repairFailed(id: string, cause: unknown): ProviderError {
+  return new ProviderError(
+    `instance ${id} is in status Error and starting it did not repair it (${errorText(cause)}). Ways out: replace it with a new VM ` +
+      "(`pulumi up --replace <urn of this Instance>`; the data on this one is lost), repair it in the host's panel and run " +
+      "`pulumi refresh`, or delete it with `pulumi destroy`",
+    { cause },
+  );
 }
 
 /**
@@ -107,7 +169,7 @@ async function send(client: VmHostClient, id: string, step: UpdateStep): Promise
  * `applied` collects the kinds done, for the error report of a failure half-way.
  */
 async function runSteps(
-  client: VmHostClient, id: string, steps: UpdateStep[], timeoutMs: number, applied: Set<UpdateStep["kind"]>,
+  client: VmHostClient, id: string, steps: UpdateStep[], deadline: Deadline, applied: Set<UpdateStep["kind"]>, ctx: StepContext,
 ): Promise<InstanceDetail> {
   let detail = await client.instances.get(id);
   const vswitches = steps.some((s) => s.kind === "privateNetwork") ? await vswitchRefs(client) : [];
@@ -118,107 +180,127 @@ async function runSteps(
     }
     const what = describe(step, id);
     progressLog(`${what}`);
-    const result = await runInstanceOperation(
-      client,
-      id,
-      {
-        what,
-        deadline: new Deadline(timeoutMs),
-        until: step.kind === "password" ? undefined : (d) => satisfied(step, d, vswitches),
-        // polling learns how long each kind takes on this host (hosts differ: a resize takes 20 s or 3 min)
-        kind: step.kind === "power" ? `power-${step.state}` : step.kind,
-      },
-      async () => {
-        try {
-          return await send(client, id, step);
-        } catch (e) {
-          // addPublicIp is never re-sent blindly: look whether it happened before failing
-          if (e instanceof AmbiguousRequestError && satisfied(step, await client.instances.get(id), vswitches)) return undefined;
-          throw e;
-        }
-      },
-    );
-    detail = result.detail;
+    const before = detail;
+    try {
+      const result = await runInstanceOperation(
+        client,
+        id,
+        {
+          what,
+          deadline,
+          until: step.kind === "password" ? undefined : (d) => satisfied(step, d, vswitches),
+          // polling learns how long each kind takes on this host (hosts differ: a resize takes 20 s or 3 min)
+          kind: step.kind === "power" ? `power-${step.state}` : step.kind === "repair" ? "power-running" : step.kind,
+          // a repair that ends in Error again has failed: say so at once instead of waiting for the deadline
+          failOnErrorStatus: step.kind === "repair" ? true : undefined,
+        },
+        async () => {
+          try {
+            return await send(client, id, step, ctx, before);
+          } catch (e) {
+            // addPublicIp is never re-sent blindly: look whether it happened before failing
+            if (e instanceof AmbiguousRequestError && satisfied(step, await client.instances.get(id), vswitches)) return undefined;
+            throw e;
+          }
+        },
+      );
+      detail = result.detail;
+    } catch (e) {
+      throw step.kind === "repair" ? repairFailed(id, e) : e;
+    }
     applied.add(step.kind);
   }
+  if (isFailureStatus(detail.status)) throw repairFailed(id, new Error(`the instance reports status ${detail.status}`));
   return detail;
 }
 
 // ---------------------------------------------------------------------------------------------- create
 
-/** Instances named `hostname` right now (exact name: `search` may match substrings). */
-async function instancesNamed(client: VmHostClient, hostname: string): Promise<string[]> {
-  const rows = await client.instances.listAll({ search: hostname });
-  return rows.filter((r) => r.hostname === hostname).map((r) => r.uuid);
-}
-
-/** New instances named `hostname` in the location: not in `before`, and (by their detail) in `locationId`. */
-async function appearedSince(client: VmHostClient, hostname: string, locationId: number, before: Set<string>): Promise<string[]> {
-  const fresh = (await instancesNamed(client, hostname)).filter((uuid) => !before.has(uuid));
-  const details = await Promise.all(fresh.map((uuid) => client.instances.find(uuid)));
-  return details.filter((d) => d !== undefined && d.location_id === locationId).map((d) => d!.uuid);
-}
+/** The identity no two VMs of ours share: the hostname in a location (see common/replacements.ts). */
+const identityKey = (hostname: string, locationId: number): string => `Instance:${locationId}/${hostname}`;
 
 /**
- * Sends a create (or clone) so that exactly one VM results. Before sending, the instances already named
- * like the new VM are noted. When the request fails ambiguously, those named like it are listed again
- * (twice, a moment apart, for a request still being processed), keeping the new ones in the requested
- * location: one is adopted; none means the request did not take effect and it is re-sent (at most
- * {@link MAX_CREATE_ATTEMPTS} sends in all, each only after such a look); several mean someone else is
- * creating too, and the user must decide. (Creation times are not compared: the list's minute-precision
- * text times carry no zone, so "created after we sent" cannot be decided reliably; the list taken before
- * sending is exact.)
+ * Instances named `hostname` in `locationId` right now (exact name: `search` may match substrings; the list
+ * rows name the location only as text, so the location is checked on each detail).
  */
-const MAX_CREATE_ATTEMPTS = 3;
+async function instancesNamedIn(client: VmHostClient, hostname: string, locationId: number): Promise<string[]> {
+  const named = (await client.instances.listAll({ search: hostname })).filter((r) => r.hostname === hostname);
+  const details = await Promise.all(named.map((r) => client.instances.find(r.uuid)));
+  return details.filter((d): d is InstanceDetail => d !== undefined && d.location_id === locationId).map((d) => d.uuid);
+}
 
-async function sendCreateOnce(
-  client: VmHostClient, hostname: string, locationId: number, sendRequest: () => Promise<string>,
+/** How many times a create may be sent in all; each re-send follows a look that found nothing. */
+const MAX_CREATE_SENDS = 3;
+
+/**
+ * Sends a create (or clone) so that exactly one VM results (common/reconcile.ts), refusing to make a twin of
+ * a VM with the same hostname in the location that this stack does not know. The old VM of a replacement
+ * that keeps its hostname is known from Diff; nothing else may stand there.
+ */
+async function createExactlyOnce(
+  client: VmHostClient, hostname: string, locationId: number, deadline: Deadline, sendRequest: () => Promise<string>,
 ): Promise<string> {
-  const before = new Set(await instancesNamed(client, hostname));
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await sendRequest();
-    } catch (e) {
-      if (!(e instanceof AmbiguousRequestError)) throw e;
-      progressLog(`the request to create ${hostname} failed ambiguously (${errorText(e)}); looking for the VM before anything is retried`);
-      let appeared: string[] = [];
-      for (let look = 0; look < 2 && appeared.length === 0; look++) {
-        if (look > 0) await new Promise((r) => setTimeout(r, 1000));
-        appeared = await appearedSince(client, hostname, locationId, before);
-      }
-      if (appeared.length === 1) {
-        progressLog(`the VM ${hostname} was created (${appeared[0]}): adopting it instead of creating another`);
-        return appeared[0]!;
-      }
-      if (appeared.length > 1)
-        throw new ProviderError(
-          `the request to create ${hostname} failed ambiguously and ${appeared.length} new instances named ${hostname} appeared ` +
-            `(${appeared.join(", ")}); set adoptId to the one to keep and delete the others`,
-        );
-      if (attempt >= MAX_CREATE_ATTEMPTS)
-        throw new ProviderError(`creating ${hostname} failed ${attempt} times without creating a VM: ${errorText(e)}`, { cause: e });
-      progressLog(`no VM named ${hostname} appeared: the request did not take effect; sending it again`);
-    }
-  }
+  const key = identityKey(hostname, locationId);
+  return writeExactlyOnce({
+    what: `instance ${hostname} in location ${locationId}`,
+    deadline,
+    maxSends: MAX_CREATE_SENDS,
+    howToFind: `getInstances({ search: "${hostname}" }) or the host's panel`,
+    candidates: () => instancesNamedIn(client, hostname, locationId),
+    refuseBeside: (existing) => {
+      const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid));
+      if (strangers.length === 0) return;
+      throw new ProviderError(
+        `hostname: an instance named ${hostname} already exists in location ${locationId} (${strangers.join(", ")}) and this ` +
+          "resource does not manage it, so no second one was created. It may be left by an interrupted or failed `pulumi up`. " +
+          `To manage it, set adoptId: "${strangers[0]}" on this Instance (or run \`pulumi refresh --import-pending-creates <urn> ${strangers[0]}\` ` +
+          "if Pulumi reports the create as pending); otherwise delete it or choose another hostname. (Replacing an Instance " +
+          "with `pulumi up --replace` while keeping its hostname needs the resource option deleteBeforeReplace: true.)",
+      );
+    },
+    send: sendRequest,
+  });
+}
+
+/** Replace-forcing properties an adopted VM must already have as declared (create cannot change them). */
+function adoptionMismatches(detail: InstanceDetail, inputs: InstanceInputs): string[] {
+  const found: string[] = [];
+  if (inputs.locationId !== undefined && inputs.locationId !== detail.location_id) found.push(`locationId: the VM is in location ${detail.location_id}`);
+  if (inputs.templateId !== undefined && inputs.templateId !== detail.os.template_id) found.push(`templateId: the VM runs template ${detail.os.template_id}`);
+  if (inputs.username !== undefined && inputs.username !== detail.username) found.push(`username: the VM's user is ${JSON.stringify(detail.username)}`);
+  return found;
 }
 
 async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.CreateResult<InstanceOutputs>> {
   const client = getClient();
-  const timeouts = resourceTimeouts(inputs.timeouts);
+  const deadline = resourceDeadline(inputs.timeouts, "create");
   const mode = createMode(inputs);
 
   if (mode === "adopt") {
     const id = inputs.adoptId!;
     const found = await client.instances.find(id);
     if (!found) throw new ProviderError(`adoptId: there is no instance ${id} to adopt (check the uuid with getInstances)`);
-    // Adopting changes nothing on the VM: differences from the declared properties show at the next preview.
+    // Adopting changes nothing on the VM. What would force a replace must already match: otherwise the next up
+    // would "replace" the adopted VM, which re-adopts it and then deletes it.
+    const mismatches = adoptionMismatches(found, inputs);
+    if (mismatches.length > 0)
+      throw new ProviderError(
+        `cannot adopt instance ${id} as declared (${mismatches.join("; ")}). These cannot change without a new VM, and an adopted ` +
+          "VM is never replaced: declare the VM's values (or leave them unset). Nothing was changed.",
+      );
+    if (inputs.sshKeys !== undefined || inputs.backups !== undefined)
+      progressLog(
+        `adopting instance ${id}: the API does not show a VM's ssh keys or backup setting, so the declared sshKeys/backups ` +
+          "are recorded as declared but not checked against the VM",
+      );
     // A VM in Error can be adopted too (to repair or delete it under Pulumi): only a running operation is waited out.
-    const detail = await waitUntilIdle(client, id, `instance ${id} (adopted) to be idle`, new Deadline(timeouts.create));
+    const detail = await waitUntilIdle(client, id, { what: `instance ${id} (adopted) to be idle`, deadline });
     if (!detail) throw new ProviderError(`adoptId: instance ${id} disappeared while being adopted`);
     return { id, outs: await outputsFor(client, detail, inputs) };
   }
 
   const hostname = inputs.hostname!;
+  const locationId = inputs.locationId!;
   let id: string;
   if (mode === "clone") {
     const sourceId = inputs.cloneFrom!;
@@ -228,12 +310,11 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       throw new ProviderError(
         `storage: a clone starts with its source's ${source.storage} GB disk and disks only grow; set storage to ${source.storage} or more`,
       );
-    const deadline = new Deadline(timeouts.create);
     // Through the SOURCE's operation queue: the API refuses to clone a VM that is busy (an address being
     // attached by another resource in the same up), and a busy answer is waited out and re-sent.
-    id = await sendCreateOnce(client, hostname, inputs.locationId!, async () => {
+    id = await createExactlyOnce(client, hostname, locationId, deadline, async () => {
       const sent = await runInstanceOperation(client, sourceId, { what: `instance ${sourceId} to be cloned as ${hostname}`, deadline }, () =>
-        client.instances.clone(sourceId, { hostname, locationId: inputs.locationId!, tierId: inputs.tierId! }),
+        client.instances.clone(sourceId, { hostname, locationId, tierId: inputs.tierId! }),
       );
       return sent.result.uuid;
     });
@@ -246,10 +327,10 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
         throw new ProviderError(`${key}: template ${inputs.templateId} needs at least ${least}${key === "cpu" ? " CPU" : " GB"}; raise ${key} to ${least} or more`);
     }
     const usePublic = inputs.publicIp === true || inputs.publicNetworkId !== undefined;
-    id = await sendCreateOnce(client, hostname, inputs.locationId!, async () =>
+    id = await createExactlyOnce(client, hostname, locationId, deadline, async () =>
       (
         await client.instances.create({
-          locationId: inputs.locationId!, tierId: inputs.tierId!, templateId: inputs.templateId!, hostname,
+          locationId, tierId: inputs.tierId!, templateId: inputs.templateId!, hostname,
           cpu: inputs.cpu!, memory: inputs.memory!, storage: inputs.storage!, username: inputs.username!, password: inputs.password!,
           usePublicIp: usePublic,
           useDedicatedCpu: inputs.dedicatedCpu ?? null,
@@ -265,71 +346,73 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
 
   // From here on the VM exists and bills: every failure carries its id.
   const applied = new Set<UpdateStep["kind"]>();
+  const ctx: StepContext = { reservedPublicIpId: null };
   try {
     const detail = await waitForInstanceSettled(client, id, {
       what: `instance ${id} (${hostname}) to finish ${mode === "clone" ? "cloning" : "creating"}`,
-      deadline: new Deadline(timeouts.create),
+      deadline,
       kind: mode,
     });
     // What create/clone could not set: a clone's sizes, password, address and network; a "stopped" power state.
     const created = await outputsFor(client, detail, inputs);
     const steps = planInstanceUpdate(mode === "clone" ? { ...created, password: undefined } : created, inputs);
-    if (steps.length > 0) await runSteps(client, id, steps, timeouts.create, applied);
+    if (steps.length > 0) await runSteps(client, id, steps, deadline, applied, ctx);
     const fresh = await client.instances.get(id);
-    return { id, outs: await outputsFor(client, fresh, inputs) };
+    return { id, outs: await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId) };
   } catch (e) {
     const declared = mode === "clone" && !applied.has("password") ? { ...inputs, password: undefined } : inputs;
     const message =
       `instance ${id} (${hostname}) was ${mode === "clone" ? "cloned" : "created"} but did not become ready: ${errorText(e)}. ` +
-      `It is recorded in the stack: run pulumi up again to converge it, or pulumi destroy to delete it.`;
-    throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared), [message], { cause: e });
+      "It is recorded in the stack: `pulumi up` reads it again and finishes or repairs it (a VM in status Error is started), " +
+      "and `pulumi destroy` deletes it.";
+    throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId), [message], { cause: e });
   }
-}
-
-/**
- * Waits until no operation runs on the instance, whatever its status (unlike waitForInstanceSettled, a VM in
- * Error is fine here). Resolves to the detail, or undefined when the instance does not exist.
- */
-async function waitUntilIdle(client: VmHostClient, id: string, what: string, deadline: Deadline): Promise<InstanceDetail | undefined> {
-  return pollUntil<InstanceDetail | undefined>({
-    what,
-    deadline,
-    log: progressLog,
-    poll: async () => {
-      const d = await client.instances.find(id);
-      if (!d) return { done: true, value: undefined };
-      return d.operation_flag === 0 ? { done: true, value: d } : { done: false, status: d.status };
-    },
-  });
 }
 
 // ---------------------------------------------------------------------------------------------- delete
 
 async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Promise<void> {
   const client = getClient();
-  const timeouts = resourceTimeouts(props.timeouts);
-  const deadline = new Deadline(timeouts.delete);
+  const deadline = resourceDeadline(props.timeouts, "delete");
   const options = { removePublicIp: true, removeBlockStorage: false, ...props.deleteOptions };
-  await instanceLock.run(id, async () => {
-    // Not runInstanceOperation: a VM in Error must still be deletable, and "settled" after a delete is "gone".
-    for (let busyAnswers = 0; ; busyAnswers++) {
-      const idle = await waitUntilIdle(client, id, `instance ${id} to be idle before deleting it`, deadline);
-      if (!idle) return; // already gone: delete is done
-      try {
+  const what = `instance ${id} to be deleted`;
+  await instanceLock.run(
+    id,
+    async () => {
+      // Not runInstanceOperation: a VM in Error must still be deletable, and "settled" after a delete is "gone".
+      const gone = await sendWhenNotBusy(what, deadline, async () => {
+        const idle = await waitUntilIdle(client, id, { what: `instance ${id} to be idle before deleting it`, deadline });
+        if (!idle) return true; // already gone: delete is done
+        await releaseReservedAddressWith(client, idle, props.reservedPublicIpId, options.removePublicIp, deadline);
         await client.instances.delete(id, { removeIp: options.removePublicIp, removeBlockStorage: options.removeBlockStorage });
-        break;
-      } catch (e) {
-        // another operation slipped in between: wait for it, then try again (until the deadline)
-        if (e instanceof BusyError && !deadline.expired()) {
-          // the detail said idle but the API said busy (its views lag): back off before asking again
-          await new Promise((r) => setTimeout(r, Math.min(deadline.remainingMs(), 250 * 2 ** Math.min(busyAnswers, 4))));
-          continue;
-        }
-        throw e;
-      }
-    }
-    await waitForInstanceGone(client, id, { what: `instance ${id} to be deleted`, deadline });
-  });
+        return false;
+      });
+      if (!gone) await waitForInstanceGone(client, id, { what, deadline });
+    },
+    { deadline, what },
+  );
+}
+
+/**
+ * Before a delete that releases the VM's address (`remove_ip`): the address this resource took off the VM
+ * earlier is still reserved in the account, and only a delete releases an address. So it is assigned back
+ * first, when the VM has none, and goes with the VM. Best effort: a failure here must not block the delete.
+ */
+async function releaseReservedAddressWith(
+  client: VmHostClient, detail: InstanceDetail, reserved: string | null | undefined, removePublicIp: boolean, deadline: Deadline,
+): Promise<void> {
+  if (!reserved || !removePublicIp || detail.public_ip !== null) return;
+  try {
+    await client.network.changePublicIp(detail.uuid, { publicNetwork: reserved });
+    await waitForInstanceSettled(client, detail.uuid, {
+      what: `instance ${detail.uuid} to take back address ${reserved} before it is deleted`,
+      deadline,
+      until: (d) => d.public_ip?.ip_id === reserved,
+      failOnErrorStatus: false,
+    });
+  } catch (e) {
+    progressLog(`instance ${detail.uuid}: could not take back its reserved address ${reserved} to release it (${errorText(e)}); it stays reserved`);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------- provider
@@ -340,8 +423,18 @@ export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, I
     return checkInstanceInputs(news as unknown as Record<string, unknown>);
   },
 
-  async diff(_id, olds, news) {
-    return diffInstance(olds, news);
+  async diff(id, olds, news) {
+    const result = diffInstance(olds, news);
+    const replaces = result.replaces ?? [];
+    if (replaces.length > 0) {
+      // Never replace an adopted VM: the replacement would adopt the same VM again, then the engine deletes it.
+      const refusal = adoptionRefusal(id, olds, news, replaces);
+      if (refusal) throw new ProviderError(refusal);
+      // The old VM may keep its hostname until the new one exists: let createExactlyOnce accept it beside the new one.
+      if (typeof news.hostname === "string" && typeof news.locationId === "number")
+        replacementsInProgress.note(identityKey(news.hostname, news.locationId), id);
+    }
+    return result;
   },
 
   create: createInstance,
@@ -351,8 +444,9 @@ export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, I
     const detail = await client.instances.find(id);
     if (!detail) return {}; // gone: Pulumi drops it from the state
     // Which properties the user manages, and the write-only values (password), come from the state.
-    const declared = inputsFromState((props ?? {}) as Record<string, unknown>);
-    const outs = await outputsFor(client, detail, declared);
+    const state = (props ?? {}) as Partial<InstanceOutputs> & Record<string, unknown>;
+    const declared = inputsFromState(state);
+    const outs = await outputsFor(client, detail, declared, state.reservedPublicIpId);
     // `inputs` (the input-named values of the state, password kept) only for a VM this resource created:
     // there every read-back property (hostname, cpu, ...) is one the program declared, so they are exactly
     // the user's inputs and a refresh right after an up changes nothing. For a clone or an adopted VM the
@@ -369,13 +463,14 @@ export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, I
     const refusal = diskShrinkRefusal(id, olds, news);
     if (refusal) throw new ProviderError(refusal);
     const client = getClient();
-    const timeouts = resourceTimeouts(news.timeouts);
+    const deadline = resourceDeadline(news.timeouts, "update");
     const steps = planInstanceUpdate(olds, news);
     const applied = new Set<UpdateStep["kind"]>();
+    const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? null };
     try {
-      await runSteps(client, id, steps, timeouts.update, applied);
+      await runSteps(client, id, steps, deadline, applied, ctx);
       const fresh = await client.instances.get(id);
-      return { outs: await outputsFor(client, fresh, news) };
+      return { outs: await outputsFor(client, fresh, news, ctx.reservedPublicIpId) };
     } catch (e) {
       // Half-way: report what is true now, and the old password unless the new one was set.
       const declared = { ...news, password: applied.has("password") ? news.password : olds.password };
@@ -383,8 +478,8 @@ export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, I
       const message =
         `updating instance ${id} failed: ${errorText(e)}` +
         (done.length ? ` (done before the failure: ${done.join(", ")})` : "") +
-        `. Run pulumi up again to finish.`;
-      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared), [message], { cause: e });
+        ". The state records what the VM has now; `pulumi up` retries what is left.";
+      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId), [message], { cause: e });
     }
   },
 

@@ -11,7 +11,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { AmbiguousRequestError, NotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
-import { getClient, resourceTimeouts } from "../../context";
+import { getClient, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
@@ -77,7 +77,7 @@ async function failAfterAssign(client: VmHostClient, inputs: PublicIpInputs, bef
 
 async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResult<PublicIpOutputs>> {
   const client = getClient();
-  const deadline = new Deadline(resourceTimeouts(inputs.timeouts).create);
+  const deadline = resourceDeadline(inputs.timeouts, "create");
   const instanceId = inputs.instanceId;
 
   let id: string;
@@ -168,7 +168,7 @@ async function read(id: string, props: PublicIpOutputs): Promise<pulumi.dynamic.
 
 async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): Promise<pulumi.dynamic.UpdateResult<PublicIpOutputs>> {
   const client = getClient();
-  const deadline = new Deadline(resourceTimeouts(news.timeouts).update);
+  const deadline = resourceDeadline(news.timeouts, "update");
   const gone = () =>
     new ProviderError(
       `address ${id} is no longer on instance ${news.instanceId} (removed or swapped out of band): run pulumi refresh, then pulumi up to assign one again`,
@@ -185,7 +185,7 @@ async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): 
 async function remove(id: string, props: PublicIpOutputs): Promise<void> {
   const client = getClient();
   const instanceId = props.instanceId;
-  const deadline = new Deadline(resourceTimeouts(props.timeouts).delete);
+  const deadline = resourceDeadline(props.timeouts, "delete");
   const holdsIt = (d: InstanceDetail) => currentAddress(d)?.id === id;
   const detail = await client.instances.find(instanceId);
   // Instance gone, or it no longer holds THIS address (removed, or swapped for another one that is not ours).

@@ -12,7 +12,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { AmbiguousRequestError, NotFoundError, type Snapshot as ApiSnapshot, type VmHostClient } from "../../api";
-import { getClient, progressLog, resourceTimeouts } from "../../context";
+import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
@@ -131,7 +131,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
 
   async create(inputs: SnapshotInputs): Promise<pulumi.dynamic.CreateResult<SnapshotOutputs>> {
     const client = getClient();
-    const deadline = new Deadline(resourceTimeouts(inputs.timeouts).create);
+    const deadline = resourceDeadline(inputs.timeouts, "create");
     let id: string;
     if (inputs.adoptId !== undefined) {
       id = await adoptSnapshot(client, inputs, inputs.adoptId);
@@ -166,7 +166,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
 
   async delete(id: string, props: SnapshotOutputs): Promise<void> {
     const client = getClient();
-    const deadline = new Deadline(resourceTimeouts(props.timeouts).delete);
+    const deadline = resourceDeadline(props.timeouts, "delete");
     const present = async () => {
       const list = await listOrGone(client, props.instanceId);
       return list?.find((s) => s.id === id);

@@ -10,9 +10,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
-import { getClient, resourceTimeouts } from "../../context";
+import { getClient, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
-import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { ProviderError, ResourceInitError } from "../common/errors";
 import { diffVswitchAttachment } from "./diff";
@@ -47,7 +46,7 @@ async function readOutputs(client: VmHostClient, inputs: VswitchAttachmentInputs
 
 async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.CreateResult<VswitchAttachmentOutputs>> {
   const client = getClient();
-  const deadline = new Deadline(resourceTimeouts(inputs.timeouts).create);
+  const deadline = resourceDeadline(inputs.timeouts, "create");
   const { instanceId, vswitchId } = inputs;
   const id = attachmentId(instanceId, vswitchId);
 
@@ -156,7 +155,7 @@ async function update(
 async function remove(id: string, props: VswitchAttachmentOutputs): Promise<void> {
   const client = getClient();
   const { instanceId, vswitchId } = parseAttachmentId(id) ?? props;
-  const deadline = new Deadline(resourceTimeouts(props.timeouts).delete);
+  const deadline = resourceDeadline(props.timeouts, "delete");
   const detail = await client.instances.find(instanceId);
   if (!detail) return; // instance gone: so is its membership
   const vswitches = await vswitchesWith(client, vswitchId);

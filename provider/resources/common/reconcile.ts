@@ -1,0 +1,149 @@
+/**
+ * Writes that must happen exactly once (create a VM, clone one, take a snapshot, add a firewall rule), made
+ * safe against ambiguous failures, in one place for every resource.
+ *
+ * A `once` write whose connection was reset, timed out, or answered 5xx after sending may or may not have
+ * taken effect (the client reports `AmbiguousRequestError`). Sending it again could make two VMs; giving up
+ * without an id would leave a VM that bills and that Pulumi does not know. So, before sending, the objects
+ * that could be mistaken for the new one are listed; after an ambiguous failure they are listed again (with
+ * reads that survive transient failures until the resource's deadline) and:
+ * - exactly one new object: it is ours, adopt it;
+ * - none, twice a moment apart: the write did not take effect, send it again (bounded);
+ * - several: someone else is creating too; the user decides (the error names them);
+ * - the lists cannot be read before the deadline: the error names what may exist and how to find it; the
+ *   next `up` refuses to create beside an object of the same identity it does not know (each resource's
+ *   create guard), so it never silently makes a second one.
+ */
+import { AmbiguousRequestError } from "../../api";
+import { progressLog } from "../../context";
+import { isTransientPollError, type Deadline } from "../../wait/poll";
+import { errorText, ProviderError } from "./errors";
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Thrown when a reconciliation read kept failing until the deadline: whether the object exists is unknown. */
+export class ReconcileUnknownError extends ProviderError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * Runs a read, retrying transient failures (5xx, network, timeouts, 429) with backoff until the deadline.
+ * Reconciliation must not give up on one bad answer: giving up means an object that may exist is not recorded.
+ */
+export async function readPersistently<T>(
+  what: string,
+  deadline: Deadline,
+  read: () => Promise<T>,
+  sleep: (ms: number) => Promise<void> = realSleep,
+): Promise<T> {
+  for (let failures = 0; ; failures++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!isTransientPollError(error) && !(error instanceof AmbiguousRequestError)) throw error;
+      if (deadline.expired()) {
+        throw new ReconcileUnknownError(`could not read ${what} before the deadline: ${errorText(error)}`, { cause: error });
+      }
+      if (failures % 3 === 2) progressLog(`reading ${what} failed (${errorText(error)}); retrying until the deadline`);
+      await sleep(Math.min(deadline.remainingMs(), Math.min(5_000, 250 * 2 ** Math.min(failures, 5))));
+    }
+  }
+}
+
+/** One write that must take effect exactly once. */
+export interface ExactlyOnceWrite {
+  /** What is written, for messages: `instance web-1 in location 1`. */
+  what: string;
+  deadline: Deadline;
+  /**
+   * The ids of the objects a new one could be mistaken for (instances with the hostname in the location,
+   * snapshots of the VM with the name, rules matching the inputs). Listed before sending and after an
+   * ambiguous failure; a transient failure is retried until the deadline.
+   */
+  candidates: () => Promise<string[]>;
+  /**
+   * Called with the candidates listed before sending: throws to refuse the write (an object of the same
+   * identity that this stack does not know, e.g. left by an interrupted `up`, must not get a twin).
+   */
+  refuseBeside?: (existing: string[]) => void;
+  /** Sends the write; resolves to the new object's id, or undefined when the API answers none. */
+  send: () => Promise<string | undefined>;
+  /** How many times the write may be sent in all, each resend only after a look found nothing (default 1). */
+  maxSends?: number;
+  /** Where a user finds the objects if the outcome stays unknown (`getInstances({ search: "web-1" })`). */
+  howToFind: string;
+  /** Pause between the two looks after an ambiguous failure (a request may still be in progress). */
+  secondLookAfterMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Sends `write` so that exactly one object results, and returns its id (see the module comment).
+ * Errors: ProviderError naming the objects when several appeared or when the outcome stays unknown.
+ */
+export async function writeExactlyOnce(write: ExactlyOnceWrite): Promise<string> {
+  const sleep = write.sleep ?? realSleep;
+  const maxSends = write.maxSends ?? 1;
+  const startedAt = new Date();
+  const list = () => readPersistently(`the existing ${write.what}`, write.deadline, write.candidates, sleep);
+  const existing = await list();
+  write.refuseBeside?.(existing);
+  const before = new Set(existing);
+  const unknownOutcome = (cause: unknown): ProviderError =>
+    new ProviderError(
+      `the request for ${write.what} failed ambiguously (sent at ${startedAt.toISOString()}) and whether it took effect could not be ` +
+        `checked: ${errorText(cause)}. It may exist: look for it with ${write.howToFind}. If it exists, set adoptId to its id ` +
+        `to manage it (or delete it); if not, run pulumi up again. The next up will not create a second one beside it.`,
+      { cause },
+    );
+  const appeared = async (): Promise<string[]> => (await list()).filter((id) => !before.has(id));
+
+  for (let sends = 1; ; sends++) {
+    let answered: string | undefined;
+    try {
+      answered = await write.send();
+    } catch (error) {
+      if (!(error instanceof AmbiguousRequestError)) throw error;
+      progressLog(`the request for ${write.what} failed ambiguously (${errorText(error)}); looking for it before anything is retried`);
+      let found: string[] = [];
+      try {
+        for (let look = 0; look < 2 && found.length === 0; look++) {
+          if (look > 0) await sleep(Math.min(write.secondLookAfterMs ?? 1_000, write.deadline.remainingMs()));
+          found = await appeared();
+        }
+      } catch (readError) {
+        if (readError instanceof ReconcileUnknownError) throw unknownOutcome(readError);
+        throw readError;
+      }
+      if (found.length === 1) {
+        progressLog(`${write.what} was created (${found[0]}): taking it instead of creating another`);
+        return found[0]!;
+      }
+      if (found.length > 1) {
+        throw new ProviderError(
+          `the request for ${write.what} failed ambiguously and ${found.length} new ones appeared (${found.join(", ")}); ` +
+            `set adoptId to the one to keep and delete the others`,
+          { cause: error },
+        );
+      }
+      if (sends >= maxSends || write.deadline.expired()) {
+        throw new ProviderError(`the request for ${write.what} failed ${sends} time(s) without creating it: ${errorText(error)}`, { cause: error });
+      }
+      progressLog(`${write.what} did not appear: the request did not take effect; sending it again`);
+      continue;
+    }
+    if (answered !== undefined) return answered;
+    // Some hosts answer without the id: the one that appeared is ours.
+    const found = await appeared().catch((readError: unknown) => {
+      throw readError instanceof ReconcileUnknownError ? unknownOutcome(readError) : readError;
+    });
+    if (found.length === 1) return found[0]!;
+    throw new ProviderError(
+      `the API accepted ${write.what} without answering its id, and ${found.length} new matching ones are listed` +
+        (found.length ? ` (${found.join(", ")})` : "") +
+        `; find it with ${write.howToFind} and set adoptId to it`,
+    );
+  }
+}
