@@ -6,8 +6,8 @@ import { checkInputs } from "./check";
 export interface ResourceImplementation<Inputs, Outputs> {
   /** The zod schema of the inputs: `check` validates and normalizes with it before any API call. */
   inputsSchema: z.ZodType<Inputs>;
-  /** Pure diff of the state's outputs against the program's (checked) inputs. */
-  diff(olds: Outputs, news: Inputs): pulumi.dynamic.DiffResult;
+  /** Pure diff of the state's outputs against the program's (checked) inputs; `id` is the object's id. */
+  diff(olds: Outputs, news: Inputs, id: string): pulumi.dynamic.DiffResult;
   create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
   /** Reads the object; `{}` when it is gone. `inputs`, when returned, may hold only the declared inputs. */
   read(id: string, props: Outputs): Promise<pulumi.dynamic.ReadResult<Partial<Outputs>>>;
@@ -25,7 +25,7 @@ export function defineResourceProvider<Inputs, Outputs>(
 ): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
   return {
     check: async (_olds, news) => checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>,
-    diff: async (_id, olds, news) => impl.diff(olds, news),
+    diff: async (id, olds, news) => impl.diff(olds, news, id),
     create: (inputs) => impl.create(inputs),
     read: async (id, props) => (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>,
     update: (id, olds, news) => impl.update(id, olds, news),

@@ -4,26 +4,26 @@
  * - Every change is an operation on the instance and goes through `runInstanceOperation` (per-instance
  *   lock, wait until idle, busy answers retried), so many rules, an address, a disk and a snapshot declared
  *   on one VM never collide.
- * - createFirewallRule is never re-sent blindly (a rule would be duplicated): after an ambiguous failure, or
- *   when the API answers no id, the rules listed before sending are compared with the list after, and the
- *   new rule matching the inputs is taken.
+ * - createFirewallRule goes through `writeExactlyOnce` (common/reconcile.ts), never re-sent blindly (a rule
+ *   would be duplicated): after an ambiguous failure, or when the API answers no id, the new rule matching
+ *   the inputs is taken, with reads that survive transient failures until the deadline. An identical rule
+ *   this resource does not know (left by an interrupted up) stops the create, naming it and adoptId.
  * - Once a rule exists, a later failure (reading it back, a deadline) is a `ResourceInitError` with its id.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AmbiguousRequestError, NotFoundError, type FirewallRule as ApiFirewallRule, type VmHostClient } from "../../api";
-import { getClient, progressLog, resourceDeadline } from "../../context";
+import { NotFoundError, type FirewallRule as ApiFirewallRule, type VmHostClient } from "../../api";
+import { getClient, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
-import { ProviderError, ResourceInitError } from "../common/errors";
+import { errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { writeExactlyOnce } from "../common/reconcile";
 import { changedApiProperties, diffFirewallRule } from "./diff";
 import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
 import { createParams, firewallRuleInputsOf, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
 
 /** Usual duration of a firewall change (polling is fast around it); not a deadline. */
 const EXPECTED_MS = 3_000;
-
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** The instance's rules, or undefined when the instance itself is gone (404/410). */
 async function rulesOrGone(client: VmHostClient, instanceId: string): Promise<ApiFirewallRule[] | undefined> {
@@ -39,43 +39,37 @@ async function findRule(client: VmHostClient, instanceId: string, id: string): P
   return (await rulesOrGone(client, instanceId))?.find((r) => r.id === id);
 }
 
-/** Sends createFirewallRule and returns the new rule's id, reconciling a missing id or an ambiguous failure. */
+/** Sends createFirewallRule exactly once (common/reconcile.ts) and returns the new rule's id. */
 async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, deadline: Deadline): Promise<string> {
-  const before = new Set(((await rulesOrGone(client, inputs.instanceId)) ?? []).map((r) => r.id));
-  const findNew = async (): Promise<ApiFirewallRule[]> =>
-    ((await rulesOrGone(client, inputs.instanceId)) ?? []).filter((r) => !before.has(r.id) && ruleMatches(r, inputs));
-  let answer: { id: string | null } | undefined;
-  try {
-    await runInstanceOperation(
-      client,
-      inputs.instanceId,
-      { what: `creation of a firewall rule (${inputs.protocol}/${inputs.port}) on instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_MS },
-      async () => (answer = await client.firewall.createRule(inputs.instanceId, createParams(inputs))),
-    );
-  } catch (error) {
-    // The rule exists once the API answered: a later failure (waiting for the instance) must record it.
-    if (answer?.id) throw await initError(client, inputs, answer.id, error);
-    if (!(error instanceof AmbiguousRequestError)) throw error;
-    const appeared = await findNew();
-    if (appeared.length === 1) {
-      progressLog(`createFirewallRule failed ambiguously (${error.message}); taking rule ${appeared[0]!.id} that appeared`);
-      return appeared[0]!.id;
-    }
-    throw new ProviderError(
-      `createFirewallRule on instance ${inputs.instanceId} failed ambiguously and ${appeared.length === 0 ? "no" : "more than one"} ` +
-        `matching new rule is listed: ${error.message}. Check the instance's rules and adopt one with adoptId if it exists.`,
-      { cause: error },
-    );
-  }
-  const id = answer?.id ?? null;
-  if (id !== null) return id;
-  // Some hosts answer without the id: the rule that appeared and matches is ours.
-  const appeared = await findNew();
-  if (appeared.length === 1) return appeared[0]!.id;
-  throw new ProviderError(
-    `the API created a firewall rule on instance ${inputs.instanceId} without answering its id, and ${appeared.length} matching new rules are listed; ` +
-      `adopt the right one with adoptId`,
-  );
+  return writeExactlyOnce({
+    what: `firewall rule ${inputs.protocol}/${inputs.port} (${inputs.action}) on instance ${inputs.instanceId}`,
+    deadline,
+    howToFind: "the instance's firewall rules in the host's panel",
+    candidates: async () => ((await rulesOrGone(client, inputs.instanceId)) ?? []).filter((r) => ruleMatches(r, inputs)).map((r) => r.id),
+    refuseBeside: (existing) => {
+      if (existing.length === 0) return;
+      throw new ProviderError(
+        `instance ${inputs.instanceId} already has a firewall rule exactly like this one (${existing.join(", ")}) that this resource does ` +
+          `not manage, so no duplicate was added. It may be left by an interrupted pulumi up. To manage it, set adoptId: "${existing[0]}".`,
+      );
+    },
+    send: async () => {
+      let answer: { id: string | null } | undefined;
+      try {
+        await runInstanceOperation(
+          client,
+          inputs.instanceId,
+          { what: `creation of a firewall rule (${inputs.protocol}/${inputs.port}) on instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_MS },
+          async () => (answer = await client.firewall.createRule(inputs.instanceId, createParams(inputs))),
+        );
+      } catch (error) {
+        // The rule exists once the API answered: a later failure (waiting for the instance) must record it.
+        if (answer?.id) throw await initError(client, inputs, answer.id, error);
+        throw error;
+      }
+      return answer?.id ?? undefined;
+    },
+  });
 }
 
 /** The error that records a rule which exists but whose creation did not complete, with its truest outputs. */

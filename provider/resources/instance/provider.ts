@@ -27,7 +27,7 @@ import type { Deadline } from "../../wait/poll";
 import { instanceLock } from "../common/lock";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { templateMinimums } from "../common/preflight";
-import { writeExactlyOnce } from "../common/reconcile";
+import { readPersistently, writeExactlyOnce } from "../common/reconcile";
 import { replacementsInProgress } from "../common/replacements";
 import { adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, type InstanceInputs, type InstanceOutputs } from "./inputs";
@@ -199,7 +199,10 @@ async function runSteps(
             return await send(client, id, step, ctx, before);
           } catch (e) {
             // addPublicIp is never re-sent blindly: look whether it happened before failing
-            if (e instanceof AmbiguousRequestError && satisfied(step, await client.instances.get(id), vswitches)) return undefined;
+            if (e instanceof AmbiguousRequestError) {
+              const after = await readPersistently(`instance ${id}`, deadline, () => client.instances.get(id));
+              if (satisfied(step, after, vswitches)) return undefined;
+            }
             throw e;
           }
         },

@@ -15,12 +15,11 @@ import { getClient, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
-import { ProviderError, ResourceInitError } from "../common/errors";
+import { errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { readPersistently, ReconcileUnknownError } from "../common/reconcile";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
 import { currentAddress, normalizedRdns, publicIpOutputs, settingsFromState } from "./model";
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** The instance's detail, or a user-facing error when it does not exist (create/adopt need it). */
 async function requireInstance(client: VmHostClient, instanceId: string): Promise<InstanceDetail> {
@@ -58,8 +57,22 @@ async function setRdns(client: VmHostClient, id: string, instanceId: string, rdn
  * After a failure once the address may have been assigned: if the instance now holds an address that this
  * create asked for, record it (ResourceInitError carries its id) so Pulumi does not forget it.
  */
-async function failAfterAssign(client: VmHostClient, inputs: PublicIpInputs, before: string | undefined, error: unknown): Promise<never> {
-  const detail = await client.instances.find(inputs.instanceId).catch(() => undefined);
+async function failAfterAssign(
+  client: VmHostClient, inputs: PublicIpInputs, before: string | undefined, error: unknown, deadline: Deadline,
+): Promise<never> {
+  let detail: InstanceDetail | undefined;
+  try {
+    // Until the deadline: giving up on one bad answer would forget an address that may be assigned and billing.
+    detail = await readPersistently(`instance ${inputs.instanceId}`, deadline, () => client.instances.find(inputs.instanceId));
+  } catch (readError) {
+    if (!(readError instanceof ReconcileUnknownError)) throw readError;
+    throw new ProviderError(
+      `adding a public address to instance ${inputs.instanceId} failed (${errorText(error)}) and whether an address was assigned could ` +
+        `not be checked (${errorText(readError)}). Look at the instance with getInstance: if it has an address, set adoptId to its ` +
+        `publicIpId; the next up will not add a second one.`,
+      { cause: error },
+    );
+  }
   const address = detail ? currentAddress(detail) : undefined;
   const ours = address && (inputs.publicNetworkId ? address.id === inputs.publicNetworkId : address.id !== before);
   if (detail && address && ours) {
@@ -125,7 +138,7 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
             // addPublicIp is never re-sent blindly (a repeat could add a second address). We hold the lock and
             // the instance had no address before, so an address present now is the one this call added.
             if (!(error instanceof AmbiguousRequestError)) throw error;
-            const after = await client.instances.get(instanceId);
+            const after = await readPersistently(`instance ${instanceId}`, deadline, () => client.instances.get(instanceId));
             if (!currentAddress(after) && after.operation_flag === 0) throw error;
           }
         },
@@ -133,7 +146,7 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
       id = currentAddress(detail)!.id;
     } catch (error) {
       if (error instanceof ProviderError) throw error;
-      return failAfterAssign(client, inputs, before, error);
+      return failAfterAssign(client, inputs, before, error, deadline);
     }
   }
 

@@ -7,16 +7,21 @@
  *   a disk and firewall rules on one VM never collides with them.
  * - Once createSnapshot has answered a uuid, every later failure (an `Error` status, a deadline) is a
  *   `ResourceInitError` carrying that uuid: Pulumi records the snapshot, which bills, instead of forgetting it.
- * - createSnapshot is never re-sent blindly: after an ambiguous failure (reset, timeout after sending) the
- *   snapshots listed before sending are compared with the list after, and a new one with our name is adopted.
+ * - createSnapshot goes through `writeExactlyOnce` (common/reconcile.ts): never re-sent blindly; after an
+ *   ambiguous failure a new snapshot with our name is taken as ours, with reads that survive transient
+ *   failures until the deadline. A snapshot with our name that this resource does not know (left by an
+ *   interrupted up) stops the create, naming it and adoptId; the old snapshot of a replacement is known
+ *   from Diff (common/replacements.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AmbiguousRequestError, NotFoundError, type Snapshot as ApiSnapshot, type VmHostClient } from "../../api";
+import { NotFoundError, type Snapshot as ApiSnapshot, type VmHostClient } from "../../api";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
-import { ProviderError, ResourceInitError } from "../common/errors";
+import { errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { writeExactlyOnce } from "../common/reconcile";
+import { replacementsInProgress } from "../common/replacements";
 import { diffSnapshot } from "./diff";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
 import { snapshotInputsOf, snapshotOutputs, snapshotProgress } from "./model";
@@ -24,8 +29,6 @@ import { snapshotInputsOf, snapshotOutputs, snapshotProgress } from "./model";
 /** Usual durations (polling is fast around them); not deadlines. */
 const EXPECTED_CREATE_MS = 30_000;
 const EXPECTED_DELETE_MS = 10_000;
-
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** The instance's snapshots, or undefined when the instance itself is gone (404/410). */
 async function listOrGone(client: VmHostClient, instanceId: string): Promise<ApiSnapshot[] | undefined> {
@@ -57,41 +60,50 @@ async function waitReady(client: VmHostClient, instanceId: string, id: string, d
   });
 }
 
+/** The identity no two snapshots of ours share: the name on an instance. */
+const identityKey = (instanceId: string, name: string): string => `Snapshot:${instanceId.toLowerCase()}/${name}`;
+
 /**
- * Sends createSnapshot and returns the new snapshot's uuid. An ambiguous failure is reconciled against the
- * list taken before sending. A failure AFTER the API answered (waiting for the instance to settle) is
- * thrown as a ResourceInitError with the uuid, so the snapshot is recorded.
+ * Sends createSnapshot exactly once (common/reconcile.ts) and returns the new snapshot's uuid. A failure
+ * AFTER the API answered (waiting for the instance to settle) is thrown as a ResourceInitError with the
+ * uuid, so the snapshot is recorded.
  */
 async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadline: Deadline): Promise<string> {
-  const before = new Set(((await listOrGone(client, inputs.instanceId)) ?? []).map((s) => s.id));
-  let answeredId: string | undefined;
-  try {
-    await runInstanceOperation(
-      client,
-      inputs.instanceId,
-      { what: `snapshot "${inputs.name}" of instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_CREATE_MS },
-      async () => {
-        const answer = await client.snapshots.create(inputs.instanceId, { name: inputs.name, description: inputs.description });
-        answeredId = answer.snap_uuid;
-        return answer;
-      },
-    );
-    return answeredId!;
-  } catch (error) {
-    if (answeredId !== undefined) throw await initError(client, inputs, answeredId, error);
-    if (!(error instanceof AmbiguousRequestError)) throw error;
-    // The request may have reached the API: adopt a snapshot that appeared with our name, never send twice.
-    const appeared = ((await listOrGone(client, inputs.instanceId)) ?? []).filter((s) => !before.has(s.id) && s.name === inputs.name);
-    if (appeared.length === 1) {
-      progressLog(`createSnapshot failed ambiguously (${error.message}); adopting snapshot ${appeared[0]!.id} that appeared with name "${inputs.name}"`);
-      return appeared[0]!.id;
-    }
-    throw new ProviderError(
-      `createSnapshot for instance ${inputs.instanceId} failed ambiguously and ${appeared.length === 0 ? "no" : "more than one"} ` +
-        `new snapshot named "${inputs.name}" is listed: ${error.message}. Check getSnapshots and adopt one with adoptId if it exists.`,
-      { cause: error },
-    );
-  }
+  const key = identityKey(inputs.instanceId, inputs.name);
+  return writeExactlyOnce({
+    what: `snapshot "${inputs.name}" of instance ${inputs.instanceId}`,
+    deadline,
+    howToFind: `getSnapshots({ instanceId: "${inputs.instanceId}" })`,
+    candidates: async () => ((await listOrGone(client, inputs.instanceId)) ?? []).filter((s) => s.name === inputs.name).map((s) => s.id),
+    refuseBeside: (existing) => {
+      const strangers = existing.filter((id) => !replacementsInProgress.isBeingReplaced(key, id));
+      if (strangers.length === 0) return;
+      throw new ProviderError(
+        `name: instance ${inputs.instanceId} already has a snapshot named "${inputs.name}" (${strangers.join(", ")}) that this resource ` +
+          `does not manage, so no second one was taken. It may be left by an interrupted pulumi up. To manage it, set adoptId: ` +
+          `"${strangers[0]}"; otherwise delete it or choose another name.`,
+      );
+    },
+    send: async () => {
+      let answeredId: string | undefined;
+      try {
+        await runInstanceOperation(
+          client,
+          inputs.instanceId,
+          { what: `snapshot "${inputs.name}" of instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_CREATE_MS },
+          async () => {
+            const answer = await client.snapshots.create(inputs.instanceId, { name: inputs.name, description: inputs.description });
+            answeredId = answer.snap_uuid;
+            return answer;
+          },
+        );
+        return answeredId;
+      } catch (error) {
+        if (answeredId !== undefined) throw await initError(client, inputs, answeredId, error);
+        throw error;
+      }
+    },
+  });
 }
 
 /** The error that records a snapshot which exists but did not become Ready, with its truest outputs. */
@@ -127,7 +139,13 @@ async function adoptSnapshot(client: VmHostClient, inputs: SnapshotInputs, adopt
 /** The Snapshot provider (registered as `providers.Snapshot`). */
 export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotOutputs>({
   inputsSchema,
-  diff: diffSnapshot,
+  diff(olds, news, id) {
+    const result = diffSnapshot(olds, news);
+    // A replacement that keeps the name is taken before the old snapshot is deleted: let the create accept it.
+    if (result.replaces?.length && typeof news.instanceId === "string" && typeof news.name === "string")
+      replacementsInProgress.note(identityKey(news.instanceId, news.name), id);
+    return result;
+  },
 
   async create(inputs: SnapshotInputs): Promise<pulumi.dynamic.CreateResult<SnapshotOutputs>> {
     const client = getClient();
