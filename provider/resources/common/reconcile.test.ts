@@ -1,0 +1,106 @@
+import { AmbiguousRequestError, ServerError, ValidationError } from "../../api";
+import { Deadline } from "../../wait/poll";
+import { ProviderError } from "./errors";
+import { readPersistently, writeExactlyOnce, type ExactlyOnceWrite } from "./reconcile";
+
+const details = { operation: "createInstance", method: "POST" as const, path: "/instance/create" };
+const ambiguous = () => new AmbiguousRequestError({ ...details, cause: new ServerError({ ...details, status: 500 }) });
+const serverError = () => new ServerError({ ...details, operation: "listInstances", method: "GET", path: "/instance", status: 500 });
+
+/** A clock that advances only when the code under test sleeps: waits are exact and instant. */
+function fakeTime() {
+  let now = 0;
+  return { now: () => now, sleep: async (ms: number) => void (now += ms), deadline: (ms: number) => new Deadline(ms, () => now) };
+}
+
+function write(overrides: Partial<ExactlyOnceWrite> & Pick<ExactlyOnceWrite, "candidates" | "send">, time = fakeTime()): ExactlyOnceWrite {
+  return { what: "instance web-1 in location 1", deadline: time.deadline(60_000), howToFind: "getInstances()", sleep: time.sleep, ...overrides };
+}
+
+describe("readPersistently", () => {
+  it("retries transient failures until one succeeds", async () => {
+    const time = fakeTime();
+    let calls = 0;
+    const value = await readPersistently("x", time.deadline(60_000), async () => (++calls < 6 ? Promise.reject(serverError()) : "ok"), time.sleep);
+    expect(value).toBe("ok");
+    expect(calls).toBe(6);
+  });
+  it("gives up at the deadline, saying what it could not read", async () => {
+    const time = fakeTime();
+    await expect(readPersistently("the listing", time.deadline(10_000), async () => Promise.reject(serverError()), time.sleep)).rejects.toThrow(
+      /could not read the listing before the deadline/,
+    );
+    expect(time.now()).toBeGreaterThanOrEqual(10_000);
+  });
+  it("does not retry an error that is not transient", async () => {
+    const time = fakeTime();
+    let calls = 0;
+    const refused = new ValidationError({ ...details, status: 422 });
+    await expect(readPersistently("x", time.deadline(60_000), async () => (calls++, Promise.reject(refused)), time.sleep)).rejects.toBe(refused);
+    expect(calls).toBe(1);
+  });
+});
+
+describe("writeExactlyOnce", () => {
+  it("takes the one object that appeared after an ambiguous failure, without sending again", async () => {
+    let sends = 0;
+    let listed = ["old"];
+    const id = await writeExactlyOnce(write({
+      candidates: async () => listed,
+      send: async () => {
+        sends++;
+        listed = ["old", "new"];
+        throw ambiguous();
+      },
+    }));
+    expect(id).toBe("new");
+    expect(sends).toBe(1);
+  });
+
+  it("re-sends only after two looks found nothing, and at most maxSends times", async () => {
+    let sends = 0;
+    await expect(writeExactlyOnce(write({ maxSends: 3, candidates: async () => [], send: async () => (sends++, Promise.reject(ambiguous())) }))).rejects.toThrow(
+      /failed 3 time\(s\) without creating it/,
+    );
+    expect(sends).toBe(3);
+  });
+
+  it("names every new object when several appeared, and takes none", async () => {
+    let listed: string[] = [];
+    await expect(
+      writeExactlyOnce(write({ candidates: async () => listed, send: async () => ((listed = ["a", "b"]), Promise.reject(ambiguous())) })),
+    ).rejects.toThrow(/2 new ones appeared \(a, b\); set adoptId to the one to keep/);
+  });
+
+  it("when the listings fail until the deadline after an ambiguous send, names what may exist, how to find it, and adoptId", async () => {
+    let failing = false;
+    const error = await writeExactlyOnce(write({
+      howToFind: 'getInstances({ search: "web-1" })',
+      candidates: async () => (failing ? Promise.reject(serverError()) : []),
+      send: async () => ((failing = true), Promise.reject(ambiguous())),
+    })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toMatch(
+      /instance web-1 in location 1 failed ambiguously \(sent at .*\) and whether it took effect could not be checked.*getInstances\(\{ search: "web-1" \}\).*set adoptId/,
+    );
+  });
+
+  it("refuses before sending when refuseBeside says so", async () => {
+    let sends = 0;
+    await expect(
+      writeExactlyOnce(write({
+        candidates: async () => ["stranger"],
+        refuseBeside: (existing) => {
+          if (existing.length) throw new ProviderError(`exists: ${existing.join()}`);
+        },
+        send: async () => (sends++, "x"),
+      })),
+    ).rejects.toThrow("exists: stranger");
+    expect(sends).toBe(0);
+  });
+
+  it("finds the object when the API accepted the write without answering its id", async () => {
+    let listed: string[] = [];
+    expect(await writeExactlyOnce(write({ candidates: async () => listed, send: async () => ((listed = ["n"]), undefined) }))).toBe("n");
+  });
+});

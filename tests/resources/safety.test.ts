@@ -1,0 +1,217 @@
+/**
+ * The safety promise (issue 9) through the provider objects, as the real engine calls them, checked against
+ * the simulator's own state: never lost, never twice, always destroyable.
+ * - ambiguous creates whose reconciliation reads fail for a while still end with exactly one VM, recorded;
+ * - an interrupted `up` (a VM created but never recorded) is never silently duplicated by the next `up`;
+ * - an adopted VM is never replaced (which would delete it);
+ * - a VM in status Error: `up` repairs it or fails naming ways out, never reports success; every dependent
+ *   resource can still be deleted;
+ * - toggling `publicIp` never piles up reserved addresses;
+ * - every wait, the per-instance lock included, ends by the resource's deadline, naming the right key.
+ */
+import { providers } from "../../provider";
+import { resetContext, setProgressSink } from "../../provider/context";
+import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
+import { instanceLock } from "../../provider/resources/common/lock";
+import { replacementsInProgress } from "../../provider/resources/common/replacements";
+import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
+import { startHarness, up, type FullProvider, type SimHarness } from "./attachment-helpers";
+import { validCreate } from "./instance-cases";
+
+const instance = () => providers.Instance as FullProvider;
+let h: SimHarness;
+const progress: string[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  resetContext();
+  setProgressSink((line) => progress.push(line));
+});
+afterAll(async () => {
+  await h?.close();
+});
+afterEach(async () => {
+  await h.clearFaults();
+  replacementsInProgress.clear(); // each case is a new provider process
+});
+
+const named = async (hostname: string) => (await h.state()).instances.filter((i) => i.hostname === hostname);
+
+/** What the real engine does with a create that threw: an error with an id is recorded with its properties. */
+async function createAsEngine(inputs: Record<string, unknown>): Promise<{ id: string; outs: InstanceOutputs } | { error: unknown }> {
+  const checked = await instance().check({}, inputs);
+  expect(checked.failures ?? []).toEqual([]);
+  try {
+    const created = await instance().create(checked.inputs);
+    return { id: created.id, outs: created.outs as InstanceOutputs };
+  } catch (error) {
+    if (error instanceof ResourceInitError) return { id: error.id, outs: error.properties as InstanceOutputs };
+    return { error };
+  }
+}
+
+describe("ambiguous creates whose reconciliation reads fail", () => {
+  it("a create reset after processing, then listings that fail past the client's retries, still yields exactly one VM", async () => {
+    await h.setFaults({ resetNext: { operation: "createInstance", afterProcessing: true } });
+    // the client retries a read 4 times: 8 failed listings exhaust it twice, the reconciliation keeps reading
+    await h.setFaults({ resetNext: { operation: "listInstances", count: 8, afterProcessing: false } });
+    const result = await createAsEngine({ ...validCreate, hostname: "amb-list" });
+    expect("id" in result).toBe(true);
+    const vms = await named("amb-list");
+    expect(vms.map((v) => v.uuid)).toEqual([(result as { id: string }).id]);
+  });
+  // the outcome-unknown message is unit-tested in provider/resources/common/reconcile.test.ts
+});
+
+describe("an interrupted up", () => {
+  it("a VM created by an up that was interrupted is not duplicated: the next create refuses, naming it and adoptId", async () => {
+    // the interrupted up: the API created the VM, the engine never heard back (no id in the state)
+    const orphan = await h.client.instances.create({
+      locationId: 1, tierId: 2, templateId: 1, hostname: "interrupted", cpu: 2, memory: 4, storage: 40,
+      username: "deploy", password: "Blue-Horse-42", usePublicIp: false,
+    });
+    const mark = h.mark();
+    const next = await createAsEngine({ ...validCreate, hostname: "interrupted" });
+    expect((next as { error: ProviderError }).error).toBeInstanceOf(ProviderError);
+    expect((next as { error: Error }).error.message).toContain(`adoptId: "${orphan.uuid}"`);
+    expect(h.operationsSince(mark)).not.toContain("createInstance");
+    expect(await named("interrupted")).toHaveLength(1);
+    // the way out it names works: adopting it
+    const adopted = await createAsEngine({ ...validCreate, hostname: "interrupted", adoptId: orphan.uuid });
+    expect(adopted).toMatchObject({ id: orphan.uuid });
+  });
+
+  it("a create-before-delete replacement that keeps the hostname still works (the old VM is known from Diff)", async () => {
+    const old = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "replaced" });
+    const news = (await instance().check(old.outs, { ...validCreate, hostname: "replaced", username: "ops" })).inputs;
+    expect((await instance().diff(old.id, old.outs, news)).replaces).toEqual(["username"]);
+    const created = await instance().create(news);
+    expect(created.id).not.toBe(old.id);
+    await instance().delete(old.id, old.outs);
+    expect((await named("replaced")).map((v) => v.uuid)).toEqual([created.id]);
+  });
+});
+
+describe("adoption", () => {
+  it("refuses to adopt a VM whose replace-forcing properties differ, before any write", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "adopt-src" });
+    const mark = h.mark();
+    const result = await createAsEngine({ ...validCreate, hostname: "adopt-src", username: "someone", adoptId: vm.id });
+    expect((result as { error: Error }).error.message).toMatch(/cannot adopt instance .*username: the VM's user is "deploy"/);
+    expect(h.operationsSince(mark).every((op) => op?.startsWith("get") || op?.startsWith("list"))).toBe(true);
+  });
+
+  it("never replaces an adopted VM: the diff refuses, naming the property and the ways out, and the VM stays", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "adopt-keep" });
+    const adopted = await up<InstanceOutputs>(instance(), { adoptId: vm.id, hostname: "adopt-keep" });
+    expect(adopted.id).toBe(vm.id);
+    const news = (await instance().check(adopted.outs, { adoptId: vm.id, hostname: "adopt-keep", username: "other" })).inputs;
+    await expect(instance().diff(adopted.id, adopted.outs, news)).rejects.toThrow(/adopted .*username .*never replaced.*remove adoptId/);
+    expect(await h.instance(vm.id)).toBeDefined();
+  });
+
+  it("says that ssh keys of an adopted VM cannot be checked", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "adopt-keys" });
+    progress.length = 0;
+    await up(instance(), { adoptId: vm.id, sshKeys: ["ssh-ed25519 AAAAC3Nz me@laptop"] });
+    expect(progress.join("\n")).toMatch(/does not show a VM's ssh keys/);
+  });
+});
+
+describe("a VM in status Error", () => {
+  it("after a failed create, the next up repairs it (starts it) instead of reporting success", async () => {
+    await h.setFaults({ failNext: { kind: "create" } });
+    const recorded = (await createAsEngine({ ...validCreate, hostname: "err-repair" })) as { id: string; outs: InstanceOutputs };
+    expect(recorded.outs.status).toBe("Error");
+    const news = (await instance().check(recorded.outs, { ...validCreate, hostname: "err-repair" })).inputs;
+    expect(await instance().diff(recorded.id, recorded.outs, news)).toMatchObject({ changes: true, replaces: [] });
+    const updated = await instance().update(recorded.id, recorded.outs, news);
+    expect(updated.outs).toMatchObject({ status: "Running" });
+    expect(await h.instance(recorded.id)).toMatchObject({ status: "Running" });
+  });
+
+  it("when starting does not repair it, the update fails naming ways out that work", async () => {
+    await h.setFaults({ failNext: { kind: "create" } });
+    const recorded = (await createAsEngine({ ...validCreate, hostname: "err-stuck" })) as { id: string; outs: InstanceOutputs };
+    await h.setFaults({ failNext: { kind: "start" } });
+    const news = (await instance().check(recorded.outs, { ...validCreate, hostname: "err-stuck" })).inputs;
+    const error = await instance().update(recorded.id, recorded.outs, news).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    expect((error as Error).message).toMatch(/status Error and starting it did not repair it.*pulumi up --replace.*pulumi destroy/);
+    // and destroy still works
+    await instance().delete(recorded.id, (error as ResourceInitError).properties);
+    expect(await h.instance(recorded.id)).toBeUndefined();
+  });
+
+  it("its address, network, disk, rules and snapshots can still be deleted", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "err-deps" });
+    const state = await h.state();
+    const vswitch = state.vswitches.find((v) => v.locationId === 1)!;
+    const disk = state.blockStorages.find((d) => d.locationId === 1 && d.instanceUuid === null)!;
+    const ip = await up(providers.PublicIp as FullProvider, { instanceId: vm.id });
+    const net = await up(providers.VswitchAttachment as FullProvider, { instanceId: vm.id, vswitchId: vswitch.uuid });
+    const bsa = await up(providers.BlockStorageAttachment as FullProvider, { instanceId: vm.id, blockStorageId: disk.uuid });
+    const rule = await up(providers.FirewallRule as FullProvider, { instanceId: vm.id, protocol: "tcp", port: "22", sourceIp: "10.0.0.0/8", action: "accept" });
+    const snap = await up(providers.Snapshot as FullProvider, { instanceId: vm.id, name: "before-error" });
+    await h.outOfBand(vm.id, { status: "Error" });
+    await Promise.all([
+      (providers.PublicIp as FullProvider).delete(ip.id, ip.outs),
+      (providers.VswitchAttachment as FullProvider).delete(net.id, net.outs),
+      (providers.BlockStorageAttachment as FullProvider).delete(bsa.id, bsa.outs),
+      (providers.FirewallRule as FullProvider).delete(rule.id, rule.outs),
+      (providers.Snapshot as FullProvider).delete(snap.id, snap.outs),
+    ]);
+    const after = await h.instance(vm.id);
+    expect(after).toMatchObject({ status: "Error", publicIpUuid: null, vswitchUuid: null, blockStorageIds: [] });
+    expect((await h.client.snapshots.list(vm.id)).map((s) => s.id)).not.toContain(snap.id);
+    await instance().delete(vm.id, vm.outs);
+    expect(await h.instance(vm.id)).toBeUndefined();
+  });
+});
+
+describe("publicIp toggling", () => {
+  it("true -> false -> true reuses the reserved address, and delete releases it: nothing piles up", async () => {
+    const reservedBefore = (await h.state()).publicIps.filter((p) => p.instanceUuid === null).length;
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "toggle", publicIp: true });
+    const first = vm.outs.publicIpId;
+    let outs = vm.outs;
+    for (const publicIp of [false, true, false, true]) {
+      const news = (await instance().check(outs, { ...validCreate, hostname: "toggle", publicIp })).inputs;
+      outs = (await instance().update(vm.id, outs, news)).outs as InstanceOutputs;
+    }
+    expect(outs.publicIpId).toBe(first);
+    expect(outs.reservedPublicIpId).toBeUndefined();
+    expect((await h.state()).publicIps.filter((p) => p.instanceUuid === null).length).toBe(reservedBefore);
+    // removed last, then the VM deleted: the reserved address goes with it
+    const news = (await instance().check(outs, { ...validCreate, hostname: "toggle", publicIp: false })).inputs;
+    outs = (await instance().update(vm.id, outs, news)).outs as InstanceOutputs;
+    expect(outs.reservedPublicIpId).toBe(first);
+    await instance().delete(vm.id, outs);
+    const ips = (await h.state()).publicIps;
+    expect(ips.find((p) => p.uuid === first)).toBeUndefined();
+    expect(ips.filter((p) => p.instanceUuid === null).length).toBe(reservedBefore);
+  });
+});
+
+describe("deadlines", () => {
+  it("waiting behind another operation on the same VM ends by the resource's deadline, naming timeouts.update", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "lock-wait" });
+    let release!: () => void;
+    const held = instanceLock.run(vm.id, () => new Promise<void>((resolve) => (release = resolve)));
+    const news = (await instance().check(vm.outs, { ...validCreate, hostname: "lock-wait", cpu: 4, timeouts: { update: "200ms" } })).inputs;
+    const error = await instance().update(vm.id, vm.outs, news).catch((e: unknown) => e);
+    release();
+    await held;
+    expect((error as Error).message).toMatch(/timed out after \d+ms waiting for .*other operations on the same instance.*raise timeouts\.update/);
+    // the queue behind it still works
+    const later = await instance().update(vm.id, vm.outs, { ...news, timeouts: undefined });
+    expect(later.outs).toMatchObject({ cpu: 4 });
+  });
+
+  it("a delete's timeout hint names timeouts.delete", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "del-stuck" });
+    await h.setFaults({ stickNext: { kind: "delete" } });
+    const error = await instance().delete(vm.id, { ...vm.outs, timeouts: { delete: "300ms" } }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/raise timeouts\.delete/);
+  });
+});
