@@ -135,7 +135,12 @@ export async function waitUntilIdle(
     log: progressLog,
     sleep: opts.sleep,
     poll: async () => {
-      const d = await client.instances.find(uuid);
+      const seen = await observe(client, uuid, opts.sleep !== undefined);
+      if (!seen) return { done: true, value: undefined };
+      const status = seen.row ?? seen.detail;
+      if (status.operation_flag !== 0) return { done: false, status: `${status.status} (operation running)` };
+      // idle by the list: the caller needs the detail (it decides what to send from it)
+      const d = seen.detail ?? (await client.instances.find(uuid));
       if (!d) return { done: true, value: undefined };
       return d.operation_flag === 0 ? { done: true, value: d } : { done: false, status: `${d.status} (operation running)` };
     },
