@@ -26,9 +26,10 @@ export interface LifecycleSettings {
 
 /**
  * Parts of the lifecycles that can be left out: interrupted ups, toggling an Instance's `publicIp`
- * true/false, and the PublicIp resource among the dependents.
+ * true/false, the PublicIp resource among the dependents, and adopting an existing VM (`adoptId`) instead of
+ * creating one.
  */
-export const SOAK_FEATURES = ["interruptions", "public-ip-toggles", "public-ip-resource"] as const;
+export const SOAK_FEATURES = ["interruptions", "public-ip-toggles", "public-ip-resource", "adoption"] as const;
 export type SoakFeature = (typeof SOAK_FEATURES)[number];
 
 /** The fault classes a phase may get. */
@@ -104,6 +105,8 @@ const truthOf = (sim: RunningSimulator): Promise<SimTruth> => admin<SimTruth>(si
 class Lifecycle {
   private vm: Spec;
   private deps: { publicIp?: Spec; vswitch?: Spec; storage?: Spec; snapshot?: Spec; rule?: Spec } = {};
+  /** The VM exists before the program (made out of band) and the program adopts it. */
+  private readonly adopts: boolean;
   private phase = 0;
 
   constructor(
@@ -124,6 +127,8 @@ class Lifecycle {
       locationId: 1, tierId, templateId: 2, hostname: `soak-${seed.replace(/[^a-z0-9]/gi, "").toLowerCase().slice(-12)}`,
       cpu: r.int(1, 2), memory: r.int(1, 2), storage: r.int(10, 30), username: "ops", password: this.pick(PASSWORDS),
     };
+    // (its own generator, so leaving adoption out does not change the rest of a seed's lifecycle)
+    this.adopts = kind === "instance" && !this.skips("adoption") && new SeededRandom(`soak/${seed}/adopt`).next() < 0.12;
     if (kind === "instance") {
       if (r.next() < 0.5) this.vm.publicIp = r.next() < 0.7 || this.skips("public-ip-toggles");
       if (r.next() < 0.4) this.vm.powerState = "running";
@@ -224,6 +229,16 @@ class Lifecycle {
   async run(): Promise<void> {
     const r = this.rnd;
     const interruptAt = !this.skips("interruptions") && r.next() < 0.12 ? this.pick(["create", "replace"] as const) : undefined;
+    if (this.adopts) {
+      // A VM made in the panel, as the program declares it; the program adopts it by uuid.
+      const v = this.vm;
+      const made = await admin<{ data: { uuid: string } }>(this.sim, "POST", "/instances", {
+        hostname: v.hostname, locationId: v.locationId, tierId: v.tierId, templateId: v.templateId, cpu: v.cpu,
+        memory: v.memory, storage: v.storage, username: v.username, password: v.password,
+      });
+      this.vm = { adoptId: made.data.uuid, ...v };
+      this.log(`(instance ${made.data.uuid} exists before the program, which adopts it)`);
+    }
     await this.upPhase("create", interruptAt === "create");
     const updates = r.int(1, 3);
     for (let i = 0; i < updates; i++) {

@@ -8,7 +8,9 @@
  *   same name or port on the same VM);
  * - leak: an address reserved in the account (not attached to anything) that the state does not know; a
  *   block storage or private network attached to a VM while no resource in the state declares that attachment;
- * - error-as-success: after an `up` that reported success, a VM of the state is in status Error.
+ * - error-as-success: after an `up` that reported success, a VM of the state is in status Error;
+ * - lost: after an `up` that reported success, the state holds a VM the simulator no longer has (the VM was
+ *   deleted by the up itself, e.g. the "old" half of a replacement that was the same VM).
  */
 import type { PendingOperation, ResourceState, StackState } from "./engine";
 
@@ -23,7 +25,7 @@ export interface SimTruth {
 
 /** One problem found, with what it is about. */
 export interface Finding {
-  kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "undestroyable";
+  kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "lost" | "undestroyable";
   /** The object (uuid, or resource name) it is about: one object counts once per lifecycle. */
   object: string;
   what: string;
@@ -122,6 +124,7 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
   if (upSucceeded) {
     for (const r of stateVms) {
       const vm = truth.instances.find((v) => v.uuid === r.id);
+      if (!vm && !r.delete) findings.push({ kind: "lost", object: `lost:${r.id}`, what: `up reported success and the state holds ${r.name} ${r.id}, which no longer exists` });
       if (vm?.status === "Error") findings.push({ kind: "error-as-success", object: `error:${r.id}`, what: `up reported success while ${r.name} ${r.id} is in status Error` });
     }
   }
