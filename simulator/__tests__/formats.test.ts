@@ -42,7 +42,7 @@ describe("instances", () => {
     for (const key of ["active_price_per_min", "inactive_price_per_min"]) expect(typeof d[key]).toBe("number");
   });
 
-  it("list rows: `DD Month YYYY, HH:MM` in Jakarta time, `2 GB` / `30GB`, no os, null ip, monthly = hourly x 720", async () => {
+  it("list rows: `DD Month YYYY, HH:MM` in Jakarta time, `2 GB` / `30GB`, the spec's os {name, image}, null ip, monthly = hourly x 720", async () => {
     await t.createInstance({ use_public_ip: false });
     t.advance(OP_SECONDS);
     const res = await t.call("GET", "/instance");
@@ -52,7 +52,7 @@ describe("instances", () => {
     expect(row.created_at).toBe("15 November 2024, 10:00");
     expect(row.created_at).toMatch(DAY_MONTH_YEAR_COMMA);
     expect(row).toMatchObject({ memory: "2 GB", storage: "30GB", cpu: 2, ip_address: null, location: "Jakarta", tier: "Basic", operation_flag: 0 });
-    expect(row).not.toHaveProperty("os");
+    expect(row.os).toEqual({ name: "Ubuntu", image: expect.any(String) });
     expect(row.estimated_monthly_cost).toBe(row.price_per_hour * 720);
   });
 

@@ -46,6 +46,9 @@ export function instanceListItem(ctx: SimContext, inst: Instance): Record<string
     memory: `${inst.memoryGb} GB`,
     storage: `${inst.storageGb}GB`,
     status: inst.status,
+    // api-spec.md §2.2 lists `os {name, image}` on list rows (the spec wins over the docs sample, which has
+    // none; the client accepts both)
+    os: { name: templateOf(state, inst).name, image: templateOf(state, inst).image },
     location: locationOf(state, inst).name,
     tier: tierOf(state, inst).name,
     price_per_hour: price,

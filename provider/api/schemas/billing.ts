@@ -3,7 +3,7 @@
  * real-api-facts.md).
  */
 import { z } from "zod";
-import { dateOnly, decimal, flag, idString, integer, optionalTimestamp, paged, rupiah, unknownData } from "./common";
+import { decimal, flag, idString, integer, lenientDate, lenientTimestamp, paged, rupiah, unknownData } from "./common";
 
 /** A payment method (§2.7). */
 export const paymentMethod = z.object({
@@ -45,7 +45,8 @@ export const creditHistoryEntry = z.object({
   description: z.string().nullish().transform((v) => v ?? ""),
   amount: rupiah,
   balance_after: rupiah,
-  created_at: optionalTimestamp,
+  // nothing computes with it: a date form we cannot read is kept as text rather than failing the history
+  created_at: lenientTimestamp,
 });
 
 /** Paged credit history. */
@@ -79,13 +80,14 @@ export const billingServiceGroup = z.object({
 
 /**
  * A billing report of one period (§2.16). The wire key `"billing periode"` (with a space) is kept and also
- * exposed as `billing_period`; `billing_date` is normalized to `YYYY-MM-DD`.
+ * exposed as `billing_period`; `billing_date` is normalized to `YYYY-MM-DD` (kept as sent when unreadable).
  */
 export const billingReport = z
   .object({
     id: idString,
     "billing periode": z.string(),
-    billing_date: dateOnly,
+    // kept as text when unreadable (nothing computes with it), rather than failing the report
+    billing_date: lenientDate,
     status: z.string(),
     fully_settle: flag,
     total: decimal,

@@ -63,6 +63,33 @@ export const cpuCount = normalized(z.union([z.string(), z.number()]), parseCpu);
 /** A timestamp in any known form, output as ISO 8601 UTC (see `parseTimestamp`). */
 export const timestamp = normalized(z.string(), parseTimestamp);
 
+/**
+ * A timestamp in a field the provider never computes with (billing, credit history): output ISO 8601 UTC
+ * when it can be read, else the API's text as sent, so an unknown date format never fails the whole call.
+ * Absent (`null`, missing, `""`, `-`): `null`.
+ */
+export const lenientTimestamp = z
+  .union([z.string(), z.null()])
+  .optional()
+  .transform((v): string | null => {
+    const value = placeholderToNull(v);
+    if (value === null || value.trim() === "") return null;
+    try {
+      return parseTimestamp(value);
+    } catch {
+      return value.trim();
+    }
+  });
+
+/** A date (`YYYY-MM-DD` when readable) in a field the provider never computes with: the API's text otherwise. */
+export const lenientDate = z.string().transform((v) => {
+  try {
+    return parseDateOnly(v);
+  } catch {
+    return v.trim();
+  }
+});
+
 /** A timestamp that may be absent (`null`, missing, `""` or `-`): output `null`. */
 export const optionalTimestamp = z
   .union([z.string(), z.null()])

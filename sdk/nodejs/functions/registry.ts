@@ -157,14 +157,14 @@ const creditEntrySchema = z
     description: s("Description."),
     amount: n("Amount in rupiah."),
     balanceAfter: n("Balance after the transaction, in rupiah."),
-    createdAt: when("When"),
+    createdAt: sn("When, ISO 8601 UTC; the API's own text when it cannot be read (never a failure); null when it gives none."),
   })
   .describe("A credit transaction.").meta({ title: "CreditHistoryEntry" });
 
 const billingReportSchema = z.object({
   id: s("Report uuid."),
   billingPeriod: s('The period, e.g. "August 2024".'),
-  billingDate: s("Billing date, YYYY-MM-DD."),
+  billingDate: s("Billing date, YYYY-MM-DD (the API's own text when it cannot be read)."),
   status: s('Status, e.g. "Settled", "Not Settled".'),
   fullySettle: z.boolean().describe("True when fully settled."),
   total: n("Total in rupiah."),
