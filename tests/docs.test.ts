@@ -46,4 +46,28 @@ describe("docs/", () => {
     expect(rollback).toContain("```ts");
     expect(fs.readFileSync(path.join(root, "README.md"), "utf8")).toContain("docs/README.md");
   });
+
+  it("has a usage example on every resource and function page, and an Import (adoption) section on every resource page", () => {
+    const pages = listFiles(tmp).filter((rel) => rel.startsWith("resources/") || rel.startsWith("functions/"));
+    expect(pages.length).toBeGreaterThanOrEqual(30);
+    for (const rel of pages) {
+      const text = fs.readFileSync(path.join(tmp, rel), "utf8");
+      expect({ page: rel, hasExample: /```ts\n[\s\S]*?vmhost\.[\s\S]*?```/.test(text) }).toEqual({ page: rel, hasExample: true });
+      if (rel.startsWith("resources/")) expect({ page: rel, hasImport: /\n## Import\n\n[\s\S]*adoptId/.test(text) }).toEqual({ page: rel, hasImport: true });
+    }
+  });
+
+  it("lists every config key the provider reads, with its environment variable, and the Instance's required inputs per mode", () => {
+    const index = fs.readFileSync(path.join(tmp, "README.md"), "utf8");
+    for (const [key, env] of [
+      ["apiKey", "VMHOST_API_KEY"], ["baseUrl", "VMHOST_BASE_URL"], ["requestTimeout", "VMHOST_REQUEST_TIMEOUT"],
+      ["createTimeout", "VMHOST_CREATE_TIMEOUT"], ["updateTimeout", "VMHOST_UPDATE_TIMEOUT"], ["deleteTimeout", "VMHOST_DELETE_TIMEOUT"],
+      ["maxRequestsPerSecond", "-"], ["routes", "-"],
+    ])
+      expect(index).toContain(`| \`vmhost:${key}\` | ${env === "-" ? "-" : `\`${env}\``} |`);
+    expect(index).toContain("`VMHOST_LOG`");
+    const instance = fs.readFileSync(path.join(tmp, "resources/instance.md"), "utf8");
+    expect(instance).toContain("| clone | cloneFrom set");
+    expect(instance).toMatch(/\| create \| .* \| `locationId`, `tierId`, `templateId`, `hostname`, `cpu`, `memory`, `storage`, `username`, `password` \|/);
+  });
 });

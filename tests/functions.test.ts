@@ -98,6 +98,15 @@ describe("catalogue lookups (what the Instance's ids refer to)", () => {
     await waitIdle(vm);
   });
 
+  it("getFirewallRules lists an instance's rules with the ids a FirewallRule adopts", async () => {
+    const id = (await client.firewall.createRule(vm, { protocol: "tcp", destinationPort: "2222", action: "accept", sourceIp: "10.0.0.0/8", description: "lookup" })).id!;
+    await waitIdle(vm);
+    const { rules } = await vmhost.getFirewallRules({ instanceId: vm.toUpperCase() }, opts);
+    expect(rules).toContainEqual({ id, protocol: "tcp", port: "2222", sourceIp: "10.0.0.0/8", action: "accept", description: "lookup" });
+    await client.firewall.deleteRule(vm, id);
+    await waitIdle(vm);
+  });
+
   it("the Output forms take Pulumi inputs (getLocationOutput(...).id feeds an Instance's locationId)", async () => {
     const id = await new Promise<number>((resolve) => vmhost.getLocationOutput({ name: pulumi.output("Surabaya") }, opts).id.apply(resolve));
     expect(id).toBe(2);

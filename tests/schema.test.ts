@@ -185,7 +185,7 @@ describe("schema.json", () => {
       "getChangeTierCost", "getPaymentMethods", "getCreditHistory", "getBillingReport", "getInstancesWithoutPublicIp",
     ];
     // what the Instance's and attachments' ids refer to, listed and looked up by name (issue 12)
-    const lookups = ["getLocations", "getLocation", "getTiers", "getTier", "getOsTemplates", "getOsTemplate", "getBlockStorages", "getBlockStorage"];
+    const lookups = ["getLocations", "getLocation", "getTiers", "getTier", "getOsTemplates", "getOsTemplate", "getBlockStorages", "getBlockStorage", "getFirewallRules"];
     expect(Object.keys(committed.functions).sort()).toEqual([...design, ...lookups, "rollbackSnapshot"].map((n) => `vmhost:index:${n}`).sort());
     for (const [token, fn] of Object.entries(committed.functions)) {
       expect(fn.description).toContain("```ts");
@@ -195,4 +195,22 @@ describe("schema.json", () => {
       expect([...fn.inputs.required].sort()).toEqual([...(args.required ?? [])].sort());
     }
   });
+
+  it("describes every property: of each resource, function and nested type", () => {
+    const undocumented: string[] = [];
+    const visit = (where: string, properties: Record<string, { description?: string }> | undefined) => {
+      for (const [name, p] of Object.entries(properties ?? {})) if (!p.description) undocumented.push(`${where}.${name}`);
+    };
+    for (const [token, t] of Object.entries(committed.types)) visit(token, (t as { properties?: Record<string, { description?: string }> }).properties);
+    for (const [token, r] of Object.entries(committed.resources)) {
+      visit(`${token} input`, r.inputProperties);
+      visit(`${token} output`, r.properties);
+    }
+    for (const [token, f] of Object.entries(committed.functions)) {
+      visit(`${token} args`, f.inputs.properties);
+      visit(`${token} result`, f.outputs.properties);
+    }
+    expect(undocumented).toEqual([]);
+  });
 });
+

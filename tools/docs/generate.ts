@@ -91,15 +91,39 @@ function resourcePage(token: string, schema: PackageSchema): string {
   const computedNames = Object.keys(r.properties).filter((k) => !(k in r.inputProperties));
   const computed = Object.fromEntries(computedNames.map((k) => [k, r.properties[k]!]));
   const outputs = propertyTable(computed, r.required, schema, refs, "Always set");
+  // "Import" goes last, as on a first-party provider's page; the rest of the description leads
+  const [description, importSection] = r.description.split(/\n\n## Import\n\n/);
   return (
     GENERATED +
-    `# ${name}\n\n${r.description}\n\n` +
+    `# ${name}\n\n${description}\n\n` +
     `Class \`vmhost.${name}\` of the \`pulumi-vmhost\` package; Pulumi type \`pulumi-nodejs:dynamic/vmhost:${name}\` ` +
     `(schema token \`${token}\`).\n\n` +
     `## Inputs\n\n${inputs}\n` +
     `## Outputs\n\nEvery input is also an output (as read back from the API). In addition:\n\n${outputs}\n` +
-    typeSections(refs, schema)
+    typeSections(refs, schema) +
+    (importSection ? `\n\n## Import\n\n${importSection}\n` : "")
   ).trimEnd() + "\n";
+}
+
+/** Variables read from the environment only (no stack config key). */
+const ENV_ONLY: [string, string][] = [
+  ["VMHOST_LOG", "`debug` logs every API request to stderr, which Pulumi shows as the resource's diagnostics (the key never appears)."],
+  ["VMHOST_CACHE_DIR", "Where the provider keeps what it learned about operation durations per host (`off` disables the cache)."],
+];
+
+/** The configuration table: every stack config key with its environment variable, then the environment-only ones. */
+function configSection(schema: PackageSchema): string {
+  const rows = Object.entries(schema.config.variables).map(([key, v]) => {
+    const env = /\bVMHOST_[A-Z_]+\b/.exec(v.description ?? "")?.[0];
+    return `| \`vmhost:${key}\` | ${env ? `\`${env}\`` : "-"} | ${typeText(v, schema, new Set())}${v.secret ? " (secret)" : ""} | ${cell(v.description)} |`;
+  });
+  const envRows = ENV_ONLY.map(([env, what]) => `| - | \`${env}\` | string | ${cell(what)} |`);
+  return (
+    "Stack config wins over the environment. Set a key with `pulumi config set vmhost:<key> <value>` " +
+    "(`--secret` for the API key).\n\n" +
+    "| Stack config | Environment variable | Type | Description |\n|---|---|---|---|\n" +
+    [...rows, ...envRows].join("\n") + "\n"
+  );
 }
 
 function functionPage(token: string, schema: PackageSchema): string {
@@ -124,7 +148,6 @@ function functionPage(token: string, schema: PackageSchema): string {
 }
 
 function indexPage(schema: PackageSchema): string {
-  const refs = new Set<string>();
   const resources = Object.keys(schema.resources).map((t) => {
     const name = shortName(t);
     const first = schema.resources[t]!.description.split(/(?<=\.)\s/)[0];
@@ -138,7 +161,7 @@ function indexPage(schema: PackageSchema): string {
   return (
     GENERATED +
     `# ${schema.displayName}: reference\n\n${schema.description}\n\n` +
-    `## Configuration\n\n${propertyTable(schema.config.variables, [], schema, refs)}\n` +
+    `## Configuration\n\n${configSection(schema)}\n` +
     `## Resources\n\n| Resource | Summary |\n|---|---|\n${resources.join("\n")}\n\n` +
     `## Functions\n\n| Function | Summary |\n|---|---|\n${functions.join("\n")}\n`
   );

@@ -20,6 +20,22 @@ export interface ResourceSchemas {
   inputsSchema: z.ZodType;
   outputsSchema: z.ZodType;
   secretOutputNames: readonly string[];
+  /** Example, adoption and extra sections of the reference page (`resourceDocs` of inputs.ts). */
+  docs?: { example: string; adoption: string; sections?: string };
+}
+
+/**
+ * The resource description in schema.json: the zod description, then an "Example Usage" section (as Pulumi
+ * providers' schemas carry them), any extra sections, and "Import" (adoption: `pulumi import` does not work
+ * for dynamic resources).
+ */
+export function resourceDescription(base: string, docs: ResourceSchemas["docs"]): string {
+  if (!docs) return base;
+  return (
+    `${base}\n\n## Example Usage\n\n\`\`\`ts\n${docs.example.trim()}\n\`\`\`` +
+    (docs.sections ? `\n\n${docs.sections.trim()}` : "") +
+    `\n\n## Import\n\n${docs.adoption.trim()}`
+  );
 }
 
 /** The schemas of one SDK function. */
@@ -237,13 +253,16 @@ export function discoverResources(resourcesDir: string = path.join(__dirname, ".
     const dir = path.join(resourcesDir, entry.name);
     if (!fs.existsSync(path.join(dir, "inputs.ts")) && !fs.existsSync(path.join(dir, "inputs.js"))) continue;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mod = require(path.join(dir, "inputs")) as Partial<{ inputsSchema: z.ZodType; outputsSchema: z.ZodType; secretOutputNames: readonly string[] }>;
+    const mod = require(path.join(dir, "inputs")) as Partial<{
+      inputsSchema: z.ZodType; outputsSchema: z.ZodType; secretOutputNames: readonly string[]; resourceDocs: ResourceSchemas["docs"];
+    }>;
     if (!mod.inputsSchema || !mod.outputsSchema) continue; // still being written
     found.push({
       name: pascalCase(entry.name),
       inputsSchema: mod.inputsSchema,
       outputsSchema: mod.outputsSchema,
       secretOutputNames: mod.secretOutputNames ?? [],
+      docs: mod.resourceDocs,
     });
   }
   return found;
@@ -281,7 +300,7 @@ export function buildPackageSchema(
     const ins = collector.properties(input, resource.name, resource.secretOutputNames);
     const outs = collector.properties(output, resource.name, resource.secretOutputNames);
     resourceSpecs[token(resource.name)] = {
-      description: input.description ?? output.description ?? "",
+      description: resourceDescription(input.description ?? output.description ?? "", resource.docs),
       properties: outs.properties,
       required: outs.required,
       inputProperties: ins.properties,
@@ -315,7 +334,36 @@ export function buildPackageSchema(
         },
         baseUrl: {
           type: "string",
-          description: "The API base URL ending in /v1, e.g. https://api.dewavps.com/v1 (or the VMHOST_BASE_URL environment variable).",
+          description:
+            "The API base URL ending in /v1, e.g. https://api.dewavps.com/v1 (or the VMHOST_BASE_URL environment variable). " +
+            "Preview checks it: a URL the API does not answer fails with \"did you mean …/v1\".",
+        },
+        requestTimeout: {
+          type: "string",
+          description:
+            'How long one request waits for an answer, a duration such as "90s" or "2m" (default 60s; or VMHOST_REQUEST_TIMEOUT). ' +
+            "A host that accepts a request and never answers fails after it, naming the method and URL; reads are retried within 60 s in all.",
+        },
+        createTimeout: {
+          type: "string",
+          description: 'Default deadline of every create wait, e.g. "30m" (default 30m; or VMHOST_CREATE_TIMEOUT). A resource\'s timeouts.create wins.',
+        },
+        updateTimeout: {
+          type: "string",
+          description: 'Default deadline of every update wait, e.g. "30m" (default 30m; or VMHOST_UPDATE_TIMEOUT). A resource\'s timeouts.update wins.',
+        },
+        deleteTimeout: {
+          type: "string",
+          description: 'Default deadline of every delete wait, e.g. "20m" (default 20m; or VMHOST_DELETE_TIMEOUT). A resource\'s timeouts.delete wins.',
+        },
+        maxRequestsPerSecond: {
+          type: "number",
+          description: "A cap on the requests per second to the API from one process (default: none; the provider also learns the host's limit from its 429 answers).",
+        },
+        routes: {
+          type: "string",
+          description:
+            'Route overrides as JSON, for a host whose route differs, e.g. {"updateRdns": "PATCH /network/ip/{ip_uuid}/rdns"}. Validated at start.',
         },
       },
     },

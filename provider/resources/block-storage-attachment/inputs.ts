@@ -4,7 +4,7 @@
  * has no call for that): deleting this resource detaches the disk, which stays in the account with its data.
  */
 import { z } from "zod";
-import { timeoutsSchema, uuidOf } from "../common/fields";
+import { timeoutsSchema, uuidOf, type ResourceDocs } from "../common/fields";
 
 const INPUT_NAMES = ["blockStorageId", "instanceId", "adoptId", "timeouts"] as const;
 
@@ -62,3 +62,16 @@ export const secretOutputNames: readonly string[] = [];
 
 /** Names of the input properties, in documentation order. */
 export const inputNames: readonly (keyof BlockStorageAttachmentInputs)[] = INPUT_NAMES;
+
+/** The example and adoption sections of the reference page (tools/schema adds them to schema.json). */
+export const resourceDocs: ResourceDocs = {
+  example: `import * as vmhost from "pulumi-vmhost";
+
+declare const vm: vmhost.Instance;
+// Found by name whether attached or not, so every run finds the same disk.
+const data = vmhost.getBlockStorageOutput({ name: "data-50", locationId: vm.locationId });
+
+new vmhost.BlockStorageAttachment("data", { blockStorageId: data.id, instanceId: vm.id }, { deleteBeforeReplace: true });`,
+  adoption: `Adopt a disk already attached to the instance with \`adoptId\` set to the block storage uuid (the same as
+\`blockStorageId\`; see \`getBlockStorages\`, which shows what each disk is attached to): nothing is called at adoption.`,
+};

@@ -84,3 +84,16 @@ export function timeoutsOf(docs: TimeoutDocs = DEFAULT_TIMEOUT_DOCS) {
 
 /** How long create, update and delete may wait for the resource to settle. */
 export const timeoutsSchema = timeoutsOf();
+
+/**
+ * The hand-written parts of a resource's reference page (tools/schema appends them to the resource's
+ * description in schema.json, as Pulumi providers' schemas carry their examples).
+ */
+export interface ResourceDocs {
+  /** A complete TypeScript program using the resource (imports included). */
+  example: string;
+  /** How to bring an existing object under Pulumi (`adoptId`: `pulumi import` does not work for dynamic resources). */
+  adoption: string;
+  /** Extra markdown sections (e.g. the Instance's required inputs per create mode). */
+  sections?: string;
+}

@@ -6,7 +6,7 @@
  */
 import { isIP } from "node:net";
 import { z } from "zod";
-import { timeoutsOf, uuidOf } from "../common/fields";
+import { timeoutsOf, uuidOf, type ResourceDocs } from "../common/fields";
 
 const unknownKeys = (what: string, allowed: string) => (issue: { code?: string; keys?: string[] }) =>
   issue.code === "unrecognized_keys"
@@ -84,7 +84,7 @@ export const inputsSchema = z
       adoptId: z
         .string({ error: "adoptId must be a firewall rule id string" })
         .trim()
-        .min(1, "adoptId must not be empty: give the id of an existing rule of instanceId (listFirewallRules), or leave it out")
+        .min(1, "adoptId must not be empty: give the id of an existing rule of instanceId (see getFirewallRules), or leave it out")
         .optional()
         .describe("Adopt this existing rule of instanceId instead of creating one (pulumi import does not work for dynamic resources); the rule is then updated to match the inputs. Only used at create."),
       timeouts: firewallRuleTimeoutsSchema.optional(),
@@ -109,3 +109,21 @@ export type FirewallRuleOutputs = z.output<typeof outputsSchema>;
 
 /** No FirewallRule output is secret. */
 export const secretOutputNames: readonly string[] = [];
+
+/** The example and adoption sections of the reference page (tools/schema adds them to schema.json). */
+export const resourceDocs: ResourceDocs = {
+  example: `import * as vmhost from "pulumi-vmhost";
+
+declare const vm: vmhost.Instance;
+
+new vmhost.FirewallRule("ssh-from-office", {
+  instanceId: vm.id,
+  protocol: "tcp",
+  port: 22,
+  sourceIp: "203.0.113.0/24",
+  action: "accept",
+  description: "ssh from the office",
+});`,
+  adoption: `Adopt an existing rule of the instance with \`adoptId\` (the rule's id: see \`getFirewallRules({ instanceId })\`): the rule
+is then updated in place to match the declared inputs.`,
+};

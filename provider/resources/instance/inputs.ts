@@ -18,7 +18,7 @@
  */
 import { z } from "zod";
 import { checkInputs, isUnknown, type CheckFailure } from "../common/check";
-import { timeoutsOf, uuidOf, uuidOrBlankOf } from "../common/fields";
+import { timeoutsOf, uuidOf, uuidOrBlankOf, type ResourceDocs } from "../common/fields";
 import type * as pulumi from "@pulumi/pulumi";
 
 const HOSTNAME_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -337,3 +337,65 @@ export function checkInstanceInputs(news: Record<string, unknown>): pulumi.dynam
     return { inputs: { ...result.inputs, dedicatedCpu: false } };
   return result;
 }
+
+const MODE_HOW: Record<CreateMode, string> = {
+  create: "a fresh VM installed from templateId (no cloneFrom, no adoptId)",
+  clone: "cloneFrom set: a copy of another VM's disk; templateId, username, sshKeys and backups are refused",
+  adopt: "adoptId set: an existing VM taken over as it is (see Import)",
+};
+
+/** The "required inputs per mode" table of the reference page, from the same rule `check` applies. */
+function requiredInputsSection(): string {
+  const rows = (Object.keys(REQUIRED) as CreateMode[]).map(
+    (mode) => `| ${mode} | ${MODE_HOW[mode]} | ${REQUIRED[mode].length ? REQUIRED[mode].map((k) => `\`${k}\``).join(", ") : "none"} |`,
+  );
+  return (
+    "## Required inputs by mode\n\n" +
+    "No input is required in every mode, so the Inputs table marks none; `check` (and so `pulumi preview`) requires these:\n\n" +
+    "| Mode | When | Required inputs |\n|---|---|---|\n" + rows.join("\n")
+  );
+}
+
+/** The example and adoption sections of the reference page (tools/schema adds them to schema.json). */
+export const resourceDocs: ResourceDocs = {
+  sections: requiredInputsSection(),
+  example: `import * as pulumi from "@pulumi/pulumi";
+import * as vmhost from "pulumi-vmhost";
+
+const config = new pulumi.Config();
+// Names, not host-specific ids: the lookups fail listing the valid names when one is wrong.
+const jakarta = vmhost.getLocationOutput({ name: "Jakarta" });
+const standard = vmhost.getTierOutput({ name: "Standard" });
+const ubuntu = vmhost.getOsTemplateOutput({ name: "Ubuntu", version: "22.04" });
+
+const web = new vmhost.Instance("web", {
+  locationId: jakarta.id,
+  tierId: standard.id,
+  templateId: ubuntu.id,
+  hostname: "web-1",
+  cpu: 2,
+  memory: 4,
+  storage: 40,
+  username: "deploy",
+  password: config.requireSecret("vmPassword"),
+  sshKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample me@laptop"],
+  publicIp: true,
+  powerState: "running",
+  timeouts: { create: "30m" },
+});
+
+export const ipAddress = web.ipAddress;`,
+  adoption: `\`pulumi import\` does not work for dynamic resources: adopt an existing VM with \`adoptId\` instead. Find its uuid with
+\`getInstances\` (or the panel), declare it and run \`pulumi up\`:
+
+\`\`\`ts
+const legacy = new vmhost.Instance("legacy", {
+  adoptId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab",
+  hostname: "legacy-1", // optional: declared properties that differ show in the next preview
+});
+\`\`\`
+
+Adopting changes nothing on the VM and needs no other input. Properties you declare are compared with the VM at the
+next preview and converged by \`pulumi up\`; properties you leave out stay as they are. \`adoptId\` is only used at create:
+keep it or remove it afterwards (removing it changes nothing).`,
+};

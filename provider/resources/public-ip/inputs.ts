@@ -6,7 +6,7 @@
  * manages the address itself, and two owners of one address would undo each other's changes.
  */
 import { z } from "zod";
-import { timeoutsSchema, uuidOf } from "../common/fields";
+import { timeoutsSchema, uuidOf, type ResourceDocs } from "../common/fields";
 
 // One DNS label: letters, digits and hyphens (not at either end), 1-63 characters.
 const HOSTNAME_LABEL_RE = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -94,3 +94,20 @@ export const secretOutputNames: readonly string[] = [];
 
 /** Names of the input properties, in documentation order. */
 export const inputNames: readonly (keyof PublicIpInputs)[] = INPUT_NAMES;
+
+/** The example and adoption sections of the reference page (tools/schema adds them to schema.json). */
+export const resourceDocs: ResourceDocs = {
+  example: `import * as vmhost from "pulumi-vmhost";
+
+declare const vm: vmhost.Instance; // declared WITHOUT publicIp / publicNetworkId
+
+const address = new vmhost.PublicIp("web-address", {
+  instanceId: vm.id,
+  rdns: "web.example.com",
+});
+
+export const ip = address.ipAddress;`,
+  adoption: `Adopt the address an instance already has with \`adoptId\` (the address uuid: \`publicIp.ipId\` of
+\`getInstance({ instanceId })\`): \`new vmhost.PublicIp("ip", { instanceId: vm.id, adoptId: "<address uuid>" })\`.
+Nothing is changed at adoption; a declared \`rdns\` that differs is set by the same \`pulumi up\`.`,
+};

@@ -5,7 +5,7 @@
  * before any API call, so a typo or a bad value is reported with the property name and the fix.
  */
 import { z } from "zod";
-import { timeoutsOf, uuidOf } from "../common/fields";
+import { timeoutsOf, uuidOf, type ResourceDocs } from "../common/fields";
 
 /** The default `description`: the API requires a non-empty description (Laravel `required` refuses ""). */
 export const DEFAULT_SNAPSHOT_DESCRIPTION = "Created by Pulumi";
@@ -84,3 +84,21 @@ export type SnapshotOutputs = z.output<typeof outputsSchema>;
 
 /** No Snapshot output is secret. */
 export const secretOutputNames: readonly string[] = [];
+
+/** The example and adoption sections of the reference page (tools/schema adds them to schema.json). */
+export const resourceDocs: ResourceDocs = {
+  example: `import * as vmhost from "pulumi-vmhost";
+
+declare const vm: vmhost.Instance;
+
+const baseline = new vmhost.Snapshot("baseline", {
+  instanceId: vm.id,
+  name: "baseline",
+  description: "before the upgrade",
+  timeouts: { create: "30m" },
+});
+
+export const snapshotStatus = baseline.status;`,
+  adoption: `Adopt an existing snapshot of the instance with \`adoptId\` (its uuid, see \`getSnapshots({ instanceId })\`): nothing is
+taken or changed. Declare the snapshot's own \`name\` (and \`description\`): a different one would replace it.`,
+};

@@ -7,7 +7,7 @@
  * other's changes.
  */
 import { z } from "zod";
-import { timeoutsSchema, uuidOf } from "../common/fields";
+import { timeoutsSchema, uuidOf, type ResourceDocs } from "../common/fields";
 
 const INPUT_NAMES = ["instanceId", "vswitchId", "adoptId", "timeouts"] as const;
 
@@ -94,3 +94,21 @@ export function parseAttachmentId(id: string): { instanceId: string; vswitchId: 
   const [instanceId, vswitchId] = id.toLowerCase().split("/") as [string, string];
   return { instanceId, vswitchId };
 }
+
+/** The example and adoption sections of the reference page (tools/schema adds them to schema.json). */
+export const resourceDocs: ResourceDocs = {
+  example: `import * as vmhost from "pulumi-vmhost";
+
+declare const vm: vmhost.Instance; // declared WITHOUT vswitchId
+// a network of the VM's location, by name
+const backend = vmhost
+  .getVswitchOptionsOutput({ locationId: vm.locationId })
+  .apply(({ vswitches }) => vswitches.find((v) => v.name === "backend")!.uuid);
+
+new vmhost.VswitchAttachment("backend-net", {
+  instanceId: vm.id,
+  vswitchId: backend,
+});`,
+  adoption: `Adopt an instance's existing network membership with \`adoptId: "<instance uuid>/<vswitch uuid>"\` (the same uuids as
+\`instanceId\` and \`vswitchId\`): nothing is called at adoption.`,
+};

@@ -501,6 +501,30 @@ export function getBlockStorage(args: GetBlockStorageArgs, options?: FunctionOpt
 /** {@link getBlockStorage} taking Pulumi inputs. */
 export const getBlockStorageOutput = outputForm(getBlockStorage);
 
+/** Arguments of {@link getFirewallRules}. */
+export type GetFirewallRulesArgs = Args<"getFirewallRules">;
+/** Result of {@link getFirewallRules}. */
+export type GetFirewallRulesResult = Result<"getFirewallRules">;
+/**
+ * Lists the rules of an instance's firewall (every page), e.g. to find the id to adopt.
+ * @example
+ * const { rules } = await vmhost.getFirewallRules({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
+ */
+export function getFirewallRules(args: GetFirewallRulesArgs, options?: FunctionOptions): Promise<GetFirewallRulesResult> {
+  return invoke("getFirewallRules", args, options, async (c, a) => ({
+    rules: (await c.firewall.listAllRules(a.instanceId)).map((r) => ({
+      id: r.id,
+      protocol: r.protocol,
+      port: r.destination_port,
+      sourceIp: r.source_ip,
+      action: r.action === "A" ? "accept" : r.action === "D" ? "drop" : r.action,
+      description: r.description,
+    })),
+  }));
+}
+/** {@link getFirewallRules} taking Pulumi inputs. */
+export const getFirewallRulesOutput = outputForm(getFirewallRules);
+
 // ------------------------------------------------------------------------------------ snapshots, backups
 
 /** Arguments of {@link getSnapshots}. */

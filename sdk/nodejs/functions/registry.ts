@@ -266,6 +266,17 @@ const blockStorageSchema = z
   })
   .describe("A block storage of the account, attached or not.").meta({ title: "BlockStorage" });
 
+const firewallRuleInfoSchema = z
+  .object({
+    id: s("The rule's id: a FirewallRule's adoptId."),
+    protocol: sn('"tcp" or "udp" (null when the API gives none).'),
+    port: sn('Destination port or range, e.g. "22" or "8000-9000" (null when the API gives none).'),
+    sourceIp: sn("Source address or network, null for any."),
+    action: sn('"accept" or "drop" (the API\'s own value when it is neither).'),
+    description: sn("Description, null when none."),
+  })
+  .describe("One rule of an instance's firewall.").meta({ title: "FirewallRuleInfo" });
+
 // ---------------------------------------------------------------------------------------------- registry
 
 /** The schemas and docs of one SDK function. */
@@ -289,6 +300,12 @@ const example = (code: string) =>
 
 /** Every SDK function's argument and result schemas, keyed by function name. */
 export const functionSchemas = {
+  getFirewallRules: def(
+    "Lists the rules of an instance's firewall (every page): ids for a FirewallRule's adoptId." +
+      example(`const { rules } = await vmhost.getFirewallRules({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });\nconst ssh = rules.find((r) => r.port === "22");`),
+    z.strictObject({ instanceId: instanceIdArg }),
+    z.object({ rules: z.array(firewallRuleInfoSchema).describe("The rules.") }),
+  ),
   getLocations: def(
     "Lists the data-centre locations of the host: the valid Instance `locationId` values." +
       example(`const { locations } = await vmhost.getLocations();\nexport const locationNames = locations.map((l) => \`\${l.id}: \${l.name}\`);`),
