@@ -12,7 +12,8 @@ const config = new pulumi.Config();
 const vm = new vmhost.Instance(
   "vm",
   {
-    // Catalogue ids differ per host: list them with vmhost.getSizeTemplates() or in the panel.
+    // Catalogue ids differ per host: list them with vmhost.getLocations(), getTiers() and getOsTemplates(), or look
+    // them up by name as examples/by-name does. Preview refuses an id the host does not have.
     locationId: config.getNumber("locationId") ?? 1,
     tierId: config.getNumber("tierId") ?? 1,
     templateId: config.getNumber("templateId") ?? 1,

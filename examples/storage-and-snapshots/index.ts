@@ -3,7 +3,7 @@
  * attached.
  *
  * - The API cannot create block storage: the disk already exists in the account (`blockStorageId`, see
- *   vmhost.getBlockStorageOptions() or the panel). Destroying the stack detaches it and keeps its data.
+ *   vmhost.getBlockStorages() or the panel). Destroying the stack detaches it and keeps its data.
  * - Renaming the snapshot (`snapshotName`) replaces it: the API cannot rename snapshots. To keep an old one,
  *   declare a second Snapshot instead.
  */
