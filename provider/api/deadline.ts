@@ -19,3 +19,11 @@ export function withRequestDeadline<T>(atMs: number, fn: () => Promise<T>): Prom
 export function currentRequestDeadline(): number | undefined {
   return scope.getStore();
 }
+
+/**
+ * Runs `fn` outside any resource's deadline: for work shared by many resources (the status poller's list
+ * requests), which must not be bounded by whichever resource happened to start it.
+ */
+export function outsideRequestDeadline<T>(fn: () => T): T {
+  return scope.exit(fn);
+}

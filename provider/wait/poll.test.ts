@@ -110,3 +110,16 @@ describe("pollUntil under transient API failures", () => {
     expect(polls).toBe(1);
   });
 });
+
+describe("pollUntil: the deadline also bounds a poll in flight", () => {
+  it("ends with WaitTimeoutError (last status seen) when a poll outlasts the deadline", async () => {
+    let polls = 0;
+    const never = new Promise<PollVerdict<string>>(() => undefined);
+    const err = await pollUntil<string>({
+      what: "instance vm-1 to be deleted", deadline: new Deadline(200), schedule: { fastMs: 1, maxMs: 1 },
+      poll: async () => (++polls === 1 ? { done: false, status: "Deleting" } : never),
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as Error).message).toMatch(/waiting for instance vm-1 to be deleted \(last status seen: Deleting\)/);
+  });
+});

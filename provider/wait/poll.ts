@@ -133,6 +133,35 @@ export interface PollOptions<T> {
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * One poll, but never past the wait's deadline: a poll can take long (the client retries a 502 for up to a minute,
+ * a shared status tick waits its turn behind a rate limit), and the wait must end when its deadline says (soak
+ * finding: a 30 s delete wait reported after 1m56s). Real time only: waits on injected time (tests) keep to their
+ * own clock. The abandoned poll's answer is dropped.
+ */
+async function withinDeadline<V>(poll: Promise<V>, deadline: Deadline, lastStatus: () => string | undefined, started: number, now: () => number): Promise<V> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new DeadlinePassed(lastStatus(), now() - started)), Math.max(0, deadline.remainingMs()));
+  });
+  try {
+    return await Promise.race([poll, expired]);
+  } finally {
+    clearTimeout(timer);
+    poll.catch(() => undefined);
+  }
+}
+
+/** The deadline passed during a poll (turned into the wait's WaitTimeoutError by pollUntil). */
+class DeadlinePassed extends Error {
+  constructor(
+    readonly lastStatus: string | undefined,
+    readonly waitedMs: number,
+  ) {
+    super("deadline passed during a poll");
+  }
+}
+
+/**
  * Polls until `poll` says done (returns its value), says failed (throws WaitFailedError), or the deadline
  * passes (throws WaitTimeoutError with the last status seen). The first poll happens at once.
  */
@@ -148,9 +177,10 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
   for (;;) {
     let verdict: PollVerdict<T>;
     try {
-      verdict = await opts.poll();
+      verdict = opts.sleep || opts.now || opts.deadline.remainingMs() === 0 ? await opts.poll() : await withinDeadline(opts.poll(), opts.deadline, () => lastStatus, started, now);
       failuresInARow = 0;
     } catch (error) {
+      if (error instanceof DeadlinePassed) throw new WaitTimeoutError(opts.what, error.lastStatus, error.waitedMs);
       if (!isTransientPollError(error) || ++failuresInARow >= MAX_CONSECUTIVE_POLL_FAILURES) throw error;
       verdict = { done: false, status: `unknown (${(error as Error).message})` };
     }

@@ -12,6 +12,7 @@
  */
 import type { InstanceList, InstanceListItem, VmHostClient } from "../api";
 import { LIST_ALL_PAGE_SIZE } from "../api";
+import { outsideRequestDeadline } from "../api/deadline";
 
 interface Request {
   uuid: string;
@@ -64,7 +65,8 @@ export class InstanceStatusPoller {
       this.pending.push({ uuid, now: options.now === true, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        void this.tick();
+        // Shared work: not bounded by the deadline of the resource whose wait happened to start it.
+        void outsideRequestDeadline(() => this.tick());
       }
     });
   }
