@@ -1,94 +1,195 @@
 /**
- * `make bench`: how fast the provider notices that an operation finished, and what it costs in requests.
+ * `make bench`: the performance report of issue 11. Speed is measured here, never asserted in tests.
  *
- * The simulator runs every operation for exactly `--op-seconds` (real time). For each operation kind the
- * bench drives the real Instance provider (check -> create / update / delete, as the dynamic-provider host
- * would) and reports the wall time, the detection latency (wall time minus the operation's own duration:
- * what polling adds) and the number of requests. Repeats show the effect of the learned per-kind durations.
- * Speed is measured here, never asserted in tests.
+ * 1. Settle: how late the end of an operation (create, resize, change tier, stop, start, delete) is noticed and
+ *    how many status requests that costs, for 2 s, 10 s and 60 s operations (60 s: create, resize, delete), each
+ *    in a fresh provider process: "fresh" knows nothing about the host; "known" is a second fresh process that
+ *    finds the durations the first one kept (provider/wait/durations.ts); beside them naive pollers reading the
+ *    detail every 1 s and 5 s. Each series is its own process with its own simulator; they run in parallel.
+ * 2. Fleet: N = 1, 10, 50 Instances (and N = 1, 50 with a PublicIp each) through the local engine against the
+ *    simulator at 10 requests/s with 20 s operations, default configuration: up, refresh, destroy.
  *
- *   node dist/tools/bench/index.js [--op-seconds 3] [--rounds 3]
+ * Every goal is printed beside its figure. Takes about 15 minutes (`--quick`: 2 s/10 s settle, N = 1 and 10,
+ * about 4 minutes).
+ *
+ *   node dist/tools/bench/index.js [--quick]
  */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { startSimulator } from "../../simulator";
-import { providers } from "../../provider";
-import { setProgressSink } from "../../provider/context";
+import { countRequests, installFleetProject, runEngineCli, type EngineRun, type MemoryPeaks } from "./fleet";
+import type { SettleSample } from "./settle-child";
 
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+const REPO = path.resolve(__dirname, "..", "..", "..");
+const quick = process.argv.includes("--quick");
+const say = (line = "") => process.stdout.write(`${line}\n`);
+const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
+
+/** Runs one settle series in a fresh process; resolves to its samples. */
+function settleSeries(args: string[]): Promise<SettleSample[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(__dirname, "settle-child.js"), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(out.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as SettleSample))
+        : reject(new Error(`settle series ${args.join(" ")} failed (exit ${code})`)),
+    );
+  });
 }
 
-interface Row {
-  operation: string;
-  round: number;
-  wallMs: number;
-  latencyMs: number;
-  requests: number;
-  polls: number;
-}
+async function settle(cacheRoot: string): Promise<boolean> {
+  const durations = quick ? [2, 10] : [2, 10, 60];
+  const kindsFor = (d: number) => (d >= 60 ? "create,resize,delete" : "create,resize,tier,stop,start,delete");
+  const series = durations.map(async (d, i) => {
+    const port = String(47300 + i);
+    const common = ["--op-seconds", String(d), "--kinds", kindsFor(d)];
+    const cache = path.join(cacheRoot, `settle-${d}`);
+    const [fresh, fixed1, fixed5] = await Promise.all([
+      settleSeries([...common, "--poller", "ours", "--cache-dir", cache, "--port", port]),
+      settleSeries([...common, "--poller", "1"]),
+      settleSeries([...common, "--poller", "5"]),
+    ]);
+    // A second fresh process on the same host (port): it finds what the first one kept.
+    const known = await settleSeries([...common, "--poller", "ours", "--cache-dir", cache, "--port", port]);
+    return { d, fresh, known, fixed1, fixed5 };
+  });
+  const results = await Promise.all(series);
 
-async function main(): Promise<void> {
-  const opSeconds = flag("op-seconds", 3);
-  const rounds = flag("rounds", 3);
-  const sim = await startSimulator({ opSeconds });
-  process.env.VMHOST_BASE_URL = sim.url;
-  process.env.VMHOST_API_KEY = sim.apiKey;
-  setProgressSink(() => {});
-  const instance = providers.Instance!;
-  const rows: Row[] = [];
-
-  async function measure(operation: string, round: number, opMs: number, run: () => Promise<unknown>): Promise<void> {
-    const before = sim.requests().length;
-    const started = performance.now();
-    await run();
-    const wallMs = performance.now() - started;
-    const requests = sim.requests().slice(before);
-    rows.push({
-      operation, round, wallMs, latencyMs: Math.max(0, wallMs - opMs), requests: requests.length,
-      polls: requests.filter((r) => r.method === "GET").length,
-    });
+  say("## Settle: how late the end of an operation is noticed (fresh provider process each)");
+  say();
+  say("| operation | ours, nothing known | ours, durations kept from an earlier run | fixed 1 s poller | fixed 5 s poller |");
+  say("|---|---|---|---|---|");
+  const cell = (s: SettleSample | undefined) => (s ? `${sec(s.latencyMs)} late, ${s.statusRequests} status req.` : "-");
+  let worstLatency = 0;
+  let worstKnown60 = 0;
+  for (const r of results) {
+    for (const f of r.fresh) {
+      const k = r.known.find((s) => s.kind === f.kind);
+      say(`| ${f.kind} ${r.d} s | ${cell(f)} | ${cell(k)} | ${cell(r.fixed1.find((s) => s.kind === f.kind))} | ${cell(r.fixed5.find((s) => s.kind === f.kind))} |`);
+      worstLatency = Math.max(worstLatency, f.latencyMs, k?.latencyMs ?? 0);
+      if (r.d === 60 && k) worstKnown60 = Math.max(worstKnown60, k.statusRequests);
+    }
   }
+  say();
+  say(`- goal: every operation noticed <= 1 s after it ends, also in a fresh process: worst ${sec(worstLatency)}: **${verdict(worstLatency <= 1000)}**`);
+  if (!quick) say(`- goal: a lone 60 s operation of a known kind costs <= 12 status requests: worst ${worstKnown60}: **${verdict(worstKnown60 <= 12)}**`);
+  say();
+  return worstLatency <= 1000 && (quick || worstKnown60 <= 12);
+}
 
+interface FleetCase {
+  n: number;
+  ip: boolean;
+  up: EngineRun;
+  refresh: EngineRun;
+  destroy: EngineRun;
+  upRequests: ReturnType<typeof countRequests>;
+  refreshRequests: ReturnType<typeof countRequests>;
+  destroyRequests: ReturnType<typeof countRequests>;
+  failures: number;
+}
+
+async function fleet(cacheRoot: string): Promise<boolean> {
+  say("## Fleet: up / refresh / destroy through the local engine, 10 requests/s, 20 s operations, default config");
+  say();
+  installFleetProject(REPO);
+  const sim = await startSimulator({ opSeconds: 20, port: 47350 });
+  sim.setFaults({ rateLimitPerSecond: 10 });
+  const env = { ...process.env, VMHOST_CACHE_DIR: path.join(cacheRoot, "fleet"), VMHOST_LOG: "" };
+  const cases: FleetCase[] = [];
+  const plan: { n: number; ip: boolean }[] = quick
+    ? [{ n: 1, ip: false }, { n: 10, ip: false }]
+    : [{ n: 1, ip: false }, { n: 10, ip: false }, { n: 50, ip: false }, { n: 1, ip: true }, { n: 50, ip: true }];
   try {
-    for (let round = 1; round <= rounds; round++) {
-      const declared = {
-        locationId: 1, tierId: 1, templateId: 2, hostname: `bench-${round}`, cpu: 1, memory: 1, storage: 20,
-        username: "ops", password: "Bench-passw0rd",
-      };
-      const checked = await instance.check!({}, declared);
-      if (checked.failures?.length) throw new Error(`bench inputs rejected: ${JSON.stringify(checked.failures)}`);
-      const inputs = checked.inputs!;
-      let id = "";
-      let outs: Record<string, unknown> = {};
-      await measure("create", round, opSeconds * 1000, async () => {
-        const r = await instance.create(inputs);
-        id = r.id;
-        outs = r.outs;
-      });
-      const resized = (await instance.check!(inputs, { ...declared, cpu: 2, memory: 2 })).inputs!;
-      await measure("resize", round, opSeconds * 1000, async () => {
-        outs = (await instance.update!(id, outs, resized)).outs ?? outs;
-      });
-      const renamed = (await instance.check!(resized, { ...declared, cpu: 2, memory: 2, hostname: `bench-${round}b` })).inputs!;
-      await measure("rename (immediate)", round, 0, () => instance.update!(id, outs, renamed));
-      await measure("delete", round, opSeconds * 1000, () => instance.delete!(id, outs));
+    for (const { n, ip } of plan) {
+      const stateFile = path.join(cacheRoot, `fleet-${n}-${ip}.json`);
+      const args = ["--state", stateFile, "--config", `vmhost:baseUrl=${sim.url}`, "--secret", `vmhost:apiKey=${sim.apiKey}`, "--config", `count=${n}`, "--config", `publicIp=${ip}`];
+      const mark = () => sim.requests().length;
+      let at = mark();
+      const up = await runEngineCli(REPO, "up", args, env);
+      const upRequests = countRequests(sim.requests().slice(at));
+      const state = (await (await fetch(`${sim.adminUrl}/state`)).json()) as { instances: { hostname: string; status: string }[] };
+      const vms = state.instances.filter((i) => i.hostname.startsWith("fleet-") && /running/i.test(i.status)).length;
+      at = mark();
+      const refresh = await runEngineCli(REPO, "refresh", args, env);
+      const refreshRequests = countRequests(sim.requests().slice(at));
+      at = mark();
+      const destroy = await runEngineCli(REPO, "destroy", args, env);
+      const destroyRequests = countRequests(sim.requests().slice(at));
+      const failures = (up.exitCode === 0 ? 0 : 1) + (n - vms);
+      for (const [name, run] of [["up", up], ["refresh", refresh], ["destroy", destroy]] as const)
+        if (run.exitCode !== 0) say(`> ${name} N=${n}${ip ? "+IP" : ""} exited ${run.exitCode}: ${run.output.split("\n").filter((l) => /fail|error/i.test(l)).slice(0, 3).join(" | ")}`);
+      cases.push({ n, ip, up, refresh, destroy, upRequests, refreshRequests, destroyRequests, failures });
+      process.stderr.write(`bench: fleet N=${n}${ip ? " + PublicIp" : ""}: up ${up.seconds.toFixed(1)} s, destroy ${destroy.seconds.toFixed(1)} s\n`);
     }
   } finally {
     await sim.close();
   }
 
-  const fmt = (ms: number) => `${(ms / 1000).toFixed(2)}s`;
-  console.log(`operation duration in the simulator: ${opSeconds}s; ${rounds} rounds\n`);
-  console.log("operation            round   wall    detection latency   requests (GET polls)");
-  for (const r of rows) {
-    console.log(
-      `${r.operation.padEnd(20)} ${String(r.round).padStart(5)}   ${fmt(r.wallMs).padStart(6)}   ${fmt(r.latencyMs).padStart(17)}   ${String(r.requests).padStart(8)} (${r.polls})`,
+  say("| case | up | refresh | destroy | requests/VM (up) | status req./VM (up) | 429s (up+refresh+destroy) | failures | peak MB engine / runtime / provider host |");
+  say("|---|---|---|---|---|---|---|---|---|");
+  const mb = (m: MemoryPeaks) => `${m.engine.toFixed(0)} / ${m.runtime.toFixed(0)} / ${m.providerHost.toFixed(0)}`;
+  const peak = (c: FleetCase): MemoryPeaks => ({
+    engine: Math.max(c.up.memory.engine, c.refresh.memory.engine, c.destroy.memory.engine),
+    runtime: Math.max(c.up.memory.runtime, c.refresh.memory.runtime, c.destroy.memory.runtime),
+    providerHost: Math.max(c.up.memory.providerHost, c.refresh.memory.providerHost, c.destroy.memory.providerHost),
+  });
+  for (const c of cases) {
+    const resources = c.n * (c.ip ? 2 : 1);
+    say(
+      `| ${c.n} Instance${c.n > 1 ? "s" : ""}${c.ip ? " + PublicIp each" : ""} | ${c.up.seconds.toFixed(1)} s | ${c.refresh.seconds.toFixed(1)} s (${(c.refreshRequests.all / resources).toFixed(2)} req./resource) | ` +
+        `${c.destroy.seconds.toFixed(1)} s | ${(c.upRequests.all / c.n).toFixed(1)} | ${(c.upRequests.status / c.n).toFixed(2)} | ` +
+        `${c.upRequests.throttled + c.refreshRequests.throttled + c.destroyRequests.throttled} | ${c.failures} | ${mb(peak(c))} |`,
     );
   }
-  const byOp = new Map<string, Row[]>();
-  for (const r of rows) byOp.set(r.operation, [...(byOp.get(r.operation) ?? []), r]);
-  console.log("\nmean detection latency per operation:");
-  for (const [op, rs] of byOp) console.log(`  ${op.padEnd(20)} ${fmt(rs.reduce((a, r) => a + r.latencyMs, 0) / rs.length)}`);
+  say();
+  const find = (n: number, ip: boolean) => cases.find((c) => c.n === n && c.ip === ip);
+  let ok = cases.every((c) => c.failures === 0);
+  say(`- goal: 0 failures: ${cases.reduce((a, c) => a + c.failures, 0)}: **${verdict(ok)}**`);
+  const ratio = (a: FleetCase | undefined, b: FleetCase | undefined, pick: (c: FleetCase) => number, goal: number, label: string) => {
+    if (!a || !b) return;
+    const r = pick(a) / pick(b);
+    ok &&= r <= goal;
+    say(`- goal: ${label} <= ${goal}x one: ${r.toFixed(2)}x (${pick(a).toFixed(1)} s / ${pick(b).toFixed(1)} s): **${verdict(r <= goal)}**`);
+  };
+  const biggest = quick ? 10 : 50;
+  ratio(find(biggest, false), find(1, false), (c) => c.up.seconds, 1.25, `up of ${biggest} Instances`);
+  ratio(find(50, true), find(1, true), (c) => c.up.seconds, 1.4, "up of 50 Instances + PublicIp each");
+  ratio(find(biggest, false), find(1, false), (c) => c.destroy.seconds, 1.5, `destroy of ${biggest} Instances`);
+  const big = find(biggest, false);
+  if (big) {
+    const perVm = big.upRequests.status / big.n;
+    ok &&= perVm <= 3;
+    say(`- goal: status requests per VM <= 3 for ${big.n} concurrent VMs: ${perVm.toFixed(2)}: **${verdict(perVm <= 3)}**`);
+    const perSecond = big.upRequests.status / big.up.seconds;
+    say(`- goal: status polling about 1 request/s per provider process: ${perSecond.toFixed(2)} /s during the up of ${big.n}: **${verdict(perSecond <= 1.25)}**`);
+    ok &&= perSecond <= 1.25;
+  }
+  const worstRefresh = Math.max(...cases.map((c) => c.refreshRequests.all / (c.n * (c.ip ? 2 : 1))));
+  ok &&= worstRefresh <= 1;
+  say(`- goal: refresh <= 1 request per resource: worst ${worstRefresh.toFixed(2)}: **${verdict(worstRefresh <= 1)}**`);
+  say();
+  return ok;
+}
+
+async function main(): Promise<void> {
+  const cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), "vmhost-bench-"));
+  const started = Date.now();
+  say(`# make bench${quick ? " --quick" : ""} (${new Date().toISOString().slice(0, 16)}Z, ${os.cpus().length} CPUs, Node ${process.version})`);
+  say();
+  try {
+    const settled = await settle(cacheRoot);
+    const fleetOk = await fleet(cacheRoot);
+    say(`bench took ${((Date.now() - started) / 60_000).toFixed(1)} minutes; every goal ${settled && fleetOk ? "met" : "NOT met (see above)"}`);
+  } finally {
+    fs.rmSync(cacheRoot, { recursive: true, force: true });
+  }
 }
 
 main().catch((error: unknown) => {
