@@ -1,5 +1,5 @@
 /**
- * Resource options the engine must honour: ignoreChanges, deleteBeforeReplace, protect,
+ * Resource options the engine must honour: ignoreChanges,
  * dependsOn and parent ordering. One fixture project for the file; each test uses its own resource names
  * and cleans up with destroy where the next test needs an empty stack.
  */
@@ -32,41 +32,6 @@ test("ignoreChanges keeps the old value: no diff, and the provider never sees th
 
   // Without ignoreChanges the same program is an update of tags.
   expect(changesOf(await p.run("preview", [{ name: "ign", size: 2, tags: { env: "test" } }]))).toEqual([["update", "ign", ["tags"]]]);
-});
-
-test("deleteBeforeReplace deletes the old resource before creating its replacement", async () => {
-  await p.run("up", [{ name: "dbr", size: 1, deleteBeforeReplace: true }]);
-  p.clearLog();
-  const r = await p.run("up", [{ name: "dbr", size: 1, zone: "z9", deleteBeforeReplace: true }]);
-  expect(r.ok).toBe(true);
-  expect(changesOf(r)).toEqual(expect.arrayContaining([["replace", "dbr", ["zone"]]]));
-  expect(p.cloud().log.filter((l) => l.endsWith(":dbr"))).toEqual(["delete:dbr", "create:dbr"]);
-  expect(p.item("dbr")?.zone).toBe("z9");
-  expect((await p.run("destroy", [])).ok).toBe(true);
-});
-
-test("protect refuses replacement, removal and destroy until the program unprotects", async () => {
-  const prot: ItemSpec = { name: "prot", size: 1, protect: true };
-  expect((await p.run("up", [prot])).ok).toBe(true);
-  const id = p.item("prot")!.id;
-
-  const replace = await p.run("up", [{ ...prot, zone: "z2" }]);
-  expect(replace.ok).toBe(false);
-  expect(replace.errors.join("\n")).toMatch(/marked for protection/);
-  expect(p.item("prot")).toMatchObject({ id, zone: "z1" });
-
-  const removed = await p.run("up", []);
-  expect(removed.ok).toBe(false);
-  expect(removed.errors.join("\n")).toMatch(/prot.* cannot be deleted because it is protected/);
-  expect(p.item("prot")?.id).toBe(id);
-
-  const destroy = await p.run("destroy", []);
-  expect(destroy.ok).toBe(false);
-  expect(p.item("prot")?.id).toBe(id);
-
-  expect((await p.run("up", [{ ...prot, protect: false }])).ok).toBe(true);
-  expect((await p.run("destroy", [])).ok).toBe(true);
-  expect(p.cloud().items).toEqual({});
 });
 
 test("dependsOn, parents and components order creation, and deletion runs in reverse", async () => {
