@@ -389,6 +389,8 @@ export const ipAddress = web.ipAddress;`,
 \`getInstances\` (or the panel), declare it and run \`pulumi up\`:
 
 \`\`\`ts
+import * as vmhost from "pulumi-vmhost";
+
 const legacy = new vmhost.Instance("legacy", {
   adoptId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab",
   hostname: "legacy-1", // optional: declared properties that differ show in the next preview

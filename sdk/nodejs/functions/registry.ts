@@ -378,7 +378,7 @@ export const functionSchemas = {
     "Finds one block storage by name (case-insensitive; attached or not, so the lookup gives the same disk on every run), " +
       "optionally in one location; fails when none or several match." +
       example(
-        `const data = vmhost.getBlockStorageOutput({ name: "jkt-data-50" });\n` +
+        `declare const vm: vmhost.Instance;\nconst data = vmhost.getBlockStorageOutput({ name: "jkt-data-50" });\n` +
           `new vmhost.BlockStorageAttachment("data", { blockStorageId: data.id, instanceId: vm.id });`,
       ),
     z.strictObject({
