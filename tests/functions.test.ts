@@ -228,7 +228,13 @@ describe("functions (read endpoints)", () => {
 describe("function configuration and arguments", () => {
   it("refuses bad arguments, naming them, before any API call", async () => {
     const before = lastSeq();
-    await expect(vmhost.getInstance({ instanceId: "web-1" }, opts)).rejects.toThrow(/getInstance: instanceId: instanceId must be a uuid/);
+    await expect(vmhost.getInstance({ instanceId: "web-1" }, opts)).rejects.toThrow(/getInstance: instanceId must be a uuid/);
+    await expect(vmhost.getInstances({ statuses: "Running" as unknown as string[] }, opts)).rejects.toThrow(/^getInstances: statuses must be /);
+    await expect(vmhost.getLocation({ name: "Jakarta", colour: 1 } as never, opts)).rejects.toThrow(/getLocation: colour is not a property of getLocation/);
+    for (const bad of [vmhost.getInstances({ statuses: 5 as never }, opts), vmhost.getTier({ id: "two" as never }, opts), vmhost.getLocations({ x: 1 } as never, opts)]) {
+      const e = await bad.catch((err: Error) => err);
+      expect((e as Error).message).not.toMatch(/Invalid input|expected .*, received|Unrecognized key/);
+    }
     await expect(vmhost.getInstanceMetrics({ instanceId: vm, period: "minute" as "hour" }, opts)).rejects.toThrow(/period must be one of/);
     await expect(vmhost.getBillingReport({ date: "01/06/2024" }, opts)).rejects.toThrow(vmhost.FunctionArgumentError);
     expect(sim.requests().filter((r) => r.seq > before)).toEqual([]);

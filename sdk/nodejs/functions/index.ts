@@ -17,6 +17,7 @@ import { parseDuration } from "../../../provider/resources/common/duration";
 import { Deadline } from "../../../provider/wait/poll";
 import { runInstanceOperation } from "../../../provider/wait/instance";
 import { locationsOf, templatesOf, tiersOf } from "../../../provider/resources/common/preflight";
+import { issueFailures } from "../../../provider/resources/common/check";
 import { functionSchemas, type FunctionName } from "./registry";
 
 export { functionSchemas, type FunctionName } from "./registry";
@@ -88,7 +89,11 @@ async function invoke<N extends FunctionName>(
   const schema = functionSchemas[name];
   const parsed = schema.args.safeParse(args ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
+    // the same wording as resource checks: the argument's own name (nested path included) and the fix,
+    // never zod's generic text
+    const problems = issueFailures(parsed.error.issues, schema.args, name).map((f) =>
+      f.reason.startsWith(f.property) || f.property === "(inputs)" ? f.reason : `${f.property}: ${f.reason}`,
+    );
     throw new FunctionArgumentError(`${name}: ${problems.join("; ")}`);
   }
   const client = createClient(functionClientOptions(options));
