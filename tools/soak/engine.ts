@@ -355,7 +355,10 @@ export class Engine {
           }
           // Imported: the state gets the resource under that id; the refresh below reads it.
           this.trace(`  pending create of ${op.name} imported as ${id}`);
-          this.state.resources.push({ urn: op.urn, name: op.name, type: op.resourceType, id, inputs: op.inputs, outputs: op.inputs, dependencies: [] });
+          // Its dependencies: the resources whose ids its inputs name (the VM of a snapshot, say).
+          const named = new Set(Object.values(op.inputs).filter((v): v is string => typeof v === "string"));
+          const dependencies = this.state.resources.filter((r) => !r.delete && named.has(r.id)).map((r) => r.urn);
+          this.state.resources.push({ urn: op.urn, name: op.name, type: op.resourceType, id, inputs: op.inputs, outputs: op.inputs, dependencies });
         }
       }
       const outcomes = await Promise.allSettled(this.state.resources.map((r) => this.readOne(r)));

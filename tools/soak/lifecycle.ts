@@ -76,14 +76,14 @@ export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], 
     const engine = new Engine(host, log);
     const seeded = await truthOf(sim);
     const cat: Catalogue = {
-      vswitches: ((seeded as unknown as { vswitches: { uuid: string; locationId: number }[] }).vswitches).filter((v) => v.locationId === 1).map((v) => v.uuid),
-      storages: ((seeded as unknown as { blockStorages: { uuid: string; locationId: number }[] }).blockStorages).filter((b) => b.locationId === 1).map((b) => b.uuid),
+      vswitches: seeded.vswitches.filter((v) => v.locationId === 1).map((v) => v.uuid),
+      storages: seeded.blockStorages.filter((b) => b.locationId === 1).map((b) => b.uuid),
     };
     const lc = new Lifecycle(seed, kind, rnd, sim, engine, host, settings, cat, report, log);
     await lc.run();
   } catch (e) {
     log(`harness error: ${e instanceof Error ? e.stack : String(e)}`);
-    report.findings.push({ kind: "undestroyable", object: "soak", what: `the soak itself failed: ${e instanceof Error ? e.message : String(e)}` });
+    report.findings.push({ kind: "harness-error", object: "soak", what: `the soak itself failed: ${e instanceof Error ? e.message : String(e)}` });
   } finally {
     await sim.close();
   }

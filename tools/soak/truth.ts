@@ -18,14 +18,16 @@ import type { PendingOperation, ResourceState, StackState } from "./engine";
 export interface SimTruth {
   instances: { uuid: string; hostname: string; status: string; operationFlag: number; vswitchUuid: string | null; operation: { endsAt: number | null } | null }[];
   publicIps: { uuid: string; address: string; instanceUuid: string | null; seeded: boolean }[];
-  blockStorages: { uuid: string; instanceUuid: string | null }[];
+  blockStorages: { uuid: string; locationId: number; instanceUuid: string | null }[];
+  vswitches: { uuid: string; locationId: number }[];
   snapshots: { uuid: string; instanceUuid: string; name: string; status: string }[];
   firewallRules: { id: string; instanceUuid: string; destinationPort: string; protocol: string }[];
 }
 
 /** One problem found, with what it is about. */
 export interface Finding {
-  kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "lost" | "undestroyable";
+  /** `harness-error`: the soak itself failed (a bug of the instrument, not of the provider). */
+  kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "lost" | "undestroyable" | "harness-error";
   /** The object (uuid, or resource name) it is about: one object counts once per lifecycle. */
   object: string;
   what: string;
