@@ -3,10 +3,12 @@
  * --replace and --target. Each test mirrors one rule of the real Pulumi engine (pulumi/pulumi, cited per
  * test) with the fixture provider, in its own fixture project.
  */
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
+import * as path from "node:path";
 import { defaultParallel } from "../../tools/local-engine/deployment";
-import { FixtureProject, ItemSpec } from "./helpers";
+import { FIXTURE_API_KEY, FixtureProject, ItemSpec } from "./helpers";
 
 // Each engine run starts two Node processes; on a loaded 2-core machine a test of several runs needs time.
 jest.setTimeout(180_000);
@@ -154,6 +156,58 @@ test("12. interruption: operations under way are recorded as pending and reporte
   expect(p.state().pending_operations).toHaveLength(1);
   expect((await p.run("refresh", [], { clearPendingCreates: true })).ok).toBe(true);
   expect(p.state().pending_operations).toBeUndefined();
+});
+
+// The CLI as the Pulumi CLI on signals: the first SIGINT cancels gracefully, the second terminates at once
+// (cmd/pulumi: "^C received; ... press ^C again to terminate immediately"), leaving the operation under way
+// pending in the state; the next run takes the dead run's lock over and warns.
+test("12b. the command line: a second SIGINT exits at once, leaving the create pending", async () => {
+  p.editCloud((c) => {
+    c.faults.hangCreate = ["stuck"];
+  });
+  const program: ItemSpec[] = [{ name: "stuck", size: 1 }];
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(__dirname, "fixtures", "run-cli.js"),
+      "up",
+      "--cwd", p.dir,
+      "--config", `fixture:resources=${JSON.stringify(program)}`,
+      "--config", `fixture:cloudFile=${p.cloudFile}`,
+      "--secret", `fixture:apiKey=${FIXTURE_API_KEY}`,
+      "--secret", "fixture:password=unused",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  let stdout = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    if (fs.existsSync(p.stateFile) && p.stateText().includes('"creating"')) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  child.kill("SIGINT");
+  // (Two signals sent back to back may be merged into one by the OS: wait for the first to be taken.)
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline && !stdout.includes("cancelling"); ) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(stdout).toContain("cancelling");
+  child.kill("SIGINT");
+  const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("still running"), 30_000))]);
+  if (code === "still running") child.kill("SIGKILL");
+  expect(code).toBe(1);
+  expect(stderr).toContain("terminating immediately");
+  expect(p.state().pending_operations).toEqual([
+    expect.objectContaining({ type: "creating", resource: expect.objectContaining({ urn: p.urn("stuck") }) }),
+  ]);
+  p.editCloud((c) => {
+    c.faults = {};
+  });
+  const next = await p.run("up", program);
+  expect(next.ok).toBe(true);
+  expect(next.stdout).toMatch(/pending operations from previous deployment/);
 });
 
 // step_generator.go isTargetedReplace + diff(): --replace replaces the resource whatever the diff says,

@@ -52,6 +52,8 @@ export interface Cloud {
     failCreate?: string[];
     failDelete?: string[];
     slowCreate?: string[];
+    /** Create waits 10 s first (a run to interrupt). */
+    hangCreate?: string[];
     slowDelete?: string[];
     /** Diff answers neither true nor false on changes (DIFF_UNKNOWN). */
     unknownDiff?: string[];
