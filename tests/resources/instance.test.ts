@@ -204,8 +204,11 @@ describe("create, clone, adopt", () => {
     expect(await simInstance(id)).toBeUndefined();
   });
 
-  it("refuses to adopt an instance that does not exist", async () => {
-    await expect(up({ adoptId: "6f1c0a2e-1111-4222-8333-444455556666" })).rejects.toThrow(/no instance 6f1c0a2e-1111-4222-8333-444455556666 to adopt/);
+  it("refuses to adopt an instance that does not exist: at preview (check), and at create when check was skipped", async () => {
+    const checked = await provider().check({}, { adoptId: "6f1c0a2e-1111-4222-8333-444455556666" });
+    expect(checked.failures).toEqual([{ property: "adoptId", reason: expect.stringMatching(/no instance 6f1c0a2e-1111-4222-8333-444455556666 in this account to adopt/) }]);
+    const inputs = { adoptId: "6f1c0a2e-1111-4222-8333-444455556666", deleteOptions: { removePublicIp: true, removeBlockStorage: false } };
+    await expect(provider().create(inputs)).rejects.toThrow(/no instance 6f1c0a2e-1111-4222-8333-444455556666 to adopt/);
   });
 });
 

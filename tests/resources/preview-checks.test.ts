@@ -115,6 +115,22 @@ describe("Instance against the catalogue, at preview", () => {
   });
 });
 
+describe("Instance adoptId / cloneFrom, at preview", () => {
+  const missing = "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab";
+  it.each([
+    ["adoptId", { adoptId: missing }, /adoptId: there is no instance 6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab in this account to adopt \(getInstances lists them\)/],
+    ["cloneFrom", { cloneFrom: missing, hostname: "c-1", locationId: 1, tierId: 2 }, /cloneFrom: there is no instance .* to clone/],
+  ])("refuses %s naming no existing instance, for a new resource", async (property, inputs, message) => {
+    const r = await provider("Instance").check({}, inputs);
+    expect(r.failures).toEqual([{ property, reason: expect.stringMatching(message) }]);
+  });
+  it("does not check them again once the resource exists (a clone's source may be gone since)", async () => {
+    const inputs = { cloneFrom: missing, hostname: "c-1", locationId: 1, tierId: 2 };
+    const r = await provider("Instance").check({ ...inputs, status: "Running" }, inputs);
+    expect(r.failures).toBeUndefined();
+  });
+});
+
 describe("attachments against their instance, at preview", () => {
   it("refuses a block storage of another location than the instance", async () => {
     const vm = await provider("Instance").create((await provider("Instance").check({}, { ...validCreate, hostname: "disk-host" })).inputs);

@@ -352,11 +352,40 @@ async function blockStorageAttachmentFailures(client: VmHostClient, inputs: Reco
   return [];
 }
 
-/** The preview-time failures of one resource's checked inputs (reads only). */
-export async function previewFailures(name: ResourceName, inputs: Record<string, unknown>, client: VmHostClient): Promise<CheckFailure[]> {
+/**
+ * For a NEW Instance only (nothing in the state yet): the VM to adopt or to clone exists. Once the resource
+ * exists these are history (the clone's source may be gone since), so they are not checked again.
+ */
+async function instanceSourceFailures(client: VmHostClient, inputs: Record<string, unknown>): Promise<CheckFailure[]> {
+  const failures: CheckFailure[] = [];
+  for (const key of ["adoptId", "cloneFrom"] as const) {
+    const id = inputs[key];
+    if (typeof id !== "string" || !known(id)) continue;
+    let found: unknown;
+    try {
+      found = await client.instances.find(id); // undefined only on a 404
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      progressLog(`could not read instance ${id} at preview (${errorText(e)}); the API will check ${key} at up`);
+      continue;
+    }
+    if (found === undefined)
+      failures.push({
+        property: key,
+        reason: `${key}: there is no instance ${id} in this account to ${key === "adoptId" ? "adopt" : "clone"} (getInstances lists them)`,
+      });
+  }
+  return failures;
+}
+
+/** The preview-time failures of one resource's checked inputs (reads only); `isNew`: nothing in the state yet. */
+export async function previewFailures(
+  name: ResourceName, inputs: Record<string, unknown>, client: VmHostClient, isNew = false,
+): Promise<CheckFailure[]> {
   const cat = await catalogueFor(client);
   switch (name) {
-    case "Instance": return instanceCatalogueFailures(inputs, cat);
+    case "Instance":
+      return [...instanceCatalogueFailures(inputs, cat), ...(isNew ? await instanceSourceFailures(client, inputs) : [])];
     case "VswitchAttachment": return vswitchAttachmentFailures(client, inputs, cat);
     case "BlockStorageAttachment": return blockStorageAttachmentFailures(client, inputs);
     default: return [];
@@ -383,7 +412,8 @@ export function withPreviewChecks(name: ResourceName, provider: pulumi.dynamic.R
         if (e instanceof ConfigurationError) throw new ProviderError(e.message, { cause: e });
         throw e;
       }
-      const failures = await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client);
+      const isNew = !olds || Object.keys(olds).filter((k) => k !== "__provider").length === 0;
+      const failures = await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client, isNew);
       return failures.length > 0 ? { failures } : result;
     },
   };
