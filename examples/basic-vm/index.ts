@@ -24,8 +24,12 @@ const vm = new vmhost.Instance(
     username: config.get("username") ?? "deploy",
     // A secret: `pulumi config set --secret vmPassword ...`. Stored encrypted in the state, never read back.
     password: config.requireSecret("vmPassword"),
-    publicIp: true,
+    publicIp: config.getBoolean("publicIp") ?? true,
     powerState: "running",
+    // To manage a VM that already exists (made in the panel, or left by an interrupted `up`) instead of
+    // creating one: `pulumi config set adoptId <instance uuid>` (`pulumi import` does not work for dynamic
+    // resources).
+    adoptId: config.get("adoptId"),
   },
   // A production stack sets `protect: true`, so `pulumi destroy` refuses to delete the VM by accident.
   { protect: config.getBoolean("protect") ?? false },

@@ -123,6 +123,9 @@ export async function installExamples(): Promise<string> {
         cwd: building,
         stdio: ["ignore", "pipe", "pipe"],
       });
+      // A root without its install (evicted by another checkout's test run sharing this folder, with only a
+      // leftover projects/ inside) would make the rename fail: it holds nothing worth keeping.
+      if (!ready()) fs.rmSync(root, { recursive: true, force: true });
       fs.renameSync(building, root);
       for (const old of previous.slice(KEEP_INSTALLS - 1)) fs.rmSync(old, { recursive: true, force: true });
       return root;
@@ -238,7 +241,7 @@ export class ExampleStack {
   /** Runs an engine command the way `pulumi <command>` would, with the API key and password as secrets. */
   run(
     command: EngineCommand,
-    extra: { config?: Record<string, string>; secrets?: Record<string, string> } & Pick<EngineOptions, "refresh" | "expectNoChanges"> = {},
+    extra: { config?: Record<string, string>; secrets?: Record<string, string> } & Pick<EngineOptions, "refresh" | "expectNoChanges" | "signal"> = {},
   ): Promise<EngineResult> {
     return runEngine({
       command,
@@ -248,6 +251,7 @@ export class ExampleStack {
       secrets: { "vmhost:apiKey": this.sim.apiKey, vmPassword: VM_PASSWORD, ...extra.secrets },
       refresh: extra.refresh,
       expectNoChanges: extra.expectNoChanges,
+      signal: extra.signal,
       // Nothing from the outer environment may stand in for stack config.
       env: { VMHOST_API_KEY: "", VMHOST_BASE_URL: "" },
       onOutput: process.env.E2E_VERBOSE ? (l) => process.stdout.write(`[${this.example}] ${l}\n`) : undefined,

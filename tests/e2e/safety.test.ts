@@ -1,0 +1,153 @@
+/**
+ * The safety promise end to end (issue 9, points 3-7): examples/basic-vm installed from the packed tarball,
+ * run by the local engine (real language runtime and dynamic-provider host; init failures recorded with the
+ * error's properties exactly as the real engine does) against the simulator. Every check is made on the
+ * simulator's own state, not on what the provider believes.
+ * Each test uses its own stack and hostname.
+ */
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { ExampleStack, REPO, TestSimulator, VM_PASSWORD, expectOk, simState, startTestSimulator, stateResources } from "./helpers";
+
+// Each test runs the engine several times (a few seconds each); leave room for a loaded machine.
+jest.setTimeout(240_000);
+
+let sim: TestSimulator;
+const stacks: ExampleStack[] = [];
+
+beforeAll(async () => {
+  sim = await startTestSimulator();
+}, 120_000);
+
+afterAll(async () => {
+  await sim?.close();
+  for (const s of stacks) s.remove();
+});
+
+async function stack(hostname: string, config: Record<string, string> = {}): Promise<ExampleStack> {
+  const s = await ExampleStack.create("basic-vm", sim, { hostname, ...config });
+  stacks.push(s);
+  return s;
+}
+
+const admin = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${sim.adminUrl}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json() as Promise<unknown>;
+};
+const named = async (hostname: string) => (await simState(sim)).instances.filter((i) => i.hostname === hostname);
+const reservedAddresses = async () => (await simState(sim)).publicIps.filter((p) => p.instanceUuid === null).length;
+
+/** Polls the simulator (a bounded loop, not a timed sleep) until `check` holds. */
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > 60_000) throw new Error(`${what}: not reached within 60 s`);
+    await delay(50);
+  }
+}
+
+test("a create that fails is recorded; the next up repairs the VM (never 'success' while in Error); refresh and destroy work", async () => {
+  const s = await stack("safe-error");
+  await admin("POST", "/faults", { failNext: { kind: "create" } });
+  const first = await s.run("up");
+  expect(first.ok).toBe(false);
+  const [vm] = await named("safe-error");
+  expect(vm).toMatchObject({ status: "Error" });
+  // recorded with its id, as the real engine records an initialization failure
+  expect(stateResources(s.stateText()).find((r) => r.name === "vm")?.id).toBe(vm!.uuid);
+
+  const second = expectOk(await s.run("up"));
+  expect(second.steps.find((st) => st.name === "vm")?.op).toBe("update");
+  expect((await named("safe-error")).map((v) => [v.uuid, v.status])).toEqual([[vm!.uuid, "Running"]]);
+
+  expectOk(await s.run("refresh"));
+  expectOk(await s.run("destroy"));
+  expect(await named("safe-error")).toEqual([]);
+});
+
+/**
+ * `vmhost-local-engine up` as a user runs it, interrupted the hard way (Ctrl-C twice, or CI's cancel): the
+ * engine exits at once and the create under way stays a pending operation in the state, with no id.
+ */
+async function upKilledWhile(s: ExampleStack, hostname: string, condition: () => Promise<boolean>): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(REPO, "bin", "vmhost-local-engine.js"), "up", "--cwd", s.dir, "--state", s.stateFile,
+      "--config", `vmhost:baseUrl=${sim.url}`, "--config", `hostname=${hostname}`,
+      "--secret", `vmhost:apiKey=${sim.apiKey}`, "--secret", `vmPassword=${VM_PASSWORD}`,
+    ],
+    { env: { ...process.env, VMHOST_API_KEY: "", VMHOST_BASE_URL: "" }, stdio: "ignore" },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  await until("the create to be under way", condition);
+  child.kill("SIGINT");
+  child.kill("SIGINT");
+  expect(await exited).toBe(1);
+}
+
+test("an up killed while the VM is created: the next up makes no second VM and names adoptId; adopting converges", async () => {
+  const s = await stack("safe-interrupted");
+  await admin("POST", "/faults", { stickNext: { kind: "create" } });
+  await upKilledWhile(s, "safe-interrupted", async () => (await named("safe-interrupted")).length === 1);
+  const [orphan] = await named("safe-interrupted");
+  expect(stateResources(s.stateText()).find((r) => r.name === "vm")).toBeUndefined(); // only a pending create
+  await admin("POST", `/instances/${orphan!.uuid}/finish-operation`, { outcome: "success" });
+
+  const next = await s.run("up");
+  expect(next.ok).toBe(false);
+  expect(next.errors.join("\n")).toContain(`adoptId: "${orphan!.uuid}"`);
+  expect((await named("safe-interrupted")).map((v) => v.uuid)).toEqual([orphan!.uuid]);
+
+  // the way out the message names
+  expectOk(await s.run("up", { config: { adoptId: orphan!.uuid } }));
+  expect((await named("safe-interrupted")).map((v) => v.uuid)).toEqual([orphan!.uuid]);
+  expectOk(await s.run("destroy", { config: { adoptId: orphan!.uuid } }));
+  expect(await named("safe-interrupted")).toEqual([]);
+});
+
+test("an adopted VM is never replaced: a replace-forcing change fails the preview and the VM stays", async () => {
+  const owner = await stack("safe-adopted");
+  const made = expectOk(await owner.run("up"));
+  const uuid = String(made.outputs.instanceId);
+  const s = await stack("safe-adopted", { adoptId: uuid });
+  // a second stack adopts the same VM (as a user adopting a VM made elsewhere)
+  expectOk(await s.run("up"));
+  const preview = await s.run("preview", { config: { username: "someone-else" } });
+  expect(preview.ok).toBe(false);
+  expect(preview.errors.join("\n")).toMatch(/adopted .*username.*never replaced/);
+  const up = await s.run("up", { config: { username: "someone-else" } });
+  expect(up.ok).toBe(false);
+  expect((await named("safe-adopted")).map((v) => v.uuid)).toEqual([uuid]);
+  expectOk(await owner.run("destroy"));
+});
+
+test("publicIp true -> false -> true reuses the address; destroy releases it: no reserved address piles up", async () => {
+  const reservedBefore = await reservedAddresses();
+  const s = await stack("safe-toggle");
+  const first = expectOk(await s.run("up"));
+  const address = first.outputs.ipAddress;
+  expectOk(await s.run("up", { config: { publicIp: "false" } }));
+  expect(await reservedAddresses()).toBe(reservedBefore + 1);
+  const again = expectOk(await s.run("up", { config: { publicIp: "true" } }));
+  expect(again.outputs.ipAddress).toBe(address);
+  expect(await reservedAddresses()).toBe(reservedBefore);
+  expectOk(await s.run("up", { config: { publicIp: "false" } }));
+  expectOk(await s.run("destroy", { config: { publicIp: "false" } }));
+  expect(await reservedAddresses()).toBe(reservedBefore);
+});
+
+test("a timeout names the key of the operation that ran out (vmhost:updateTimeout bounds an update)", async () => {
+  const s = await stack("safe-timeout");
+  expectOk(await s.run("up"));
+  await admin("POST", "/faults", { stickNext: { kind: "resize" } });
+  const r = await s.run("up", { config: { cpu: "2", "vmhost:updateTimeout": "2s" } });
+  expect(r.ok).toBe(false);
+  expect(r.errors.join("\n")).toMatch(/timed out after .* waiting for .*resize.*raise timeouts\.update/);
+  const [vm] = await named("safe-timeout");
+  await admin("POST", `/instances/${vm!.uuid}/finish-operation`, { outcome: "success" });
+  expectOk(await s.run("destroy"));
+  expect(await named("safe-timeout")).toEqual([]);
+});
