@@ -186,6 +186,30 @@ function diffPaths(olds: PropertyValue | undefined, news: PropertyValue | undefi
   }
 }
 
+/** What the engine makes of a Diff (see Deployment.diff): the provider's answer plus the keys it can see. */
+type EngineDiff = DiffResult & { changes: boolean; changedKeys: string[]; paths: string[] };
+
+/**
+ * step_generator.go applyReplaceOnChanges: a replaceOnChanges path turns a change into a replacement only for
+ * the keys the diff reports as changed (changed keys, detailed-diff paths), and for init errors under
+ * "#initerror" (which also count as a change).
+ */
+function applyReplaceOnChanges(d: EngineDiff, replaceOnChanges: string[], hasInitErrors: boolean): { changes: boolean; replaceKeys: string[] } {
+  const replaceKeys = new Set(d.replaces);
+  let changes = d.changes;
+  if (changes || hasInitErrors) {
+    const paths = replaceOnChanges.map(parsePath);
+    for (const k of [...d.changedKeys, ...d.paths]) {
+      if (paths.some((p) => pathContains(p, parsePath(k)))) replaceKeys.add(k.split(/[.[]/)[0]);
+    }
+    if (hasInitErrors && paths.some((p) => pathContains(p, [INIT_ERROR_KEY]))) {
+      replaceKeys.add(INIT_ERROR_KEY);
+      changes = true;
+    }
+  }
+  return { changes, replaceKeys: [...replaceKeys] };
+}
+
 /** Every URN a resource depends on: parent, dependencies, property dependencies, deletedWith (state.go GetAllDependencies). */
 function allDependencies(r: ResourceState): Set<string> {
   const deps = new Set<string>(r.dependencies);
@@ -442,12 +466,19 @@ export class Deployment implements MonitorHandler {
   private async diff(
     r: { urn: string; id?: string; outputs: PropertyMap; inputs: PropertyMap },
     newInputs: PropertyMap,
-  ): Promise<DiffResult & { changes: boolean; changedKeys: string[]; paths: string[] }> {
+    ignoreChanges: string[] = [],
+  ): Promise<EngineDiff> {
     const d = await (await this.opts.host()).diff(r.urn, r.id ?? "", unwrapMap(r.outputs), unwrapMap(newInputs), unwrapMap(r.inputs));
     if (d.changes !== undefined) return { ...d, changes: d.changes, changedKeys: [], paths: [] };
-    const keys = changedKeys(r.inputs, newInputs, []);
+    // processIgnoreChanges: ignored paths take the old value before the engine's own comparison.
+    const compared = clone(newInputs);
+    for (const path of ignoreChanges) {
+      const prev = getPath(r.inputs, path);
+      setPath(compared, path, prev === undefined ? undefined : clone(prev));
+    }
+    const keys = changedKeys(r.inputs, compared, []);
     const paths: string[] = [];
-    for (const k of keys) diffPaths(r.inputs[k], newInputs[k], k, paths);
+    for (const k of keys) diffPaths(r.inputs[k], compared[k], k, paths);
     return { ...d, changes: keys.length > 0, changedKeys: keys, paths };
   }
 
@@ -469,6 +500,8 @@ export class Deployment implements MonitorHandler {
       additionalSecretOutputs: req.additionalSecretOutputs,
       deleteBeforeReplace: req.deleteBeforeReplace ?? false,
       ...(req.deletedWith ? { deletedWith: req.deletedWith } : {}),
+      ...(req.ignoreChanges.length ? { ignoreChanges: req.ignoreChanges } : {}),
+      ...(req.replaceOnChanges.length ? { replaceOnChanges: req.replaceOnChanges } : {}),
     };
     const plan: CustomPlan = {
       op: "create",
@@ -540,32 +573,19 @@ export class Deployment implements MonitorHandler {
 
     // step_generator.go diff(): --replace blames the id; a resource deleted with one being replaced is
     // replaced too; otherwise the provider decides.
-    let d: DiffResult & { changes: boolean; changedKeys: string[]; paths: string[] };
+    let d: EngineDiff;
     if (replaceTarget) d = { changes: true, replaces: ["id"], deleteBeforeReplace: false, changedKeys: [], paths: [] };
     else if (entry.deletedWith && this.replacing.has(entry.deletedWith)) {
       d = { changes: true, replaces: ["deletedWith"], deleteBeforeReplace: false, changedKeys: [], paths: [] };
     } else d = await this.diff(old, entry.inputs);
 
-    // applyReplaceOnChanges: a replaceOnChanges path turns a change into a replacement only for the keys the
-    // diff reports as changed (changed keys, detailed diff paths), and for init errors under "#initerror".
     const hasInitErrors = (old.initErrors?.length ?? 0) > 0;
-    const replaceKeys = new Set(d.replaces);
-    let changes = d.changes;
-    if (changes || hasInitErrors) {
-      const paths = req.replaceOnChanges.map(parsePath);
-      for (const k of [...d.changedKeys, ...d.paths]) {
-        if (paths.some((p) => pathContains(p, parsePath(k)))) replaceKeys.add(k.split(/[.[]/)[0]);
-      }
-      if (hasInitErrors && paths.some((p) => pathContains(p, [INIT_ERROR_KEY]))) {
-        replaceKeys.add(INIT_ERROR_KEY);
-        changes = true;
-      }
-    }
+    const { changes, replaceKeys } = applyReplaceOnChanges(d, req.replaceOnChanges, hasInitErrors);
     plan.diffs = shown.length ? shown : changes || hasInitErrors ? [PROVIDER_KEY] : [];
-    plan.replaces = [...replaceKeys];
+    plan.replaces = replaceKeys;
     // continueStepsFromDiff: changes with replace keys replace, other changes update, and a resource that
     // failed to initialize is updated even without changes.
-    plan.op = changes ? (replaceKeys.size > 0 ? "replace" : "update") : hasInitErrors ? "update" : "same";
+    plan.op = changes ? (replaceKeys.length > 0 ? "replace" : "update") : hasInitErrors ? "update" : "same";
     if (plan.op !== "replace") return plan;
 
     // Replacing needs old and new both protected to be refused: unprotecting and replacing in one run is allowed.
@@ -612,7 +632,7 @@ export class Deployment implements MonitorHandler {
           inputs[k] = fromReplaced ? UNKNOWN_VALUE : v;
           touched ||= fromReplaced;
         }
-        if (touched) replace = (await this.diff(r, inputs)).replaces.length > 0;
+        if (touched) replace = applyReplaceOnChanges(await this.diff(r, inputs, r.ignoreChanges), r.replaceOnChanges ?? [], false).replaceKeys.length > 0;
       }
       if (!replace) continue;
       if (r.protect) {
@@ -933,7 +953,7 @@ export class Deployment implements MonitorHandler {
             // Diff with the refreshed state as "old" and the old inputs as "new" (the up a no-change program
             // would do), then read it inverted.
             const newInputs = res.inputs ?? unwrapMap(r.inputs);
-            const d = await this.diff({ urn: r.urn, id: res.id, outputs: res.outputs, inputs: newInputs }, unwrapMap(r.inputs));
+            const d = await this.diff({ urn: r.urn, id: res.id, outputs: res.outputs, inputs: newInputs }, unwrapMap(r.inputs), r.ignoreChanges);
             return { ok: true, res, drifted: d.changes, keys: d.changedKeys };
           } catch (error) {
             return { ok: false, error };

@@ -33,6 +33,10 @@ export interface ResourceState {
   additionalSecretOutputs: string[];
   /** The program asked for delete-before-replace. */
   deleteBeforeReplace: boolean;
+  /** The program's `ignoreChanges` (Pulumi keeps it in the state: refresh diffs and cascades use it). */
+  ignoreChanges?: string[];
+  /** The program's `replaceOnChanges` (used when a delete-before-replace cascade diffs this resource). */
+  replaceOnChanges?: string[];
   /** Pulumi's `deletedWith`: URN of the resource whose deletion also removes this one (no Delete call then). */
   deletedWith?: string;
   /** Set when the provider created the resource but it failed to initialize; the next up updates it. */
@@ -86,6 +90,8 @@ const resourceSchema = z.object({
   additionalSecretOutputs: z.array(z.string()),
   deleteBeforeReplace: z.boolean(),
   deletedWith: z.string().optional(),
+  ignoreChanges: z.array(z.string()).optional(),
+  replaceOnChanges: z.array(z.string()).optional(),
   initErrors: z.array(z.string()).optional(),
   pendingDelete: z.boolean().optional(),
 });
