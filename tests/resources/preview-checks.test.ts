@@ -64,6 +64,13 @@ describe("the account, at preview", () => {
     );
   });
 
+  it("does not remember a failed account read: the next check asks again", async () => {
+    // every attempt of the first check's account read is reset (a read is tried 5 times), none of the next's
+    sim.setFaults({ resetNext: { operation: "listSizeTemplates", count: 5 } });
+    await expect(provider("Instance").check({}, validCreate)).rejects.toThrow(/vmhost:baseUrl: could not reach the API at/);
+    expect((await provider("Instance").check({}, validCreate)).failures).toBeUndefined();
+  }, 60_000);
+
   it("reads the account and catalogue once per process, however many resources are checked", async () => {
     const before = sim.requests().length;
     await Promise.all([1, 2, 3].map((i) => provider("Instance").check({}, { ...validCreate, hostname: `web-${i}` })));

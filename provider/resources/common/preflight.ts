@@ -234,6 +234,11 @@ export function catalogueFor(client: VmHostClient): Promise<Catalogue> {
   if (!pending) {
     pending = loadCatalogue(client);
     catalogues.set(client, pending);
+    // a failure is not remembered: the next check asks again (a long-lived process must not keep failing
+    // every check after one unreachable moment)
+    pending.catch(() => {
+      if (catalogues.get(client) === pending) catalogues.delete(client);
+    });
   }
   return pending;
 }
