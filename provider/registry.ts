@@ -8,7 +8,13 @@ import { vswitchAttachmentProvider } from "./resources/vswitch-attachment/provid
 import { blockStorageAttachmentProvider } from "./resources/block-storage-attachment/provider";
 import { withRecordableFailures } from "./resources/common/recordable";
 import { withPreviewChecks } from "./resources/common/preflight";
+import { withReplaceOnChanges } from "./resources/common/replace-on-changes";
 import { withRequestDeadlines } from "./wait/scope";
+
+/** Every resource's provider with the behaviour all of them share (each wrapper's comment says why). */
+function shared(name: ResourceName, provider: pulumi.dynamic.ResourceProvider): pulumi.dynamic.ResourceProvider {
+  return withRecordableFailures(withReplaceOnChanges(name, withRequestDeadlines(withPreviewChecks(name, provider))));
+}
 
 /**
  * Resource name -> the dynamic provider that implements it. The SDK's serialized stub looks providers up here
@@ -17,15 +23,16 @@ import { withRequestDeadlines } from "./wait/scope";
  * by `withRecordableFailures`, so a resource recorded after a failed create/update can later be refreshed
  * and deleted under the real engine. `withRequestDeadlines` bounds a
  * 429's wait by the resource's deadline (wait/scope.ts). `withPreviewChecks` adds the read-only checks against the account and
- * catalogue to `check` (common/preflight.ts), so mistakes show at preview.
+ * catalogue to `check` (common/preflight.ts), so mistakes show at preview. `withReplaceOnChanges` makes the
+ * `replaceOnChanges` resource option work, which the engine cannot apply to dynamic providers.
  */
 export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
-  Instance: withRecordableFailures(withRequestDeadlines(withPreviewChecks("Instance", instanceProvider as pulumi.dynamic.ResourceProvider))),
-  PublicIp: withRecordableFailures(withRequestDeadlines(withPreviewChecks("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider))),
-  VswitchAttachment: withRecordableFailures(withRequestDeadlines(withPreviewChecks("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider))),
-  BlockStorageAttachment: withRecordableFailures(withRequestDeadlines(withPreviewChecks("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider))),
-  Snapshot: withRecordableFailures(withRequestDeadlines(withPreviewChecks("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider))),
-  FirewallRule: withRecordableFailures(withRequestDeadlines(withPreviewChecks("FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider))),
+  Instance: shared("Instance", instanceProvider as pulumi.dynamic.ResourceProvider),
+  PublicIp: shared("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider),
+  VswitchAttachment: shared("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider),
+  BlockStorageAttachment: shared("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider),
+  Snapshot: shared("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider),
+  FirewallRule: shared("FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider),
 };
 
 /** The Pulumi type token of a resource of ours: dynamic module `vmhost`, type = class name. */

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
-import { warnIgnoredOptions } from "./options";
+import { warnIgnoredOptions, optionInputs } from "./options";
 import type { AttachmentTimeouts } from "./public-ip";
 
 /** The arguments of a {@link BlockStorageAttachment}. */
@@ -64,6 +64,7 @@ export class BlockStorageAttachment extends pulumi.dynamic.Resource {
         adoptId: undefined,
         timeouts: undefined,
         ...args,
+        ...optionInputs(opts),
         name: undefined,
         sizeGb: undefined,
       },

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
-import { warnIgnoredOptions } from "./options";
+import { warnIgnoredOptions, optionInputs } from "./options";
 
 /** Deadlines of a FirewallRule's waits, as durations ("90s", "10m"). Each change waits for the instance to be idle. */
 export interface FirewallRuleTimeouts {
@@ -80,7 +80,7 @@ export class FirewallRule extends pulumi.dynamic.Resource {
     super(
       providerStub("FirewallRule"),
       name,
-      { sourceIp: undefined, description: undefined, adoptId: undefined, timeouts: undefined, ...args },
+      { sourceIp: undefined, description: undefined, adoptId: undefined, timeouts: undefined, ...args, ...optionInputs(opts) },
       opts,
       "vmhost",
       "FirewallRule",

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
-import { warnIgnoredOptions } from "./options";
+import { warnIgnoredOptions, optionInputs } from "./options";
 
 /** Deadlines of an Instance's waits, as durations ("90s", "20m", "1h30m"). */
 export interface InstanceTimeouts {
@@ -196,6 +196,7 @@ export class Instance extends pulumi.dynamic.Resource {
         deleteOptions: undefined,
         timeouts: undefined,
         ...args,
+        ...optionInputs(opts),
         status: undefined,
         ipAddress: undefined,
         publicIpId: undefined,

@@ -39,3 +39,13 @@ export function warnIgnoredOptions(
   const warning = customTimeoutsWarning(resourceKind, opts?.customTimeouts, kinds);
   if (warning) void pulumi.log.warn(warning, resource);
 }
+
+/**
+ * Resource options the provider applies itself, passed along as inputs. `replaceOnChanges`: the engine applies
+ * it only to the keys a provider's diff reports as changed, which the Node dynamic-provider host never passes
+ * on, so with a dynamic provider it would do nothing; the provider compares the listed paths and reports them
+ * as replaces (provider/resources/common/replace-on-changes.ts).
+ */
+export function optionInputs(opts: pulumi.CustomResourceOptions | undefined): { __replaceOnChanges?: string[] } {
+  return opts?.replaceOnChanges?.length ? { __replaceOnChanges: [...opts.replaceOnChanges] } : {};
+}

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
-import { warnIgnoredOptions } from "./options";
+import { warnIgnoredOptions, optionInputs } from "./options";
 
 /** Deadlines of the waits of an address or attachment resource, as durations ("90s", "10m", "1h30m"). */
 export interface AttachmentTimeouts {
@@ -97,6 +97,7 @@ export class PublicIp extends pulumi.dynamic.Resource {
         adoptId: undefined,
         timeouts: undefined,
         ...args,
+        ...optionInputs(opts),
         publicIpId: undefined,
         ipAddress: undefined,
       },

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
-import { warnIgnoredOptions } from "./options";
+import { warnIgnoredOptions, optionInputs } from "./options";
 
 /** Deadlines of a Snapshot's waits, as durations ("90s", "20m", "1h30m"). */
 export interface SnapshotTimeouts {
@@ -99,6 +99,7 @@ export class Snapshot extends pulumi.dynamic.Resource {
         adoptId: undefined,
         timeouts: undefined,
         ...args,
+        ...optionInputs(opts),
         status: undefined,
         isCurrentState: undefined,
         attachedStorage: undefined,

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerStub } from "./stub";
-import { warnIgnoredOptions } from "./options";
+import { warnIgnoredOptions, optionInputs } from "./options";
 import type { AttachmentTimeouts } from "./public-ip";
 
 /** The arguments of a {@link VswitchAttachment}. */
@@ -73,6 +73,7 @@ export class VswitchAttachment extends pulumi.dynamic.Resource {
         adoptId: undefined,
         timeouts: undefined,
         ...args,
+        ...optionInputs(opts),
         vswitchName: undefined,
         networkIp: undefined,
         location: undefined,

@@ -160,4 +160,24 @@ describe("through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
     await host.delete(URN, created.id, read.outputs, checked.inputs);
     expect((await simInstances()).find((i) => i.uuid === created.id)).toBeUndefined();
   }, 60_000);
+
+  // The replaceOnChanges resource option: the real engine applies it only to keys a diff reports as changed,
+  // which the Node host never forwards (pkg/resource/deploy/step_generator.go applyReplaceOnChanges;
+  // cmd/dynamic-provider diffRPC), so the SDK hands the paths to the provider and its diff reports replaces.
+  it("replaceOnChanges works through the real host: the SDK passes it along and the diff reports the replace", async () => {
+    const withOption = runUnderMocks<Record<string, unknown>>(dir, PROGRAM.replace("publicIp: true,\n});", "publicIp: true,\n}, { replaceOnChanges: [\"hostname\"] });"), {
+      VMHOST_API_KEY: sim.apiKey, VMHOST_BASE_URL: sim.url,
+    });
+    expect(withOption.__replaceOnChanges).toEqual(["hostname"]);
+    const news = { ...withOption, hostname: "host-roc", password: "Blue-Horse-42" };
+    const checked = await host.check(URN, {}, news);
+    expect(checked.failures).toEqual([]);
+    const created = await host.create(URN, checked.inputs);
+    const renamed = await host.check(URN, checked.inputs, { ...news, hostname: "host-roc-2" });
+    expect(await host.diff(URN, created.id, created.outputs, renamed.inputs, checked.inputs)).toMatchObject({ changes: true, replaces: ["hostname"] });
+    // without the option a rename is in place
+    const plain = await host.check(URN, {}, { ...registered, hostname: "host-roc-2", password: "Blue-Horse-42" });
+    expect(await host.diff(URN, created.id, created.outputs, plain.inputs, checked.inputs)).toMatchObject({ changes: true, replaces: [] });
+    await host.delete(URN, created.id, created.outputs, checked.inputs);
+  }, 60_000);
 });

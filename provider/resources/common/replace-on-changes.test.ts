@@ -1,0 +1,32 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { REPLACE_ON_CHANGES_KEY, replacesRequestedByOption, withReplaceOnChanges } from "./replace-on-changes";
+
+const inner: pulumi.dynamic.ResourceProvider = {
+  check: async (_olds, news) => ({ inputs: { ...news } }),
+  diff: async () => ({ changes: true, replaces: [] }),
+  create: async () => ({ id: "x", outs: {} }),
+};
+const wrapped = withReplaceOnChanges("Instance", inner);
+
+describe("replaceOnChanges applied by the provider", () => {
+  it("reports a listed property that changed as a replace", async () => {
+    const news = (await wrapped.check!({}, { hostname: "b", cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["hostname"] })).inputs;
+    expect(await wrapped.diff!("id", { hostname: "a", cpu: 2 }, news)).toMatchObject({ changes: true, replaces: ["hostname"] });
+  });
+  it("leaves unlisted changes in place, and listed unchanged ones alone", async () => {
+    expect(replacesRequestedByOption({ hostname: "a", cpu: 1 }, { hostname: "a", cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["hostname"] })).toEqual([]);
+  });
+  it("compares nested paths and '*' (any input)", () => {
+    const olds = { deleteOptions: { removePublicIp: true }, cpu: 1 };
+    expect(replacesRequestedByOption(olds, { deleteOptions: { removePublicIp: false }, cpu: 1, [REPLACE_ON_CHANGES_KEY]: ["deleteOptions.removePublicIp"] })).toEqual(["deleteOptions"]);
+    expect(replacesRequestedByOption(olds, { deleteOptions: { removePublicIp: true }, cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["*"] })).toEqual(["cpu"]);
+  });
+  it("refuses a malformed value, naming replaceOnChanges", async () => {
+    const r = await wrapped.check!({}, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: "hostname" });
+    expect(r.failures).toEqual([expect.objectContaining({ property: "replaceOnChanges" })]);
+  });
+  it("never replaces an adopted object", async () => {
+    const news = { adoptId: "u", hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] };
+    await expect(wrapped.diff!("id", { adoptId: "u", hostname: "a" }, news)).rejects.toThrow(/adopted .*never replaced/);
+  });
+});
