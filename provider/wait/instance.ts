@@ -1,4 +1,4 @@
-import { BusyError, type InstanceDetail, type InstanceListItem, type VmHostClient } from "../api";
+import { BusyError, systemClock, type InstanceDetail, type InstanceListItem, type VmHostClient } from "../api";
 import { progressLog } from "../context";
 import { instanceLock } from "../resources/common/lock";
 import { durationsFor } from "./durations";
@@ -117,8 +117,6 @@ export async function waitForInstanceGone(
   learn(client, kind, Date.now() - started);
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * Waits until no operation runs on the instance, whatever its status (unlike waitForInstanceSettled, a VM in
  * Error is fine here: it can still be deleted, repaired, or have its address removed). Resolves to the
@@ -156,7 +154,7 @@ export async function sendWhenNotBusy<T>(
   what: string,
   deadline: Deadline,
   send: () => Promise<T>,
-  sleep: (ms: number) => Promise<void> = realSleep,
+  sleep: (ms: number) => Promise<void> = systemClock.sleep,
 ): Promise<T> {
   for (let busyAnswers = 0; ; busyAnswers++) {
     try {

@@ -1,4 +1,5 @@
 import { NetworkError, RateLimitedError, ServerError, TimeoutError } from "../api/errors";
+import { systemClock } from "../api/retry";
 import { formatDuration } from "../resources/common/duration";
 
 /** Where progress lines of long waits go (the provider routes them to Pulumi's log / stderr). */
@@ -130,8 +131,6 @@ export interface PollOptions<T> {
   now?: () => number;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * One poll, but never past the wait's deadline: a poll can take long (the client retries a 502 for up to a minute,
  * a shared status tick waits its turn behind a rate limit), and the wait must end when its deadline says (soak
@@ -167,7 +166,7 @@ class DeadlinePassed extends Error {
  */
 export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
   const now = opts.now ?? Date.now;
-  const sleep = opts.sleep ?? realSleep;
+  const sleep = opts.sleep ?? systemClock.sleep;
   const schedule = opts.schedule ?? defaultPollSchedule;
   const progressEveryMs = opts.progressEveryMs ?? 15_000;
   const started = now();

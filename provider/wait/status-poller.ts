@@ -11,7 +11,7 @@
  * list can shift between pages: only a 404 on the detail says "gone").
  */
 import type { InstanceList, InstanceListItem, VmHostClient } from "../api";
-import { LIST_ALL_PAGE_SIZE } from "../api";
+import { LIST_ALL_PAGE_SIZE, systemClock, type Clock } from "../api";
 import { outsideRequestDeadline } from "../api/deadline";
 
 interface Request {
@@ -21,16 +21,9 @@ interface Request {
   reject(error: unknown): void;
 }
 
-/** Time source of the poller (tests inject one that does not really sleep). */
-export interface PollerClock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
+/** Time source of the poller: the client's Clock (api/retry.ts), so tests inject one fake clock for both. */
+export type PollerClock = Clock;
 
-const systemPollerClock: PollerClock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-};
 
 /** Counters of a poller (for `make bench`). */
 export interface PollerStats {
@@ -52,7 +45,7 @@ export class InstanceStatusPoller {
   constructor(
     private readonly listPage: (page: number) => Promise<InstanceList>,
     private readonly minIntervalMs: number,
-    private readonly clock: PollerClock = systemPollerClock,
+    private readonly clock: PollerClock = systemClock,
   ) {}
 
   /**

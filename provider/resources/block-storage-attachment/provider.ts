@@ -17,7 +17,7 @@ import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
-import { ProviderError, ResourceInitError } from "../common/errors";
+import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { diffBlockStorageAttachment } from "./diff";
 import { inputsSchema, type BlockStorageAttachmentInputs, type BlockStorageAttachmentOutputs } from "./inputs";
 import {
@@ -28,7 +28,6 @@ import {
   type DiskState,
 } from "./model";
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** True when the call failed because the host has no such route (404/405 on a path without ids). */
 function routeMissing(error: unknown): boolean {

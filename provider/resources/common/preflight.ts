@@ -39,9 +39,8 @@ import { getClient, progressLog } from "../../context";
 import type { ResourceName } from "../../../sdk/nodejs/stub";
 import { isUnknown, type CheckFailure } from "./check";
 import { sameUuid } from "./fields";
-import { ProviderError } from "./errors";
+import { errorText, ProviderError } from "./errors";
 
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** A location of the catalogue. */
 export interface CatalogueLocation {

@@ -14,12 +14,10 @@
  *   next `up` refuses to create beside an object of the same identity it does not know (each resource's
  *   create guard), so it never silently makes a second one.
  */
-import { AmbiguousRequestError } from "../../api";
+import { AmbiguousRequestError, systemClock } from "../../api";
 import { progressLog } from "../../context";
 import { isTransientPollError, type Deadline } from "../../wait/poll";
 import { errorText, ProviderError } from "./errors";
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Thrown when a reconciliation read kept failing until the deadline: whether the object exists is unknown. */
 export class ReconcileUnknownError extends ProviderError {
@@ -36,7 +34,7 @@ export async function readPersistently<T>(
   what: string,
   deadline: Deadline,
   read: () => Promise<T>,
-  sleep: (ms: number) => Promise<void> = realSleep,
+  sleep: (ms: number) => Promise<void> = systemClock.sleep,
 ): Promise<T> {
   for (let failures = 0; ; failures++) {
     try {
@@ -84,7 +82,7 @@ export interface ExactlyOnceWrite {
  * Errors: ProviderError naming the objects when several appeared or when the outcome stays unknown.
  */
 export async function writeExactlyOnce(write: ExactlyOnceWrite): Promise<string> {
-  const sleep = write.sleep ?? realSleep;
+  const sleep = write.sleep ?? systemClock.sleep;
   const maxSends = write.maxSends ?? 1;
   const startedAt = new Date();
   const list = () => readPersistently(`the existing ${write.what}`, write.deadline, write.candidates, sleep);

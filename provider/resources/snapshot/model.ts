@@ -5,15 +5,13 @@
 import type { Snapshot as ApiSnapshot } from "../../api";
 import type { SnapshotInputs, SnapshotOutputs } from "./inputs";
 
-/** Status of a snapshot that finished being taken. */
-export const SNAPSHOT_READY = "Ready";
-
 /** What one poll of a snapshot being taken concludes. */
 export type SnapshotProgress = "ready" | "failed" | "pending";
 
 /**
- * Classifies a snapshot's status. Only `Ready` and `Error` are settled; `Error` is the one failure value
- * the spec shows (`Failed` is treated alike); anything else ("creating", "Processing", ...) is still going.
+ * Classifies a snapshot's status. Settled: `Ready` (the spec's value; `active`, `available` and `success`,
+ * which some hosts send, read alike) and `Error` (the one failure value the spec shows; `Failed` is treated
+ * alike); anything else ("creating", "Processing", ...) is still going. Case and spaces are ignored.
  */
 export function snapshotProgress(status: string): SnapshotProgress {
   const s = status.trim().toLowerCase();

@@ -13,12 +13,11 @@ import { NotFoundError, type InstanceDetail, type VmHostClient } from "../../api
 import { getClient, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { defineResourceProvider } from "../common/define";
-import { ProviderError, ResourceInitError } from "../common/errors";
+import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { diffVswitchAttachment } from "./diff";
 import { attachmentId, inputsSchema, parseAttachmentId, type VswitchAttachmentInputs, type VswitchAttachmentOutputs } from "./inputs";
 import { inputsFromState, resolveAttachment, vswitchAttachmentOutputs, type AttachmentState, type VswitchRecord } from "./model";
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * The vswitch list, with our vswitch in it when it exists: it is looked up by uuid when the list does not
