@@ -105,6 +105,11 @@ export class SimHarness {
     return this.sim.requests().slice(mark).map((r) => r.operation);
   }
 
+  /** HTTP methods of the /v1 requests made since `mark` (a change recorded without a write shows only GETs). */
+  methodsSince(mark: number): string[] {
+    return this.sim.requests().slice(mark).map((r) => r.method);
+  }
+
   /** Creates a Running instance in `locationId` without a public address or a private network. */
   async newInstance(hostname: string, locationId = 1): Promise<string> {
     return createRunningInstance(this.client, hostname, locationId);

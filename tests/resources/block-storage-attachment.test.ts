@@ -67,6 +67,20 @@ describe("lifecycle", () => {
     expect(h.operationsSince(mark)).not.toContain("detachBlockStorage");
   });
 
+  it("records adoptId set after create in place, with reads only (as every resource does)", async () => {
+    const vm = await h.newInstance("bsa-adopt-later");
+    const disk = disks[0]!;
+    const { id, outs } = await up<BlockStorageAttachmentOutputs>(provider, { blockStorageId: disk.uuid, instanceId: vm });
+    const program = { blockStorageId: disk.uuid, instanceId: vm, adoptId: disk.uuid };
+    expect(await preview(provider, id, outs, program)).toMatchObject({ changes: true, replaces: [] });
+    const mark = h.mark();
+    const updated = await provider.update(id, outs, (await provider.check(outs, program)).inputs);
+    expect(updated.outs).toMatchObject({ adoptId: disk.uuid });
+    expect(new Set(h.methodsSince(mark))).toEqual(new Set(["GET"]));
+    expect(await preview(provider, id, updated.outs!, program)).toMatchObject({ changes: false });
+    await provider.delete(id, updated.outs!);
+  });
+
   it("moves a disk to another instance delete-first: detach, then attach there", async () => {
     const [vm1, vm2] = [await h.newInstance("bsa-move-1"), await h.newInstance("bsa-move-2")];
     const disk = disks[1]!;

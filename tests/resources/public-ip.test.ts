@@ -69,6 +69,18 @@ describe("lifecycle", () => {
     expect(await preview(provider, id, read.props, program)).toMatchObject({ changes: false });
   });
 
+  it("records adoptId set after create in place, with reads only (as every resource does)", async () => {
+    const adopting = { ...program, adoptId: id };
+    expect(await preview(provider, id, outs, adopting)).toMatchObject({ changes: true, replaces: [] });
+    const mark = h.mark();
+    const updated = await provider.update(id, outs, (await provider.check(outs, adopting)).inputs);
+    expect(updated.outs).toMatchObject({ adoptId: id, publicIpId: id });
+    expect(new Set(h.methodsSince(mark))).toEqual(new Set(["GET"]));
+    expect(await preview(provider, id, updated.outs!, adopting)).toMatchObject({ changes: false });
+    // back to the program without adoptId for the next steps
+    outs = (await provider.update(id, updated.outs!, (await provider.check(updated.outs!, program)).inputs)).outs!;
+  });
+
   it("changes reverse DNS in place", async () => {
     program = { ...program, rdns: "www.example.com" };
     const diff = await preview(provider, id, outs, program);

@@ -87,6 +87,18 @@ describe("lifecycle", () => {
     expect(updated.outs).toMatchObject({ timeouts: { delete: "2m" } });
     expect(h.operationsSince(mark)).not.toContain("updatePrivateNetwork");
   });
+
+  it("records adoptId set after create in place, with reads only (as every resource does)", async () => {
+    const vm = await h.newInstance("vsa-adopt-later");
+    const { id, outs } = await up<VswitchAttachmentOutputs>(provider, { instanceId: vm, vswitchId: jkt[0]!.uuid });
+    const program = { instanceId: vm, vswitchId: jkt[0]!.uuid, adoptId: id };
+    expect(await preview(provider, id, outs, program)).toMatchObject({ changes: true, replaces: [] });
+    const mark = h.mark();
+    const updated = await provider.update(id, outs, (await provider.check(outs, program)).inputs);
+    expect(updated.outs).toMatchObject({ adoptId: id });
+    expect(new Set(h.methodsSince(mark))).toEqual(new Set(["GET"]));
+    expect(await preview(provider, id, updated.outs!, program)).toMatchObject({ changes: false });
+  });
 });
 
 describe("drift and 404", () => {

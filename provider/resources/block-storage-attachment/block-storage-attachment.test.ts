@@ -45,7 +45,7 @@ describe("BlockStorageAttachment diff", () => {
     ["another instance: replace", { blockStorageId: DISK, instanceId: VM2 }, { changes: true, replaces: ["instanceId"] }],
     ["instance unknown in preview: replace", { blockStorageId: DISK, instanceId: UNKNOWN_VALUE }, { changes: true, replaces: ["instanceId"] }],
     ["timeouts changed: recorded in place", { blockStorageId: DISK, instanceId: VM, timeouts: { delete: "1m" } }, { changes: true, replaces: [] }],
-    ["adoptId added later: ignored", { blockStorageId: DISK, instanceId: VM, adoptId: DISK }, { changes: false, replaces: [] }],
+    ["adoptId added later: recorded in place (no write), as in every resource", { blockStorageId: DISK, instanceId: VM, adoptId: DISK }, { changes: true, replaces: [] }],
   ])("%s", (_case, news, expected) => {
     const result = diffBlockStorageAttachment(state(), news as never);
     expect({ changes: result.changes, replaces: result.replaces }).toEqual(expected);

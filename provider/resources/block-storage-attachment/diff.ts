@@ -3,7 +3,8 @@
  *
  * - blockStorageId, instanceId: replace, DELETE FIRST. A block storage is attached to one instance at a
  *   time: moving a disk to another instance must detach it before attaching it again.
- * - timeouts: recorded in place, no API call. adoptId only matters at create: never a change.
+ * - timeouts, adoptId: recorded in place with no write (update only reads the attachment back), as in every
+ *   resource: adoptId steers create only, but the state keeps what the program says.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { isUnknown } from "../common/check";
@@ -18,6 +19,6 @@ export function diffBlockStorageAttachment(
   if (isUnknown(news.blockStorageId) || news.blockStorageId !== olds.blockStorageId) replaces.push("blockStorageId");
   if (isUnknown(news.instanceId) || news.instanceId !== olds.instanceId) replaces.push("instanceId");
   if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
-  const timeoutsChanged = JSON.stringify(news.timeouts ?? null) !== JSON.stringify(olds.timeouts ?? null);
-  return { changes: timeoutsChanged, replaces: [] };
+  const recorded = (["timeouts", "adoptId"] as const).some((k) => JSON.stringify(news[k] ?? null) !== JSON.stringify(olds[k] ?? null));
+  return { changes: recorded, replaces: [] };
 }

@@ -174,7 +174,7 @@ async function update(
   olds: BlockStorageAttachmentOutputs,
   news: BlockStorageAttachmentInputs,
 ): Promise<pulumi.dynamic.UpdateResult<BlockStorageAttachmentOutputs>> {
-  // Only timeouts change in place (everything else replaces): no API call, just the current truth.
+  // Only timeouts and adoptId change in place (everything else replaces): no write, just the current truth.
   const outs = await readOutputs(getClient(), news, { name: olds.name, sizeGb: olds.sizeGb });
   if (!outs) {
     throw new ProviderError(

@@ -9,7 +9,8 @@
  *   Setting publicNetworkId to the address the instance already holds (pinning it) is no replacement.
  *   Unset = "any address": never a change.
  * - rdns: in place (updateRdns). Unset = not managed: never a change, and never cleared.
- * - timeouts: recorded in place, no API call. adoptId only matters at create: never a change.
+ * - timeouts, adoptId: recorded in place with no write (update only reads the address back), as in every
+ *   resource: adoptId steers create only, but the state keeps what the program says.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { isUnknown } from "../common/check";
@@ -37,6 +38,7 @@ export function diffPublicIp(olds: PublicIpOutputs, news: PublicIpInputs): pulum
   }
   if (news.rdns !== undefined && (isUnknown(news.rdns) || news.rdns !== olds.rdns)) changed.push("rdns");
   if (differs(news.timeouts, olds.timeouts)) changed.push("timeouts");
+  if (differs(news.adoptId, olds.adoptId)) changed.push("adoptId");
   if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: false };
   return { changes: changed.length > 0, replaces: [] };
 }

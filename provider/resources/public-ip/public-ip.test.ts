@@ -64,7 +64,7 @@ describe("PublicIp diff", () => {
     ["pinning the address it already holds: no replace", state(), { instanceId: VM, publicNetworkId: IP }, { changes: true, replaces: [] }],
     ["pin removed: the address stays", state({ publicNetworkId: IP }), { instanceId: VM }, { changes: true, replaces: [] }],
     ["timeouts changed: recorded, no replace", state(), { instanceId: VM, timeouts: { create: "5m" } }, { changes: true, replaces: [] }],
-    ["adoptId added after create: ignored", state(), { instanceId: VM, adoptId: IP }, { changes: false, replaces: [] }],
+    ["adoptId added after create: recorded in place (no write), as in every resource", state(), { instanceId: VM, adoptId: IP }, { changes: true, replaces: [] }],
   ])("%s", (_case, olds, news, expected) => {
     const result = diffPublicIp(olds, news as never);
     expect({ changes: result.changes, replaces: result.replaces }).toEqual(expected);

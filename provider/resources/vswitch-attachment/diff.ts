@@ -4,7 +4,8 @@
  * - instanceId, vswitchId: replace, DELETE FIRST. An instance is on one private network at a time, and
  *   create refuses an instance that is on another network (it may belong to someone else), so the old
  *   attachment must be detached before the new one attaches.
- * - timeouts: recorded in place, no API call. adoptId only matters at create: never a change.
+ * - timeouts, adoptId: recorded in place with no write (update only reads the attachment back), as in every
+ *   resource: adoptId steers create only, but the state keeps what the program says.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { isUnknown } from "../common/check";
@@ -16,6 +17,6 @@ export function diffVswitchAttachment(olds: VswitchAttachmentOutputs, news: Vswi
   if (isUnknown(news.instanceId) || news.instanceId !== olds.instanceId) replaces.push("instanceId");
   if (isUnknown(news.vswitchId) || news.vswitchId !== olds.vswitchId) replaces.push("vswitchId");
   if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
-  const timeoutsChanged = JSON.stringify(news.timeouts ?? null) !== JSON.stringify(olds.timeouts ?? null);
-  return { changes: timeoutsChanged, replaces: [] };
+  const recorded = (["timeouts", "adoptId"] as const).some((k) => JSON.stringify(news[k] ?? null) !== JSON.stringify(olds[k] ?? null));
+  return { changes: recorded, replaces: [] };
 }

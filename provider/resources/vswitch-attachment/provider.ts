@@ -141,7 +141,7 @@ async function update(
   _olds: VswitchAttachmentOutputs,
   news: VswitchAttachmentInputs,
 ): Promise<pulumi.dynamic.UpdateResult<VswitchAttachmentOutputs>> {
-  // Only timeouts change in place (everything else replaces): no API call, just the current truth.
+  // Only timeouts and adoptId change in place (everything else replaces): no write, just the current truth.
   const outs = await readOutputs(getClient(), news);
   if (!outs) {
     throw new ProviderError(

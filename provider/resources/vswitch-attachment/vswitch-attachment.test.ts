@@ -58,7 +58,7 @@ describe("VswitchAttachment diff", () => {
     ["both: replace", { instanceId: VM2, vswitchId: NET2 }, { changes: true, replaces: ["instanceId", "vswitchId"] }],
     ["network unknown in preview: replace", { instanceId: VM, vswitchId: UNKNOWN_VALUE }, { changes: true, replaces: ["vswitchId"] }],
     ["timeouts changed: recorded in place", { instanceId: VM, vswitchId: NET, timeouts: { create: "3m" } }, { changes: true, replaces: [] }],
-    ["adoptId added later: ignored", { instanceId: VM, vswitchId: NET, adoptId: `${VM}/${NET}` }, { changes: false, replaces: [] }],
+    ["adoptId added later: recorded in place (no write), as in every resource", { instanceId: VM, vswitchId: NET, adoptId: `${VM}/${NET}` }, { changes: true, replaces: [] }],
   ])("%s", (_case, news, expected) => {
     const result = diffVswitchAttachment(state(), news as never);
     expect({ changes: result.changes, replaces: result.replaces }).toEqual(expected);
