@@ -7,8 +7,9 @@ JEST_ARGS ?=
 SIM_ARGS ?=
 BENCH_ARGS ?=
 SOAK_ARGS ?=
+MUTATE_FOLDERS ?= api wait resources local-engine
 
-.PHONY: install build pack typecheck test sim bench soak demo docs clean
+.PHONY: install build pack typecheck test sim bench soak demo docs clean mutate
 
 # `npm ci` only when the lock file changed since the last install (the stamp lives inside node_modules,
 # so `git clean -xfd` removes both together).
@@ -68,3 +69,13 @@ soak: build
 
 clean:
 	rm -rf dist .pack reports
+
+# Mutation testing (issue 13, StrykerJS; stryker.config.mjs): one Stryker run per folder (provider/api, provider/wait,
+# provider/resources, tools/local-engine), each with only the jest suites that exercise it, then the score per folder
+# (tools/mutate/score.mjs; equivalent mutants are listed in tools/mutate/equivalent.txt). Incremental: results
+# are kept in reports/stryker-incremental-<folder>.json, so a second run re-tests only what changed. Not part of
+# `make test`. MUTATE_FOLDERS="wait" runs one folder; MUTATE_FILES=provider/wait/poll.ts narrows it to files.
+mutate: install
+	mkdir -p reports
+	for folder in $(MUTATE_FOLDERS); do MUTATE_FOLDER=$$folder npx stryker run stryker.config.mjs; done
+	node tools/mutate/score.mjs

@@ -14,8 +14,9 @@ module.exports = {
   roots: ["<rootDir>"],
   testMatch: ["**/*.test.ts"],
   transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
-  testPathIgnorePatterns: ["/node_modules/", "<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/"],
-  modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/"],
+  // .stryker-tmp-*: the sandboxes of `make mutate` (copies of the repository) while it runs.
+  testPathIgnorePatterns: ["/node_modules/", "<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/", "<rootDir>/.stryker-tmp"],
+  modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/", "<rootDir>/.stryker-tmp"],
   testTimeout: 60000,
   maxWorkers: 2,
 };
