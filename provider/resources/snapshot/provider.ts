@@ -178,7 +178,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
   async update(id: string, olds: SnapshotOutputs, news: SnapshotInputs): Promise<pulumi.dynamic.UpdateResult<SnapshotOutputs>> {
     const list = await listOrGone(getClient(), news.instanceId);
     const snapshot = list?.find((s) => s.id === id);
-    if (!snapshot) throw new ProviderError(`snapshot ${id} of instance ${news.instanceId} no longer exists; run pulumi refresh`);
+    if (!snapshot) throw new ProviderError(`snapshot ${id} of instance ${news.instanceId} no longer exists: run pulumi refresh (it leaves the state), then pulumi up to take a new one`);
     return { outs: snapshotOutputs({ instanceId: olds.instanceId, adoptId: news.adoptId, timeouts: news.timeouts }, snapshot) };
   },
 
