@@ -8,6 +8,30 @@ function fakeTime() {
 }
 const schedule = { fastMs: 250, maxMs: 10_000 };
 
+describe("deadline", () => {
+  it("counts down on its clock and has passed exactly at its end", () => {
+    let t = 1_000;
+    const d = new Deadline(60_000, () => t);
+    expect(d.remainingMs()).toBe(60_000);
+    t += 45_000;
+    expect(d.remainingMs()).toBe(15_000);
+    expect(d.expired()).toBe(false);
+    t += 15_000;
+    expect(d.expired()).toBe(true);
+    expect(d.remainingMs()).toBe(0);
+  });
+});
+
+describe("wait errors", () => {
+  it("name themselves, the status only when one was seen, and the timeouts key to raise", () => {
+    const bare = new WaitTimeoutError("instance vm-1 to be created", undefined, 90_000);
+    expect(String(bare)).toBe("WaitTimeoutError: timed out after 1m30s waiting for instance vm-1 to be created; raise the resource's timeouts input if the host is slow");
+    const phased = new WaitTimeoutError("instance vm-1 to be deleted", "Deleting", 30_000, "delete");
+    expect(phased.message).toBe('timed out after 30s waiting for instance vm-1 to be deleted (last status seen: Deleting); raise timeouts.delete (e.g. timeouts: { delete: "30m" }) if the host is slow');
+    expect(String(new WaitFailedError("snapshot s-1 to be Ready", "status Error"))).toBe("WaitFailedError: snapshot s-1 to be Ready failed: status Error");
+  });
+});
+
 describe("polling schedule", () => {
   it("without an estimate polls every interval (noticed within one interval, also in a fresh process)", () => {
     expect(nextPollDelay(0, undefined, schedule)).toBe(250);
@@ -17,6 +41,13 @@ describe("polling schedule", () => {
     expect(nextPollDelay(0, 60_000, schedule)).toBe(54_000);
     expect(nextPollDelay(54_000, 60_000, schedule)).toBe(250);
     expect(nextPollDelay(61_000, 60_000, schedule)).toBe(250);
+    // part way through the first sleep (a wait that started late): sleep only the rest of it
+    expect(nextPollDelay(20_000, 60_000, schedule)).toBe(34_000);
+  });
+  it("keeps polling every interval until half again the usual duration (plus one interval), then backs off", () => {
+    expect(nextPollDelay(80_000, 60_000, schedule)).toBe(250);
+    expect(nextPollDelay(90_250, 60_000, schedule)).toBe(250);
+    expect(nextPollDelay(90_260, 60_000, schedule)).toBe(3_026);
   });
   it("far past the usual finish backs off up to the cap", () => {
     expect(nextPollDelay(120_000, 60_000, schedule)).toBe(6_000);
@@ -73,6 +104,21 @@ describe("pollUntil", () => {
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines[0]).toMatch(/status creating, .* elapsed, .* left/);
   });
+
+  it("logs progress once per progress interval, not on every poll", async () => {
+    const clock = fakeTime();
+    const lines: string[] = [];
+    await pollUntil({
+      what: "instance vm-1 to be created", deadline: new Deadline(60_000, clock.now),
+      poll: async () => ({ done: false as const, status: "creating" }),
+      schedule: { fastMs: 5_000, maxMs: 5_000 }, now: clock.now, sleep: clock.sleep, log: (l) => lines.push(l), progressEveryMs: 15_000,
+    }).catch(() => undefined);
+    expect(lines).toEqual([
+      "still waiting for instance vm-1 to be created: status creating, 15s elapsed, 45s left",
+      "still waiting for instance vm-1 to be created: status creating, 30s elapsed, 30s left",
+      "still waiting for instance vm-1 to be created: status creating, 45s elapsed, 15s left",
+    ]);
+  });
 });
 
 describe("pollUntil under transient API failures", () => {
@@ -91,6 +137,19 @@ describe("pollUntil under transient API failures", () => {
     });
     expect(value).toBe("Ready");
     expect(polls).toBe(3);
+  });
+
+  it("names the failure as the last status when the deadline passes while polls fail", async () => {
+    const clock = fakeTime();
+    let polls = 0;
+    const err = await pollUntil<string>({
+      what: "snapshot s-1 to be ready", deadline: new Deadline(1_000, clock.now), schedule, now: clock.now, sleep: clock.sleep,
+      poll: async () => {
+        if (++polls > 1) throw serverError();
+        return { done: false, status: "creating" };
+      },
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/\(last status seen: unknown \(.*HTTP 500.*\)\)/);
   });
 
   it("ends with the error after too many failures in a row, and at once on a non-transient one", async () => {
@@ -121,5 +180,32 @@ describe("pollUntil: the deadline also bounds a poll in flight", () => {
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitTimeoutError);
     expect((err as Error).message).toMatch(/waiting for instance vm-1 to be deleted \(last status seen: Deleting\)/);
+  });
+
+  it("names the time waited and the timeouts key of the operation", async () => {
+    const never = new Promise<PollVerdict<string>>(() => undefined);
+    const err = await pollUntil<string>({ what: "instance vm-1 to be deleted", deadline: new Deadline(50, Date.now, "delete"), poll: () => never }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^timed out after \d+ms waiting for instance vm-1 to be deleted; raise timeouts\.delete /);
+  });
+
+  it("leaves no timer behind once the wait is over (the provider process can exit at once, not at the deadline)", async () => {
+    jest.useFakeTimers();
+    try {
+      const value = await pollUntil<string>({ what: "w", deadline: new Deadline(3_600_000), poll: async () => ({ done: true, value: "Ready" }) });
+      expect(value).toBe("Ready");
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it("keeps to injected time: a poll slower in real time than the deadline on the injected clock still counts", async () => {
+    // injected time: the wait keeps to its own clock, however long the poll takes in real time
+    const slow = <T>(v: T) => new Promise<T>((resolve) => setTimeout(() => resolve(v), 20));
+    const clock = fakeTime();
+    for (const injected of [{ now: clock.now }, { sleep: clock.sleep }]) {
+      const value = await pollUntil<string>({ what: "w", deadline: new Deadline(1, clock.now), ...injected, poll: () => slow({ done: true as const, value: "Ready" }) });
+      expect(value).toBe("Ready");
+    }
   });
 });

@@ -179,7 +179,7 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
       verdict = opts.sleep || opts.now || opts.deadline.remainingMs() === 0 ? await opts.poll() : await withinDeadline(opts.poll(), opts.deadline, () => lastStatus, started, now);
       failuresInARow = 0;
     } catch (error) {
-      if (error instanceof DeadlinePassed) throw new WaitTimeoutError(opts.what, error.lastStatus, error.waitedMs);
+      if (error instanceof DeadlinePassed) throw new WaitTimeoutError(opts.what, error.lastStatus, error.waitedMs, opts.deadline.phase);
       if (!isTransientPollError(error) || ++failuresInARow >= MAX_CONSECUTIVE_POLL_FAILURES) throw error;
       verdict = { done: false, status: `unknown (${(error as Error).message})` };
     }
