@@ -83,8 +83,11 @@ export async function installExamples(): Promise<string> {
   const ready = (): boolean => fs.existsSync(path.join(root, "node_modules", "pulumi-vmhost", "package.json"));
   fs.mkdirSync(INSTALL_BASE, { recursive: true });
 
-  for (;;) {
+  // Another worker holding the lock is building the same root: wait for it, but not forever (a build takes a
+  // few minutes at most even on a loaded machine; a stuck holder fails this run with the lock's path).
+  for (const deadline = Date.now() + 10 * 60_000; ; ) {
     if (ready()) return root;
+    if (Date.now() > deadline) throw new Error(`${root} not built within 10 minutes while another process held ${LOCK_DIR}`);
     try {
       fs.mkdirSync(LOCK_DIR);
     } catch {

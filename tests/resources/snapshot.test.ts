@@ -131,8 +131,9 @@ describe("Snapshot lifecycle", () => {
   it("shows drift: a snapshot deleted out of band reads as gone", async () => {
     const created = await provider.create(await checked({ instanceId: vm, name: "drift" }));
     await client.snapshots.delete(vm, created.id);
-    for (;;) {
-      if (!(await client.snapshots.list(vm)).some((s) => s.id === created.id)) break;
+    // the delete takes an operation's time in the simulator: poll its list, failing after 10 s instead of hanging
+    for (const deadline = Date.now() + 10_000; (await client.snapshots.list(vm)).some((s) => s.id === created.id); ) {
+      if (Date.now() > deadline) throw new Error(`snapshot ${created.id} still listed 10 s after its delete`);
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(await provider.read!(created.id, created.outs)).toEqual({});
