@@ -119,8 +119,9 @@ export function templatesOf(records: readonly SystemRecord[]): CatalogueTemplate
     if (id !== undefined) {
       out.push({
         id,
-        name: text(r.name) ?? text(parent?.name) ?? `template ${id}`,
-        version: text(r.version) ?? (parent ? text(r.name) : undefined),
+        // a nested template is named by its operating system; its own name, if any, is the version
+        name: (parent ? text(parent.name) : undefined) ?? text(r.name) ?? `template ${id}`,
+        version: text(r.version) ?? (parent && text(r.name) !== text(parent.name) ? text(r.name) : undefined),
         minCpu: num(r.min_cpu ?? r.minCpu),
         minMemory: num(r.min_memory ?? r.minMemory ?? r.min_ram),
         minStorage: num(r.min_storage ?? r.minStorage ?? r.min_disk),

@@ -1,0 +1,51 @@
+/**
+ * The catalogue shapes hosts send (no sample exists: real-api-facts.md "client code"): templates listed flat
+ * with their minimums, or operating systems with their templates nested; tiers with or without the
+ * dedicated-CPU flag. And the Instance rules against a catalogue, without any API.
+ */
+import { instanceCatalogueFailures, templatesOf, tiersOf, type Catalogue } from "./preflight";
+
+describe("templatesOf", () => {
+  it("reads flat templates (the simulator's shape)", () => {
+    expect(templatesOf([{ id: 4, template_id: 4, name: "Windows Server", version: "2022", min_cpu: 2, min_memory: 4, min_storage: 40 }])).toEqual([
+      { id: 4, name: "Windows Server", version: "2022", minCpu: 2, minMemory: 4, minStorage: 40 },
+    ]);
+  });
+  it("reads operating systems with nested templates: the OS id is not a template id", () => {
+    const systems = [{ id: 1, name: "Ubuntu", versions: [{ id: 11, name: "22.04", min_disk: "20" }, { template_id: 12, version: "24.04", min_ram: 2 }] }];
+    expect(templatesOf(systems)).toEqual([
+      { id: 11, name: "Ubuntu", version: "22.04", minCpu: undefined, minMemory: undefined, minStorage: 20 },
+      { id: 12, name: "Ubuntu", version: "24.04", minCpu: undefined, minMemory: 2, minStorage: undefined },
+    ]);
+  });
+});
+
+describe("tiersOf", () => {
+  it("reads the dedicated-CPU flag in its spellings, undefined when the host does not say", () => {
+    expect(tiersOf([{ id: 1, name: "Basic", is_dedicated_cpu_available: 0 }, { id: 3, name: "Premium", is_dedicated_cpu_available: true }, { id: 5, name: null }]))
+      .toEqual([
+        { id: 1, name: "Basic", dedicatedCpuAvailable: false },
+        { id: 3, name: "Premium", dedicatedCpuAvailable: true },
+        { id: 5, name: "tier 5", dedicatedCpuAvailable: undefined },
+      ]);
+  });
+});
+
+describe("instanceCatalogueFailures", () => {
+  const cat: Catalogue = {
+    locations: [{ id: 1, name: "Jakarta" }],
+    tiers: [{ id: 2, name: "Standard", dedicatedCpuAvailable: undefined }],
+    templates: [{ id: 1, name: "Ubuntu", version: "22.04", minCpu: 1, minMemory: 1, minStorage: 20 }],
+    vswitches: [{ uuid: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d", name: "net", location: undefined }],
+  };
+  const ok = { locationId: 1, tierId: 2, templateId: 1, cpu: 1, memory: 1, storage: 20 };
+  it("says nothing it cannot know: a tier without the flag allows dedicatedCpu, a network without a location is not compared", () => {
+    expect(instanceCatalogueFailures({ ...ok, dedicatedCpu: true, vswitchId: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, cat)).toEqual([]);
+  });
+  it("skips a list the host did not serve", () => {
+    expect(instanceCatalogueFailures({ ...ok, locationId: 99, tierId: 99, templateId: 99 }, {})).toEqual([]);
+  });
+  it("does not check template minimums of a clone (its disk comes from the source)", () => {
+    expect(instanceCatalogueFailures({ ...ok, cloneFrom: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", templateId: undefined, storage: 5 }, cat)).toEqual([]);
+  });
+});
