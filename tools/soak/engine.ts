@@ -56,6 +56,8 @@ export interface ResourceState {
   delete?: boolean;
   /** URNs this resource depends on (its inputs reference their ids). */
   dependencies: string[];
+  /** The `deletedWith` option: the URN whose deletion in the same run makes this one's Delete a no-op. */
+  deletedWith?: string;
 }
 
 /** A pending operation of the checkpoint: started, never seen to finish. */
@@ -66,12 +68,20 @@ export interface PendingOperation {
   resourceType: ResourceName;
   inputs: Props;
   id?: string;
+  /** For the create of a replacement: the id of the resource it replaces (legitimately still there). */
+  replacing?: string;
 }
 
 /** The modelled checkpoint. */
 export interface StackState {
   resources: ResourceState[];
   pending: PendingOperation[];
+  /**
+   * The soak's own bookkeeping, not part of a checkpoint: ids the engine dropped without a Delete call because
+   * they were `deletedWith` a resource deleted in the same run. If that deletion then fails they still exist,
+   * rightly unknown to the state: the VM's eventual deletion takes them.
+   */
+  forgotten: string[];
 }
 
 /** A resource the program declares. `inputs` gets the ids of the resources it depends on. */
@@ -79,6 +89,8 @@ export interface DeclaredResource {
   name: string;
   type: ResourceName;
   dependsOn: string[];
+  /** Pulumi's `deletedWith` resource option (a name of the program). */
+  deletedWith?: string;
   inputs(idOf: (name: string) => string): Props;
 }
 
@@ -101,8 +113,9 @@ class StopRun extends Error {}
 
 /** The modelled engine for one stack. */
 export class Engine {
-  readonly state: StackState = { resources: [], pending: [] };
+  readonly state: StackState = { resources: [], pending: [], forgotten: [] };
   private errors: string[] = [];
+  private program: DeclaredResource[] = [];
   private stopped = false;
   private interrupted = false;
 
@@ -161,6 +174,7 @@ export class Engine {
   /** `pulumi up` of `program`. */
   async up(program: DeclaredResource[]): Promise<RunResult> {
     this.begin();
+    this.program = program;
     try {
       await this.deleteAll(this.state.resources.filter((r) => r.delete), "delete (replaced earlier)");
       const done = new Map<string, Promise<void>>();
@@ -230,7 +244,7 @@ export class Engine {
     if (diff.replaces.length > 0) {
       this.trace(`  ~ replace ${decl.name} (${diff.replaces.join(", ")})`);
       if (diff.deleteBeforeReplace) {
-        await this.deleteOne(old, "delete (before replace)");
+        await this.deleteOne(old, "delete (before replace)", new Set());
         await this.create(decl, urn, inputs, deps);
         return undefined;
       }
@@ -245,18 +259,27 @@ export class Engine {
     // Same: the new inputs are recorded, the outputs kept.
     old.inputs = inputs;
     old.dependencies = deps;
+    old.deletedWith = this.deletedWithOf(decl).deletedWith;
     return undefined;
+  }
+
+  private deletedWithOf(decl: DeclaredResource): { deletedWith?: string } {
+    if (!decl.deletedWith) return {};
+    const target = this.program.find((d) => d.name === decl.deletedWith);
+    return target ? { deletedWith: urnOf(target.type, target.name) } : {};
   }
 
   private async create(decl: DeclaredResource, urn: string, inputs: Props, deps: string[], replacing?: ResourceState): Promise<void> {
     this.trace(`  + create ${decl.name}`);
-    const op = this.addPending({ type: "creating", urn, name: decl.name, resourceType: decl.type, inputs: clone(inputs) });
+    const op = this.addPending({
+      type: "creating", urn, name: decl.name, resourceType: decl.type, inputs: clone(inputs), ...(replacing ? { replacing: replacing.id } : {}),
+    });
     try {
       const answer = await this.host.call<CreateAnswer>({ method: "create", resource: decl.type, properties: inputs });
       this.donePending(op);
       if (!answer.id) this.fail(`create ${decl.name}`, new Error("provider did not return an ID from Create"));
       if (replacing) replacing.delete = true;
-      this.state.resources.push({ urn, name: decl.name, type: decl.type, id: answer.id, inputs, outputs: answer.properties, dependencies: deps });
+      this.state.resources.push({ urn, name: decl.name, type: decl.type, id: answer.id, inputs, outputs: answer.properties, dependencies: deps, ...this.deletedWithOf(decl) });
       this.trace(`    created ${decl.name} ${answer.id}`);
     } catch (e) {
       if (e instanceof StopRun) throw e;
@@ -265,7 +288,7 @@ export class Engine {
         const init = e.failure.initFailure;
         if (replacing) replacing.delete = true;
         this.state.resources.push({
-          urn, name: decl.name, type: decl.type, id: init.id, inputs, outputs: init.properties, dependencies: deps,
+          urn, name: decl.name, type: decl.type, id: init.id, inputs, outputs: init.properties, dependencies: deps, ...this.deletedWithOf(decl),
           initErrors: init.reasons.length ? init.reasons : [e.message],
         });
         this.trace(`    recorded ${decl.name} ${init.id} after an initialization failure`);
@@ -296,7 +319,14 @@ export class Engine {
 
   // ------------------------------------------------------------------------------------------- delete
 
-  private async deleteOne(r: ResourceState, what: string): Promise<void> {
+  private async deleteOne(r: ResourceState, what: string, deleting: ReadonlySet<string>): Promise<void> {
+    // DeleteStep.Apply: `isDeletedWith(s.old.DeletedWith, s.otherDeletions)`: no provider call, the state forgets it.
+    if (r.deletedWith && deleting.has(r.deletedWith)) {
+      this.trace(`  - ${what} ${r.name} ${r.id} (deleted with ${r.deletedWith.split("::").pop()}: no Delete call)`);
+      this.state.resources = this.state.resources.filter((x) => x !== r);
+      this.state.forgotten.push(r.id);
+      return;
+    }
     this.trace(`  - ${what} ${r.name} ${r.id}`);
     const op = this.addPending({ type: "deleting", urn: r.urn, name: r.name, resourceType: r.type, inputs: clone(r.inputs), id: r.id });
     try {
@@ -312,12 +342,14 @@ export class Engine {
   /** Deletes `victims`, dependents before what they depend on; independent ones in parallel. */
   private async deleteAll(victims: ResourceState[], what: string): Promise<void> {
     let left = [...victims];
+    // The URNs deleted in this run (step_generator.go: sg.deletes, what `deletedWith` is checked against).
+    const deleting = new Set(victims.map((v) => v.urn));
     while (left.length > 0) {
       this.guard();
       // A resource waits while another victim depends on it.
       const ready = left.filter((r) => !left.some((o) => o !== r && o.dependencies.includes(r.urn) && o.id !== r.id));
       const batch = ready.length > 0 ? ready : [left[0]!];
-      const outcomes = await Promise.allSettled(batch.map((r) => this.deleteOne(r, what)));
+      const outcomes = await Promise.allSettled(batch.map((r) => this.deleteOne(r, what, deleting)));
       const failed = outcomes.find((o) => o.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
       left = left.filter((r) => !batch.includes(r));
@@ -346,19 +378,25 @@ export class Engine {
     try {
       if (resolvePending) {
         for (const op of this.state.pending.filter((p) => p.type === "creating")) {
-          // A URN already in the state (the re-run created it again) cannot take the import: the user clears it.
-          const id = this.live(op.urn) ? undefined : resolvePending(op);
+          const id = resolvePending(op);
           this.state.pending = this.state.pending.filter((p) => p !== op);
           if (id === undefined) {
             this.trace(`  pending create of ${op.name} cleared`);
             continue;
           }
-          // Imported: the state gets the resource under that id; the refresh below reads it.
+          // Imported: the state gets the resource under that id; the refresh below reads it. When the URN is
+          // live (the create of a replacement was interrupted), the imported one is the replacement: the old
+          // one is marked for deletion, as a completed create-before-delete would have left it.
           this.trace(`  pending create of ${op.name} imported as ${id}`);
+          const current = this.live(op.urn);
+          if (current) current.delete = true;
           // Its dependencies: the resources whose ids its inputs name (the VM of a snapshot, say).
           const named = new Set(Object.values(op.inputs).filter((v): v is string => typeof v === "string"));
           const dependencies = this.state.resources.filter((r) => !r.delete && named.has(r.id)).map((r) => r.urn);
-          this.state.resources.push({ urn: op.urn, name: op.name, type: op.resourceType, id, inputs: op.inputs, outputs: op.inputs, dependencies });
+          const decl = this.program.find((d) => d.name === op.name);
+          this.state.resources.push({
+            urn: op.urn, name: op.name, type: op.resourceType, id, inputs: op.inputs, outputs: op.inputs, dependencies, ...(decl ? this.deletedWithOf(decl) : {}),
+          });
         }
       }
       const outcomes = await Promise.allSettled(this.state.resources.map((r) => this.readOne(r)));

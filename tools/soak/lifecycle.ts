@@ -107,6 +107,8 @@ class Lifecycle {
   private deps: { publicIp?: Spec; vswitch?: Spec; storage?: Spec; snapshot?: Spec; rule?: Spec } = {};
   /** The VM exists before the program (made out of band) and the program adopts it. */
   private readonly adopts: boolean;
+  /** Dependents other than PublicIp declare `deletedWith: vm` too. */
+  private readonly deletedWithVm: boolean;
   private phase = 0;
 
   constructor(
@@ -128,7 +130,9 @@ class Lifecycle {
       cpu: r.int(1, 2), memory: r.int(1, 2), storage: r.int(10, 30), username: "ops", password: this.pick(PASSWORDS),
     };
     // (its own generator, so leaving adoption out does not change the rest of a seed's lifecycle)
-    this.adopts = kind === "instance" && !this.skips("adoption") && new SeededRandom(`soak/${seed}/adopt`).next() < 0.12;
+    const extra = new SeededRandom(`soak/${seed}/options`);
+    this.adopts = kind === "instance" && !this.skips("adoption") && extra.next() < 0.12;
+    this.deletedWithVm = extra.next() < 0.5;
     if (kind === "instance") {
       if (r.next() < 0.5) this.vm.publicIp = r.next() < 0.7 || this.skips("public-ip-toggles");
       if (r.next() < 0.4) this.vm.powerState = "running";
@@ -160,7 +164,10 @@ class Lifecycle {
     const dep = (name: string, type: DeclaredResource["type"], spec: Spec | undefined): void => {
       if (!spec) return;
       const s = { ...spec };
-      out.push({ name, type, dependsOn: ["vm"], inputs: (idOf) => ({ instanceId: idOf("vm"), ...s }) });
+      // `deletedWith: vm` as the README recommends for a PublicIp (the VM's delete releases the address); the
+      // others get it in half the lifecycles, so their own deletes are soaked too.
+      const deletedWith = type === "PublicIp" || this.deletedWithVm ? { deletedWith: "vm" } : {};
+      out.push({ name, type, dependsOn: ["vm"], ...deletedWith, inputs: (idOf) => ({ instanceId: idOf("vm"), ...s }) });
     };
     dep("address", "PublicIp", this.deps.publicIp);
     dep("network", "VswitchAttachment", this.deps.vswitch);

@@ -16,7 +16,7 @@ import type { PendingOperation, ResourceState, StackState } from "./engine";
 
 /** The parts of the simulator's state dump the soak reads. */
 export interface SimTruth {
-  instances: { uuid: string; hostname: string; status: string; operationFlag: number; vswitchUuid: string | null; operation: { endsAt: number | null } | null }[];
+  instances: { uuid: string; hostname: string; status: string; operationFlag: number; vswitchUuid: string | null; operation: { kind: string; startedAt: number; endsAt: number | null } | null }[];
   publicIps: { uuid: string; address: string; instanceUuid: string | null; seeded: boolean }[];
   blockStorages: { uuid: string; locationId: number; instanceUuid: string | null }[];
   vswitches: { uuid: string; locationId: number }[];
@@ -63,7 +63,7 @@ export function coveredBy(op: PendingOperation, truth: SimTruth): string[] {
 /** Compares after a phase. `upSucceeded`: the phase was an `up` that reported success. */
 export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean): Finding[] {
   const findings: Finding[] = [];
-  const known = new Set<string>();
+  const known = new Set<string>(state.forgotten.map((id) => id.toLowerCase()));
   for (const r of state.resources) {
     known.add(r.id.toLowerCase());
     strings(r.outputs, known);
@@ -75,9 +75,9 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
     const covered = coveredBy(op, truth).filter((id) => !known.has(id.toLowerCase()));
     for (const id of covered) pendingCover.set(id, op);
     if (covered.length > 1) findings.push({ kind: "duplicate", object: covered[1]!, what: `pending create of ${op.name} covers ${covered.length} objects: ${covered.join(", ")}` });
-    // A pending create whose object exists while the state ALSO got that resource under another id: the
-    // re-run made a second one instead of finding the first.
-    const recorded = state.resources.find((r) => r.urn === op.urn && !r.delete);
+    // A pending create whose object exists while the state ALSO got that resource under another id (not the
+    // one a replacement legitimately keeps until its create finishes): the re-run made a second one.
+    const recorded = state.resources.find((r) => r.urn === op.urn && !r.delete && r.id !== op.replacing);
     if (recorded && covered.length > 0 && op.resourceType !== "PublicIp")
       findings.push({ kind: "duplicate", object: covered[0]!, what: `${op.name}: the interrupted create made ${covered.join(", ")} and the next up recorded another, ${recorded.id}` });
   }
@@ -112,14 +112,16 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
   const stateVmIds = new Set(stateVms.map((r) => r.id));
   for (const b of truth.blockStorages) {
     if (b.instanceUuid === null || !stateVmIds.has(b.instanceUuid) || pendingCover.has(b.uuid)) continue;
-    if (ofType("BlockStorageAttachment").some((r) => r.id === b.uuid)) continue;
+    if (ofType("BlockStorageAttachment").some((r) => r.id === b.uuid) || state.forgotten.includes(b.uuid)) continue;
     findings.push({ kind: "leak", object: `${b.uuid}@${b.instanceUuid}`, what: `block storage ${b.uuid} is attached to ${b.instanceUuid} and no attachment in the state says so` });
   }
   for (const vm of truth.instances) {
     if (!vm.vswitchUuid || !stateVmIds.has(vm.uuid)) continue;
     const id = `${vm.uuid}/${vm.vswitchUuid}`;
-    if (pendingCover.has(id) || ofType("VswitchAttachment").some((r) => r.id === id)) continue;
-    const declaring = stateVms.find((r) => r.id === vm.uuid && r.inputs.vswitchId !== undefined);
+    if (pendingCover.has(id) || ofType("VswitchAttachment").some((r) => r.id === id) || state.forgotten.includes(id)) continue;
+    // An Instance that manages its network (vswitchId in its inputs, or in its outputs after a failed update
+    // kept the old inputs) accounts for it; the next up converges it.
+    const declaring = stateVms.find((r) => r.id === vm.uuid && (r.inputs.vswitchId !== undefined || r.outputs.vswitchId !== undefined));
     if (declaring) continue;
     findings.push({ kind: "leak", object: `${vm.uuid}@${vm.vswitchUuid}`, what: `instance ${vm.uuid} is in private network ${vm.vswitchUuid} and nothing in the state declares it` });
   }
@@ -136,7 +138,11 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
 /** After the last destroy (faults cleared): nothing may remain, in the account or in the state. */
 export function compareAfterDestroy(state: StackState, truth: SimTruth): Finding[] {
   const findings: Finding[] = [];
-  for (const r of state.resources) findings.push({ kind: "undestroyable", object: r.id, what: `${r.type} ${r.name} ${r.id} is still in the state after destroy` });
+  for (const r of state.resources) {
+    const vm = truth.instances.find((v) => v.uuid === r.id);
+    const sim = vm ? ` (simulator: ${vm.status}, operation ${vm.operation ? JSON.stringify(vm.operation) : "none"})` : "";
+    findings.push({ kind: "undestroyable", object: r.id, what: `${r.type} ${r.name} ${r.id} is still in the state after destroy${sim}` });
+  }
   // (a VM the state still holds is counted once, as undestroyable)
   for (const vm of truth.instances) if (!known(state, vm.uuid)) findings.push({ kind: "orphan", object: vm.uuid, what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) remains after destroy, in no state` });
   for (const s of truth.snapshots) findings.push({ kind: known(state, s.uuid) ? "undestroyable" : "orphan", object: s.uuid, what: `snapshot ${s.uuid} (${s.name}) remains after destroy` });
