@@ -16,29 +16,29 @@ import type { FaultClass, SoakFeature } from "../tools/soak/runner";
 const runnerPath = path.join(__dirname, "..", "dist", "tools", "soak", "runner.js");
 
 /**
- * What still fails on main (issue 9; seeds and traces in the lead's findings notes). Enable each by moving it
- * into the run once its fix has landed:
- * - "ambiguous-write": a create reset after processing whose reconciliation reads get a 500 -> orphan/duplicate (point 2);
- * - "failed-operation", "stuck-operation": a VM left in Error blocks the deletes of its dependents -> undestroyable (point 5);
- * - "interruptions": the up after an interrupted create makes a second VM (point 3);
- * - "public-ip-toggles": publicIp true -> false -> true leaves the address reserved (point 6);
- * - "public-ip-resource": deleting a PublicIp leaves its address reserved in the account;
- * - "adoption": a replace-forcing change on an adopted VM re-adopts it and then deletes it -> lost (point 4).
+ * Fault classes and features left out while their fix is pending (issue 9), so this test guards what already
+ * holds. All of them pass on main now (every fault class; interruptions, publicIp toggles, the PublicIp
+ * resource, adoption); a regression shows as a finding with the lifecycle's seed and trace. If one must be left
+ * out again, list it here with the reason, e.g. "interruptions" (the up after an interrupted create made a
+ * second VM: point 3) or "failed-operation" (a VM in Error blocked its dependents' deletes: point 5).
  */
-const STILL_FAILING_FAULTS: readonly FaultClass[] = ["ambiguous-write", "failed-operation", "stuck-operation"];
-const STILL_FAILING_FEATURES: readonly SoakFeature[] = ["interruptions", "public-ip-toggles", "public-ip-resource", "adoption"];
+const STILL_FAILING_FAULTS: readonly FaultClass[] = [];
+const STILL_FAILING_FEATURES: readonly SoakFeature[] = [];
 
 it("a seeded soak: nothing orphaned, duplicated, leaked, reported as success in Error, lost, or undestroyable", async () => {
   if (!fs.existsSync(runnerPath)) throw new Error(`${runnerPath} is missing: run make build first`);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runSoak, summaryLine, FAULT_CLASSES } = require(runnerPath) as typeof Runner;
   const faultClasses = FAULT_CLASSES.filter((c) => !STILL_FAILING_FAULTS.includes(c));
-  const report = await runSoak({ seed: "make-test", lifecycles: 30, lanes: 8, faultClasses, skip: STILL_FAILING_FEATURES });
+  // Time warp 20 and 60 s deadlines (not make soak's 40 and 30 s): make test runs beside other suites, and a
+  // loaded machine stalls the provider's process; the warp turns a stall into a long simulated wait.
+  const report = await runSoak({ seed: "make-test", lifecycles: 24, lanes: 8, timeWarp: 20, timeout: "60s", faultClasses, skip: STILL_FAILING_FEATURES });
   const failing = report.failing.map((lc) => ({ seed: lc.seed, findings: lc.findings.map((f) => `${f.kind}: ${f.what}`), trace: lc.trace.join("\n") }));
   expect({ summary: summaryLine(report), failing }).toEqual({
-    summary: "soak: 30 lifecycles, " + report.faults + " faults, 0 orphans, 0 duplicates, 0 leaks, 0 errors-reported-as-success, 0 lost, 0 undestroyable",
+    summary: "soak: 24 lifecycles, " + report.faults + " faults, 0 orphans, 0 duplicates, 0 leaks, 0 errors-reported-as-success, 0 lost, 0 undestroyable",
     failing: [],
   });
   // The run really was under fire (an instrument that injects nothing proves nothing).
   expect(report.faults).toBeGreaterThan(30);
+  expect(report.interrupted).toBeGreaterThan(0);
 }, 240_000);

@@ -69,10 +69,7 @@ export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], 
   const started = Date.now();
   const report: LifecycleReport = { seed, kind, faults: 0, findings: [], trace, interrupted: false, wallMs: 0 };
   try {
-    await host.configure({
-      "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url,
-      "vmhost:createTimeout": settings.timeout, "vmhost:updateTimeout": settings.timeout, "vmhost:deleteTimeout": settings.timeout,
-    });
+    await configureHost(host, sim, settings.timeout);
     const engine = new Engine(host, log);
     const seeded = await truthOf(sim);
     const cat: Catalogue = {
@@ -90,6 +87,22 @@ export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], 
   report.wallMs = Date.now() - started;
   return report;
 }
+
+/** The stack config of a lifecycle: its simulator, and `timeout` for every wait (vmhost:*Timeout). */
+function configureHost(host: ProviderHost, sim: RunningSimulator, timeout: string): Promise<void> {
+  return host.configure({
+    "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url,
+    "vmhost:createTimeout": timeout, "vmhost:updateTimeout": timeout, "vmhost:deleteTimeout": timeout,
+  });
+}
+
+/**
+ * The deadline of the clean-up destroys (faults cleared): as the provider's timeout message advises, the user
+ * raises it. It keeps a slow or loaded machine (where the warped clock turns a stall of the provider's
+ * process into long simulated waits) from leaving resources behind for want of time; what still cannot be
+ * destroyed is blocked, not slow.
+ */
+const CLEANUP_TIMEOUT = "20m";
 
 async function admin<T>(sim: RunningSimulator, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${sim.adminUrl}${path}`, {
@@ -326,12 +339,12 @@ class Lifecycle {
       if (!interrupt) return this.engine.up(program);
       return this.interruptedUp(program);
     });
-    this.logResult(result);
+    await this.endRun(result);
     await this.check(result.ok);
     if (result.interrupted) {
       // The user runs `pulumi up` again (the CLI warns about the pending create).
       const again = await this.withFaults(`${name} (re-run after the interruption)`, [], () => this.engine.up(this.program()));
-      this.logResult(again);
+      await this.endRun(again);
       await this.check(again.ok);
       // Then, as the CLI asks, `pulumi refresh`, resolving the pending create (import what exists, else clear).
       await this.refreshPhase();
@@ -371,20 +384,22 @@ class Lifecycle {
       return coveredBy(op, truth).find((id) => !known.has(id));
     };
     const result = await this.withFaults("refresh", this.faultsFor("refresh"), () => this.engine.refresh(resolve));
-    this.logResult(result);
+    await this.endRun(result);
     await this.check(false);
   }
 
   private async destroyPhase(): Promise<void> {
     const result = await this.withFaults("destroy", this.faultsFor("destroy"), () => this.engine.destroy());
-    this.logResult(result);
+    await this.endRun(result);
     await this.check(false);
     await this.unstick();
-    // The user re-runs until the state is empty, faults gone (pending creates resolved as refresh offers).
+    // The user re-runs until the state is empty, faults gone (pending creates resolved as refresh offers),
+    // with a raised deadline.
+    if (this.engine.state.resources.length > 0 || this.engine.state.pending.length > 0) await configureHost(this.host, this.sim, CLEANUP_TIMEOUT);
     for (let attempt = 1; attempt <= 2 && (this.engine.state.resources.length > 0 || this.engine.state.pending.length > 0); attempt++) {
       if (this.engine.state.pending.length > 0) await this.refreshPhase();
-      const again = await this.withFaults(`destroy (again, no faults, attempt ${attempt})`, [], () => this.engine.destroy());
-      this.logResult(again);
+      const again = await this.withFaults(`destroy (again, no faults, timeouts ${CLEANUP_TIMEOUT}, attempt ${attempt})`, [], () => this.engine.destroy());
+      await this.endRun(again);
       await this.unstick();
     }
     const truth = await truthOf(this.sim);
@@ -407,8 +422,16 @@ class Lifecycle {
     }
   }
 
-  private logResult(result: RunResult): void {
+  /**
+   * Logs a run's outcome. After a run that failed, the provider process is ended like the CLI ends its plugins
+   * at the end of every run: whatever a failed or timed-out call left behind in it (a wait still polling, a
+   * per-instance lock still held) must not reach the next run. (After a successful run the process is kept
+   * for speed: every call has returned, so nothing of that run should still be at work. Starting a host costs
+   * ~0.3 s of CPU; one per run would make the soak several times slower.)
+   */
+  private async endRun(result: RunResult): Promise<void> {
     this.log(`  => ${result.interrupted ? "interrupted" : result.ok ? "ok" : `failed: ${result.errors.join(" | ").slice(0, 400)}`}`);
+    if (!result.ok) await this.host.kill();
   }
 
   private async check(upSucceeded: boolean): Promise<void> {
