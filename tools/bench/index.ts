@@ -16,6 +16,7 @@
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator } from "../../simulator";
@@ -27,6 +28,18 @@ const quick = process.argv.includes("--quick");
 const say = (line = "") => process.stdout.write(`${line}\n`);
 const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
+
+/** A free TCP port (the settle series of one duration reuse it, so both see the same base URL, i.e. host). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** Runs one settle series in a fresh process; resolves to its samples. */
 function settleSeries(args: string[]): Promise<SettleSample[]> {
@@ -46,8 +59,8 @@ function settleSeries(args: string[]): Promise<SettleSample[]> {
 async function settle(cacheRoot: string): Promise<boolean> {
   const durations = quick ? [2, 10] : [2, 10, 60];
   const kindsFor = (d: number) => (d >= 60 ? "create,resize,delete" : "create,resize,tier,stop,start,delete");
-  const series = durations.map(async (d, i) => {
-    const port = String(47300 + i);
+  const series = durations.map(async (d) => {
+    const port = String(await freePort());
     const common = ["--op-seconds", String(d), "--kinds", kindsFor(d)];
     const cache = path.join(cacheRoot, `settle-${d}`);
     const [fresh, fixed1, fixed5] = await Promise.all([
@@ -99,7 +112,7 @@ async function fleet(cacheRoot: string): Promise<boolean> {
   say("## Fleet: up / refresh / destroy through the local engine, 10 requests/s, 20 s operations, default config");
   say();
   installFleetProject(REPO);
-  const sim = await startSimulator({ opSeconds: 20, port: 47350 });
+  const sim = await startSimulator({ opSeconds: 20 });
   sim.setFaults({ rateLimitPerSecond: 10 });
   const env = { ...process.env, VMHOST_CACHE_DIR: path.join(cacheRoot, "fleet"), VMHOST_LOG: "" };
   const cases: FleetCase[] = [];
