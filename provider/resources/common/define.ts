@@ -6,6 +6,11 @@ import { checkInputs } from "./check";
 export interface ResourceImplementation<Inputs, Outputs> {
   /** The zod schema of the inputs: `check` validates and normalizes with it before any API call. */
   inputsSchema: z.ZodType<Inputs>;
+  /**
+   * Replaces the schema-only check where what is valid depends on the inputs themselves (Instance: the
+   * required inputs differ per mode, create / clone / adopt); it must validate with `inputsSchema` too.
+   */
+  check?(news: Record<string, unknown>): pulumi.dynamic.CheckResult<Inputs>;
   /** Pure diff of the state's outputs against the program's (checked) inputs; `id` is the object's id. */
   diff(olds: Outputs, news: Inputs, id: string): pulumi.dynamic.DiffResult;
   create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
@@ -24,7 +29,10 @@ export function defineResourceProvider<Inputs, Outputs>(
   impl: ResourceImplementation<Inputs, Outputs>,
 ): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
   return {
-    check: async (_olds, news) => checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>,
+    check: async (_olds, news) =>
+      impl.check
+        ? impl.check(news as Record<string, unknown>)
+        : (checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>),
     diff: async (id, olds, news) => impl.diff(olds, news, id),
     create: (inputs) => impl.create(inputs),
     read: async (id, props) => (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>,

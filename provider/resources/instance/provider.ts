@@ -24,13 +24,14 @@ import type { InstanceDetail } from "../../api/schemas/instances";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle } from "../../wait/instance";
 import type { Deadline } from "../../wait/poll";
+import { defineResourceProvider } from "../common/define";
 import { instanceLock } from "../common/lock";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { templateMinimums } from "../common/preflight";
 import { readPersistently, writeExactlyOnce } from "../common/reconcile";
 import { replacementsInProgress } from "../common/replacements";
 import { adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
-import { checkInstanceInputs, createMode, type InstanceInputs, type InstanceOutputs } from "./inputs";
+import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
 
 // ---------------------------------------------------------------------------------------------- outputs
@@ -420,13 +421,12 @@ async function releaseReservedAddressWith(
 
 // ---------------------------------------------------------------------------------------------- provider
 
-/** The Instance resource provider. */
-export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, InstanceOutputs> = {
-  async check(_olds, news) {
-    return checkInstanceInputs(news as unknown as Record<string, unknown>);
-  },
+/** The Instance resource provider (registered as `providers.Instance`). Its check is per mode (create / clone / adopt). */
+export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceOutputs>({
+  inputsSchema,
+  check: checkInstanceInputs,
 
-  async diff(id, olds, news) {
+  diff(olds, news, id) {
     const result = diffInstance(olds, news);
     const replaces = result.replaces ?? [];
     if (replaces.length > 0) {
@@ -447,7 +447,7 @@ export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, I
     const detail = await client.instances.find(id);
     if (!detail) return {}; // gone: Pulumi drops it from the state
     // Which properties the user manages, and the write-only values (password), come from the state.
-    const state = (props ?? {}) as Partial<InstanceOutputs> & Record<string, unknown>;
+    const state = props as Partial<InstanceOutputs> & Record<string, unknown>;
     const declared = inputsFromState(state);
     const outs = await outputsFor(client, detail, declared, state.reservedPublicIpId);
     // `inputs` (the input-named values of the state, password kept) only for a VM this resource created:
@@ -458,7 +458,7 @@ export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, I
     // Either way drift shows in the outputs, and the diff compares the outputs with the program.
     if (createMode(declared) !== "create") return { id, props: outs };
     // (Pulumi types ReadResult.inputs with the outputs type.)
-    return { id, props: outs, inputs: declared as unknown as InstanceOutputs };
+    return { id, props: outs, inputs: declared as unknown as Partial<InstanceOutputs> };
   },
 
   async update(id, olds, news) {
@@ -489,4 +489,4 @@ export const instanceProvider: pulumi.dynamic.ResourceProvider<InstanceInputs, I
   async delete(id, props) {
     await deleteInstance(id, props);
   },
-};
+});
