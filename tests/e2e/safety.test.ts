@@ -11,7 +11,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ExampleStack, REPO, TestSimulator, VM_PASSWORD, expectOk, simState, startTestSimulator, stateResources } from "./helpers";
 
 // Each test runs the engine several times (a few seconds each); leave room for a loaded machine.
-jest.setTimeout(240_000);
+jest.setTimeout(480_000);
 
 let sim: TestSimulator;
 const stacks: ExampleStack[] = [];
