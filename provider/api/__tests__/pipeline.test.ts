@@ -1,5 +1,5 @@
 /** Each step of the request chain alone (pipeline.ts), with a fake next step instead of the network. */
-import { AmbiguousRequestError, BusyError, NetworkError, NotFoundError, ResponseFormatError, ServerError } from "../errors";
+import { AmbiguousRequestError, BusyError, NetworkError, NotFoundError, RateLimitedError, ResponseFormatError, ServerError } from "../errors";
 import { RateLimiter } from "../limiter";
 import type { RequestLogEntry } from "../log";
 import { AttemptError, debugStep, errorStep, parseStep, rateLimitStep, retryStep, type Attempt, type PreparedRequest, type Step } from "../pipeline";
@@ -125,6 +125,57 @@ describe("retry step", () => {
     await expect(send(request())).resolves.toEqual({ response: ok("{}"), retries: 3 });
   });
 
+  it("stops retrying when the next wait would end past maxRetryTimeMs (a wait ending exactly at it is taken)", async () => {
+    const { clock, sleeps } = fakeClock();
+    const next = scripted(attemptError(503), attemptError(503), ok("{}"));
+    const limiter = new RateLimiter(undefined, clock);
+    const send = retryStep(next as Step, { settings: { ...defaultRetrySettings, maxRetries: 10, maxRetryTimeMs: 250, random: () => 0.5 }, clock, limiter });
+    await expect(send(request())).rejects.toBeInstanceOf(ServerError);
+    expect(sleeps).toEqual([250]);
+    expect(next.attempts).toHaveLength(2);
+  });
+
+  describe("a 429", () => {
+    const limited = (retryAfterMs?: number) =>
+      new AttemptError(new RateLimitedError({ operation: "getInstance", method: "GET", path: "/x", status: 429, retryAfterMs }), { kind: "status", status: 429 });
+    const settings = { ...defaultRetrySettings, random: () => 0.5 };
+
+    it("while the account is paused: sends again at once (the limiter holds it until the pause ends), up to a pause ending exactly at the budget", async () => {
+      const { clock, sleeps } = fakeClock();
+      const limiter = new RateLimiter(undefined, clock);
+      limiter.pauseUntil(clock.now() + 60_000);
+      const next = scripted(limited(), ok("{}"));
+      await expect(retryStep(next as Step, { settings, clock, limiter })(request())).resolves.toEqual({ response: ok("{}"), retries: 1 });
+      expect(sleeps).toEqual([]);
+    });
+
+    it("fails at once when the account's pause ends past the budget, instead of holding the call", async () => {
+      const { clock, sleeps } = fakeClock();
+      const limiter = new RateLimiter(undefined, clock);
+      limiter.pauseUntil(clock.now() + 60_001);
+      const next = scripted(limited(), ok("{}"));
+      await expect(retryStep(next as Step, { settings, clock, limiter })(request())).rejects.toBeInstanceOf(RateLimitedError);
+      expect(next.attempts).toHaveLength(1);
+      expect(sleeps).toEqual([]);
+    });
+
+    it("without a pause (it just ended): waits as the service asked, or the first backoff step, then sends again", async () => {
+      const { clock, sleeps } = fakeClock();
+      const limiter = new RateLimiter(undefined, clock);
+      limiter.pauseUntil(clock.now());
+      const next = scripted(limited(), limited(60_000 - 250), ok("{}"));
+      await expect(retryStep(next as Step, { settings, clock, limiter })(request())).resolves.toMatchObject({ retries: 2 });
+      expect(sleeps).toEqual([250, 59_750]);
+    });
+
+    it("fails at once when the wait the service asks for ends past the budget", async () => {
+      const { clock, sleeps } = fakeClock();
+      const next = scripted(limited(60_001), ok("{}"));
+      await expect(retryStep(next as Step, { settings, clock, limiter: new RateLimiter(undefined, clock) })(request())).rejects.toBeInstanceOf(RateLimitedError);
+      expect(sleeps).toEqual([]);
+    });
+  });
+
   it("never re-sends a create that may have reached the service: AmbiguousRequestError", async () => {
     const { clock } = fakeClock();
     const next = scripted(attemptError(502));
@@ -148,5 +199,12 @@ describe("parse step", () => {
     expect(() => parseStep(read, { response: ok(body), retries: 0 }, "k")).toThrow(/data\.uuid/);
     const create = request({ operation: "stopInstance", retryClass: "once" }) as PreparedRequest & { operation: "stopInstance" };
     expect(() => parseStep(create, { response: ok("not json"), retries: 0 }, "k")).toThrow(AmbiguousRequestError);
+  });
+
+  it("reads an empty answer (blank too) as no data, and says when a body is not JSON", () => {
+    const del = request({ operation: "deleteInstance" }) as PreparedRequest & { operation: "deleteInstance" };
+    expect(parseStep(del, { response: ok(" \n"), retries: 0 }, "k")).toEqual([]);
+    const read = request({ operation: "stopInstance" }) as PreparedRequest & { operation: "stopInstance" };
+    expect(() => parseStep(read, { response: ok("<html>502</html>"), retries: 0 }, "k")).toThrow(/\(body\): not JSON/);
   });
 });
