@@ -2,7 +2,7 @@
 import { AmbiguousRequestError, BusyError, NetworkError, NotFoundError, RateLimitedError, ResponseFormatError, ServerError } from "../errors";
 import { RateLimiter } from "../limiter";
 import type { RequestLogEntry } from "../log";
-import { AttemptError, debugStep, errorStep, parseStep, rateLimitStep, retryStep, type Attempt, type PreparedRequest, type Step } from "../pipeline";
+import { AttemptError, debugStep, errorStep, parseErrorBody, parseStep, rateLimitStep, retryStep, type Attempt, type PreparedRequest, type Step } from "../pipeline";
 import { defaultRetrySettings, type Clock } from "../retry";
 import { TransportError } from "../transport";
 
@@ -46,6 +46,16 @@ describe("debug step", () => {
       "vmhost: GET /instance/i-1/detail 503 0ms retry=0 op=getInstance",
       "vmhost: GET /instance/i-1/detail ERR(ECONNRESET) 0ms retry=1 op=getInstance",
     ]);
+  });
+
+  it("logs how long the exchange took, and an error only for a failed one", async () => {
+    const entries: RequestLogEntry[] = [];
+    const lines: string[] = [];
+    const times = [1_000, 1_250];
+    const step = debugStep(scripted(ok("{}", 200)), (entry, line) => { entries.push(entry); lines.push(line); }, () => times.shift()!);
+    await step({ request: request(), retry: 0 });
+    expect(lines).toEqual(["vmhost: GET /instance/i-1/detail 200 250ms retry=0 op=getInstance"]);
+    expect(Object.keys(entries[0]!)).not.toContain("error");
   });
 
   it("does not log a call the caller aborted (no attempt happened)", async () => {
@@ -95,6 +105,28 @@ describe("error step", () => {
     const failed = await errorStep(scripted(reset()), "k", clock)({ request: request(), retry: 0 }).catch((e: AttemptError) => e);
     expect((failed as AttemptError).error).toBeInstanceOf(NetworkError);
     expect((failed as AttemptError).failure).toEqual({ kind: "network", sent: true });
+  });
+
+  it("reads the API's message from Laravel, plain-text and proxy answers, redacted and bounded", () => {
+    expect(parseErrorBody('{"message":"The given data was invalid.","errors":{"hostname":["taken"],"cpu":"too many"}}', "k")).toEqual({
+      apiMessage: "The given data was invalid.", fieldErrors: { hostname: ["taken"], cpu: ["too many"] },
+    });
+    // `errors` that is not a field map is not read as one
+    expect(parseErrorBody('{"message":"bad","errors":"no map"}', "k")).toEqual({ apiMessage: "bad", fieldErrors: undefined });
+    expect(parseErrorBody('{"message":"bad","errors":5}', "k")).toEqual({ apiMessage: "bad", fieldErrors: undefined });
+    // a JSON string is text, not a body
+    expect(parseErrorBody('"down for maintenance"', "k")).toEqual({ apiMessage: '"down for maintenance"' });
+    expect(parseErrorBody("  Service Unavailable \n", "k")).toEqual({ apiMessage: "Service Unavailable" });
+    expect(parseErrorBody("x".repeat(500), "k").apiMessage).toHaveLength(200);
+    expect(parseErrorBody("<html><body>502 Bad Gateway</body></html>", "k")).toEqual({});
+    expect(parseErrorBody("denied for key secret-key", "secret-key").apiMessage).not.toContain("secret-key");
+  });
+
+  it("treats a 3xx answer as a failure, not as data", async () => {
+    const { clock } = fakeClock();
+    const failed = await errorStep(scripted(ok("", 300)), "k", clock)({ request: request(), retry: 0 }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(AttemptError);
+    expect((failed as AttemptError).failure).toEqual({ kind: "status", status: 300 });
   });
 
   it("passes 2xx answers through", async () => {
