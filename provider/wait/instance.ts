@@ -2,7 +2,7 @@ import { BusyError, systemClock, type InstanceDetail, type InstanceListItem, typ
 import { progressLog } from "../context";
 import { instanceLock } from "../resources/common/lock";
 import { durationsFor } from "./durations";
-import { Deadline, pollUntil, WaitFailedError, WaitTimeoutError } from "./poll";
+import { Deadline, pollUntil, retryUntilDeadline, WaitFailedError, WaitTimeoutError } from "./poll";
 import { statusPollerFor } from "./status-poller";
 
 /** Statuses that mean the last operation failed: the wait ends at once instead of running to its deadline. */
@@ -156,16 +156,16 @@ export async function sendWhenNotBusy<T>(
   send: () => Promise<T>,
   sleep: (ms: number) => Promise<void> = systemClock.sleep,
 ): Promise<T> {
-  for (let busyAnswers = 0; ; busyAnswers++) {
-    try {
-      return await send();
-    } catch (error) {
-      if (!(error instanceof BusyError)) throw error;
-      if (deadline.expired()) throw new WaitTimeoutError(`${what} (the API kept answering busy)`, "busy", deadline.totalMs, deadline.phase);
-      // The detail said idle but the API said busy: its view lags. Back off before asking again.
-      await sleep(Math.min(deadline.remainingMs(), Math.min(5_000, 250 * 2 ** Math.min(busyAnswers, 5))));
-    }
-  }
+  // The detail said idle but the API said busy: its view lags. Back off before asking again.
+  return retryUntilDeadline(
+    {
+      deadline,
+      sleep,
+      retryable: (error) => error instanceof BusyError,
+      atDeadline: () => new WaitTimeoutError(`${what} (the API kept answering busy)`, "busy", deadline.totalMs, deadline.phase),
+    },
+    send,
+  );
 }
 
 /**

@@ -199,3 +199,37 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
     await sleep(delay);
   }
 }
+
+/** The backoff between retries of {@link retryUntilDeadline}: 250 ms doubling to 5 s, never past the deadline. */
+export function retryBackoffMs(attempt: number, deadline: Deadline): number {
+  return Math.min(deadline.remainingMs(), Math.min(5_000, 250 * 2 ** Math.min(attempt, 5)));
+}
+
+/**
+ * The one retry loop for answers that say "try again" rather than "failed" (the API busy with another
+ * operation, a read failing transiently during reconciliation): runs `attempt` until it succeeds, an error
+ * that is not `retryable` comes, or the deadline passes (then `atDeadline(lastError)` is thrown), backing
+ * off between attempts (like terraform-provider-hcloud's control.Retry).
+ */
+export async function retryUntilDeadline<T>(
+  opts: {
+    deadline: Deadline;
+    retryable: (error: unknown) => boolean;
+    atDeadline: (lastError: unknown) => Error;
+    onRetry?: (error: unknown, attempt: number) => void;
+    sleep?: (ms: number) => Promise<void>;
+  },
+  attempt: () => Promise<T>,
+): Promise<T> {
+  const sleep = opts.sleep ?? systemClock.sleep;
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!opts.retryable(error)) throw error;
+      if (opts.deadline.expired()) throw opts.atDeadline(error);
+      opts.onRetry?.(error, n);
+      await sleep(retryBackoffMs(n, opts.deadline));
+    }
+  }
+}

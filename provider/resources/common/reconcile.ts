@@ -16,7 +16,7 @@
  */
 import { AmbiguousRequestError, systemClock } from "../../api";
 import { progressLog } from "../../context";
-import { isTransientPollError, type Deadline } from "../../wait/poll";
+import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { errorText, ProviderError } from "./errors";
 
 /** Thrown when a reconciliation read kept failing until the deadline: whether the object exists is unknown. */
@@ -36,18 +36,18 @@ export async function readPersistently<T>(
   read: () => Promise<T>,
   sleep: (ms: number) => Promise<void> = systemClock.sleep,
 ): Promise<T> {
-  for (let failures = 0; ; failures++) {
-    try {
-      return await read();
-    } catch (error) {
-      if (!isTransientPollError(error) && !(error instanceof AmbiguousRequestError)) throw error;
-      if (deadline.expired()) {
-        throw new ReconcileUnknownError(`could not read ${what} before the deadline: ${errorText(error)}`, { cause: error });
-      }
-      if (failures % 3 === 2) progressLog(`reading ${what} failed (${errorText(error)}); retrying until the deadline`);
-      await sleep(Math.min(deadline.remainingMs(), Math.min(5_000, 250 * 2 ** Math.min(failures, 5))));
-    }
-  }
+  return retryUntilDeadline(
+    {
+      deadline,
+      sleep,
+      retryable: (error) => isTransientPollError(error) || error instanceof AmbiguousRequestError,
+      atDeadline: (error) => new ReconcileUnknownError(`could not read ${what} before the deadline: ${errorText(error)}`, { cause: error }),
+      onRetry: (error, n) => {
+        if (n % 3 === 2) progressLog(`reading ${what} failed (${errorText(error)}); retrying until the deadline`);
+      },
+    },
+    read,
+  );
 }
 
 /** One write that must take effect exactly once. */
