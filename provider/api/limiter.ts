@@ -11,10 +11,11 @@
  * - After each answer the budget of the current window is `Remaining` minus the requests granted after the
  *   answered one (they are on their way and count against the same window). At 0, requests queue.
  * - A 429 pauses every request of the account until the window ends (`Reset` when it falls inside
- *   `Retry-After`, being more precise than whole seconds; else `Retry-After`). Two windows' ends give the window
- *   length, so later windows are predicted and the budget refills without another 429.
+ *   `Retry-After`, being more precise than whole seconds; else `Retry-After`); then the whole limit is available.
  * - When the budget is spent and the window's end is unknown, one probe request goes out per second: its
- *   answer (often a 429) tells when the window ends.
+ *   answer tells the new budget (`Remaining`) or, as a 429, when the window ends. (Windows are not predicted
+ *   from earlier ones: a window length guessed from two 429s far apart once held a 50-VM fleet for 30 s at a
+ *   time with nothing sent; a probe a second costs at most one 429 per window.)
  * - Requests are granted strictly in arrival order (one FIFO queue), so no resource starves behind a busy one.
  * - `vmhost:maxRequestsPerSecond` stays as a cap (a token bucket, {@link Pacer}) on top of what is learned.
  *
@@ -35,8 +36,6 @@ export interface LimiterStats {
   throttled: number;
   /** The learned limit per window (`X-RateLimit-Limit`), if any. */
   limit: number | undefined;
-  /** The learned window length in ms, if any. */
-  windowMs: number | undefined;
 }
 
 interface Waiter {
@@ -57,8 +56,6 @@ export class RateLimiter {
   private limit: number | undefined;
   private budget: number | undefined;
   private windowEndsAt: number | undefined;
-  private windowMs: number | undefined;
-  private lastResetAt: number | undefined;
   private pausedUntil = 0;
   private probeAt: number | undefined;
   private tickets = 0;
@@ -91,7 +88,7 @@ export class RateLimiter {
 
   /** Counters (granted requests, 429s seen, what was learned). */
   stats(): LimiterStats {
-    return { granted: this.tickets, throttled: this.throttled, limit: this.limit, windowMs: this.windowMs };
+    return { granted: this.tickets, throttled: this.throttled, limit: this.limit };
   }
 
   /** The time (epoch ms of the limiter's clock) until which every request is held, 0 when none. */
@@ -173,12 +170,6 @@ export class RateLimiter {
       endsAt = resetMs;
     }
     if (endsAt === undefined) return undefined;
-    if (resetMs !== undefined && this.lastResetAt !== undefined && resetMs > this.lastResetAt) {
-      const gap = resetMs - this.lastResetAt;
-      // The smallest gap between two windows' ends seen is the window (or a multiple of it).
-      if (gap >= 1000 && (this.windowMs === undefined || gap < this.windowMs)) this.windowMs = gap;
-    }
-    if (resetMs !== undefined) this.lastResetAt = resetMs;
     this.windowEndsAt = now + (endsAt - now) * this.delayScale;
     return this.windowEndsAt;
   }
@@ -191,10 +182,7 @@ export class RateLimiter {
       // A new window: the whole limit again.
       this.budget = this.limit;
       this.probeAt = undefined;
-      this.windowEndsAt =
-        this.windowMs === undefined
-          ? undefined
-          : this.windowEndsAt + Math.ceil((now - this.windowEndsAt + 1) / this.windowMs) * this.windowMs;
+      this.windowEndsAt = undefined;
     }
     if (this.budget !== undefined && this.budget <= 0) {
       if (this.windowEndsAt !== undefined) return this.windowEndsAt - now;

@@ -65,24 +65,20 @@ describe("rate limiter: learns the host's limit from its answers", () => {
     expect(sleeps).toEqual([2000]);
   });
 
-  it("learns the window from two 429s and refills the budget at the next window without another 429", async () => {
+  it("after a 429's window the whole limit is there; once spent, nothing waits longer than a probe interval", async () => {
     const { clock, sleeps, now } = fakeClock(1_700_000_000_500);
     const limiter = new RateLimiter(undefined, clock);
     const first = await limiter.acquire();
     limiter.observe(first, answer(429, { "retry-after": "1", "x-ratelimit-limit": "2", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1700000001" }));
-    const second = await limiter.acquire(); // at the window's end
-    expect(now()).toBe(1_700_000_001_000);
-    limiter.observe(second, answer(429, { "retry-after": "1", "x-ratelimit-limit": "2", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1700000002" }));
-    expect(limiter.stats().windowMs).toBe(1000);
-    sleeps.length = 0;
-    // Next window (from ...002): 2 requests at once, the third waits for the predicted window ...003.
-    const tickets = [await limiter.acquire(), await limiter.acquire()];
-    expect(now()).toBe(1_700_000_002_000);
     await limiter.acquire();
-    expect(now()).toBe(1_700_000_003_000);
-    expect(sleeps).toEqual([1000, 1000]);
-    expect(tickets).toHaveLength(2);
-    expect(limiter.stats().throttled).toBe(2);
+    await limiter.acquire(); // the new window's two requests
+    expect(now()).toBe(1_700_000_001_000);
+    const second = await limiter.acquire(); // the budget is spent and no one said when it refills: a probe
+    expect(now()).toBe(1_700_000_001_000 + PROBE_INTERVAL_MS);
+    limiter.observe(second, answer(429, { "retry-after": "30", "x-ratelimit-reset": "1700000030" }));
+    await limiter.acquire(); // a 429 that names a far window end is believed
+    expect(now()).toBe(1_700_000_030_000);
+    expect(sleeps).toEqual([500, PROBE_INTERVAL_MS, 28_000]);
   });
 
   it("grants in arrival order (fair), also under the maxRequestsPerSecond cap", async () => {
