@@ -26,6 +26,17 @@ describe("operation durations kept across runs", () => {
     expect(store.expected("resize")).toBe(13_000);
   });
 
+  it("ignores a duration that cannot be one (zero, negative, not finite), and counts the samples it averages", () => {
+    const file = join(dir, "host.json");
+    const store = new DurationStore(file);
+    for (const junk of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) store.learn("create", junk);
+    expect(store.expected("create")).toBeUndefined();
+    store.learn("create", 10_000);
+    store.learn("create", 10_000);
+    store.learn("create", 10_000);
+    expect(JSON.parse(readFileSync(file, "utf8")).kinds.create.samples).toBe(3);
+  });
+
   it("a corrupt file is harmless: nothing known, and the next write replaces it", () => {
     const file = join(dir, "host.json");
     for (const junk of ["{not json", JSON.stringify({ version: 9, kinds: [] }), JSON.stringify({ version: 1, kinds: { create: { ms: -5, samples: 1 } } })]) {
@@ -58,7 +69,24 @@ describe("operation durations kept across runs", () => {
     expect(durationsFor("https://api.two.test/v1", env).expected("create")).toBe(2_000);
     expect(cacheDirectory({ VMHOST_CACHE_DIR: "off" })).toBeUndefined();
     expect(cacheDirectory({ XDG_CACHE_HOME: "/c" }, "linux")).toBe("/c/pulumi-vmhost");
+    // values pasted with spaces around them still name the directory
+    expect(cacheDirectory({ XDG_CACHE_HOME: " /c ", VMHOST_CACHE_DIR: "  " }, "linux")).toBe("/c/pulumi-vmhost");
+    expect(cacheDirectory({ VMHOST_CACHE_DIR: " /d " }, "linux")).toBe("/d");
+    expect(cacheDirectory({ LOCALAPPDATA: "/w" }, "win32")).toBe("/w/pulumi-vmhost");
     const contents = readFileSync(join(dir, readdirSync(dir)[0]!), "utf8");
     expect(JSON.parse(contents)).toMatchObject({ version: 1, kinds: { create: { samples: 1 } } });
+    // a trailing slash names the same host; the file name is short and stable
+    expect(durationsFor("https://api.one.test/v1/", env).expected("create")).toBe(1_000);
+    expect(readdirSync(dir).sort()).toEqual([expect.stringMatching(/^durations-[0-9a-f]{16}\.json$/), expect.stringMatching(/^durations-[0-9a-f]{16}\.json$/)]);
+  });
+
+  it("in memory (cache off): one store per host for the process, forgotten by forgetDurations", () => {
+    forgetDurations();
+    const off = { VMHOST_CACHE_DIR: "off" };
+    durationsFor("https://api.mem.test/v1", off).learn("create", 4_000);
+    expect(durationsFor("https://api.mem.test/v1", off).expected("create")).toBe(4_000);
+    expect(durationsFor("https://api.mem.test/v1", { VMHOST_CACHE_DIR: dir }).expected("create")).toBeUndefined();
+    forgetDurations();
+    expect(durationsFor("https://api.mem.test/v1", off).expected("create")).toBeUndefined();
   });
 });
