@@ -105,6 +105,16 @@ describe("pollUntil", () => {
     expect(lines[0]).toMatch(/status creating, .* elapsed, .* left/);
   });
 
+  it("measures the time waited from the wait's start, whatever the clock reads", async () => {
+    const clock = fakeTime();
+    clock.advance(1_700_000_000_000);
+    const err = await pollUntil({
+      what: "instance vm-1 to be created", deadline: new Deadline(60_000, clock.now, "create"),
+      poll: async () => ({ done: false as const, status: "creating" }), schedule, now: clock.now, sleep: clock.sleep,
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^timed out after 1m waiting for instance vm-1 to be created/);
+  });
+
   it("logs progress once per progress interval, not on every poll", async () => {
     const clock = fakeTime();
     const lines: string[] = [];
@@ -186,6 +196,14 @@ describe("pollUntil: the deadline also bounds a poll in flight", () => {
     const never = new Promise<PollVerdict<string>>(() => undefined);
     const err = await pollUntil<string>({ what: "instance vm-1 to be deleted", deadline: new Deadline(50, Date.now, "delete"), poll: () => never }).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/^timed out after \d+ms waiting for instance vm-1 to be deleted; raise timeouts\.delete /);
+  });
+
+  it("takes the answer of a poll that needs a moment, well within the deadline", async () => {
+    const value = await pollUntil<string>({
+      what: "w", deadline: new Deadline(60_000),
+      poll: () => new Promise((resolve) => setTimeout(() => resolve({ done: true, value: "Ready" }), 20)),
+    });
+    expect(value).toBe("Ready");
   });
 
   it("leaves no timer behind once the wait is over (the provider process can exit at once, not at the deadline)", async () => {
