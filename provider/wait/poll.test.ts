@@ -1,5 +1,5 @@
 import { ServerError, ValidationError } from "../api/errors";
-import { Deadline, nextPollDelay, pollUntil, WaitFailedError, WaitTimeoutError, PollVerdict } from "./poll";
+import { Deadline, nextPollDelay, pollUntil, retryUntilDeadline, WaitFailedError, WaitTimeoutError, PollVerdict } from "./poll";
 
 /** A fake clock: sleeping advances time instantly, so these tests never wait for real. */
 function fakeTime() {
@@ -225,5 +225,48 @@ describe("pollUntil: the deadline also bounds a poll in flight", () => {
       const value = await pollUntil<string>({ what: "w", deadline: new Deadline(1, clock.now), ...injected, poll: () => slow({ done: true as const, value: "Ready" }) });
       expect(value).toBe("Ready");
     }
+  });
+});
+
+describe("retryUntilDeadline", () => {
+  /** Time that moves only when the loop sleeps, so backoffs are exact and instant. */
+  function fakeTime() {
+    let now = 0;
+    return { now: () => now, sleep: async (ms: number) => void (now += ms) };
+  }
+  const retryable = (e: unknown) => e instanceof Error && e.message === "busy";
+
+  it("retries a retryable answer with growing backoff until it succeeds", async () => {
+    const time = fakeTime();
+    const waits: number[] = [];
+    let calls = 0;
+    const value = await retryUntilDeadline(
+      { deadline: new Deadline(60_000, time.now), retryable, atDeadline: () => new Error("late"), sleep: async (ms) => (waits.push(ms), time.sleep(ms)) },
+      async () => (++calls < 4 ? Promise.reject(new Error("busy")) : "done"),
+    );
+    expect(value).toBe("done");
+    expect(waits).toEqual([250, 500, 1000]);
+  });
+
+  it("throws what atDeadline makes of the last error once the deadline passed, never sleeping past it", async () => {
+    const time = fakeTime();
+    const error = await retryUntilDeadline(
+      { deadline: new Deadline(3_000, time.now), retryable, atDeadline: (last) => new Error(`gave up after ${(last as Error).message}`), sleep: time.sleep },
+      async () => Promise.reject(new Error("busy")),
+    ).catch((e: unknown) => e);
+    expect((error as Error).message).toBe("gave up after busy");
+    expect(time.now()).toBe(3_000);
+  });
+
+  it("rethrows an error that is not retryable at once", async () => {
+    const time = fakeTime();
+    let calls = 0;
+    await expect(
+      retryUntilDeadline({ deadline: new Deadline(60_000, time.now), retryable, atDeadline: () => new Error("late"), sleep: time.sleep }, async () => {
+        calls++;
+        throw new Error("refused");
+      }),
+    ).rejects.toThrow("refused");
+    expect(calls).toBe(1);
   });
 });
