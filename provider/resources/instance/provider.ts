@@ -23,7 +23,7 @@ import { AmbiguousRequestError, ValidationError, type VmHostClient } from "../..
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle } from "../../wait/instance";
-import type { Deadline } from "../../wait/poll";
+import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { instanceLock } from "../common/lock";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
@@ -407,7 +407,11 @@ async function releaseReservedAddressWith(
 ): Promise<void> {
   if (!reserved || !removePublicIp || detail.public_ip !== null) return;
   try {
-    await client.network.changePublicIp(detail.uuid, { publicNetwork: reserved });
+    // A transient failure (5xx, reset) must not leave the address reserved for good: retried until the deadline.
+    await retryUntilDeadline(
+      { deadline, retryable: isTransientPollError, atDeadline: (last) => (last instanceof Error ? last : new Error(String(last))) },
+      () => client.network.changePublicIp(detail.uuid, { publicNetwork: reserved }),
+    );
     await waitForInstanceSettled(client, detail.uuid, {
       what: `instance ${detail.uuid} to take back address ${reserved} before it is deleted`,
       deadline,
