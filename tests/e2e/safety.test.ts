@@ -11,7 +11,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ExampleStack, REPO, TestSimulator, VM_PASSWORD, expectOk, simState, startTestSimulator, stateResources } from "./helpers";
 
 // Each test runs the engine several times (a few seconds each); leave room for a loaded machine.
-jest.setTimeout(480_000);
+jest.setTimeout(300_000);
 
 let sim: TestSimulator;
 const stacks: ExampleStack[] = [];
@@ -79,11 +79,17 @@ async function upKilledWhile(s: ExampleStack, hostname: string, condition: () =>
       "--config", `vmhost:baseUrl=${sim.url}`, "--config", `hostname=${hostname}`,
       "--secret", `vmhost:apiKey=${sim.apiKey}`, "--secret", `vmPassword=${VM_PASSWORD}`,
     ],
-    { env: { ...process.env, VMHOST_API_KEY: "", VMHOST_BASE_URL: "" }, stdio: "ignore" },
+    { env: { ...process.env, VMHOST_API_KEY: "", VMHOST_BASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] },
   );
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   await until("the create to be under way", condition);
+  // Two separate signals: sent back to back, the OS may merge them into one (a graceful cancel, which waits
+  // for the create). The second goes once the engine has said it is cancelling.
   child.kill("SIGINT");
+  await until("the engine to start cancelling", async () => /cancel/i.test(output));
   child.kill("SIGINT");
   expect(await exited).toBe(1);
 }
