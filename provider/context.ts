@@ -1,4 +1,5 @@
 import { createClient, resolveClientOptions, type StackConfigSource, type VmHostClient, ConfigurationError } from "./api";
+import { systemClock } from "./clock";
 import { parseDuration } from "./resources/common/duration";
 import { Deadline, type TimeoutPhase } from "./wait/poll";
 
@@ -77,7 +78,7 @@ export function resourceTimeouts(input?: { create?: string; update?: string; del
  * create, and a timeout message names the key to raise.
  */
 export function resourceDeadline(input: { create?: string; update?: string; delete?: string } | undefined, phase: TimeoutPhase): Deadline {
-  return new Deadline(resourceTimeouts(input)[phase], Date.now, phase);
+  return new Deadline(resourceTimeouts(input)[phase], systemClock.now, phase);
 }
 
 function readConfig(key: string): string | undefined {

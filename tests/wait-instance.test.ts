@@ -12,7 +12,8 @@ describe("instance waits", () => {
   let sim: Awaited<ReturnType<typeof startSimulator>>;
   let clock: ManualClock;
   let client: VmHostClient;
-  const sleep = async (ms: number) => clock.advanceSeconds(ms / 1000);
+  // The waits' clock: the simulator's manual time, advanced by their sleeps.
+  const waitClock = { now: () => clock.now(), sleep: async (ms: number) => clock.advanceSeconds(ms / 1000) };
   const deadline = (ms: number) => new Deadline(ms, () => clock.now());
 
   beforeAll(async () => {
@@ -39,7 +40,7 @@ describe("instance waits", () => {
     // the resize is running: the API would answer the hostname change "busy"
     const { detail } = await runInstanceOperation(
       client, uuid,
-      { what: "rename", deadline: deadline(60_000), until: (d) => d.hostname === "queue-2", sleep },
+      { what: "rename", deadline: deadline(60_000), until: (d) => d.hostname === "queue-2", clock: waitClock },
       () => client.instances.updateHostname(uuid, { hostname: "queue-2" }),
     );
     expect(detail.hostname).toBe("queue-2");
@@ -55,7 +56,7 @@ describe("instance waits", () => {
     const started = clock.now();
     const err = await runInstanceOperation(
       client, uuid,
-      { what: `instance ${uuid} to finish resize`, deadline: deadline(3_600_000), until: (d) => d.cpu === 2, sleep },
+      { what: `instance ${uuid} to finish resize`, deadline: deadline(3_600_000), until: (d) => d.cpu === 2, clock: waitClock },
       () => client.instances.resize(uuid, { cpu: 2, memory: 1, storage: 20 }),
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitFailedError);
@@ -67,7 +68,7 @@ describe("instance waits", () => {
     sim.setFaults({ stickNext: { kind: "create", count: 1 } });
     const uuid = await createVm("stuck-1");
     const err = await waitForInstanceSettled(client, uuid, {
-      what: `instance ${uuid} to be created`, deadline: deadline(120_000), until: (d) => d.status === "Running", sleep,
+      what: `instance ${uuid} to be created`, deadline: deadline(120_000), until: (d) => d.status === "Running", clock: waitClock,
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitTimeoutError);
     expect((err as Error).message).toMatch(new RegExp(`waiting for instance ${uuid} to be created \\(last status seen: creating`));
@@ -77,7 +78,7 @@ describe("instance waits", () => {
 describe("instance waits under transient API failures", () => {
   let sim: Awaited<ReturnType<typeof startSimulator>>;
   let clock: ManualClock;
-  const sleep = async (ms: number) => clock.advanceSeconds(ms / 1000);
+  const waitClock = { now: () => clock.now(), sleep: async (ms: number) => clock.advanceSeconds(ms / 1000) };
   beforeAll(async () => {
     clock = new ManualClock();
     sim = await startSimulator({ opSeconds: 10, clock });
@@ -100,7 +101,7 @@ describe("instance waits under transient API failures", () => {
       try { return await realFind(uuid, options); } finally { sim.setFaults({ errorRate: 0 }); }
     };
     const detail = await waitForInstanceSettled(client, created.uuid, {
-      what: "create", deadline: new Deadline(600_000, () => clock.now()), until: (d) => d.status === "Running", sleep,
+      what: "create", deadline: new Deadline(600_000, () => clock.now()), until: (d) => d.status === "Running", clock: waitClock,
     });
     expect(detail.status).toBe("Running");
     expect(polls).toBeGreaterThan(2);
@@ -115,7 +116,7 @@ describe("instance waits under transient API failures", () => {
     sim.setFaults({ errorRate: 1, errorStatus: 500 });
     const started = clock.now();
     const err = await waitForInstanceSettled(client, created.uuid, {
-      what: "create", deadline: new Deadline(3_600_000, () => clock.now()), sleep,
+      what: "create", deadline: new Deadline(3_600_000, () => clock.now()), clock: waitClock,
     }).catch((e: unknown) => e);
     sim.setFaults({ errorRate: 0 });
     expect((err as Error).name).toMatch(/ServerError/);

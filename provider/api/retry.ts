@@ -11,31 +11,7 @@
  */
 import type { RetryClass } from "./routes";
 
-/** Clock used for waits, so tests run retries and pacing without real delays. */
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Resolves after `ms` milliseconds (rejects with the signal's reason if it aborts). */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** The real clock. */
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, Math.max(0, ms));
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal!.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-    }),
-};
+export { systemClock, type Clock } from "../clock";
 
 /** Settings of the retry loop. */
 export interface RetrySettings {

@@ -1,4 +1,5 @@
-import { BusyError, systemClock, type InstanceDetail, type InstanceListItem, type VmHostClient } from "../api";
+import { BusyError, type InstanceDetail, type InstanceListItem, type VmHostClient } from "../api";
+import { systemClock, type Clock } from "../clock";
 import { progressLog } from "../context";
 import { instanceLock } from "../resources/common/lock";
 import { durationsFor } from "./durations";
@@ -21,7 +22,8 @@ export interface InstanceWaitOptions {
   expectedMs?: number;
   /** Operation kind ("create", "resize", ...): durations are learned per kind to poll fast around the usual finish. */
   kind?: string;
-  sleep?: (ms: number) => Promise<void>;
+  /** The clock of every wait in it (tests inject a fake one); the real clock by default. */
+  clock?: Clock;
   /**
    * Whether a failure status (`Error`) ends the wait at once (default true). False when the VM was already
    * in Error before the operation was sent: then only `until` (and the deadline) decide, so work on a
@@ -37,6 +39,11 @@ function expectedFor(client: VmHostClient, opts: { expectedMs?: number; kind?: s
 /** Learns how long `kind` took on this host (durations.ts: kept across runs, so a fresh process polls well too). */
 function learn(client: VmHostClient, kind: string | undefined, ms: number): void {
   if (kind) durationsFor(client.baseUrl).learn(kind, ms);
+}
+
+/** pollUntil's time options for an injected clock (none for the real one: pollUntil then bounds each poll by the deadline in real time). */
+function injected(clock: Clock | undefined): { now?: () => number; sleep?: (ms: number) => Promise<void> } {
+  return clock ? { now: () => clock.now(), sleep: (ms) => clock.sleep(ms) } : {};
 }
 
 /** What one poll saw: the instance's row in the shared list, its detail (when the list does not show it), or gone. */
@@ -59,16 +66,17 @@ async function observe(client: VmHostClient, uuid: string, injectedTime: boolean
  * disappearing. The deadline error names the last status seen.
  */
 export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: InstanceWaitOptions): Promise<InstanceDetail> {
-  const started = Date.now();
+  const clock = opts.clock ?? systemClock;
+  const started = clock.now();
   const gone = { failed: true, message: `instance ${uuid} no longer exists` } as const;
   const detail = await pollUntil<InstanceDetail>({
     what: opts.what,
     deadline: opts.deadline,
     expectedMs: expectedFor(client, opts),
     log: progressLog,
-    sleep: opts.sleep,
+    ...injected(opts.clock),
     poll: async () => {
-      const seen = await observe(client, uuid, opts.sleep !== undefined);
+      const seen = await observe(client, uuid, opts.clock !== undefined);
       if (!seen) return gone;
       const failOnError = opts.failOnErrorStatus !== false;
       const status = seen.row ?? seen.detail;
@@ -82,7 +90,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
       return { done: false, status: d.operation_flag !== 0 ? `${d.status} (operation running)` : d.status };
     },
   });
-  learn(client, opts.kind, Date.now() - started);
+  learn(client, opts.kind, clock.now() - started);
   return detail;
 }
 
@@ -93,18 +101,19 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
 export async function waitForInstanceGone(
   client: VmHostClient,
   uuid: string,
-  opts: { what: string; deadline: Deadline; sleep?: (ms: number) => Promise<void>; kind?: string },
+  opts: { what: string; deadline: Deadline; clock?: Clock; kind?: string },
 ): Promise<void> {
-  const started = Date.now();
+  const clock = opts.clock ?? systemClock;
+  const started = clock.now();
   const kind = opts.kind ?? "delete";
   await pollUntil<void>({
     what: opts.what,
     deadline: opts.deadline,
     expectedMs: expectedFor(client, { kind }),
     log: progressLog,
-    sleep: opts.sleep,
+    ...injected(opts.clock),
     poll: async () => {
-      const seen = await observe(client, uuid, opts.sleep !== undefined);
+      const seen = await observe(client, uuid, opts.clock !== undefined);
       if (!seen) return { done: true, value: undefined };
       let d: { status: string; operation_flag: number } | undefined = seen.row ?? seen.detail;
       // Listed with no operation running: a host whose list lags (or keeps deleted VMs) is asked for the detail.
@@ -114,7 +123,7 @@ export async function waitForInstanceGone(
       return { done: false, status: d.status };
     },
   });
-  learn(client, kind, Date.now() - started);
+  learn(client, kind, clock.now() - started);
 }
 
 /**
@@ -125,15 +134,15 @@ export async function waitForInstanceGone(
 export async function waitUntilIdle(
   client: VmHostClient,
   uuid: string,
-  opts: { what: string; deadline: Deadline; sleep?: (ms: number) => Promise<void> },
+  opts: { what: string; deadline: Deadline; clock?: Clock },
 ): Promise<InstanceDetail | undefined> {
   return pollUntil<InstanceDetail | undefined>({
     what: opts.what,
     deadline: opts.deadline,
     log: progressLog,
-    sleep: opts.sleep,
+    ...injected(opts.clock),
     poll: async () => {
-      const seen = await observe(client, uuid, opts.sleep !== undefined);
+      const seen = await observe(client, uuid, opts.clock !== undefined);
       if (!seen) return { done: true, value: undefined };
       const status = seen.row ?? seen.detail;
       if (status.operation_flag !== 0) return { done: false, status: `${status.status} (operation running)` };
@@ -154,13 +163,13 @@ export async function sendWhenNotBusy<T>(
   what: string,
   deadline: Deadline,
   send: () => Promise<T>,
-  sleep: (ms: number) => Promise<void> = systemClock.sleep,
+  clock: Clock = systemClock,
 ): Promise<T> {
   // The detail said idle but the API said busy: its view lags. Back off before asking again.
   return retryUntilDeadline(
     {
       deadline,
-      sleep,
+      sleep: clock.sleep,
       retryable: (error) => error instanceof BusyError,
       atDeadline: () => new WaitTimeoutError(`${what} (the API kept answering busy)`, "busy", deadline.totalMs, deadline.phase),
     },
@@ -193,12 +202,12 @@ export async function runInstanceOperation<T>(
         opts.what,
         opts.deadline,
         async () => {
-          const idle = await waitUntilIdle(client, uuid, { what: `${opts.what}: instance ${uuid} to be idle`, deadline: opts.deadline, sleep: opts.sleep });
+          const idle = await waitUntilIdle(client, uuid, { what: `${opts.what}: instance ${uuid} to be idle`, deadline: opts.deadline, clock: opts.clock });
           if (!idle) throw new WaitFailedError(opts.what, `instance ${uuid} no longer exists`);
           wasInError = isFailureStatus(idle.status);
           return send();
         },
-        opts.sleep,
+        opts.clock,
       );
       const detail = await waitForInstanceSettled(client, uuid, { ...opts, failOnErrorStatus: opts.failOnErrorStatus ?? !wasInError });
       return { result, detail };

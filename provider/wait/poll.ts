@@ -1,5 +1,5 @@
 import { NetworkError, RateLimitedError, ServerError, TimeoutError } from "../api/errors";
-import { systemClock } from "../api/retry";
+import { after, systemClock } from "../clock";
 import { formatDuration } from "../resources/common/duration";
 
 /** Where progress lines of long waits go (the provider routes them to Pulumi's log / stderr). */
@@ -17,7 +17,7 @@ export class Deadline {
   readonly at: number;
   constructor(
     readonly totalMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = systemClock.now,
     readonly phase?: TimeoutPhase,
   ) {
     this.at = now() + totalMs;
@@ -138,14 +138,13 @@ export interface PollOptions<T> {
  * own clock. The abandoned poll's answer is dropped.
  */
 async function withinDeadline<V>(poll: Promise<V>, deadline: Deadline, lastStatus: () => string | undefined, started: number, now: () => number): Promise<V> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new DeadlinePassed(lastStatus(), now() - started)), Math.max(0, deadline.remainingMs()));
+  const expired = after(deadline.remainingMs(), (): never => {
+    throw new DeadlinePassed(lastStatus(), now() - started);
   });
   try {
-    return await Promise.race([poll, expired]);
+    return await Promise.race([poll, expired.promise]);
   } finally {
-    clearTimeout(timer);
+    expired.cancel();
     poll.catch(() => undefined);
   }
 }
@@ -165,7 +164,7 @@ class DeadlinePassed extends Error {
  * passes (throws WaitTimeoutError with the last status seen). The first poll happens at once.
  */
 export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
-  const now = opts.now ?? Date.now;
+  const now = opts.now ?? systemClock.now;
   const sleep = opts.sleep ?? systemClock.sleep;
   const schedule = opts.schedule ?? defaultPollSchedule;
   const progressEveryMs = opts.progressEveryMs ?? 15_000;

@@ -5,12 +5,13 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { withRequestDeadline } from "../api/deadline";
+import { systemClock } from "../clock";
 import { resourceTimeouts, type ResolvedTimeouts } from "../context";
 
 function deadlineOf(props: unknown, kind: keyof ResolvedTimeouts): number | undefined {
   try {
     const timeouts = (props as { timeouts?: { create?: string; update?: string; delete?: string } } | undefined)?.timeouts;
-    return Date.now() + resourceTimeouts(timeouts)[kind];
+    return systemClock.now() + resourceTimeouts(timeouts)[kind];
   } catch {
     return undefined; // invalid timeouts: the resource itself reports them
   }

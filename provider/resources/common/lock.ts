@@ -1,3 +1,4 @@
+import { after, systemClock } from "../../clock";
 import { WaitTimeoutError, type Deadline } from "../../wait/poll";
 
 /**
@@ -26,13 +27,10 @@ export class KeyedMutex {
     };
     if (opts.deadline) {
       const { deadline } = opts;
-      const queuedAt = Date.now();
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = await Promise.race([
-        previous.then(() => false),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), deadline.remainingMs()))),
-      ]);
-      clearTimeout(timer);
+      const queuedAt = systemClock.now();
+      const expired = after(deadline.remainingMs(), () => true);
+      const timedOut = await Promise.race([previous.then(() => false), expired.promise]);
+      expired.cancel();
       if (timedOut) {
         // Give up our place without breaking the chain: whoever queued behind us runs when `previous` ends.
         void previous.then(() => {
@@ -42,7 +40,7 @@ export class KeyedMutex {
         throw new WaitTimeoutError(
           `${opts.what ?? key}: other operations on the same instance (from this deployment) to finish first`,
           "queued behind another operation",
-          Date.now() - queuedAt,
+          systemClock.now() - queuedAt,
           deadline.phase,
         );
       }
