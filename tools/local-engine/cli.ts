@@ -9,6 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { EngineCommand, killChildren, runEngine } from "./index";
+import { errorText } from "./errors";
 
 const COMMANDS: readonly EngineCommand[] = ["preview", "up", "refresh", "destroy"];
 
@@ -77,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
       },
     });
   } catch (e) {
-    console.error(`${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`);
+    console.error(`${errorText(e)}\n\n${USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -134,7 +135,7 @@ export async function main(argv: string[]): Promise<number> {
     });
     return result.exitCode;
   } catch (e) {
-    console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
+    console.error(`error: ${errorText(e)}`);
     return 1;
   } finally {
     process.off("SIGINT", onSignal);

@@ -22,6 +22,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { z } from "zod";
+import { errorText } from "./errors";
 
 /** A project-level config type's `items` (for `type: array`), nested for arrays of arrays. */
 export interface ProjectConfigItemsType {
@@ -98,7 +99,7 @@ function parseYaml(file: string): unknown {
   try {
     return yaml.load(text, { schema: CLI_SCHEMA, filename: file });
   } catch (e) {
-    throw new Error(`${file} is not valid YAML: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`${file} is not valid YAML: ${errorText(e)}`);
   }
 }
 
@@ -200,7 +201,7 @@ export function configPassphrase(env: NodeJS.ProcessEnv): string | undefined {
     try {
       return fs.readFileSync(path.resolve(file), "utf8").trim();
     } catch (e) {
-      throw new Error(`unable to read PULUMI_CONFIG_PASSPHRASE_FILE: ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(`unable to read PULUMI_CONFIG_PASSPHRASE_FILE: ${errorText(e)}`);
     }
   }
   return undefined;
@@ -398,7 +399,7 @@ async function stackDecrypter(stackFile: StackFile, keys: string[], env: NodeJS.
   try {
     key = await passphraseKey(passphrase, stackFile.encryptionSalt);
   } catch (e) {
-    throw new Error(`${file}: ${which}; failed to decrypt: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`${file}: ${which}; failed to decrypt: ${errorText(e)}`);
   }
   return (ct) => decryptSymmetric(key, ct);
 }
@@ -495,7 +496,7 @@ export async function resolveStackConfig(src: ConfigSources): Promise<StackConfi
     try {
       config[k] = configText(raw, decrypt);
     } catch (e) {
-      throw new Error(`${stackFile.file}: ${k}: failed to decrypt: ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(`${stackFile.file}: ${k}: failed to decrypt: ${errorText(e)}`);
     }
   }
   Object.assign(config, overrides);

@@ -39,6 +39,7 @@ import {
   unwrapSecrets,
   wrapSecretKeys,
 } from "./values";
+import { errorText } from "./errors";
 
 /** One step the engine performed (or, in preview, planned). */
 export interface StepRecord {
@@ -141,10 +142,6 @@ interface CustomPlan {
   dependents: ResourceState[];
   /** The old resource was already deleted in this run (a dependent of a delete-before-replace). */
   recreating: boolean;
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 /**

@@ -19,6 +19,7 @@ import { Printer, Summary, renderValue, summaryBlock } from "./output";
 import { ProviderHost } from "./providerHost";
 import { StateFile, loadState, lockState, saveState, statePassphrase } from "./state";
 import { PropertyMap, PropertyValue, maskSecrets } from "./values";
+import { errorText } from "./errors";
 
 export type { StepRecord, DriftRecord } from "./deployment";
 export type { Summary, StepOp } from "./output";
@@ -247,8 +248,8 @@ async function runLocked(
       }
     }
   } catch (e) {
-    deployment.errors.push(e instanceof Error ? e.message : String(e));
-    printer.line(`error: ${e instanceof Error ? e.message : String(e)}`);
+    deployment.errors.push(errorText(e));
+    printer.line(`error: ${errorText(e)}`);
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
     if (!dryRun) save(deployment.snapshot());

@@ -12,6 +12,7 @@ import * as engproto from "@pulumi/pulumi/proto/engine_pb";
 import * as resrpc from "@pulumi/pulumi/proto/resource_grpc_pb";
 import * as resproto from "@pulumi/pulumi/proto/resource_pb";
 import { PropertyMap } from "./values";
+import { errorText } from "./errors";
 
 /** A RegisterResource call, reduced to what this engine honours. */
 export interface RegistrationRequest {
@@ -100,7 +101,7 @@ function unary<Req, Res>(fn: (req: Req) => Promise<Res> | Res): Handler<Req, Res
       .then(() => fn(call.request))
       .then(
         (res) => cb(null, res),
-        (err: unknown) => cb({ code: grpc.status.UNKNOWN, details: err instanceof Error ? err.message : String(err) }),
+        (err: unknown) => cb({ code: grpc.status.UNKNOWN, details: errorText(err) }),
       );
   };
 }
