@@ -70,12 +70,13 @@ soak: build
 clean:
 	rm -rf dist .pack reports
 
-# Mutation testing (issue 13, StrykerJS; stryker.config.mjs): one Stryker run per folder (provider/api, provider/wait,
-# provider/resources, tools/local-engine), each with only the jest suites that exercise it, then the score per folder
-# (tools/mutate/score.mjs; equivalent mutants are listed in tools/mutate/equivalent.txt). Incremental: results
-# are kept in reports/stryker-incremental-<folder>.json, so a second run re-tests only what changed. Not part of
-# `make test`. MUTATE_FOLDERS="wait" runs one folder; MUTATE_FILES=provider/wait/poll.ts narrows it to files.
+# Mutation testing (issue 13, StrykerJS; stryker.config.mjs): tools/mutate/run.mjs runs Stryker once per piece of
+# each folder (provider/api, provider/wait, provider/resources, tools/local-engine), each piece with only the jest
+# suites that exercise it and at nice 19, then the score per folder (tools/mutate/score.mjs; equivalent mutants are
+# listed in tools/mutate/equivalent.txt). Incremental: each piece keeps reports/stryker-incremental-<folder>-<piece>.json,
+# so a second run re-tests only what changed, and a finished piece is kept when a later one is interrupted. Not part
+# of `make test`. MUTATE_FOLDERS="wait" runs one folder, MUTATE_PIECES="common" some pieces; for a quick run on some
+# files: MUTATE_FOLDER=wait MUTATE_FILES=provider/wait/poll.ts npx stryker run stryker.config.mjs.
 mutate: install
-	mkdir -p reports
-	for folder in $(MUTATE_FOLDERS); do MUTATE_FOLDER=$$folder npx stryker run stryker.config.mjs; done
+	MUTATE_FOLDERS="$(MUTATE_FOLDERS)" node tools/mutate/run.mjs
 	node tools/mutate/score.mjs

@@ -1,34 +1,54 @@
-// Mutation testing (issue 13): `make mutate` runs Stryker once per folder below, each with only the jest
-// suites that exercise that folder, so a mutant never waits for unrelated suites. Tests that drive the packed
-// tarball (tests/host, tests/e2e, examples) are left out on purpose: they run dist/, which Stryker does not
-// mutate, so they could only cost time, never kill a mutant.
-// MUTATE_FOLDER picks the folder (api | wait | resources | local-engine); MUTATE_FILES narrows it further
-// (comma-separated globs, e.g. provider/wait/poll.ts) for a quick run while writing tests.
-// Incremental: each folder keeps its own result file under reports/ (git-ignored, like every run's output),
-// so a second run re-tests only mutants whose code or covering tests changed.
-const FOLDERS = {
-  api: {
-    mutate: ["provider/api/**/*.ts"],
-    tests: ["<rootDir>/provider/api/**/*.test.ts"],
-  },
-  wait: {
-    mutate: ["provider/wait/**/*.ts"],
-    tests: ["<rootDir>/provider/wait/**/*.test.ts", "<rootDir>/tests/wait-instance.test.ts"],
-  },
-  resources: {
-    mutate: ["provider/resources/**/*.ts"],
-    tests: ["<rootDir>/provider/resources/**/*.test.ts", "<rootDir>/tests/resources/**/*.test.ts"],
-  },
-  "local-engine": {
-    mutate: ["tools/local-engine/**/*.ts"],
-    tests: ["<rootDir>/tests/engine/**/*.test.ts"],
-  },
+// Mutation testing (issue 13): `make mutate` (tools/mutate/run.mjs) runs Stryker once per PIECE of each folder
+// below, each piece with only the jest suites that exercise it, so a mutant never waits for unrelated suites and
+// each finished piece is saved at once. Stryker writes its incremental file only when a run ends (an interrupted
+// run keeps nothing), so on this 2-core machine a folder that takes hours is run in pieces that each take minutes
+// to tens of minutes; a piece interrupted is the only work lost.
+// Tests that drive the packed tarball (tests/host, tests/e2e, examples) are left out on purpose: they run dist/,
+// which Stryker does not mutate, so they could only cost time, never kill a mutant.
+// MUTATE_FOLDER picks the folder (api | wait | resources | local-engine), MUTATE_PIECE one of its pieces (default:
+// the first); MUTATE_FILES narrows a piece further (comma-separated globs, e.g. provider/wait/poll.ts) for a quick
+// run while writing tests: such a run has its own result files, so it never replaces a whole piece's.
+// Incremental: each piece keeps its own result file under reports/ (git-ignored, like every run's output), so a
+// second run re-tests only mutants whose code or covering tests changed.
+const ENGINE_RUNS = ["conformance-runs", "conformance-steps", "lifecycle", "options", "failures-and-secrets"].map((t) => `<rootDir>/tests/engine/${t}.test.ts`);
+const ENGINE_CONFIG = ["config-and-cli", "state-and-config"].map((t) => `<rootDir>/tests/engine/${t}.test.ts`);
+const resourceTests = (name, ...suites) => [`<rootDir>/provider/resources/${name}/**/*.test.ts`, ...suites.map((s) => `<rootDir>/tests/resources/${s}.test.ts`)];
+
+/** folder -> pieces: what each mutates and the suites run against it. */
+export const FOLDERS = {
+  api: [{ piece: "api", mutate: ["provider/api/**/*.ts"], tests: ["<rootDir>/provider/api/**/*.test.ts"] }],
+  wait: [
+    {
+      piece: "wait",
+      mutate: ["provider/wait/**/*.ts"],
+      tests: ["<rootDir>/provider/wait/**/*.test.ts", "<rootDir>/tests/wait-instance.test.ts"],
+    },
+  ],
+  resources: [
+    { piece: "common", mutate: ["provider/resources/common/**/*.ts"], tests: resourceTests("common", "preview-checks", "parallel-on-instance", "custom-timeouts") },
+    { piece: "block-storage-attachment", mutate: ["provider/resources/block-storage-attachment/**/*.ts"], tests: resourceTests("block-storage-attachment", "block-storage-attachment") },
+    { piece: "firewall-rule", mutate: ["provider/resources/firewall-rule/**/*.ts"], tests: resourceTests("firewall-rule", "firewall-rule") },
+    { piece: "public-ip", mutate: ["provider/resources/public-ip/**/*.ts"], tests: resourceTests("public-ip", "public-ip") },
+    { piece: "snapshot", mutate: ["provider/resources/snapshot/**/*.ts"], tests: resourceTests("snapshot", "snapshot") },
+    { piece: "vswitch-attachment", mutate: ["provider/resources/vswitch-attachment/**/*.ts"], tests: resourceTests("vswitch-attachment", "vswitch-attachment") },
+    { piece: "instance", mutate: ["provider/resources/instance/**/*.ts"], tests: resourceTests("instance", "instance", "safety", "stuck-changes", "standalone-no-drift") },
+  ],
+  "local-engine": [
+    { piece: "config", mutate: ["tools/local-engine/config.ts"], tests: ENGINE_CONFIG },
+    { piece: "values-state", mutate: ["tools/local-engine/{values,state,output}.ts"], tests: [...ENGINE_CONFIG, ...ENGINE_RUNS] },
+    { piece: "deployment", mutate: ["tools/local-engine/deployment.ts"], tests: ENGINE_RUNS },
+    { piece: "host", mutate: ["tools/local-engine/{index,cli,monitor,providerHost,errors}.ts"], tests: [...ENGINE_RUNS, ...ENGINE_CONFIG] },
+  ],
 };
 
 const name = process.env.MUTATE_FOLDER ?? "wait";
-const folder = FOLDERS[name];
-if (!folder) throw new Error(`MUTATE_FOLDER=${name}: expected one of ${Object.keys(FOLDERS).join(", ")}`);
-const files = process.env.MUTATE_FILES ? process.env.MUTATE_FILES.split(",") : folder.mutate;
+const pieces = FOLDERS[name];
+if (!pieces) throw new Error(`MUTATE_FOLDER=${name}: expected one of ${Object.keys(FOLDERS).join(", ")}`);
+const piece = process.env.MUTATE_PIECE ? pieces.find((p) => p.piece === process.env.MUTATE_PIECE) : pieces[0];
+if (!piece) throw new Error(`MUTATE_PIECE=${process.env.MUTATE_PIECE}: expected one of ${pieces.map((p) => p.piece).join(", ")}`);
+const files = process.env.MUTATE_FILES ? process.env.MUTATE_FILES.split(",") : piece.mutate;
+// A narrowed run gets its own result files (named after the files), so it never replaces the piece's.
+const id = process.env.MUTATE_FILES ? `${name}-${piece.piece}-files-${files.join("+").replace(/[^\w.-]+/g, "_")}` : `${name}-${piece.piece}`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -41,21 +61,23 @@ export default {
   jest: {
     projectType: "custom",
     configFile: "jest.config.js",
-    config: { testMatch: folder.tests, maxWorkers: 1 },
+    config: { testMatch: piece.tests, maxWorkers: 1 },
     enableFindRelatedTests: false,
   },
   // Only the tests that ran a mutant's code run against it.
   coverageAnalysis: "perTest",
   incremental: true,
-  incrementalFile: `reports/stryker-incremental-${name}.json`,
+  incrementalFile: `reports/stryker-incremental-${id}.json`,
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
   // A mutant that makes a wait hang is killed by this timeout (counted as detected), so keep it short.
   timeoutMS: 5000,
   reporters: ["clear-text", "progress-append-only", "json"],
-  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  jsonReporter: { fileName: `reports/mutation/${id}.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
-  tempDirName: `.stryker-tmp-${name}`,
+  tempDirName: `.stryker-tmp-${id}`,
   cleanTempDir: true,
+  // Mutants in module-level code (constants, tables built at load) would need every test re-run in a fresh
+  // process; they are left out (reported as Ignored) to keep runs within reach on this machine.
   ignoreStatic: true,
   thresholds: { high: 90, low: 80, break: null },
 };
