@@ -19,7 +19,7 @@ import {
   readProject,
   resolveStackConfig,
 } from "../../tools/local-engine/config";
-import { FIXTURE_API_KEY, FixtureProject, ItemSpec } from "./helpers";
+import { cliArgs, FIXTURE_API_KEY, ItemSpec, useFixtureProject } from "./helpers";
 
 // Engine runs start two Node processes each; PBKDF2 (1,000,000 iterations) takes about a second per key.
 jest.setTimeout(180_000);
@@ -337,11 +337,7 @@ describe("values and overrides", () => {
 // Through the real language runtime and dynamic-provider host.
 
 describe("through the engine", () => {
-  let p: FixtureProject;
-  beforeEach(() => {
-    p = new FixtureProject();
-  });
-  afterEach(() => p.remove());
+  const p = useFixtureProject("each");
 
   test("secure and structured stack-file values reach the program as the CLI hands them over, and the provider's configure", async () => {
     const enc = (s: string) => pulumiEncrypt(secrets.key, s);
@@ -430,14 +426,7 @@ describe("through the engine", () => {
     // pkg/cmd/pulumi/cmd/exit_codes.go (ExitNoChanges = 7, ExitConfigurationError = 2, ExitCodeError = 1);
     // operations/preview.go and up.go return NoChangesExpectedError only when the operation succeeded, and
     // up only after the update is applied.
-    const args = (cmd: string, resources: ItemSpec[]) => [
-      cmd,
-      "--cwd", p.dir,
-      "--config", `fixture:resources=${JSON.stringify(resources)}`,
-      "--config", `fixture:cloudFile=${p.cloudFile}`,
-      "--secret", `fixture:apiKey=${FIXTURE_API_KEY}`,
-      "--secret", "password=unused",
-    ];
+    const args = (cmd: string, resources: ItemSpec[]) => cliArgs(p, cmd, resources, "unused");
     const write = jest.spyOn(process.stdout, "write").mockImplementation(() => true);
     const usage = jest.spyOn(console, "error").mockImplementation(() => undefined);
     // The CLI reads the passphrase from this process's environment: none for this test.

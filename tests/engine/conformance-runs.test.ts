@@ -8,18 +8,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { defaultParallel } from "../../tools/local-engine/deployment";
-import { FIXTURE_API_KEY, FixtureProject, ItemSpec } from "./helpers";
+import { changesOf, FIXTURE_API_KEY, ItemSpec, useFixtureProject } from "./helpers";
 
 // Each engine run starts two Node processes; on a loaded 2-core machine a test of several runs needs time.
 jest.setTimeout(180_000);
 
-let p: FixtureProject;
-beforeEach(() => {
-  p = new FixtureProject();
-});
-afterEach(() => p.remove());
-
-const changesOf = (r: { steps: Array<{ op: string; name: string }> }) => r.steps.filter((s) => s.op !== "same").map((s) => [s.op, s.name]);
+const p = useFixtureProject("each");
 
 /** Deletes that overlapped: a begin-delete logged while another delete had begun and not yet finished. */
 function maxConcurrentDeletes(log: string[]): number {

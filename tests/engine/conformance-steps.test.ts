@@ -3,18 +3,13 @@
  * cited per test) with the fixture provider, so a provider bug the real engine would expose is exposed here.
  * Each test has its own fixture project (a fresh stack and cloud).
  */
-import { FixtureProject, ItemSpec } from "./helpers";
+import { changesOf, ItemSpec, useFixtureProject } from "./helpers";
 
 // Each engine run starts two Node processes; on a loaded 2-core machine a test of several runs needs time.
 jest.setTimeout(180_000);
 
-let p: FixtureProject;
-beforeEach(() => {
-  p = new FixtureProject();
-});
-afterEach(() => p.remove());
+const p = useFixtureProject("each");
 
-const changesOf = (r: { steps: Array<{ op: string; name: string }> }) => r.steps.filter((s) => s.op !== "same").map((s) => [s.op, s.name]);
 const stateOf = (name: string) => p.state().resources.filter((r) => r.name === name);
 
 // step.go CreateStep.Apply (partial failure keeps resp.Properties as the outputs) and

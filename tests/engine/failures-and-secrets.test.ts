@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { main } from "../../tools/local-engine/cli";
-import { FIXTURE_API_KEY, FixtureProject, ItemSpec } from "./helpers";
+import { cliArgs, FIXTURE_API_KEY, ItemSpec, useFixtureProject } from "./helpers";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 const SECRET = "1b47061264138c4ac30d75fd1eb44270";
@@ -14,11 +14,7 @@ const SECRET = "1b47061264138c4ac30d75fd1eb44270";
 // Each engine run starts two Node processes; on a loaded 2-core machine a test of several runs needs time.
 jest.setTimeout(180_000);
 
-let p: FixtureProject;
-beforeAll(() => {
-  p = new FixtureProject();
-});
-afterAll(() => p.remove());
+const p = useFixtureProject("file");
 
 interface StateResource {
   name: string;
@@ -139,14 +135,7 @@ test("the state holds no API key and no secret in plain text; secret outputs are
 });
 
 test("the CLI runs commands, and its exit code reports failure and unexpected changes", async () => {
-  const args = (cmd: string, resources: ItemSpec[]) => [
-    cmd,
-    "--cwd", p.dir,
-    "--config", `fixture:resources=${JSON.stringify(resources)}`,
-    "--config", `fixture:cloudFile=${p.cloudFile}`,
-    "--secret", `fixture:apiKey=${FIXTURE_API_KEY}`,
-    "--secret", "password=hunter2-password-plain", // no namespace: the project's ("fixture")
-  ];
+  const args = (cmd: string, resources: ItemSpec[]) => cliArgs(p, cmd, resources, "hunter2-password-plain");
   const write = jest.spyOn(process.stdout, "write").mockImplementation(() => true);
   const usage = jest.spyOn(console, "error").mockImplementation(() => undefined);
   try {

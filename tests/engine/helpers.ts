@@ -156,3 +156,41 @@ export class FixtureProject {
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * The fixture project of a test file, with its jest hooks: `"each"` gives every test a fresh project (its own
+ * stack and cloud), `"file"` one project for the whole file (its tests run in order on one stack); removed
+ * afterwards. Call it at the top of the file or of a describe block; the returned object always stands for
+ * the current project.
+ */
+export function useFixtureProject(scope: "each" | "file"): FixtureProject {
+  let current: FixtureProject | undefined;
+  (scope === "each" ? beforeEach : beforeAll)(() => {
+    current = new FixtureProject();
+  });
+  (scope === "each" ? afterEach : afterAll)(() => current?.remove());
+  return new Proxy({} as FixtureProject, {
+    get(_target, key) {
+      if (!current) throw new Error("the fixture project is only there while a test runs");
+      const value: unknown = Reflect.get(current, key, current);
+      return typeof value === "function" ? value.bind(current) : value;
+    },
+  });
+}
+
+/** The steps of a run that change something, as [op, name] (what most conformance tests compare). */
+export function changesOf(result: { steps: Array<{ op: string; name: string }> }): string[][] {
+  return result.steps.filter((s) => s.op !== "same").map((s) => [s.op, s.name]);
+}
+
+/** Command-line arguments of the local engine's CLI for `cmd` on the project with the fixture's config. */
+export function cliArgs(p: FixtureProject, cmd: string, resources: ItemSpec[], password: string): string[] {
+  return [
+    cmd,
+    "--cwd", p.dir,
+    "--config", `fixture:resources=${JSON.stringify(resources)}`,
+    "--config", `fixture:cloudFile=${p.cloudFile}`,
+    "--secret", `fixture:apiKey=${FIXTURE_API_KEY}`,
+    "--secret", `password=${password}`, // no namespace: the project's ("fixture")
+  ];
+}

@@ -3,16 +3,12 @@
  * converged by up, update vs replace, removal, destroy. One fixture project for the whole file (each engine
  * run spawns the language runtime and the dynamic-provider host), so the tests run in order.
  */
-import { FixtureProject, ItemSpec } from "./helpers";
+import { ItemSpec, useFixtureProject } from "./helpers";
 
 // Each engine run starts two Node processes; on a loaded 2-core machine a test of several runs needs time.
 jest.setTimeout(180_000);
 
-let p: FixtureProject;
-beforeAll(() => {
-  p = new FixtureProject();
-});
-afterAll(() => p.remove());
+const p = useFixtureProject("file");
 
 const program: ItemSpec[] = [
   { name: "a", size: 1 },

@@ -3,16 +3,12 @@
  * dependsOn and parent ordering. One fixture project for the file; each test uses its own resource names
  * and cleans up with destroy where the next test needs an empty stack.
  */
-import { FixtureProject, ItemSpec } from "./helpers";
+import { ItemSpec, useFixtureProject } from "./helpers";
 
 // Each engine run starts two Node processes; on a loaded 2-core machine a test of several runs needs time.
 jest.setTimeout(180_000);
 
-let p: FixtureProject;
-beforeAll(() => {
-  p = new FixtureProject();
-});
-afterAll(() => p.remove());
+const p = useFixtureProject("file");
 
 const changesOf = (r: { steps: Array<{ op: string; name: string; diffs: string[] }> }) =>
   r.steps.filter((s) => s.op !== "same").map((s) => [s.op, s.name, s.diffs]);
