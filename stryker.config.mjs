@@ -12,11 +12,18 @@
 // second run re-tests only mutants whose code or covering tests changed.
 const ENGINE_RUNS = ["conformance-runs", "conformance-steps", "lifecycle", "options", "failures-and-secrets"].map((t) => `<rootDir>/tests/engine/${t}.test.ts`);
 const ENGINE_CONFIG = ["config-and-cli", "state-and-config"].map((t) => `<rootDir>/tests/engine/${t}.test.ts`);
+const API_TESTS = ["<rootDir>/provider/api/**/*.test.ts"];
 const resourceTests = (name, ...suites) => [`<rootDir>/provider/resources/${name}/**/*.test.ts`, ...suites.map((s) => `<rootDir>/tests/resources/${s}.test.ts`)];
 
 /** folder -> pieces: what each mutates and the suites run against it. */
 export const FOLDERS = {
-  api: [{ piece: "api", mutate: ["provider/api/**/*.ts"], tests: ["<rootDir>/provider/api/**/*.test.ts"] }],
+  api: [
+    { piece: "pipeline", mutate: ["provider/api/{pipeline,retry,deadline,log}.ts"], tests: API_TESTS },
+    { piece: "limiter", mutate: ["provider/api/{limiter,pacer}.ts"], tests: API_TESTS },
+    { piece: "client", mutate: ["provider/api/{client,transport,request,config,overrides,version,routes,errors}.ts"], tests: API_TESTS },
+    { piece: "schemas", mutate: ["provider/api/schemas/**/*.ts", "provider/api/{normalize,paginate,operations}.ts"], tests: API_TESTS },
+    { piece: "areas", mutate: ["provider/api/areas/**/*.ts", "provider/api/index.ts"], tests: API_TESTS },
+  ],
   wait: [
     {
       piece: "wait",
