@@ -55,6 +55,34 @@ describe("shared instance status poller", () => {
     expect(calls).toBe(2);
   });
 
+  it("never has two ticks in flight: waits asking during a slow tick share the one after it", async () => {
+    // A tick held up (by a busy rate limiter) must not let further ticks queue up behind it and go out together.
+    const list = fakeList([row("vm-1"), row("vm-2"), row("vm-3")]);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let inFlight = 0;
+    let most = 0;
+    const poller = new InstanceStatusPoller(async (page) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      if (list.requests.length === 0) await gate;
+      const answer = await list.listPage(page);
+      inFlight -= 1;
+      return answer;
+    }, 1000, list.clock);
+    const first = poller.status("vm-1");
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    list.advance(5_000); // well past the interval while the first tick is still in flight
+    const later = ["vm-1", "vm-2", "vm-3"].map((uuid) => poller.status(uuid));
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(inFlight).toBe(1);
+    release();
+    await first;
+    await Promise.all(later);
+    expect(most).toBe(1);
+    expect(poller.stats().ticks).toBe(2);
+  });
+
   it("reads further pages only until every waited instance is found; an unlisted one is undefined", async () => {
     const rows = Array.from({ length: 250 }, (_, i) => row(`vm-${i}`));
     const list = fakeList(rows, 100);

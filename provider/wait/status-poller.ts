@@ -39,6 +39,7 @@ export interface PollerStats {
 export class InstanceStatusPoller {
   private pending: Request[] = [];
   private scheduled = false;
+  private inFlight = false;
   private lastTickAt = -Infinity;
   private readonly counters: PollerStats = { ticks: 0, requests: 0, answered: 0 };
 
@@ -48,6 +49,11 @@ export class InstanceStatusPoller {
     private readonly clock: PollerClock = systemClock,
   ) {}
 
+  /** The shortest time between the starts of two ticks. */
+  get intervalMs(): number {
+    return this.minIntervalMs;
+  }
+
   /**
    * The instance's list row from the next tick that starts after this call, or undefined when the list does
    * not show it. Rejects with the list's error when that tick fails. `now` starts that tick without waiting for
@@ -56,17 +62,25 @@ export class InstanceStatusPoller {
   status(uuid: string, options: { now?: boolean } = {}): Promise<InstanceListItem | undefined> {
     return new Promise((resolve, reject) => {
       this.pending.push({ uuid, now: options.now === true, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        // Shared work: not bounded by the deadline of the resource whose wait happened to start it.
-        void outsideRequestDeadline(() => this.tick());
-      }
+      this.schedule();
     });
   }
 
   /** Counters so far. */
   stats(): PollerStats {
     return { ...this.counters };
+  }
+
+  /**
+   * At most one tick is scheduled or in flight at a time: who asks while one is in flight is answered by the
+   * next, which starts when that one ends (and not before the interval). Without this, ticks queued behind a
+   * busy rate limiter piled up and went out together (8 list requests in one second during a 50-VM up).
+   */
+  private schedule(): void {
+    if (this.scheduled || this.inFlight || this.pending.length === 0) return;
+    this.scheduled = true;
+    // Shared work: not bounded by the deadline of the resource whose wait happened to start it.
+    void outsideRequestDeadline(() => this.tick());
   }
 
   private async tick(): Promise<void> {
@@ -76,7 +90,8 @@ export class InstanceStatusPoller {
     if (gap > 0 && !this.pending.some((r) => r.now)) await this.clock.sleep(gap);
     const batch = this.pending;
     this.pending = [];
-    this.scheduled = false; // who asks from now on is answered by the next tick
+    this.scheduled = false;
+    this.inFlight = true; // who asks from now on is answered by the next tick
     this.lastTickAt = this.clock.now();
     this.counters.ticks += 1;
     try {
@@ -92,6 +107,9 @@ export class InstanceStatusPoller {
       for (const r of batch) r.resolve(found.get(r.uuid));
     } catch (error) {
       for (const r of batch) r.reject(error);
+    } finally {
+      this.inFlight = false;
+      this.schedule();
     }
   }
 }
