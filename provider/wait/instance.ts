@@ -33,13 +33,25 @@ export interface InstanceWaitOptions {
 }
 
 function expectedFor(client: VmHostClient, opts: { expectedMs?: number; kind?: string }): number | undefined {
-  return opts.expectedMs ?? (opts.kind ? durationsFor(client.baseUrl).expected(opts.kind) : undefined);
+  return opts.expectedMs ?? (opts.kind ? expectedDuration(client, opts.kind) : undefined);
+}
+
+/**
+ * The usual duration of `kind` on the client's host, when learned (in this process or kept from an earlier run,
+ * durations.ts); undefined when nothing is known, and the wait then polls fast from the start. Waits use this
+ * instead of a fixed guess: a guess of 30 s sleeps 27 s before the second poll on a host (or a test simulator)
+ * where the operation takes 50 ms.
+ */
+export function expectedDuration(client: Pick<VmHostClient, "baseUrl">, kind: string): number | undefined {
+  return durationsFor(client.baseUrl).expected(kind);
 }
 
 /** Learns how long `kind` took on this host (durations.ts: kept across runs, so a fresh process polls well too). */
-function learn(client: VmHostClient, kind: string | undefined, ms: number): void {
+export function learnDuration(client: Pick<VmHostClient, "baseUrl">, kind: string | undefined, ms: number): void {
   if (kind) durationsFor(client.baseUrl).learn(kind, ms);
 }
+
+const learn = learnDuration;
 
 /** pollUntil's time options for an injected clock (none for the real one: pollUntil then bounds each poll by the deadline in real time). */
 function injected(clock: Clock | undefined): { now?: () => number; sleep?: (ms: number) => Promise<void> } {

@@ -22,8 +22,11 @@ import { changedApiProperties, diffFirewallRule } from "./diff";
 import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
 import { createParams, firewallRuleInputsOf, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
 
-/** Usual duration of a firewall change (polling is fast around it); not a deadline. */
-const EXPECTED_MS = 3_000;
+/**
+ * Operation kind of a firewall change: its usual duration is learned per host (wait/durations.ts) and polling
+ * is fast around it. No fixed guess: one longer than the host's real duration only makes the wait late.
+ */
+const KIND = "firewall";
 
 /** The instance's rules, or undefined when the instance itself is gone (404/410). */
 async function rulesOrGone(client: VmHostClient, instanceId: string): Promise<ApiFirewallRule[] | undefined> {
@@ -59,7 +62,7 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
         await runInstanceOperation(
           client,
           inputs.instanceId,
-          { what: `creation of a firewall rule (${inputs.protocol}/${inputs.port}) on instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_MS },
+          { what: `creation of a firewall rule (${inputs.protocol}/${inputs.port}) on instance ${inputs.instanceId}`, deadline, kind: KIND },
           async () => (answer = await client.firewall.createRule(inputs.instanceId, createParams(inputs))),
         );
       } catch (error) {
@@ -86,7 +89,7 @@ async function updateRule(client: VmHostClient, id: string, inputs: FirewallRule
   await runInstanceOperation(
     client,
     inputs.instanceId,
-    { what: `update of firewall rule ${id} on instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_MS },
+    { what: `update of firewall rule ${id} on instance ${inputs.instanceId}`, deadline, kind: KIND },
     () => client.firewall.updateRule(inputs.instanceId, id, ruleParams(inputs)),
   );
 }
@@ -151,7 +154,7 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
       await runInstanceOperation(
         client,
         props.instanceId,
-        { what: `deletion of firewall rule ${id} on instance ${props.instanceId}`, deadline, expectedMs: EXPECTED_MS },
+        { what: `deletion of firewall rule ${id} on instance ${props.instanceId}`, deadline, kind: KIND },
         () => client.firewall.deleteRule(props.instanceId, id), // resolves undefined on 404: already gone
       );
     } catch (error) {

@@ -16,7 +16,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type Snapshot as ApiSnapshot, type VmHostClient } from "../../api";
 import { getClient, progressLog, resourceDeadline } from "../../context";
-import { runInstanceOperation } from "../../wait/instance";
+import { expectedDuration, learnDuration, runInstanceOperation } from "../../wait/instance";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
@@ -26,9 +26,12 @@ import { diffSnapshot } from "./diff";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
 import { snapshotInputsOf, snapshotOutputs, snapshotProgress } from "./model";
 
-/** Usual durations (polling is fast around them); not deadlines. */
-const EXPECTED_CREATE_MS = 30_000;
-const EXPECTED_DELETE_MS = 10_000;
+/**
+ * Operation kinds whose usual durations are learned per host (wait/durations.ts): polling is fast around them.
+ * No fixed guess: a 30 s guess made every wait sleep 27 s before its second poll, whatever the host.
+ */
+const KIND_CREATE = "snapshot-create";
+const KIND_DELETE = "snapshot-delete";
 
 /** The instance's snapshots, or undefined when the instance itself is gone (404/410). */
 async function listOrGone(client: VmHostClient, instanceId: string): Promise<ApiSnapshot[] | undefined> {
@@ -42,10 +45,11 @@ async function listOrGone(client: VmHostClient, instanceId: string): Promise<Api
 
 /** Waits until the snapshot is settled: Ready -> its record; Error -> WaitFailedError; gone -> WaitFailedError. */
 async function waitReady(client: VmHostClient, instanceId: string, id: string, deadline: Deadline): Promise<ApiSnapshot> {
-  return pollUntil<ApiSnapshot>({
+  const started = Date.now();
+  const ready = await pollUntil<ApiSnapshot>({
     what: `snapshot ${id} of instance ${instanceId} to be Ready`,
     deadline,
-    expectedMs: EXPECTED_CREATE_MS,
+    expectedMs: expectedDuration(client, `${KIND_CREATE}-ready`),
     log: progressLog,
     poll: async () => {
       const list = await listOrGone(client, instanceId);
@@ -58,6 +62,8 @@ async function waitReady(client: VmHostClient, instanceId: string, id: string, d
       return { done: false, status: snapshot.status };
     },
   });
+  learnDuration(client, `${KIND_CREATE}-ready`, Date.now() - started);
+  return ready;
 }
 
 /** The identity no two snapshots of ours share: the name on an instance. */
@@ -90,7 +96,7 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
         await runInstanceOperation(
           client,
           inputs.instanceId,
-          { what: `snapshot "${inputs.name}" of instance ${inputs.instanceId}`, deadline, expectedMs: EXPECTED_CREATE_MS },
+          { what: `snapshot "${inputs.name}" of instance ${inputs.instanceId}`, deadline, kind: KIND_CREATE },
           async () => {
             const answer = await client.snapshots.create(inputs.instanceId, { name: inputs.name, description: inputs.description });
             answeredId = answer.snap_uuid;
@@ -194,7 +200,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
       await runInstanceOperation(
         client,
         props.instanceId,
-        { what: `deletion of snapshot ${id} of instance ${props.instanceId}`, deadline, expectedMs: EXPECTED_DELETE_MS },
+        { what: `deletion of snapshot ${id} of instance ${props.instanceId}`, deadline, kind: KIND_DELETE },
         () => client.snapshots.delete(props.instanceId, id), // resolves undefined on 404: already gone
       );
     } catch (error) {
@@ -202,10 +208,11 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
       if (!(await listOrGone(client, props.instanceId))) return;
       throw error;
     }
+    const started = Date.now();
     await pollUntil<void>({
       what: `snapshot ${id} of instance ${props.instanceId} to be deleted`,
       deadline,
-      expectedMs: EXPECTED_DELETE_MS,
+      expectedMs: expectedDuration(client, `${KIND_DELETE}-gone`),
       log: progressLog,
       poll: async () => {
         const snapshot = await present();
@@ -214,5 +221,6 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
         return { done: false, status: snapshot.status };
       },
     });
+    learnDuration(client, `${KIND_DELETE}-gone`, Date.now() - started);
   },
 });
