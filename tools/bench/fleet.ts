@@ -121,8 +121,14 @@ export function runEngineCli(repo: string, command: string, args: string[], env:
 }
 
 /** Request counts of a slice of the simulator's log. */
-export function countRequests(log: RequestLogEntry[]): { all: number; status: number; throttled: number } {
+export function countRequests(log: RequestLogEntry[]): { all: number; status: number; throttled: number; byOperation: Record<string, number> } {
+  const byOperation: Record<string, number> = {};
+  for (const r of log) {
+    const name = `${r.operation ?? r.path}${r.operation === "listInstances" && r.query.includes("search=") ? "(search)" : ""}`;
+    byOperation[name] = (byOperation[name] ?? 0) + 1;
+  }
   return {
+    byOperation,
     all: log.length,
     status: log.filter((r) => r.operation === "getInstance" || (r.operation === "listInstances" && !r.query.includes("search="))).length,
     throttled: log.filter((r) => r.status === 429).length,

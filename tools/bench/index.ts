@@ -27,6 +27,10 @@ const REPO = path.resolve(__dirname, "..", "..", "..");
 const quick = process.argv.includes("--quick");
 /** `--fleet-only`: skip the settle part (about 7 minutes). */
 const fleetOnly = process.argv.includes("--fleet-only");
+/** `--cases 1,50ip`: only these fleet cases (N, with a PublicIp each when suffixed `ip`); for experiments. */
+const casesArg = process.argv.includes("--cases") ? process.argv[process.argv.indexOf("--cases") + 1] : undefined;
+/** `BENCH_DUMP=dir`: writes each fleet case's request log there (to see where the time goes). */
+const dumpDir = process.env.BENCH_DUMP;
 const say = (line = "") => process.stdout.write(`${line}\n`);
 const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
@@ -126,9 +130,11 @@ async function fleet(cacheRoot: string): Promise<boolean> {
   sim.setFaults({ rateLimitPerSecond: 10 });
   const env = { ...process.env, VMHOST_CACHE_DIR: path.join(cacheRoot, "fleet"), VMHOST_LOG: "" };
   const cases: FleetCase[] = [];
-  const plan: { n: number; ip: boolean }[] = quick
-    ? [{ n: 1, ip: false }, { n: 10, ip: false }]
-    : [{ n: 1, ip: false }, { n: 10, ip: false }, { n: 50, ip: false }, { n: 1, ip: true }, { n: 50, ip: true }];
+  const plan: { n: number; ip: boolean }[] = casesArg
+    ? casesArg.split(",").map((c) => ({ n: Number(c.replace(/ip$/, "")), ip: c.endsWith("ip") }))
+    : quick
+      ? [{ n: 1, ip: false }, { n: 10, ip: false }]
+      : [{ n: 1, ip: false }, { n: 10, ip: false }, { n: 50, ip: false }, { n: 1, ip: true }, { n: 50, ip: true }];
   try {
     for (const { n, ip } of plan) {
       const stateFile = path.join(cacheRoot, `fleet-${n}-${ip}.json`);
@@ -146,6 +152,13 @@ async function fleet(cacheRoot: string): Promise<boolean> {
       const destroy = await runEngineCli(REPO, "destroy", args, env);
       const destroyRequests = countRequests(sim.requests().slice(at));
       const failures = (up.exitCode === 0 ? 0 : 1) + (n - vms);
+      if (dumpDir) {
+        // The request logs of each command, for looking at where the time goes (BENCH_DUMP=dir).
+        fs.mkdirSync(dumpDir, { recursive: true });
+        const all = sim.requests();
+        fs.writeFileSync(path.join(dumpDir, `fleet-${n}${ip ? "ip" : ""}.json`), JSON.stringify({ up: up.seconds, refresh: refresh.seconds, destroy: destroy.seconds, log: all.slice(-(upRequests.all + refreshRequests.all + destroyRequests.all)) }));
+      }
+      process.stderr.write(`bench: N=${n}${ip ? "+IP" : ""} up requests by operation: ${JSON.stringify(upRequests.byOperation)}; destroy: ${JSON.stringify(destroyRequests.byOperation)}\n`);
       for (const [name, run] of [["up", up], ["refresh", refresh], ["destroy", destroy]] as const)
         if (run.exitCode !== 0) say(`> ${name} N=${n}${ip ? "+IP" : ""} exited ${run.exitCode}: ${run.output.split("\n").filter((l) => /fail|error/i.test(l)).slice(0, 3).join(" | ")}`);
       cases.push({ n, ip, up, refresh, destroy, upRequests, refreshRequests, destroyRequests, failures });
