@@ -15,6 +15,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type Snapshot as ApiSnapshot, type VmHostClient } from "../../api";
+import { systemClock } from "../../clock";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { expectedDuration, learnDuration, runInstanceOperation } from "../../wait/instance";
 import { Deadline, pollUntil } from "../../wait/poll";
@@ -45,7 +46,7 @@ async function listOrGone(client: VmHostClient, instanceId: string): Promise<Api
 
 /** Waits until the snapshot is settled: Ready -> its record; Error -> WaitFailedError; gone -> WaitFailedError. */
 async function waitReady(client: VmHostClient, instanceId: string, id: string, deadline: Deadline): Promise<ApiSnapshot> {
-  const started = Date.now();
+  const started = systemClock.now();
   const ready = await pollUntil<ApiSnapshot>({
     what: `snapshot ${id} of instance ${instanceId} to be Ready`,
     deadline,
@@ -62,7 +63,7 @@ async function waitReady(client: VmHostClient, instanceId: string, id: string, d
       return { done: false, status: snapshot.status };
     },
   });
-  learnDuration(client, `${KIND_CREATE}-ready`, Date.now() - started);
+  learnDuration(client, `${KIND_CREATE}-ready`, systemClock.now() - started);
   return ready;
 }
 
@@ -208,7 +209,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
       if (!(await listOrGone(client, props.instanceId))) return;
       throw error;
     }
-    const started = Date.now();
+    const started = systemClock.now();
     await pollUntil<void>({
       what: `snapshot ${id} of instance ${props.instanceId} to be deleted`,
       deadline,
@@ -221,6 +222,6 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
         return { done: false, status: snapshot.status };
       },
     });
-    learnDuration(client, `${KIND_DELETE}-gone`, Date.now() - started);
+    learnDuration(client, `${KIND_DELETE}-gone`, systemClock.now() - started);
   },
 });
