@@ -34,7 +34,10 @@ typecheck: install
 	npx tsc -p tsconfig.json --noEmit
 
 # The whole suite. Results also go to reports/jest.json, which .ci/run turns into "N passed, N failed".
-test: typecheck pack
+# The type check and the build+pack are two single-threaded tsc runs that need nothing from each other: they
+# run side by side (-j2; about 13 s instead of 26 s on two cores), then jest.
+test: install
+	$(MAKE) --no-print-directory -j2 typecheck pack
 	mkdir -p reports
 	npx jest --ci --json --outputFile=reports/jest.json $(JEST_ARGS)
 
