@@ -9,6 +9,12 @@
  * copying it into the state). The install is kept between runs and redone only when the tarball or the
  * declared dependencies change (about 3 s with a warm npm cache; the first one about 25 s).
  */
+// The engine's provider processes inherit this environment: their waits poll every 20 ms (backing off to 200 ms)
+// instead of the production 0.9 s / 10 s, to match the simulator's 0.2 s operations (startTestSimulator).
+// Polling is not what these tests check; what the user sees of a run is the same at either pace.
+process.env.VMHOST_POLL_FAST_MS ??= "20";
+process.env.VMHOST_POLL_MAX_MS ??= "200";
+
 import { execFileSync } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";

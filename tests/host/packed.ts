@@ -49,7 +49,15 @@ export async function startConfiguredHost(
   sim: { url: string; apiKey: string },
   onOutput: (stream: string, line: string) => void = () => undefined,
 ): Promise<ProviderHost> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_NODEJS_PROJECT: "host-test", PULUMI_NODEJS_STACK: "test" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PULUMI_NODEJS_PROJECT: "host-test",
+    PULUMI_NODEJS_STACK: "test",
+    // The tests' simulators run 50 ms operations: the host's waits poll every 20 ms (backing off to 200 ms)
+    // instead of the production 0.9 s / 10 s. Polling is not what these tests check.
+    VMHOST_POLL_FAST_MS: process.env.VMHOST_POLL_FAST_MS ?? "20",
+    VMHOST_POLL_MAX_MS: process.env.VMHOST_POLL_MAX_MS ?? "200",
+  };
   delete env.VMHOST_API_KEY;
   delete env.VMHOST_BASE_URL;
   const host = await ProviderHost.start({
