@@ -38,11 +38,13 @@ export const faultsInputSchema = z.object({
   /**
    * Destroy the connection of the next `count` requests (of `operation`, a client operation id or a route
    * key like "POST /instance/create"; any /v1 request when absent) without answering. `afterProcessing`
-   * true: the request takes effect first (the client cannot know it did).
+   * true: the request takes effect first (the client cannot know it did). `skip`: let that many matching
+   * requests through first (e.g. a listing before a create passes, the ones after it fail).
    */
   resetNext: z.object({
     operation: z.string().optional(),
     count: z.number().int().min(1).default(1),
+    skip: z.number().int().min(0).default(0),
     afterProcessing: z.boolean().default(false),
   }).nullable().optional(),
   /** The next `count` operations of `kind` end in status Error. */
@@ -58,6 +60,8 @@ export type FaultsInput = z.input<typeof faultsInputSchema>;
 export interface ResetFault {
   operation: string | undefined;
   remaining: number;
+  /** Matching requests still let through before this fault starts. */
+  skip: number;
   afterProcessing: boolean;
 }
 
@@ -85,7 +89,9 @@ export class FaultState {
     if (input.resetRate !== undefined) this.resetRate = input.resetRate;
     if (input.afterProcessingShare !== undefined) this.afterProcessingShare = input.afterProcessingShare;
     if (input.resetNext) {
-      this.resets.push({ operation: input.resetNext.operation, remaining: input.resetNext.count, afterProcessing: input.resetNext.afterProcessing });
+      this.resets.push({
+        operation: input.resetNext.operation, remaining: input.resetNext.count, skip: input.resetNext.skip, afterProcessing: input.resetNext.afterProcessing,
+      });
     }
     if (input.failNext) this.operations.fail[input.failNext.kind] = (this.operations.fail[input.failNext.kind] ?? 0) + input.failNext.count;
     if (input.stickNext) this.operations.stick[input.stickNext.kind] = (this.operations.stick[input.stickNext.kind] ?? 0) + input.stickNext.count;
@@ -137,6 +143,10 @@ export class FaultState {
   takeReset(operationId: string, routeKey: string): ResetFault | undefined {
     const fault = this.resets.find((r) => r.remaining > 0 && (r.operation === undefined || r.operation === operationId || r.operation === routeKey));
     if (!fault) return undefined;
+    if (fault.skip > 0) {
+      fault.skip--;
+      return undefined;
+    }
     fault.remaining--;
     this.resets = this.resets.filter((r) => r.remaining > 0);
     return fault;

@@ -63,6 +63,69 @@ describe("ambiguous creates whose reconciliation reads fail", () => {
   // the outcome-unknown message is unit-tested in provider/resources/common/reconcile.test.ts
 });
 
+describe("a create whose outcome cannot be checked before its deadline is recorded as unconfirmed, never lost", () => {
+  /**
+   * The create takes effect (or not) but its connection is reset, and every listing after the first (the one
+   * before the send) is reset until the create's 1 s deadline: whether the VM exists cannot be known.
+   */
+  async function unconfirmedCreate(hostname: string, created: boolean): Promise<{ id: string; outs: InstanceOutputs; message: string }> {
+    await h.setFaults({ resetNext: { operation: "createInstance", afterProcessing: created } });
+    await h.setFaults({ resetNext: { operation: "listInstances", skip: 1, count: 100_000 } });
+    const checked = await instance().check({}, { ...validCreate, hostname, timeouts: { create: "1s" } });
+    const error = await instance().create(checked.inputs).then(() => undefined, (e: unknown) => e);
+    await h.clearFaults();
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const { id, properties, message } = error as ResourceInitError;
+    expect(id).toMatch(/^unconfirmed-/);
+    return { id, outs: properties as InstanceOutputs, message };
+  }
+
+  it("the error says it may exist and how it is recorded; refresh then records the VM under its uuid", async () => {
+    const unconfirmed = await unconfirmedCreate("unconfirmed-refresh", true);
+    expect(unconfirmed.message).toMatch(
+      /instance unconfirmed-refresh in location 1 failed ambiguously .* may exist: look for it with getInstances.* recorded in the stack as unconfirmed .*`pulumi refresh` looks for it .*next `pulumi up` deletes it if it exists and creates it anew/,
+    );
+    const [vm] = await named("unconfirmed-refresh");
+    expect(vm).toBeDefined();
+    const read = await instance().read(unconfirmed.id, unconfirmed.outs);
+    expect(read.id).toBe(vm!.uuid);
+    expect(read.props).toMatchObject({ hostname: "unconfirmed-refresh", status: "Running" });
+    // from then on it is an ordinary VM of the stack: no change at the next up
+    const news = (await instance().check(read.props, { ...validCreate, hostname: "unconfirmed-refresh", timeouts: { create: "1s" } })).inputs;
+    expect((await instance().diff(read.id!, read.props, news)).replaces ?? []).toEqual([]);
+    expect(await named("unconfirmed-refresh")).toHaveLength(1);
+  });
+
+  it("the next up without a refresh deletes it first, then creates one: exactly one VM, recorded", async () => {
+    const unconfirmed = await unconfirmedCreate("unconfirmed-up", true);
+    const stray = (await named("unconfirmed-up"))[0]!.uuid;
+    const news = (await instance().check(unconfirmed.outs, { ...validCreate, hostname: "unconfirmed-up" })).inputs;
+    const diff = await instance().diff(unconfirmed.id, unconfirmed.outs, news);
+    expect(diff).toMatchObject({ replaces: ["unconfirmedCreate"], deleteBeforeReplace: true });
+    await instance().delete(unconfirmed.id, unconfirmed.outs);
+    const created = await instance().create(news);
+    expect((await named("unconfirmed-up")).map((v) => v.uuid)).toEqual([created.id]);
+    expect(created.id).not.toBe(stray);
+  });
+
+  it("destroy deletes the VM if it was made; refresh and destroy of one that was not made leave nothing", async () => {
+    const made = await unconfirmedCreate("unconfirmed-destroy", true);
+    expect(await named("unconfirmed-destroy")).toHaveLength(1);
+    await instance().delete(made.id, made.outs);
+    expect(await named("unconfirmed-destroy")).toHaveLength(0);
+
+    const notMade = await unconfirmedCreate("unconfirmed-none", false);
+    expect(await named("unconfirmed-none")).toHaveLength(0);
+    expect(await instance().read(notMade.id, notMade.outs)).toEqual({}); // refresh drops it
+    await instance().delete(notMade.id, notMade.outs); // destroy: nothing to delete
+  });
+
+  it("an update of an unconfirmed create is refused, naming pulumi refresh", async () => {
+    const unconfirmed = await unconfirmedCreate("unconfirmed-update", false);
+    await expect(instance().update(unconfirmed.id, unconfirmed.outs, unconfirmed.outs)).rejects.toThrow(/run `pulumi refresh`/);
+  });
+});
+
 describe("an interrupted up", () => {
   it("a VM created by an up that was interrupted is not duplicated: the next create refuses, naming it and adoptId", async () => {
     // the interrupted up: the API created the VM, the engine never heard back (no id in the state)

@@ -60,6 +60,13 @@ export function coveredBy(op: PendingOperation, truth: SimTruth): string[] {
   }
 }
 
+/** The record of a create the provider could not confirm (its placeholder id's state), if `r` is one. */
+function unconfirmedRecord(r: ResourceState): { existing: string[] } | undefined {
+  if (!r.id.startsWith("unconfirmed-")) return undefined;
+  const record = r.outputs.unconfirmedCreate as { existing?: unknown } | undefined;
+  return { existing: Array.isArray(record?.existing) ? record.existing.filter((x): x is string => typeof x === "string") : [] };
+}
+
 /** Compares after a phase. `upSucceeded`: the phase was an `up` that reported success. */
 export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean): Finding[] {
   const findings: Finding[] = [];
@@ -71,6 +78,16 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
   }
   const ofType = (t: ResourceState["type"]) => state.resources.filter((r) => r.type === t);
   const pendingCover = new Map<string, PendingOperation>();
+  // A create recorded as unconfirmed (provider/resources/common/unconfirmed.ts) covers, like a pending create,
+  // the one object it may have made: matching its recorded inputs, not listed before it was sent.
+  for (const r of state.resources) {
+    const record = unconfirmedRecord(r);
+    if (!record) continue;
+    const op: PendingOperation = { type: "creating", urn: r.urn, name: r.name, resourceType: r.type, inputs: r.outputs, id: r.id };
+    const covered = coveredBy(op, truth).filter((id) => !known.has(id.toLowerCase()) && !record.existing.includes(id));
+    for (const id of covered) pendingCover.set(id, op);
+    if (covered.length > 1) findings.push({ kind: "duplicate", object: covered[1]!, what: `unconfirmed create of ${r.name} covers ${covered.length} objects: ${covered.join(", ")}` });
+  }
   for (const op of state.pending) {
     const covered = coveredBy(op, truth).filter((id) => !known.has(id.toLowerCase()));
     for (const id of covered) pendingCover.set(id, op);
@@ -127,6 +144,7 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
   }
   if (upSucceeded) {
     for (const r of stateVms) {
+      if (unconfirmedRecord(r)) continue; // (a placeholder, not a VM id; the up that recorded it failed)
       const vm = truth.instances.find((v) => v.uuid === r.id);
       if (!vm && !r.delete) findings.push({ kind: "lost", object: `lost:${r.id}`, what: `up reported success and the state holds ${r.name} ${r.id}, which no longer exists` });
       if (vm?.status === "Error") findings.push({ kind: "error-as-success", object: `error:${r.id}`, what: `up reported success while ${r.name} ${r.id} is in status Error` });

@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { checkInputs } from "./check";
+import { withUnconfirmedCreates } from "./unconfirmed";
 
 /** What one resource implements; `defineResourceProvider` wires it into Pulumi's dynamic-provider shape. */
 export interface ResourceImplementation<Inputs, Outputs> {
@@ -18,6 +19,12 @@ export interface ResourceImplementation<Inputs, Outputs> {
   read(id: string, props: Outputs): Promise<pulumi.dynamic.ReadResult<Partial<Outputs>>>;
   update(id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult<Outputs>>;
   delete(id: string, props: Outputs): Promise<void>;
+  /**
+   * For a resource whose create goes through `writeExactlyOnce`: lists, from the inputs recorded with a create
+   * whose outcome stayed unknown, the ids of the objects that create may have made (the same identity as the
+   * write's `candidates`). With it, such a create is recorded instead of lost (common/unconfirmed.ts).
+   */
+  findUnconfirmed?(recordedInputs: Partial<Inputs>): Promise<string[]>;
 }
 
 /**
@@ -28,7 +35,7 @@ export interface ResourceImplementation<Inputs, Outputs> {
 export function defineResourceProvider<Inputs, Outputs>(
   impl: ResourceImplementation<Inputs, Outputs>,
 ): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
-  return {
+  const provider = {
     check: async (_olds, news) =>
       impl.check
         ? impl.check(news as Record<string, unknown>)
@@ -38,5 +45,11 @@ export function defineResourceProvider<Inputs, Outputs>(
     read: async (id, props) => (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>,
     update: (id, olds, news) => impl.update(id, olds, news),
     delete: (id, props) => impl.delete(id, props),
-  };
+  } satisfies pulumi.dynamic.ResourceProvider<Inputs, Outputs>;
+  const find = impl.findUnconfirmed?.bind(impl);
+  if (!find) return provider;
+  return withUnconfirmedCreates(
+    provider as unknown as Parameters<typeof withUnconfirmedCreates>[0],
+    (recorded) => find(recorded as Partial<Inputs>),
+  ) as unknown as pulumi.dynamic.ResourceProvider<Inputs, Outputs>;
 }

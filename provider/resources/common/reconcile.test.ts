@@ -1,7 +1,7 @@
 import { AmbiguousRequestError, ServerError, ValidationError } from "../../api";
 import { Deadline } from "../../wait/poll";
 import { ProviderError } from "./errors";
-import { readPersistently, writeExactlyOnce, type ExactlyOnceWrite } from "./reconcile";
+import { readPersistently, UnconfirmedWriteError, writeExactlyOnce, type ExactlyOnceWrite } from "./reconcile";
 
 const details = { operation: "createInstance", method: "POST" as const, path: "/instance/create" };
 const ambiguous = () => new AmbiguousRequestError({ ...details, cause: new ServerError({ ...details, status: 500 }) });
@@ -72,17 +72,19 @@ describe("writeExactlyOnce", () => {
     ).rejects.toThrow(/2 new ones appeared \(a, b\); set adoptId to the one to keep/);
   });
 
-  it("when the listings fail until the deadline after an ambiguous send, names what may exist, how to find it, and adoptId", async () => {
+  it("when the listings fail until the deadline after an ambiguous send, names what may exist and how to find it, and carries what existed before", async () => {
     let failing = false;
     const error = await writeExactlyOnce(write({
       howToFind: 'getInstances({ search: "web-1" })',
-      candidates: async () => (failing ? Promise.reject(serverError()) : []),
+      candidates: async () => (failing ? Promise.reject(serverError()) : ["old"]),
       send: async () => ((failing = true), Promise.reject(ambiguous())),
     })).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toBeInstanceOf(UnconfirmedWriteError);
     expect((error as Error).message).toMatch(
-      /instance web-1 in location 1 failed ambiguously \(sent at .*\) and whether it took effect could not be checked.*getInstances\(\{ search: "web-1" \}\).*set adoptId/,
+      /instance web-1 in location 1 failed ambiguously \(sent at .*\) and whether it took effect could not be checked.*may exist: look for it with getInstances\(\{ search: "web-1" \}\)/,
     );
+    // what a resource records to find it later (common/unconfirmed.ts): "old" is not the new one
+    expect(error).toMatchObject({ what: "instance web-1 in location 1", existing: ["old"], howToFind: 'getInstances({ search: "web-1" })' });
   });
 
   it("refuses before sending when refuseBeside says so", async () => {

@@ -10,9 +10,11 @@
  * - exactly one new object: it is ours, adopt it;
  * - none, twice a moment apart: the write did not take effect, send it again (bounded);
  * - several: someone else is creating too; the user decides (the error names them);
- * - the lists cannot be read before the deadline: the error names what may exist and how to find it; the
- *   next `up` refuses to create beside an object of the same identity it does not know (each resource's
- *   create guard), so it never silently makes a second one.
+ * - the lists cannot be read before the deadline: `UnconfirmedWriteError`, carrying what was listed before the
+ *   send. The resource then records the object as unconfirmed (common/unconfirmed.ts), so the state holds what
+ *   may exist: refresh finds it, destroy deletes it, the next `up` deletes it (if it exists) and creates anew.
+ *   Each resource's create guard also refuses to create beside an object of the same identity it does not
+ *   know, so no path silently makes a second one.
  */
 import { AmbiguousRequestError, systemClock } from "../../api";
 import { progressLog } from "../../context";
@@ -48,6 +50,27 @@ export async function readPersistently<T>(
     },
     read,
   );
+}
+
+/**
+ * The outcome of an ambiguous write could not be checked before the deadline: the object may exist. Carries
+ * what the resource needs to record it as unconfirmed and to find it later (common/unconfirmed.ts).
+ */
+export class UnconfirmedWriteError extends ProviderError {
+  constructor(
+    message: string,
+    /** What was written (`instance web-1 in location 1`). */
+    readonly what: string,
+    /** When the write was first sent. */
+    readonly sentAt: Date,
+    /** The candidates listed before the write was sent: none of them is the new object. */
+    readonly existing: readonly string[],
+    /** Where a user finds the object. */
+    readonly howToFind: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
 }
 
 /** One write that must take effect exactly once. */
@@ -90,10 +113,10 @@ export async function writeExactlyOnce(write: ExactlyOnceWrite): Promise<string>
   write.refuseBeside?.(existing);
   const before = new Set(existing);
   const unknownOutcome = (cause: unknown): ProviderError =>
-    new ProviderError(
+    new UnconfirmedWriteError(
       `the request for ${write.what} failed ambiguously (sent at ${startedAt.toISOString()}) and whether it took effect could not be ` +
-        `checked: ${errorText(cause)}. It may exist: look for it with ${write.howToFind}. If it exists, set adoptId to its id ` +
-        `to manage it (or delete it); if not, run pulumi up again. The next up will not create a second one beside it.`,
+        `checked: ${errorText(cause)}. It may exist: look for it with ${write.howToFind}.`,
+      write.what, startedAt, existing, write.howToFind,
       { cause },
     );
   const appeared = async (): Promise<string[]> => (await list()).filter((id) => !before.has(id));

@@ -42,13 +42,18 @@ async function findRule(client: VmHostClient, instanceId: string, id: string): P
   return (await rulesOrGone(client, instanceId))?.find((r) => r.id === id);
 }
 
+/** The instance's rules exactly like `inputs` (none when the instance is gone). */
+async function rulesLike(client: VmHostClient, inputs: FirewallRuleInputs): Promise<string[]> {
+  return ((await rulesOrGone(client, inputs.instanceId)) ?? []).filter((r) => ruleMatches(r, inputs)).map((r) => r.id);
+}
+
 /** Sends createFirewallRule exactly once (common/reconcile.ts) and returns the new rule's id. */
 async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, deadline: Deadline): Promise<string> {
   return writeExactlyOnce({
     what: `firewall rule ${inputs.protocol}/${inputs.port} (${inputs.action}) on instance ${inputs.instanceId}`,
     deadline,
     howToFind: "the instance's firewall rules in the host's panel",
-    candidates: async () => ((await rulesOrGone(client, inputs.instanceId)) ?? []).filter((r) => ruleMatches(r, inputs)).map((r) => r.id),
+    candidates: () => rulesLike(client, inputs),
     refuseBeside: (existing) => {
       if (existing.length === 0) return;
       throw new ProviderError(
@@ -104,6 +109,8 @@ async function readBack(client: VmHostClient, id: string, inputs: FirewallRuleIn
 /** The FirewallRule provider (registered as `providers.FirewallRule`). */
 export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, FirewallRuleOutputs>({
   inputsSchema,
+  // The recorded inputs are the checked inputs the create was called with.
+  findUnconfirmed: async (recorded) => rulesLike(getClient(), recorded as FirewallRuleInputs),
   diff: diffFirewallRule,
 
   async create(inputs: FirewallRuleInputs): Promise<pulumi.dynamic.CreateResult<FirewallRuleOutputs>> {

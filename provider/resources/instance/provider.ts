@@ -446,6 +446,11 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
 
   create: createInstance,
 
+  findUnconfirmed: async (recorded) =>
+    typeof recorded.hostname === "string" && typeof recorded.locationId === "number"
+      ? instancesNamedIn(getClient(), recorded.hostname, recorded.locationId)
+      : [],
+
   async read(id, props) {
     const client = getClient();
     const detail = await client.instances.find(id);

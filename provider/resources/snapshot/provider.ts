@@ -67,6 +67,11 @@ async function waitReady(client: VmHostClient, instanceId: string, id: string, d
   return ready;
 }
 
+/** The snapshots of the instance named `name` (none when the instance is gone). */
+async function snapshotsNamed(client: VmHostClient, instanceId: string, name: string): Promise<string[]> {
+  return ((await listOrGone(client, instanceId)) ?? []).filter((s) => s.name === name).map((s) => s.id);
+}
+
 /** The identity no two snapshots of ours share: the name on an instance. */
 const identityKey = (instanceId: string, name: string): string => `Snapshot:${instanceId.toLowerCase()}/${name}`;
 
@@ -81,7 +86,7 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
     what: `snapshot "${inputs.name}" of instance ${inputs.instanceId}`,
     deadline,
     howToFind: `getSnapshots({ instanceId: "${inputs.instanceId}" })`,
-    candidates: async () => ((await listOrGone(client, inputs.instanceId)) ?? []).filter((s) => s.name === inputs.name).map((s) => s.id),
+    candidates: () => snapshotsNamed(client, inputs.instanceId, inputs.name),
     refuseBeside: (existing) => {
       const strangers = existing.filter((id) => !replacementsInProgress.isBeingReplaced(key, id));
       if (strangers.length === 0) return;
@@ -146,6 +151,8 @@ async function adoptSnapshot(client: VmHostClient, inputs: SnapshotInputs, adopt
 /** The Snapshot provider (registered as `providers.Snapshot`). */
 export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotOutputs>({
   inputsSchema,
+  findUnconfirmed: async (recorded) =>
+    recorded.instanceId && recorded.name ? snapshotsNamed(getClient(), recorded.instanceId, recorded.name) : [],
   diff(olds, news, id) {
     const result = diffSnapshot(olds, news);
     // A replacement that keeps the name is taken before the old snapshot is deleted: let the create accept it.

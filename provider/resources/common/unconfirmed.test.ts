@@ -1,0 +1,116 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { resetContext, setProgressSink } from "../../context";
+import { ProviderError, ResourceInitError } from "./errors";
+import { UnconfirmedWriteError } from "./reconcile";
+import { UNCONFIRMED_KEY, withUnconfirmedCreates } from "./unconfirmed";
+
+type Provider = Parameters<typeof withUnconfirmedCreates>[0];
+
+/** A resource whose create's outcome is unknown; records which ids its read/delete were called with. */
+function fakeResource() {
+  const calls: string[] = [];
+  const provider: Provider = {
+    check: async (_olds, news) => ({ inputs: news }),
+    diff: async () => ({ changes: false }),
+    create: async () => {
+      throw new UnconfirmedWriteError("the request for vm web-1 failed ambiguously; it may exist", "vm web-1", new Date(0), ["old"], "the panel");
+    },
+    read: async (id, props) => (calls.push(`read ${id} ${JSON.stringify(props)}`), { id, props: { ...props, read: true } }),
+    update: async (id) => (calls.push(`update ${id}`), { outs: {} }),
+    delete: async (id, props) => void calls.push(`delete ${id} ${JSON.stringify(props)}`),
+  };
+  return { provider, calls };
+}
+
+/** Runs a create that fails unconfirmed; answers what the engine records (id and properties). */
+async function recorded(p: Provider): Promise<ResourceInitError> {
+  const error = await p.create({ hostname: "web-1" }).then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ResourceInitError);
+  return error as ResourceInitError;
+}
+
+beforeAll(() => {
+  resetContext();
+  setProgressSink(() => undefined);
+});
+
+describe("withUnconfirmedCreates", () => {
+  it("records the create under a placeholder id with the inputs and what existed before, naming refresh, up and destroy", async () => {
+    const { provider } = fakeResource();
+    const error = await recorded(withUnconfirmedCreates(provider, async () => []));
+    expect(error.id).toMatch(/^unconfirmed-[0-9a-f-]{36}$/);
+    expect(error.properties).toEqual({
+      hostname: "web-1",
+      [UNCONFIRMED_KEY]: { what: "vm web-1", sentAt: "1970-01-01T00:00:00.000Z", existing: ["old"], howToFind: "the panel" },
+    });
+    expect(error.message).toMatch(/may exist.*recorded in the stack as unconfirmed.*pulumi refresh.*pulumi up.*pulumi destroy/);
+  });
+
+  it("diff of a placeholder is a replace that deletes first; of a real id, the resource's own", async () => {
+    const { provider } = fakeResource();
+    const p = withUnconfirmedCreates(provider, async () => []);
+    const { id, properties } = await recorded(p);
+    expect(await p.diff(id, properties, {})).toEqual({ changes: true, replaces: [UNCONFIRMED_KEY], deleteBeforeReplace: true });
+    expect(await p.diff("real", {}, {})).toEqual({ changes: false });
+  });
+
+  it("refresh takes the one object that appeared (not one listed before), without the record", async () => {
+    const { provider, calls } = fakeResource();
+    const p = withUnconfirmedCreates(provider, async () => ["old", "new"]);
+    const { id, properties } = await recorded(p);
+    expect(await p.read(id, properties)).toEqual({ id: "new", props: { hostname: "web-1", read: true } });
+    expect(calls).toEqual([`read new {"hostname":"web-1"}`]);
+  });
+
+  it("refresh drops the record and destroy does nothing when nothing appeared", async () => {
+    const { provider, calls } = fakeResource();
+    const p = withUnconfirmedCreates(provider, async () => ["old"]);
+    const { id, properties } = await recorded(p);
+    expect(await p.read(id, properties)).toEqual({});
+    await p.delete(id, properties);
+    expect(calls).toEqual([]);
+  });
+
+  it("destroy deletes the one object that appeared", async () => {
+    const { provider, calls } = fakeResource();
+    const p = withUnconfirmedCreates(provider, async () => ["new", "old"]);
+    const { id, properties } = await recorded(p);
+    await p.delete(id, properties);
+    expect(calls).toEqual([`delete new {"hostname":"web-1"}`]);
+  });
+
+  it("takes none when several appeared, naming them (refresh and destroy fail; nothing is deleted)", async () => {
+    const { provider, calls } = fakeResource();
+    const p = withUnconfirmedCreates(provider, async () => ["a", "old", "b"]);
+    const { id, properties } = await recorded(p);
+    await expect(p.read(id, properties)).rejects.toThrow(/2 objects may be the vm web-1 .*\(a, b\).*set adoptId/);
+    await expect(p.delete(id, properties)).rejects.toThrow(ProviderError);
+    expect(calls).toEqual([]);
+  });
+
+  it("refuses an update of a placeholder, naming pulumi refresh; passes real ids through", async () => {
+    const { provider, calls } = fakeResource();
+    const p = withUnconfirmedCreates(provider, async () => []);
+    const { id, properties } = await recorded(p);
+    await expect(p.update(id, properties, {})).rejects.toThrow(/run `pulumi refresh`/);
+    await p.update("real", {}, {});
+    expect(calls).toEqual(["update real"]);
+  });
+
+  it("a state without the record fails clearly instead of guessing", async () => {
+    const { provider } = fakeResource();
+    const p = withUnconfirmedCreates(provider, async () => ["x"]);
+    await expect(p.delete("unconfirmed-1", { hostname: "web-1" })).rejects.toThrow(/lacks the record of this unconfirmed create/);
+  });
+
+  it("other create failures pass through unchanged", async () => {
+    const { provider } = fakeResource();
+    const refused = new ProviderError("hostname: taken");
+    const p = withUnconfirmedCreates({ ...provider, create: async () => Promise.reject(refused) }, async () => []);
+    await expect(p.create({})).rejects.toBe(refused);
+  });
+});
+
+// (the type of the wrapped provider stays the dynamic provider's)
+const _typed: pulumi.dynamic.ResourceProvider = withUnconfirmedCreates(fakeResource().provider, async () => []);
+void _typed;
