@@ -261,6 +261,32 @@ describe("failures", () => {
     expect((await h.state()).publicIps.filter((p) => p.instanceUuid === vm)).toHaveLength(1);
   });
 
+  it("records an add whose outcome cannot be checked as unconfirmed: refresh finds the address, destroy removes it", async () => {
+    // How many detail reads an add makes before sending: those pass, every one after fails until the deadline.
+    const probe = await h.newInstance("pip-probe");
+    const probeMark = h.mark();
+    await up<PublicIpOutputs>(provider, { instanceId: probe });
+    const probeOps = h.operationsSince(probeMark);
+    const readsBefore = probeOps.slice(0, probeOps.indexOf("addPublicIp")).filter((o) => o === "getInstance").length;
+
+    const vm = await h.newInstance("pip-unconfirmed");
+    await h.setFaults({ resetNext: { operation: "addPublicIp", afterProcessing: true } });
+    await h.setFaults({ resetNext: { operation: "getInstance", skip: readsBefore, count: 100_000 } });
+    const error = await up(provider, { instanceId: vm, timeouts: { create: "1s" } }).catch((e: unknown) => e);
+    await h.clearFaults();
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const init = error as ResourceInitError;
+    expect(init.id).toMatch(/^unconfirmed-/);
+    expect(init.message).toMatch(/whether an address was assigned could not be checked.*recorded in the stack as unconfirmed/);
+    const assigned = (await h.instance(vm))!.publicIpUuid;
+    expect(assigned).not.toBeNull();
+    // refresh records it under the address's uuid
+    expect(await provider.read(init.id, init.properties)).toMatchObject({ id: assigned });
+    // destroy (of the record as it was) removes it from the instance
+    await provider.delete(init.id, init.properties);
+    expect((await h.instance(vm))!.publicIpUuid).toBeNull();
+  });
+
   it("records the address with its id when setting reverse DNS fails after it was assigned", async () => {
     const vm = await h.newInstance("pip-initfail");
     // A host where the (assumed) reverse-DNS route differs answers 404 for it: the address is assigned by

@@ -16,7 +16,7 @@ import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
-import { readPersistently, ReconcileUnknownError } from "../common/reconcile";
+import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
 import { currentAddress, normalizedRdns, publicIpOutputs, settingsFromState } from "./model";
@@ -58,7 +58,7 @@ async function setRdns(client: VmHostClient, id: string, instanceId: string, rdn
  * create asked for, record it (ResourceInitError carries its id) so Pulumi does not forget it.
  */
 async function failAfterAssign(
-  client: VmHostClient, inputs: PublicIpInputs, before: string | undefined, error: unknown, deadline: Deadline,
+  client: VmHostClient, inputs: PublicIpInputs, before: string | undefined, error: unknown, deadline: Deadline, sentAt: Date,
 ): Promise<never> {
   let detail: InstanceDetail | undefined;
   try {
@@ -66,10 +66,14 @@ async function failAfterAssign(
     detail = await readPersistently(`instance ${inputs.instanceId}`, deadline, () => client.instances.find(inputs.instanceId));
   } catch (readError) {
     if (!(readError instanceof ReconcileUnknownError)) throw readError;
-    throw new ProviderError(
+    // Recorded as unconfirmed (common/unconfirmed.ts, with `findUnconfirmed` below): never forgotten.
+    throw new UnconfirmedWriteError(
       `adding a public address to instance ${inputs.instanceId} failed (${errorText(error)}) and whether an address was assigned could ` +
-        `not be checked (${errorText(readError)}). Look at the instance with getInstance: if it has an address, set adoptId to its ` +
-        `publicIpId; the next up will not add a second one.`,
+        `not be checked (${errorText(readError)}). It may be assigned: look at the instance with getInstance (publicIpId).`,
+      `public address of instance ${inputs.instanceId}`,
+      sentAt,
+      before ? [before] : [],
+      `getInstance({ id: "${inputs.instanceId}" }) (publicIpId)`,
       { cause: error },
     );
   }
@@ -107,6 +111,7 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
   } else {
     const before = currentAddress(await requireInstance(client, instanceId))?.id;
     const wanted = inputs.publicNetworkId;
+    const sentAt = new Date();
     try {
       const { detail } = await runInstanceOperation(
         client,
@@ -145,8 +150,9 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
       );
       id = currentAddress(detail)!.id;
     } catch (error) {
-      if (error instanceof ProviderError) throw error;
-      return failAfterAssign(client, inputs, before, error, deadline);
+      // (a reconciliation read that gave up is not a refusal: the address may be assigned)
+      if (error instanceof ProviderError && !(error instanceof ReconcileUnknownError)) throw error;
+      return failAfterAssign(client, inputs, before, error, deadline, sentAt);
     }
   }
 
@@ -225,6 +231,15 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
 /** The PublicIp dynamic provider: `providers.PublicIp` of `pulumi-vmhost/provider`. */
 export const publicIpProvider = defineResourceProvider<PublicIpInputs, PublicIpOutputs>({
   inputsSchema,
+  // What an unconfirmed add may have assigned: the instance's address now (the wanted one, if named); the
+  // address it had before the add is recorded as existing and so never taken.
+  async findUnconfirmed(recorded) {
+    if (typeof recorded.instanceId !== "string") return [];
+    const detail = await getClient().instances.find(recorded.instanceId);
+    const address = detail ? currentAddress(detail) : undefined;
+    if (!address || (recorded.publicNetworkId !== undefined && address.id !== recorded.publicNetworkId)) return [];
+    return [address.id];
+  },
   diff: diffPublicIp,
   create,
   read,
