@@ -22,7 +22,9 @@ const ESTIMATES = [
   [/tests[\\/]e2e[\\/].*mocks\.test\.ts$/, 7],
   [/tests[\\/]e2e[\\/]/, 30],
   [/tests[\\/]engine[\\/]state-and-config\.test\.ts$/, 1],
-  [/tests[\\/]engine[\\/]conformance-/, 40],
+  // Second in line, beside the first end-to-end file: the end-to-end files wait for one shared npm install of the
+  // packed tarball (tests/e2e/helpers.ts), so the other worker should not start with one too.
+  [/tests[\\/]engine[\\/]conformance-/, 55],
   [/tests[\\/]engine[\\/]/, 25],
   [/tests[\\/]soak\.test\.ts$/, 25],
   [/tests[\\/]host[\\/]/, 15],
