@@ -1,6 +1,8 @@
 import { createClient, type VmHostClient } from "../provider/api";
 import { Deadline, WaitFailedError, WaitTimeoutError } from "../provider/wait/poll";
-import { runInstanceOperation, waitForInstanceSettled } from "../provider/wait/instance";
+import { BusyError } from "../provider/api";
+import { forgetDurations, durationsFor } from "../provider/wait/durations";
+import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle } from "../provider/wait/instance";
 import { setProgressSink } from "../provider/context";
 import { startSimulator, ManualClock } from "../simulator";
 
@@ -72,6 +74,156 @@ describe("instance waits", () => {
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitTimeoutError);
     expect((err as Error).message).toMatch(new RegExp(`waiting for instance ${uuid} to be created \\(last status seen: creating`));
+  });
+  /** Changes the simulator's instance behind the provider's back (admin API), as another tool or the console would. */
+  async function outOfBand(uuid: string, patch: Record<string, unknown>): Promise<void> {
+    const res = await fetch(`${sim.adminUrl}/instances/${uuid}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(patch) });
+    expect(res.status).toBe(200);
+  }
+
+  it("a VM already in Error before the operation is not refused: the wait ends when the operation's result shows", async () => {
+    const uuid = await createVm("broken-then-renamed");
+    clock.advanceSeconds(10);
+    await outOfBand(uuid, { status: "Error" });
+    const { detail } = await runInstanceOperation(
+      client, uuid,
+      { what: "rename", deadline: deadline(60_000), until: (d) => d.hostname === "repaired-1", clock: waitClock },
+      () => client.instances.updateHostname(uuid, { hostname: "repaired-1" }),
+    );
+    expect(detail.hostname).toBe("repaired-1");
+    expect(detail.status).toBe("Error");
+  });
+
+  it("a VM that disappears during the wait ends it at once, naming the instance", async () => {
+    const uuid = await createVm("vanishes-1");
+    await outOfBand(uuid, { deleted: true });
+    const started = clock.now();
+    const err = await waitForInstanceSettled(client, uuid, { what: "create", deadline: deadline(3_600_000), clock: waitClock }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitFailedError);
+    expect((err as Error).message).toContain(`instance ${uuid} no longer exists`);
+    expect(clock.now() - started).toBeLessThan(60_000);
+  });
+
+  it("an operation on a VM that no longer exists is not sent", async () => {
+    const uuid = await createVm("vanishes-2");
+    clock.advanceSeconds(10);
+    await outOfBand(uuid, { deleted: true });
+    let sent = false;
+    const err = await runInstanceOperation(client, uuid, { what: "rename", deadline: deadline(60_000), clock: waitClock }, async () => {
+      sent = true;
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitFailedError);
+    expect((err as Error).message).toMatch(new RegExp(`rename failed: instance ${uuid} no longer exists`));
+    expect(sent).toBe(false);
+  });
+
+  it("waiting until idle: a VM in Error is idle (it can be deleted or repaired); a missing one is undefined", async () => {
+    const uuid = await createVm("idle-1");
+    clock.advanceSeconds(10);
+    sim.setFaults({ failNext: { kind: "resize", count: 1 } });
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 }); // ends in Error
+    const started = clock.now();
+    const idle = await waitUntilIdle(client, uuid, { what: "idle", deadline: deadline(600_000), clock: waitClock });
+    expect(idle?.status).toBe("Error");
+    expect(idle?.operation_flag).toBe(0);
+    expect(clock.now() - started).toBeGreaterThanOrEqual(1_000); // it waited for the resize to end
+    await outOfBand(uuid, { deleted: true });
+    expect(await waitUntilIdle(client, uuid, { what: "idle", deadline: deadline(600_000), clock: waitClock })).toBeUndefined();
+  });
+
+  it("waiting until idle times out naming the running operation", async () => {
+    sim.setFaults({ stickNext: { kind: "resize", count: 1 } });
+    const uuid = await createVm("idle-stuck");
+    clock.advanceSeconds(10);
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
+    const err = await waitUntilIdle(client, uuid, { what: "resize to end", deadline: deadline(120_000), clock: waitClock }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as Error).message).toMatch(/waiting for resize to end \(last status seen: \w+ \(operation running\)\)/);
+  });
+
+  it("waiting for a delete: done when the VM is gone; a VM left in Error after the delete fails the wait at once", async () => {
+    const uuid = await createVm("gone-1");
+    clock.advanceSeconds(10);
+    await client.instances.delete(uuid, { removeIp: true, removeBlockStorage: true });
+    await waitForInstanceGone(client, uuid, { what: "deletion", deadline: deadline(600_000), clock: waitClock });
+    expect(await client.instances.find(uuid)).toBeUndefined();
+
+    const other = await createVm("gone-2");
+    clock.advanceSeconds(10);
+    sim.setFaults({ failNext: { kind: "delete", count: 1 } });
+    await client.instances.delete(other, { removeIp: true, removeBlockStorage: true });
+    const started = clock.now();
+    const err = await waitForInstanceGone(client, other, { what: `deletion of ${other}`, deadline: deadline(3_600_000), clock: waitClock }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitFailedError);
+    expect((err as Error).message).toMatch(/the instance reports status Error/);
+    expect(clock.now() - started).toBeLessThan(60_000);
+  });
+
+  it("waiting for a delete that never ends times out with the last status", async () => {
+    const uuid = await createVm("gone-stuck");
+    clock.advanceSeconds(10);
+    sim.setFaults({ stickNext: { kind: "delete", count: 1 } });
+    await client.instances.delete(uuid, { removeIp: true, removeBlockStorage: true });
+    const err = await waitForInstanceGone(client, uuid, { what: "deletion", deadline: deadline(120_000), clock: waitClock }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as Error).message).toMatch(/waiting for deletion \(last status seen: \w+/);
+  });
+
+  it("learns how long an operation kind took, on the waits' clock, so the next wait polls around it", async () => {
+    forgetDurations();
+    const uuid = await createVm("learns-1");
+    await waitForInstanceSettled(client, uuid, { what: "create", kind: "create", deadline: deadline(600_000), clock: waitClock });
+    const learned = durationsFor(client.baseUrl).expected("create");
+    expect(learned).toBeGreaterThanOrEqual(10_000); // opSeconds 10 on the manual clock
+    expect(learned).toBeLessThan(20_000);
+    clock.advanceSeconds(1);
+    await client.instances.delete(uuid, { removeIp: true, removeBlockStorage: true });
+    await waitForInstanceGone(client, uuid, { what: "deletion", deadline: deadline(600_000), clock: waitClock });
+    expect(durationsFor(client.baseUrl).expected("delete")).toBeGreaterThanOrEqual(10_000);
+    forgetDurations();
+  });
+});
+
+describe("failure statuses and busy answers", () => {
+  it("Error, failed and failure end a wait, in any case and with spaces; other statuses do not", () => {
+    for (const s of ["Error", "error", " FAILED ", "Failure"]) expect(isFailureStatus(s)).toBe(true);
+    for (const s of ["Running", "Stopped", "errored", "creating", "failover", ""]) expect(isFailureStatus(s)).toBe(false);
+  });
+
+  const fakeTime = () => {
+    let now = 0;
+    return { now: () => now, sleep: async (ms: number) => void (now += ms) };
+  };
+  const busy = () => new BusyError({ operation: "updateHostname", method: "PUT", path: "/instance/{uuid}/hostname", status: 409 });
+
+  it("sends again after busy answers until the API takes the request", async () => {
+    const clock = fakeTime();
+    let attempts = 0;
+    const answer = await sendWhenNotBusy("rename", new Deadline(60_000, clock.now, "update"), async () => {
+      if (++attempts <= 3) throw busy();
+      return "renamed";
+    }, clock);
+    expect(answer).toBe("renamed");
+    expect(attempts).toBe(4);
+    expect(clock.now()).toBeGreaterThan(0); // it backed off between attempts
+  });
+
+  it("a busy answer at the deadline ends with a timeout that says the API kept answering busy; other errors at once", async () => {
+    const clock = fakeTime();
+    const err = await sendWhenNotBusy("rename", new Deadline(30_000, clock.now, "update"), async () => {
+      throw busy();
+    }, clock).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as Error).message).toMatch(/waiting for rename \(the API kept answering busy\) \(last status seen: busy\); raise timeouts.update/);
+    expect(clock.now()).toBeLessThanOrEqual(30_000);
+
+    let attempts = 0;
+    const other = await sendWhenNotBusy("rename", new Deadline(30_000, clock.now), async () => {
+      attempts++;
+      throw new Error("validation failed");
+    }, clock).catch((e: unknown) => e);
+    expect((other as Error).message).toBe("validation failed");
+    expect(attempts).toBe(1);
   });
 });
 
