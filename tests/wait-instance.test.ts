@@ -16,7 +16,7 @@ describe("instance waits", () => {
   let client: VmHostClient;
   // The waits' clock: the simulator's manual time, advanced by their sleeps.
   const waitClock = { now: () => clock.now(), sleep: async (ms: number) => clock.advanceSeconds(ms / 1000) };
-  const deadline = (ms: number) => new Deadline(ms, () => clock.now());
+  const deadline = (ms: number, phase?: "create" | "update" | "delete") => new Deadline(ms, () => clock.now(), phase);
 
   beforeAll(async () => {
     clock = new ManualClock();
@@ -169,6 +169,119 @@ describe("instance waits", () => {
     expect((err as Error).message).toMatch(/waiting for deletion \(last status seen: \w+/);
   });
 
+  /** The simulator's requests of `operation` from `from` on (its request log). */
+  const countOf = (operation: string, from: number) => sim.requests().slice(from).filter((r) => r.operation === operation).length;
+
+  it("polls the shared list while an operation runs: the detail is read once, when the list shows it idle", async () => {
+    const uuid = await createVm("few-details");
+    clock.advanceSeconds(10);
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
+    let from = sim.requests().length;
+    await waitUntilIdle(client, uuid, { what: "idle", deadline: deadline(600_000), clock: waitClock });
+    expect(countOf("listInstances", from)).toBeGreaterThan(1);
+    expect(countOf("getInstance", from)).toBe(1);
+    await client.instances.resize(uuid, { cpu: 4, memory: 4, storage: 20 });
+    from = sim.requests().length;
+    await waitForInstanceSettled(client, uuid, { what: "resize", deadline: deadline(600_000), until: (d) => d.cpu === 4, clock: waitClock });
+    expect(countOf("listInstances", from)).toBeGreaterThan(1);
+    expect(countOf("getInstance", from)).toBe(1);
+    // a failure the list shows ends the wait without reading the detail
+    sim.setFaults({ failNext: { kind: "resize", count: 1 } });
+    await client.instances.resize(uuid, { cpu: 2, memory: 4, storage: 20 });
+    from = sim.requests().length;
+    await expect(waitForInstanceSettled(client, uuid, { what: "resize", deadline: deadline(600_000), clock: waitClock })).rejects.toThrow(/reports status Error/);
+    expect(countOf("getInstance", from)).toBe(0);
+    // a delete: the list alone, until the VM is gone from it (then one detail read says 404)
+    const other = await createVm("few-details-2");
+    clock.advanceSeconds(10);
+    await client.instances.delete(other, { removeIp: true, removeBlockStorage: true });
+    from = sim.requests().length;
+    await waitForInstanceGone(client, other, { what: "deletion", deadline: deadline(600_000), clock: waitClock });
+    expect(countOf("listInstances", from)).toBeGreaterThan(1);
+    expect(countOf("getInstance", from)).toBe(1);
+  });
+
+  it("an idle VM that does not show the operation's result yet is not settled: the wait runs to its deadline", async () => {
+    const uuid = await createVm("never-resized");
+    clock.advanceSeconds(10);
+    const err = await waitForInstanceSettled(client, uuid, {
+      what: `instance ${uuid} to have 8 CPUs`, deadline: deadline(60_000), until: (d) => d.cpu === 8, clock: waitClock,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as Error).message).toMatch(/\(last status seen: Running\)/);
+  });
+
+  it("a host whose list still shows a deleted VM: the delete wait asks the detail, whose 404 ends it", async () => {
+    const uuid = await createVm("stale-list");
+    clock.advanceSeconds(10);
+    const stale = (await client.instances.list({ search: "stale-list" })).data[0]!;
+    expect(stale.operation_flag).toBe(0);
+    await client.instances.delete(uuid, { removeIp: true, removeBlockStorage: true });
+    clock.advanceSeconds(11); // the delete is done; this host's list does not know yet
+    const lagging = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false });
+    const realList = lagging.instances.list.bind(lagging.instances);
+    lagging.instances.list = async (query, options) => {
+      const answer = await realList(query, options);
+      return { ...answer, data: [...answer.data, stale] };
+    };
+    await waitForInstanceGone(lagging, uuid, { what: "deletion", deadline: deadline(60_000), clock: waitClock });
+  });
+
+  it("an operation queued behind one that never ends times out naming the idle wait", async () => {
+    sim.setFaults({ stickNext: { kind: "resize", count: 1 } });
+    const uuid = await createVm("idle-never");
+    clock.advanceSeconds(10);
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
+    const err = await runInstanceOperation(client, uuid, { what: "rename", deadline: deadline(60_000, "update"), clock: waitClock }, () =>
+      client.instances.updateHostname(uuid, { hostname: "never" }),
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as Error).message).toContain(`waiting for rename: instance ${uuid} to be idle`);
+    expect((err as Error).message).toContain("raise timeouts.update");
+  });
+
+  it("the per-instance queue counts against the deadline: a second operation on a busy VM fails when its deadline passes", async () => {
+    const uuid = await createVm("queued-1");
+    clock.advanceSeconds(10);
+    let releaseFirst!: () => void;
+    const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let firstRunning!: () => void;
+    const firstStarted = new Promise<void>((resolve) => (firstRunning = resolve));
+    const first = runInstanceOperation(client, uuid, { what: "first", deadline: deadline(3_600_000), clock: waitClock }, async () => {
+      firstRunning();
+      await firstHolds;
+    });
+    await firstStarted;
+    // real time: the queue's bound runs on the deadline's own clock
+    const err = await runInstanceOperation(client, uuid, { what: "second", deadline: new Deadline(50, Date.now, "update") }, async () => undefined).catch((e: unknown) => e);
+    releaseFirst();
+    await first;
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as Error).message).toMatch(/second: other operations on the same instance \(from this deployment\) to finish first/);
+  });
+
+  it("a learned duration makes the next wait of that kind poll around its usual end, not all along", async () => {
+    forgetDurations();
+    const first = await createVm("learn-polls-1");
+    let from = sim.requests().length;
+    await waitForInstanceSettled(client, first, { what: "create", kind: "create", deadline: deadline(600_000), clock: waitClock });
+    const unknownPolls = countOf("listInstances", from);
+    const second = await createVm("learn-polls-2");
+    from = sim.requests().length;
+    await waitForInstanceSettled(client, second, { what: "create", kind: "create", deadline: deadline(600_000), clock: waitClock });
+    expect(countOf("listInstances", from)).toBeLessThan(unknownPolls / 2);
+    // the same for deletes (learned as kind "delete" by default)
+    await client.instances.delete(first, { removeIp: true, removeBlockStorage: true });
+    from = sim.requests().length;
+    await waitForInstanceGone(client, first, { what: "deletion", deadline: deadline(600_000), clock: waitClock });
+    const unknownDeletePolls = countOf("listInstances", from);
+    await client.instances.delete(second, { removeIp: true, removeBlockStorage: true });
+    from = sim.requests().length;
+    await waitForInstanceGone(client, second, { what: "deletion", deadline: deadline(600_000), clock: waitClock });
+    expect(countOf("listInstances", from)).toBeLessThan(unknownDeletePolls / 2);
+    forgetDurations();
+  });
+
   it("learns how long an operation kind took, on the waits' clock, so the next wait polls around it", async () => {
     forgetDurations();
     const uuid = await createVm("learns-1");
@@ -187,7 +300,7 @@ describe("instance waits", () => {
 describe("failure statuses and busy answers", () => {
   it("Error, failed and failure end a wait, in any case and with spaces; other statuses do not", () => {
     for (const s of ["Error", "error", " FAILED ", "Failure"]) expect(isFailureStatus(s)).toBe(true);
-    for (const s of ["Running", "Stopped", "errored", "creating", "failover", ""]) expect(isFailureStatus(s)).toBe(false);
+    for (const s of ["Running", "Stopped", "errored", "creating", "failover", "no error", ""]) expect(isFailureStatus(s)).toBe(false);
   });
 
   const fakeTime = () => {

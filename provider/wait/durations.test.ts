@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { cacheDirectory, DurationStore, durationsFor, forgetDurations } from "./durations";
 
@@ -88,5 +88,26 @@ describe("operation durations kept across runs", () => {
     expect(durationsFor("https://api.mem.test/v1", { VMHOST_CACHE_DIR: dir }).expected("create")).toBeUndefined();
     forgetDurations();
     expect(durationsFor("https://api.mem.test/v1", off).expected("create")).toBeUndefined();
+  });
+
+  it("the default cache directory per platform; a blank XDG_CACHE_HOME is not a directory", () => {
+    expect(cacheDirectory({}, "linux")).toBe(join(homedir(), ".cache", "pulumi-vmhost"));
+    expect(cacheDirectory({ XDG_CACHE_HOME: "   " }, "linux")).toBe(join(homedir(), ".cache", "pulumi-vmhost"));
+    expect(cacheDirectory({}, "darwin")).toBe(join(homedir(), "Library", "Caches", "pulumi-vmhost"));
+    expect(cacheDirectory({ LOCALAPPDATA: "/w" }, "linux")).toBe(join(homedir(), ".cache", "pulumi-vmhost"));
+    expect(cacheDirectory({}, "win32")).toBe(join(homedir(), ".cache", "pulumi-vmhost"));
+  });
+
+  it("two cache directories keep apart what they learned about the same host; trailing slashes name the same host", () => {
+    forgetDurations();
+    const other = mkdtempSync(join(tmpdir(), "vmhost-durations-"));
+    try {
+      durationsFor("https://api.apart.test/v1", { VMHOST_CACHE_DIR: dir }).learn("create", 3_000);
+      expect(durationsFor("https://api.apart.test/v1", { VMHOST_CACHE_DIR: other }).expected("create")).toBeUndefined();
+      forgetDurations();
+      expect(durationsFor("https://api.apart.test/v1//", { VMHOST_CACHE_DIR: dir }).expected("create")).toBe(3_000);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 });

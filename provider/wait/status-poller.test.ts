@@ -1,5 +1,6 @@
 import type { InstanceList, InstanceListItem } from "../api";
-import { InstanceStatusPoller } from "./status-poller";
+import type { VmHostClient } from "../api";
+import { InstanceStatusPoller, pollIntervalMs, statusPollerFor } from "./status-poller";
 
 const row = (uuid: string, status = "Running", operation_flag = 0) =>
   ({ uuid, hostname: uuid, status, operation_flag }) as unknown as InstanceListItem;
@@ -103,6 +104,72 @@ describe("shared instance status poller", () => {
     await expect(poller.status("vm-1")).rejects.toThrow("HTTP 503");
     fail = false;
     await expect(poller.status("vm-1")).resolves.toMatchObject({ uuid: "vm-1" });
+  });
+});
+
+/** Lets every queued tick of the poller run to its end (they start after a setImmediate, then sleep on fake time). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+describe("shared instance status poller: spacing and paging", () => {
+  it("waits that ask in the same moment share one tick; no extra tick follows", async () => {
+    const list = fakeList([row("vm-1"), row("vm-2")]);
+    const poller = new InstanceStatusPoller(list.listPage, 1000, list.clock);
+    await Promise.all([poller.status("vm-1"), poller.status("vm-2"), poller.status("vm-1")]);
+    await settle();
+    expect(list.requests).toHaveLength(1);
+    expect(poller.stats()).toEqual({ ticks: 1, requests: 1, answered: 3 });
+  });
+
+  it("a tick asked for after the interval has passed starts at once; one asked for sooner waits the rest of it", async () => {
+    const list = fakeList([row("vm-1")]);
+    const poller = new InstanceStatusPoller(list.listPage, 1000, list.clock);
+    await poller.status("vm-1");
+    list.advance(1500);
+    await poller.status("vm-1");
+    expect(list.requests.map((r) => r.at)).toEqual([0, 1500]);
+    list.advance(400);
+    await poller.status("vm-1");
+    expect(list.requests.map((r) => r.at)).toEqual([0, 1500, 2500]);
+  });
+
+  it("a tick with one injected-time waiter among real-time ones starts at once", async () => {
+    const list = fakeList([row("vm-1"), row("vm-2")]);
+    const poller = new InstanceStatusPoller(list.listPage, 1000, list.clock);
+    await poller.status("vm-1");
+    await Promise.all([poller.status("vm-1"), poller.status("vm-2", { now: true })]);
+    expect(list.requests.map((r) => r.at)).toEqual([0, 0]);
+  });
+
+  it("stops paging once every waited instance is found", async () => {
+    const rows = Array.from({ length: 300 }, (_, i) => row(`vm-${i}`));
+    const list = fakeList(rows, 100);
+    const poller = new InstanceStatusPoller(list.listPage, 1000, list.clock);
+    await expect(poller.status("vm-5")).resolves.toMatchObject({ uuid: "vm-5" });
+    expect(list.requests.map((r) => r.page)).toEqual([1]);
+  });
+
+  it("one poller per client, listing full pages", async () => {
+    const asked: unknown[] = [];
+    const client = {
+      instances: {
+        list: async (query: unknown) => {
+          asked.push(query);
+          return { data: [row("vm-1")], page: { total: 1, count: 1, per_page: 100, current_page: 1, total_pages: 1 }, active_operation: 0 };
+        },
+      },
+    } as unknown as VmHostClient;
+    const poller = statusPollerFor(client);
+    expect(statusPollerFor(client)).toBe(poller);
+    await expect(poller.status("vm-1", { now: true })).resolves.toMatchObject({ uuid: "vm-1" });
+    expect(asked).toEqual([{ limit: 100, page: 1 }]);
+  });
+
+  it("the interval: 0.9 s unless VMHOST_POLL_FAST_MS names a positive number", () => {
+    expect(pollIntervalMs({})).toBe(900);
+    expect(pollIntervalMs({ VMHOST_POLL_FAST_MS: "50" })).toBe(50);
+    for (const bad of ["0", "-5", "soon", "Infinity"]) expect(pollIntervalMs({ VMHOST_POLL_FAST_MS: bad })).toBe(900);
   });
 });
 
