@@ -22,7 +22,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import { AmbiguousRequestError, ValidationError, type VmHostClient } from "../../api";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { getClient, progressLog, resourceDeadline } from "../../context";
-import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle } from "../../wait/instance";
+import { hostnameListingFor } from "../../wait/hostname-listing";
+import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle, waitUntilIdleStatus } from "../../wait/instance";
 import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { instanceLock } from "../common/lock";
@@ -171,8 +172,10 @@ function repairFailed(id: string, cause: unknown): ProviderError {
  */
 async function runSteps(
   client: VmHostClient, id: string, steps: UpdateStep[], deadline: Deadline, applied: Set<UpdateStep["kind"]>, ctx: StepContext,
+  current?: InstanceDetail,
 ): Promise<InstanceDetail> {
-  let detail = await client.instances.get(id);
+  // `current`: a detail just read after the VM settled (create), so it is not read twice.
+  let detail = current ?? (await client.instances.get(id));
   const vswitches = steps.some((s) => s.kind === "privateNetwork") ? await vswitchRefs(client) : [];
   for (const step of steps) {
     if (satisfied(step, detail, vswitches)) {
@@ -228,7 +231,9 @@ const identityKey = (hostname: string, locationId: number): string => `Instance:
  * rows name the location only as text, so the location is checked on each detail).
  */
 async function instancesNamedIn(client: VmHostClient, hostname: string, locationId: number): Promise<string[]> {
-  const named = (await client.instances.listAll({ search: hostname })).filter((r) => r.hostname === hostname);
+  // One listing serves every create asking at that moment, always one that started after the ask (so never one
+  // from before this create's POST when looking for what the POST made): wait/hostname-listing.ts.
+  const named = await hostnameListingFor(client).named(hostname);
   const details = await Promise.all(named.map((r) => client.instances.find(r.uuid)));
   return details.filter((d): d is InstanceDetail => d !== undefined && d.location_id === locationId).map((d) => d.uuid);
 }
@@ -360,8 +365,9 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     // What create/clone could not set: a clone's sizes, password, address and network; a "stopped" power state.
     const created = await outputsFor(client, detail, inputs);
     const steps = planInstanceUpdate(mode === "clone" ? { ...created, password: undefined } : created, inputs);
-    if (steps.length > 0) await runSteps(client, id, steps, deadline, applied, ctx);
-    const fresh = await client.instances.get(id);
+    if (steps.length === 0) return { id, outs: created }; // the settled detail is fresh: no second read
+    // runSteps answers the detail read when its last step settled: fresh, so not read again.
+    const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
     return { id, outs: await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId) };
   } catch (e) {
     const declared = mode === "clone" && !applied.has("password") ? { ...inputs, password: undefined } : inputs;
@@ -385,9 +391,16 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
     async () => {
       // Not runInstanceOperation: a VM in Error must still be deletable, and "settled" after a delete is "gone".
       const gone = await sendWhenNotBusy(what, deadline, async () => {
-        const idle = await waitUntilIdle(client, id, { what: `instance ${id} to be idle before deleting it`, deadline });
-        if (!idle) return true; // already gone: delete is done
-        await releaseReservedAddressWith(client, idle, props.reservedPublicIpId, options.removePublicIp, deadline);
+        const idleWhat = { what: `instance ${id} to be idle before deleting it`, deadline };
+        // The detail only when a reserved address may have to be taken back (it tells whether the VM has one);
+        // otherwise the shared list's row says "idle" without a request of this delete's own.
+        if (props.reservedPublicIpId && options.removePublicIp) {
+          const idle = await waitUntilIdle(client, id, idleWhat);
+          if (!idle) return true; // already gone: delete is done
+          await releaseReservedAddressWith(client, idle, props.reservedPublicIpId, options.removePublicIp, deadline);
+        } else if (!(await waitUntilIdleStatus(client, id, idleWhat))) {
+          return true; // already gone: delete is done
+        }
         await client.instances.delete(id, { removeIp: options.removePublicIp, removeBlockStorage: options.removeBlockStorage });
         return false;
       });
