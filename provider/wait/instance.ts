@@ -3,7 +3,7 @@ import { systemClock, type Clock } from "../clock";
 import { progressLog } from "../context";
 import { instanceLock } from "../resources/common/lock";
 import { durationsFor } from "./durations";
-import { Deadline, pollUntil, retryUntilDeadline, WaitFailedError, WaitTimeoutError } from "./poll";
+import { Deadline, defaultPollSchedule, pollUntil, retryUntilDeadline, WaitFailedError, WaitTimeoutError, type PollSchedule } from "./poll";
 import { statusPollerFor } from "./status-poller";
 
 /** Statuses that mean the last operation failed: the wait ends at once instead of running to its deadline. */
@@ -53,10 +53,21 @@ export function learnDuration(client: Pick<VmHostClient, "baseUrl">, kind: strin
 
 const learn = learnDuration;
 
-/** pollUntil's time options for an injected clock (none for the real one: pollUntil then bounds each poll by the deadline in real time). */
-function injected(clock: Clock | undefined): { now?: () => number; sleep?: (ms: number) => Promise<void> } {
-  return clock ? { now: () => clock.now(), sleep: (ms) => clock.sleep(ms) } : {};
+/**
+ * pollUntil's timing for an instance wait. On an injected clock (tests): that clock, and the default schedule.
+ * On the real clock (pollUntil then bounds each poll by the deadline in real time) the shared poller paces the
+ * polls (one list tick per interval for every wait of the process), so a wait asks again right after an answer
+ * (`fastMs` 50 ms instead of the interval): it then sees the very next tick, and an operation's end is noticed
+ * within one tick interval instead of up to two (sleep a full interval, then wait for the next tick). Sleeping
+ * until shortly before a known duration, and backing off far past it, stay as scheduled.
+ */
+function pollTiming(clock: Clock | undefined): { now?: () => number; sleep?: (ms: number) => Promise<void>; schedule?: PollSchedule } {
+  if (clock) return { now: () => clock.now(), sleep: (ms) => clock.sleep(ms) };
+  return { schedule: { fastMs: Math.min(POLLER_PACED_FAST_MS, defaultPollSchedule.fastMs), maxMs: defaultPollSchedule.maxMs } };
 }
+
+/** How soon a wait asks the shared poller again after an answer (the poller's tick interval does the pacing). */
+const POLLER_PACED_FAST_MS = 50;
 
 /** What one poll saw: the instance's row in the shared list, its detail (when the list does not show it), or gone. */
 type Seen = { row: InstanceListItem; detail?: undefined } | { detail: InstanceDetail; row?: undefined } | undefined;
@@ -86,7 +97,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
     deadline: opts.deadline,
     expectedMs: expectedFor(client, opts),
     log: progressLog,
-    ...injected(opts.clock),
+    ...pollTiming(opts.clock),
     poll: async () => {
       const seen = await observe(client, uuid, opts.clock !== undefined);
       if (!seen) return gone;
@@ -123,7 +134,7 @@ export async function waitForInstanceGone(
     deadline: opts.deadline,
     expectedMs: expectedFor(client, { kind }),
     log: progressLog,
-    ...injected(opts.clock),
+    ...pollTiming(opts.clock),
     poll: async () => {
       const seen = await observe(client, uuid, opts.clock !== undefined);
       if (!seen) return { done: true, value: undefined };
@@ -138,10 +149,39 @@ export async function waitForInstanceGone(
   learn(client, kind, clock.now() - started);
 }
 
+/** What an idle wait saw when no operation ran: the list row, or the detail where the list did not show the VM. */
+export type IdleStatus = Pick<InstanceListItem, "uuid" | "status" | "operation_flag">;
+
 /**
  * Waits until no operation runs on the instance, whatever its status (unlike waitForInstanceSettled, a VM in
- * Error is fine here: it can still be deleted, repaired, or have its address removed). Resolves to the
- * detail, or undefined when the instance does not exist.
+ * Error is fine here: it can still be deleted, repaired, or have its address removed). Resolves to what the
+ * shared list showed (status, `operation_flag`), or undefined when the instance does not exist. No detail is
+ * read while the list shows the VM: callers that only need "idle, and in which status" (every operation, a
+ * delete) cost no request of their own; {@link waitUntilIdle} reads the detail for callers that need it.
+ */
+export async function waitUntilIdleStatus(
+  client: VmHostClient,
+  uuid: string,
+  opts: { what: string; deadline: Deadline; clock?: Clock },
+): Promise<IdleStatus | undefined> {
+  return pollUntil<IdleStatus | undefined>({
+    what: opts.what,
+    deadline: opts.deadline,
+    log: progressLog,
+    ...pollTiming(opts.clock),
+    poll: async () => {
+      const seen = await observe(client, uuid, opts.clock !== undefined);
+      if (!seen) return { done: true, value: undefined };
+      const status = seen.row ?? seen.detail;
+      if (status.operation_flag !== 0) return { done: false, status: `${status.status} (operation running)` };
+      return { done: true, value: status };
+    },
+  });
+}
+
+/**
+ * Like {@link waitUntilIdleStatus}, resolving to the detail (read once the list shows the VM idle), for callers
+ * that decide from it (adopting a VM: its outputs). Undefined when the instance does not exist.
  */
 export async function waitUntilIdle(
   client: VmHostClient,
@@ -152,7 +192,7 @@ export async function waitUntilIdle(
     what: opts.what,
     deadline: opts.deadline,
     log: progressLog,
-    ...injected(opts.clock),
+    ...pollTiming(opts.clock),
     poll: async () => {
       const seen = await observe(client, uuid, opts.clock !== undefined);
       if (!seen) return { done: true, value: undefined };
@@ -214,7 +254,8 @@ export async function runInstanceOperation<T>(
         opts.what,
         opts.deadline,
         async () => {
-          const idle = await waitUntilIdle(client, uuid, { what: `${opts.what}: instance ${uuid} to be idle`, deadline: opts.deadline, clock: opts.clock });
+          // The list row tells idle and the status: no detail read of its own (the settle below reads it once).
+          const idle = await waitUntilIdleStatus(client, uuid, { what: `${opts.what}: instance ${uuid} to be idle`, deadline: opts.deadline, clock: opts.clock });
           if (!idle) throw new WaitFailedError(opts.what, `instance ${uuid} no longer exists`);
           wasInError = isFailureStatus(idle.status);
           return send();

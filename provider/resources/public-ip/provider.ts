@@ -98,8 +98,11 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
   const instanceId = inputs.instanceId;
 
   let id: string;
+  // The newest detail of the instance (read by this create): the outputs come from it unless rdns changes it.
+  let latest: InstanceDetail;
   if (inputs.adoptId !== undefined) {
-    const address = currentAddress(await requireInstance(client, instanceId));
+    latest = await requireInstance(client, instanceId);
+    const address = currentAddress(latest);
     if (address?.id !== inputs.adoptId) {
       throw new ProviderError(
         `cannot adopt address ${inputs.adoptId}: instance ${instanceId} holds ` +
@@ -149,6 +152,7 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
         },
       );
       id = currentAddress(detail)!.id;
+      latest = detail;
     } catch (error) {
       // (a reconciliation read that gave up is not a refusal: the address may be assigned)
       if (error instanceof ProviderError && !(error instanceof ReconcileUnknownError)) throw error;
@@ -157,11 +161,13 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
   }
 
   try {
-    if (inputs.rdns !== undefined) {
-      const detail = await client.instances.get(instanceId);
-      if (normalizedRdns(detail.rdns) !== inputs.rdns) await setRdns(client, id, instanceId, inputs.rdns, deadline);
+    let changed = false;
+    if (inputs.rdns !== undefined && normalizedRdns(latest.rdns) !== inputs.rdns) {
+      await setRdns(client, id, instanceId, inputs.rdns, deadline);
+      changed = true;
     }
-    const outs = await readOutputs(client, id, inputs);
+    // The settled detail of the operation is fresh: read again only after the rdns change.
+    const outs = changed ? await readOutputs(client, id, inputs) : publicIpOutputs(id, inputs, latest);
     if (!outs) throw new ProviderError(`address ${id} left instance ${instanceId} while it was being set up (changed out of band?)`);
     return { id, outs };
   } catch (error) {
