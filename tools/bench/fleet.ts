@@ -121,7 +121,9 @@ export function runEngineCli(repo: string, command: string, args: string[], env:
 }
 
 /** Request counts of a slice of the simulator's log. */
-export function countRequests(log: RequestLogEntry[]): { all: number; status: number; throttled: number; byOperation: Record<string, number> } {
+export function countRequests(
+  log: RequestLogEntry[],
+): { all: number; status: number; ticks: number; details: number; throttled: number; byOperation: Record<string, number> } {
   const byOperation: Record<string, number> = {};
   for (const r of log) {
     const name = `${r.operation ?? r.path}${r.operation === "listInstances" && r.query.includes("search=") ? "(search)" : ""}`;
@@ -131,6 +133,9 @@ export function countRequests(log: RequestLogEntry[]): { all: number; status: nu
     byOperation,
     all: log.length,
     status: log.filter((r) => r.operation === "getInstance" || (r.operation === "listInstances" && !r.query.includes("search="))).length,
+    // The shared poller's list requests (and the shared pre-create listing: the same request, before the creates).
+    ticks: log.filter((r) => r.operation === "listInstances" && !r.query.includes("search=")).length,
+    details: log.filter((r) => r.operation === "getInstance").length,
     throttled: log.filter((r) => r.status === 429).length,
   };
 }

@@ -203,8 +203,15 @@ async function fleet(cacheRoot: string): Promise<boolean> {
     const perVm = big.upRequests.status / big.n;
     ok &&= perVm <= 3;
     say(`- goal: status requests per VM <= 3 for ${big.n} concurrent VMs: ${perVm.toFixed(2)}: **${verdict(perVm <= 3)}**`);
-    const perSecond = big.upRequests.status / big.up.seconds;
-    say(`- goal: status polling about 1 request/s per provider process: ${perSecond.toFixed(2)} /s during the up of ${big.n}: **${verdict(perSecond <= 1.25)}**`);
+    // Polling = the shared list ticks, plus detail reads beyond the one per VM that builds its outputs (the list
+    // lacks username, tier and template ids, addresses, timestamps: Create must read the detail once).
+    const polls = big.upRequests.ticks + Math.max(0, big.upRequests.details - big.n);
+    const perSecond = polls / big.up.seconds;
+    say(
+      `- goal: status polling about 1 request/s per provider process: ${perSecond.toFixed(2)} /s during the up of ${big.n} ` +
+        `(${big.upRequests.ticks} list ticks + ${Math.max(0, big.upRequests.details - big.n)} detail reads beyond the one outputs read per VM; ` +
+        `with those ${big.n} reads: ${(big.upRequests.status / big.up.seconds).toFixed(2)} /s): **${verdict(perSecond <= 1.25)}**`,
+    );
     ok &&= perSecond <= 1.25;
   }
   const worstRefresh = Math.max(...cases.map((c) => c.refreshRequests.all / (c.n * (c.ip ? 2 : 1))));

@@ -81,6 +81,42 @@ describe("rate limiter: learns the host's limit from its answers", () => {
     expect(sleeps).toEqual([500, PROBE_INTERVAL_MS, 28_000]);
   });
 
+  it("a probe's answer releases the queued requests at once, not a probe interval later", async () => {
+    // A clock whose sleeps end when time is advanced, or at once when aborted (as the system clock's).
+    let now = 1_700_000_000_300;
+    const sleepers: { until: number; resolve: () => void }[] = [];
+    const clock: Clock = {
+      now: () => now,
+      sleep: (ms, signal) =>
+        new Promise<void>((resolve, reject) => {
+          const sleeper = { until: now + ms, resolve };
+          sleepers.push(sleeper);
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+    };
+    const advance = async (ms: number) => {
+      now += ms;
+      for (const s of sleepers.splice(0)) if (s.until <= now) s.resolve(); else sleepers.push(s);
+      await settle();
+    };
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    limiter.observe(a, answer(200, { "x-ratelimit-limit": "10", "x-ratelimit-remaining": "0" })); // window spent
+    const probe = limiter.acquire();
+    await settle();
+    await advance(PROBE_INTERVAL_MS);
+    const b = await probe; // the probe goes out a probe interval later
+    const granted: string[] = [];
+    const queued = ["c", "d", "e"].map((name) => limiter.acquire().then(() => granted.push(name)));
+    await settle();
+    expect(granted).toEqual([]); // nothing known about the new window until the probe answers
+    limiter.observe(b, answer(200, { "x-ratelimit-limit": "10", "x-ratelimit-remaining": "9" }));
+    for (let i = 0; i < 5; i++) await settle(); // no time advanced: released by the answer itself
+    expect(granted).toEqual(["c", "d", "e"]);
+    await Promise.all(queued);
+    expect(now).toBe(1_700_000_000_300 + PROBE_INTERVAL_MS);
+  });
+
   it("grants in arrival order (fair), also under the maxRequestsPerSecond cap", async () => {
     const { clock } = fakeClock();
     const limiter = new RateLimiter(1, clock);
