@@ -12,7 +12,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { AmbiguousRequestError, NotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
 import { getClient, resourceDeadline } from "../../context";
-import { runInstanceOperation } from "../../wait/instance";
+import { runInstanceOperation, WaitFailedError } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
@@ -21,10 +21,15 @@ import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
 import { currentAddress, normalizedRdns, publicIpOutputs, settingsFromState } from "./model";
 
+/** The user-facing error for an instanceId that names no instance. */
+function missingInstance(instanceId: string): ProviderError {
+  return new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
+}
+
 /** The instance's detail, or a user-facing error when it does not exist (create/adopt need it). */
 async function requireInstance(client: VmHostClient, instanceId: string): Promise<InstanceDetail> {
   const detail = await client.instances.find(instanceId);
-  if (!detail) throw new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
+  if (!detail) throw missingInstance(instanceId);
   return detail;
 }
 
@@ -112,9 +117,12 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
     }
     id = address.id;
   } else {
-    const before = currentAddress(await requireInstance(client, instanceId))?.id;
     const wanted = inputs.publicNetworkId;
     const sentAt = new Date();
+    // What the instance held before, from the fresh read under the lock; `attempted` once an address change was
+    // sent (only then can a failure have left an address of ours on the instance).
+    let before: string | undefined;
+    let attempted = false;
     try {
       const { detail } = await runInstanceOperation(
         client,
@@ -126,10 +134,15 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
         },
         async () => {
           // Decided under the instance lock, on a fresh read: nothing else of ours changes the address meanwhile.
-          const current = currentAddress(await client.instances.get(instanceId));
+          // (This read is also the existence check: no separate read before the lock.)
+          const fresh = await client.instances.find(instanceId);
+          if (!fresh) throw missingInstance(instanceId);
+          const current = currentAddress(fresh);
+          before = current?.id;
           if (wanted) {
             if (current?.id === wanted) return; // already assigned (a retried up): nothing to do
             // One call assigns the reserved address and releases the instance's previous one, if any.
+            attempted = true;
             await client.network.changePublicIp(instanceId, { publicNetwork: wanted });
             return;
           }
@@ -140,6 +153,7 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
                 "publicIp, manage the address there instead (never both)",
             );
           }
+          attempted = true;
           try {
             await client.network.addPublicIp(instanceId);
           } catch (error) {
@@ -156,6 +170,13 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
     } catch (error) {
       // (a reconciliation read that gave up is not a refusal: the address may be assigned)
       if (error instanceof ProviderError && !(error instanceof ReconcileUnknownError)) throw error;
+      if (!attempted) {
+        // Nothing was sent: no address of ours can be there. The idle wait fails this way when the instance is gone
+        // (a failed read: unknown, so the original error stands).
+        const exists = error instanceof WaitFailedError ? await client.instances.find(instanceId).then((d) => d !== undefined, () => true) : true;
+        if (!exists) throw missingInstance(instanceId);
+        throw error;
+      }
       return failAfterAssign(client, inputs, before, error, deadline, sentAt);
     }
   }
