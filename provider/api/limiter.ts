@@ -140,6 +140,13 @@ export class RateLimiter {
         this.newestObserved = ticket;
         // Requests granted after this one were sent later: the service counts them in this window too.
         this.budget = Math.max(0, remaining - (this.tickets - ticket));
+      } else if (remaining === undefined && response.status !== 429 && ticket >= this.newestObserved) {
+        // An answer that reports no limit (the host stopped limiting, or this route is not throttled): the budget
+        // is unknown again rather than counted down to 0 by grants that no answer refills, which held every
+        // later request to one probe a second for the rest of the process. A 429 teaches the limit again.
+        this.newestObserved = ticket;
+        this.budget = undefined;
+        this.windowEndsAt = undefined;
       }
       if (response.status === 429) {
         this.throttled += 1;

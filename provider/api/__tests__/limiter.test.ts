@@ -117,6 +117,17 @@ describe("rate limiter: learns the host's limit from its answers", () => {
     expect(now).toBe(1_700_000_000_300 + PROBE_INTERVAL_MS);
   });
 
+  it("a host that stops reporting a limit is no longer paced (the learned budget does not run down to one probe a second)", async () => {
+    const { clock, sleeps } = fakeClock();
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    limiter.observe(a, answer(200, { "x-ratelimit-limit": "3", "x-ratelimit-remaining": "2" }));
+    const b = await limiter.acquire();
+    limiter.observe(b, answer(200, {})); // the host answers without X-RateLimit headers from now on
+    for (let i = 0; i < 10; i++) limiter.observe(await limiter.acquire(), answer(200, {}));
+    expect(sleeps).toEqual([]); // ten requests, none held
+  });
+
   it("grants in arrival order (fair), also under the maxRequestsPerSecond cap", async () => {
     const { clock } = fakeClock();
     const limiter = new RateLimiter(1, clock);
