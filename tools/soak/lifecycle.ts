@@ -120,6 +120,9 @@ class Lifecycle {
   private deps: { publicIp?: Spec; vswitch?: Spec; storage?: Spec; snapshot?: Spec; rule?: Spec } = {};
   /** The VM exists before the program (made out of band) and the program adopts it. */
   private readonly adopts: boolean;
+  /** The uuid of the VM made out of band for adoption, and whether a state has held it (see ownedByUser). */
+  private userVm: string | undefined;
+  private userVmAdopted = false;
   /** Dependents other than PublicIp declare `deletedWith: vm` too. */
   private readonly deletedWithVm: boolean;
   private phase = 0;
@@ -257,6 +260,7 @@ class Lifecycle {
         memory: v.memory, storage: v.storage, username: v.username, password: v.password,
       });
       this.vm = { adoptId: made.data.uuid, ...v };
+      this.userVm = made.data.uuid;
       this.log(`(instance ${made.data.uuid} exists before the program, which adopts it)`);
     }
     await this.upPhase("create", interruptAt === "create");
@@ -403,7 +407,16 @@ class Lifecycle {
       await this.unstick();
     }
     const truth = await truthOf(this.sim);
-    this.record(compareAfterDestroy(this.engine.state, truth));
+    this.record(compareAfterDestroy(this.engine.state, truth, this.ownedByUser()));
+  }
+
+  /**
+   * The VM made out of band for adoption, while no state has held it yet (an adoption that failed leaves the
+   * user's VM as it was: not an orphan). Once adopted it is the stack's like any other.
+   */
+  private ownedByUser(): ReadonlySet<string> {
+    if (this.userVm && this.engine.state.resources.some((r) => r.id === this.userVm)) this.userVmAdopted = true;
+    return this.userVm && !this.userVmAdopted ? new Set([this.userVm]) : new Set();
   }
 
   /**
@@ -436,7 +449,7 @@ class Lifecycle {
 
   private async check(upSucceeded: boolean): Promise<void> {
     const truth = await truthOf(this.sim);
-    this.record(compare(this.engine.state, truth, upSucceeded));
+    this.record(compare(this.engine.state, truth, upSucceeded, this.ownedByUser()));
   }
 
   private record(findings: Finding[]): void {

@@ -67,10 +67,14 @@ function unconfirmedRecord(r: ResourceState): { existing: string[] } | undefined
   return { existing: Array.isArray(record?.existing) ? record.existing.filter((x): x is string => typeof x === "string") : [] };
 }
 
-/** Compares after a phase. `upSucceeded`: the phase was an `up` that reported success. */
-export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean): Finding[] {
+/**
+ * Compares after a phase. `upSucceeded`: the phase was an `up` that reported success. `ownedByUser`: VMs the
+ * user made outside the program (to adopt) that no state has held yet: while an adoption has not succeeded
+ * they are the user's, not orphans (nothing was lost: the provider never created or held them).
+ */
+export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean, ownedByUser: ReadonlySet<string> = new Set()): Finding[] {
   const findings: Finding[] = [];
-  const known = new Set<string>(state.forgotten.map((id) => id.toLowerCase()));
+  const known = new Set<string>([...state.forgotten, ...ownedByUser].map((id) => id.toLowerCase()));
   for (const r of state.resources) {
     known.add(r.id.toLowerCase());
     strings(r.outputs, known);
@@ -154,7 +158,7 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
 }
 
 /** After the last destroy (faults cleared): nothing may remain, in the account or in the state. */
-export function compareAfterDestroy(state: StackState, truth: SimTruth): Finding[] {
+export function compareAfterDestroy(state: StackState, truth: SimTruth, ownedByUser: ReadonlySet<string> = new Set()): Finding[] {
   const findings: Finding[] = [];
   for (const r of state.resources) {
     const vm = truth.instances.find((v) => v.uuid === r.id);
@@ -162,7 +166,7 @@ export function compareAfterDestroy(state: StackState, truth: SimTruth): Finding
     findings.push({ kind: "undestroyable", object: r.id, what: `${r.type} ${r.name} ${r.id} is still in the state after destroy${sim}` });
   }
   // (a VM the state still holds is counted once, as undestroyable)
-  for (const vm of truth.instances) if (!known(state, vm.uuid)) findings.push({ kind: "orphan", object: vm.uuid, what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) remains after destroy, in no state` });
+  for (const vm of truth.instances) if (!known(state, vm.uuid) && !ownedByUser.has(vm.uuid)) findings.push({ kind: "orphan", object: vm.uuid, what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) remains after destroy, in no state` });
   for (const s of truth.snapshots) findings.push({ kind: known(state, s.uuid) ? "undestroyable" : "orphan", object: s.uuid, what: `snapshot ${s.uuid} (${s.name}) remains after destroy` });
   for (const rule of truth.firewallRules) findings.push({ kind: known(state, rule.id) ? "undestroyable" : "orphan", object: rule.id, what: `firewall rule ${rule.id} remains after destroy` });
   for (const ip of truth.publicIps) if (!ip.seeded) findings.push({ kind: "leak", object: ip.uuid, what: `public address ${ip.address} (${ip.uuid}) remains reserved after destroy` });
