@@ -161,6 +161,35 @@ describe("through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
     expect((await simInstances()).find((i) => i.uuid === created.id)).toBeUndefined();
   }, 60_000);
 
+  it("a create whose outcome could not be checked is recorded as unconfirmed: diff deletes first, refresh finds the VM, destroy deletes it", async () => {
+    const news = { ...registered, hostname: "host-unconfirmed", password: "Blue-Horse-42", timeouts: { create: "1s" } };
+    const checked = await host.check(URN, {}, news);
+    // the create takes effect but its answer is lost, and every listing after the one before it fails until the deadline
+    await setFaults({ resetNext: { operation: "createInstance", afterProcessing: true } });
+    await setFaults({ resetNext: { operation: "listInstances", skip: 1, count: 100_000 } });
+    const failure = await host.create(URN, checked.inputs).then(
+      () => { throw new Error("create should have failed"); },
+      (e: unknown) => e as InitFailedError,
+    );
+    await fetch(`${sim.adminUrl}/faults`, { method: "DELETE" });
+    expect(failure).toBeInstanceOf(InitFailedError);
+    expect(failure.id).toMatch(/^unconfirmed-/);
+    expect(failure.properties.__provider).toBe(registered.__provider);
+    const vm = (await simInstances()).find((i) => i.hostname === "host-unconfirmed");
+    expect(vm).toBeDefined();
+
+    // up without a refresh: a replace that deletes first (the Delete removes the VM that may exist)
+    expect(await host.diff(URN, failure.id, failure.properties, checked.inputs, checked.inputs)).toMatchObject({
+      changes: true, replaces: ["unconfirmedCreate"], deleteBeforeReplace: true,
+    });
+    // refresh: Read with the recorded properties answers the VM's real uuid
+    const read = await host.read(URN, failure.id, failure.properties, checked.inputs);
+    expect(read.id).toBe(vm!.uuid);
+    // destroy of the record as it was: the VM is gone
+    await host.delete(URN, failure.id, failure.properties, checked.inputs);
+    expect((await simInstances()).find((i) => i.uuid === vm!.uuid)).toBeUndefined();
+  }, 60_000);
+
   // The replaceOnChanges resource option: the real engine applies it only to keys a diff reports as changed,
   // which the Node host never forwards (pkg/resource/deploy/step_generator.go applyReplaceOnChanges;
   // cmd/dynamic-provider diffRPC), so the SDK hands the paths to the provider and its diff reports replaces.
