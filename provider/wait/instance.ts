@@ -63,7 +63,15 @@ const learn = learnDuration;
  */
 function pollTiming(clock: Clock | undefined): { now?: () => number; sleep?: (ms: number) => Promise<void>; schedule?: PollSchedule } {
   if (clock) return { now: () => clock.now(), sleep: (ms) => clock.sleep(ms) };
-  return { schedule: { fastMs: Math.min(POLLER_PACED_FAST_MS, defaultPollSchedule.fastMs), maxMs: defaultPollSchedule.maxMs } };
+  return { schedule: sharedPollSchedule() };
+}
+
+/**
+ * The poll schedule of a wait whose polls go through a shared, interval-paced read (the instance status poller,
+ * wait/shared-read.ts): ask again right after an answer; the shared read's interval does the pacing.
+ */
+export function sharedPollSchedule(): PollSchedule {
+  return { fastMs: Math.min(POLLER_PACED_FAST_MS, defaultPollSchedule.fastMs), maxMs: defaultPollSchedule.maxMs };
 }
 
 /** How soon a wait asks the shared poller again after an answer (the poller's tick interval does the pacing). */

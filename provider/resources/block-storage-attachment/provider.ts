@@ -14,7 +14,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ApiError, NotFoundError, type VmHostClient } from "../../api";
 import { getClient, progressLog, resourceDeadline } from "../../context";
-import { runInstanceOperation } from "../../wait/instance";
+import { runInstanceOperation, sharedPollSchedule } from "../../wait/instance";
+import { sharedReadFor } from "../../wait/shared-read";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
@@ -43,9 +44,10 @@ async function diskState(
   blockStorageId: string,
   instanceId: string,
   locationId: number,
+  list: () => ReturnType<VmHostClient["storage"]["list"]> = () => client.storage.list(),
 ): Promise<{ state: DiskState; precise: boolean }> {
   try {
-    return { state: diskStateFromList(blockStorageId, instanceId, await client.storage.list()), precise: true };
+    return { state: diskStateFromList(blockStorageId, instanceId, await list()), precise: true };
   } catch (error) {
     if (!routeMissing(error)) throw error;
   }
@@ -74,12 +76,15 @@ async function waitForDisk(
   locationId: number,
   done: (state: DiskState) => boolean,
 ): Promise<DiskState> {
+  // Every disk wait of the process reads one shared block storage list per poll interval (wait/shared-read.ts).
+  const shared = sharedReadFor(client, "storage", () => client.storage.list());
   return pollUntil({
     what,
     deadline,
     log: progressLog,
+    schedule: sharedPollSchedule(),
     poll: async () => {
-      const { state } = await diskState(client, blockStorageId, instanceId, locationId);
+      const { state } = await diskState(client, blockStorageId, instanceId, locationId, () => shared.read());
       return done(state) ? { done: true, value: state } : { done: false, status: state.kind };
     },
   });

@@ -17,7 +17,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type Snapshot as ApiSnapshot, type VmHostClient } from "../../api";
 import { systemClock } from "../../clock";
 import { getClient, progressLog, resourceDeadline } from "../../context";
-import { expectedDuration, learnDuration, runInstanceOperation } from "../../wait/instance";
+import { expectedDuration, learnDuration, runInstanceOperation, sharedPollSchedule } from "../../wait/instance";
+import { sharedReadFor } from "../../wait/shared-read";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
@@ -44,16 +45,26 @@ async function listOrGone(client: VmHostClient, instanceId: string): Promise<Api
   }
 }
 
+/**
+ * The instance's snapshot list as the snapshot waits poll it: one read per poll interval shared by every wait on
+ * that instance (several snapshots of one VM in one up), wait/shared-read.ts.
+ */
+function sharedSnapshotList(client: VmHostClient, instanceId: string) {
+  return sharedReadFor(client, `snapshots:${instanceId.toLowerCase()}`, () => listOrGone(client, instanceId));
+}
+
 /** Waits until the snapshot is settled: Ready -> its record; Error -> WaitFailedError; gone -> WaitFailedError. */
 async function waitReady(client: VmHostClient, instanceId: string, id: string, deadline: Deadline): Promise<ApiSnapshot> {
   const started = systemClock.now();
+  const shared = sharedSnapshotList(client, instanceId);
   const ready = await pollUntil<ApiSnapshot>({
     what: `snapshot ${id} of instance ${instanceId} to be Ready`,
     deadline,
     expectedMs: expectedDuration(client, `${KIND_CREATE}-ready`),
     log: progressLog,
+    schedule: sharedPollSchedule(),
     poll: async () => {
-      const list = await listOrGone(client, instanceId);
+      const list = await shared.read();
       if (list === undefined) return { failed: true, message: `instance ${instanceId} no longer exists` };
       const snapshot = list.find((s) => s.id === id);
       if (!snapshot) return { failed: true, message: `snapshot ${id} disappeared from instance ${instanceId}'s list` };
@@ -217,13 +228,15 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
       throw error;
     }
     const started = systemClock.now();
+    const shared = sharedSnapshotList(client, props.instanceId);
     await pollUntil<void>({
       what: `snapshot ${id} of instance ${props.instanceId} to be deleted`,
       deadline,
       expectedMs: expectedDuration(client, `${KIND_DELETE}-gone`),
       log: progressLog,
+      schedule: sharedPollSchedule(),
       poll: async () => {
-        const snapshot = await present();
+        const snapshot = (await shared.read())?.find((s) => s.id === id);
         if (!snapshot) return { done: true, value: undefined };
         if (snapshotProgress(snapshot.status) === "failed") return { failed: true, message: `the API reports status ${snapshot.status}` };
         return { done: false, status: snapshot.status };

@@ -1,0 +1,81 @@
+import type { Clock } from "../clock";
+import { SharedRead } from "./shared-read";
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A list whose reads are recorded with the (fake) time they started; `hold()` keeps the next read unanswered. */
+function fakeList() {
+  let now = 0;
+  let version = 0;
+  const starts: number[] = [];
+  let gate: Promise<void> | undefined;
+  const clock: Clock = { now: () => now, sleep: async (ms) => void (now += ms) };
+  const readOnce = async () => {
+    starts.push(now);
+    const seen = version; // the list as it is when the read reaches it
+    if (gate) await gate;
+    return seen;
+  };
+  return {
+    clock,
+    readOnce,
+    starts,
+    change: () => void (version += 1),
+    hold(): () => void {
+      let release: () => void = () => undefined;
+      gate = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
+  };
+}
+
+describe("shared list read (disk and snapshot waits)", () => {
+  it("answers every waiter asking together with one read, and spaces reads by the interval", async () => {
+    const list = fakeList();
+    const shared = new SharedRead(list.readOnce, 1000, list.clock);
+    await Promise.all(Array.from({ length: 10 }, () => shared.read()));
+    await Promise.all(Array.from({ length: 10 }, () => shared.read()));
+    expect(list.starts).toEqual([0, 1000]);
+    expect(shared.count).toBe(2);
+  });
+
+  it("never answers with a read that started before the ask; asks during a read share the next one", async () => {
+    const list = fakeList();
+    const shared = new SharedRead(list.readOnce, 1000, list.clock);
+    const release = list.hold();
+    const first = shared.read();
+    await tick();
+    await tick();
+    list.change(); // e.g. the disk was attached after the first read reached the host
+    const later = [shared.read(), shared.read(), shared.read()];
+    await tick();
+    expect(list.starts).toHaveLength(1); // no second read while one is in flight
+    release();
+    expect(await first).toBe(0);
+    expect(await Promise.all(later)).toEqual([1, 1, 1]);
+    expect(list.starts).toHaveLength(2);
+  });
+
+  it("a failed read fails its waiters only; the next ask reads again", async () => {
+    let fail = true;
+    const list = fakeList();
+    const shared = new SharedRead(async () => {
+      if (fail) throw new Error("HTTP 502");
+      return list.readOnce();
+    }, 1000, list.clock);
+    await expect(shared.read()).rejects.toThrow("HTTP 502");
+    fail = false;
+    await expect(shared.read()).resolves.toBe(0);
+  });
+
+  it("a wait on injected time starts its read without the real-time interval", async () => {
+    const list = fakeList();
+    const shared = new SharedRead(list.readOnce, 1000, list.clock);
+    await shared.read();
+    await shared.read({ now: true });
+    expect(list.starts).toEqual([0, 0]);
+  });
+});
