@@ -13,12 +13,14 @@ let stackConfig: StackConfigSource | undefined;
 let cached: { fingerprint: string; client: VmHostClient } | undefined;
 
 /**
- * Called by the dynamic-provider host once per process with the stack's configuration. It only stores it:
- * a missing key must not fail resources that never call the API (and the error is clearer at first use).
+ * Called by the dynamic-provider host with the stack's configuration. It only stores it: a missing key must not
+ * fail resources that never call the API (and the error is clearer at first use). The host calls it once per
+ * serialized provider, i.e. once per resource TYPE (@pulumi/pulumi cmd/dynamic-provider/index.js `getProvider`
+ * caches by the provider string), with the same config: the client is kept (getClient makes a new one only
+ * when the configuration differs), so every resource type shares one status poller, catalogue and listing.
  */
 export async function configure(req: { config: { get(key: string): string | undefined } }): Promise<void> {
   stackConfig = req.config;
-  cached = undefined;
 }
 
 /** The API client for the configured account; one per distinct configuration, reused across resources. */

@@ -7,7 +7,7 @@
  *   before the POST would show nothing and the create would be sent again: a second VM).
  */
 import { providers } from "../../provider";
-import { resetContext, setProgressSink } from "../../provider/context";
+import { configure, getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ProviderError } from "../../provider/resources/common/errors";
 import { replacementsInProgress } from "../../provider/resources/common/replacements";
 import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
@@ -90,5 +90,21 @@ describe("a fleet's creates share the pre-create hostname listing", () => {
     }
     expect(ids.size).toBe(6);
     expect(h.sim.requests().filter((r) => r.operation === "createInstance" && r.reset)).toHaveLength(1);
+  });
+});
+
+describe("one client for every resource type", () => {
+  it("the host's configure, called once per resource type with the same config, keeps the client (one poller, one catalogue)", async () => {
+    const config = (baseUrl: string) => ({ get: (k: string) => ({ "vmhost:apiKey": h.sim.apiKey, "vmhost:baseUrl": baseUrl })[k] });
+    try {
+      await configure({ config: config(h.sim.url) }); // e.g. for Instance
+      const first = getClient();
+      await configure({ config: config(h.sim.url) }); // e.g. for PublicIp: the same stack config
+      expect(getClient()).toBe(first);
+      await configure({ config: config(`${h.sim.url}/`.replace("/v1/", "/v2")) }); // another configuration: another client
+      expect(getClient()).not.toBe(first);
+    } finally {
+      resetContext();
+    }
   });
 });
