@@ -115,11 +115,13 @@ test("an up killed while the VM is created: the next up makes no second VM and n
 });
 
 test("an adopted VM is never replaced: a replace-forcing change fails the preview and the VM stays", async () => {
-  const owner = await stack("safe-adopted");
-  const made = expectOk(await owner.run("up"));
-  const uuid = String(made.outputs.instanceId);
+  // a VM made elsewhere (in the panel, by another tool), as basic-vm declares it by default; the stack adopts it
+  const made = (await admin("POST", "/instances", {
+    hostname: "safe-adopted", locationId: 1, tierId: 1, templateId: 1, cpu: 1, memory: 1, storage: 20,
+    username: "deploy", password: VM_PASSWORD, publicIp: true,
+  })) as { data: { uuid: string } };
+  const uuid = made.data.uuid;
   const s = await stack("safe-adopted", { adoptId: uuid });
-  // a second stack adopts the same VM (as a user adopting a VM made elsewhere)
   expectOk(await s.run("up"));
   const preview = await s.run("preview", { config: { username: "someone-else" } });
   expect(preview.ok).toBe(false);
@@ -127,7 +129,6 @@ test("an adopted VM is never replaced: a replace-forcing change fails the previe
   const up = await s.run("up", { config: { username: "someone-else" } });
   expect(up.ok).toBe(false);
   expect((await named("safe-adopted")).map((v) => v.uuid)).toEqual([uuid]);
-  expectOk(await owner.run("destroy"));
 });
 
 test("publicIp true -> false -> true reuses the address; destroy releases it: no reserved address piles up", async () => {
