@@ -144,6 +144,15 @@ describe("an interrupted up", () => {
     expect(adopted).toMatchObject({ id: orphan.uuid });
   });
 
+  it("two resources of one stack declaring the same hostname, created at once: one VM, the other refused naming it", async () => {
+    const [a, b] = await Promise.all([createAsEngine({ ...validCreate, hostname: "twice" }), createAsEngine({ ...validCreate, hostname: "twice" })]);
+    const vms = await named("twice");
+    expect(vms).toHaveLength(1);
+    const refused = ("error" in a ? a : b) as { error: Error };
+    expect(refused.error.message).toContain(`adoptId: "${vms[0]!.uuid}"`);
+    expect([a, b].filter((r) => "id" in r)).toEqual([expect.objectContaining({ id: vms[0]!.uuid })]);
+  });
+
   it("a create-before-delete replacement that keeps the hostname still works (the old VM is known from Diff)", async () => {
     const old = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "replaced" });
     const news = (await instance().check(old.outs, { ...validCreate, hostname: "replaced", username: "ops" })).inputs;

@@ -20,6 +20,7 @@ import { AmbiguousRequestError, systemClock } from "../../api";
 import { progressLog } from "../../context";
 import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { errorText, ProviderError } from "./errors";
+import { KeyedMutex } from "./lock";
 
 /** Thrown when a reconciliation read kept failing until the deadline: whether the object exists is unknown. */
 export class ReconcileUnknownError extends ProviderError {
@@ -93,6 +94,13 @@ export interface ExactlyOnceWrite {
   send: () => Promise<string | undefined>;
   /** How many times the write may be sent in all, each resend only after a look found nothing (default 1). */
   maxSends?: number;
+  /**
+   * The identity no two objects of ours share (`Instance:1/web-1`). Writes of one identity in this process
+   * run one after another, listing included: two resources of one stack declaring the same hostname would
+   * otherwise both list before either sends, and both create. The second now sees the first's object and
+   * is refused by `refuseBeside`.
+   */
+  identity?: string;
   /** Where a user finds the objects if the outcome stays unknown (`getInstances({ search: "web-1" })`). */
   howToFind: string;
   /** Pause between the two looks after an ambiguous failure (a request may still be in progress). */
@@ -105,6 +113,16 @@ export interface ExactlyOnceWrite {
  * Errors: ProviderError naming the objects when several appeared or when the outcome stays unknown.
  */
 export async function writeExactlyOnce(write: ExactlyOnceWrite): Promise<string> {
+  if (write.identity === undefined) return writeExactlyOnceUnlocked(write);
+  return identityLock.run(write.identity, () => writeExactlyOnceUnlocked(write), {
+    deadline: write.deadline, what: `${write.what}: another create of the same name (from this deployment)`,
+  });
+}
+
+/** Writes of one identity in this process, one after another (see ExactlyOnceWrite.identity). */
+const identityLock = new KeyedMutex();
+
+async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string> {
   const sleep = write.sleep ?? systemClock.sleep;
   const maxSends = write.maxSends ?? 1;
   const startedAt = new Date();

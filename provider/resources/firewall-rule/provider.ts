@@ -51,6 +51,8 @@ async function rulesLike(client: VmHostClient, inputs: FirewallRuleInputs): Prom
 async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, deadline: Deadline): Promise<string> {
   return writeExactlyOnce({
     what: `firewall rule ${inputs.protocol}/${inputs.port} (${inputs.action}) on instance ${inputs.instanceId}`,
+    // (coarser than "identical": rules of one port and protocol are only created one after another)
+    identity: `FirewallRule:${inputs.instanceId.toLowerCase()}/${inputs.protocol}/${inputs.port}`,
     deadline,
     howToFind: "the instance's firewall rules in the host's panel",
     candidates: () => rulesLike(client, inputs),

@@ -252,6 +252,7 @@ async function createExactlyOnce(
   const key = identityKey(hostname, locationId);
   return writeExactlyOnce({
     what: `instance ${hostname} in location ${locationId}`,
+    identity: key,
     deadline,
     maxSends: MAX_CREATE_SENDS,
     howToFind: `getInstances({ search: "${hostname}" }) or the host's panel`,

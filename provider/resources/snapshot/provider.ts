@@ -95,6 +95,7 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
   const key = identityKey(inputs.instanceId, inputs.name);
   return writeExactlyOnce({
     what: `snapshot "${inputs.name}" of instance ${inputs.instanceId}`,
+    identity: key,
     deadline,
     howToFind: `getSnapshots({ instanceId: "${inputs.instanceId}" })`,
     candidates: () => snapshotsNamed(client, inputs.instanceId, inputs.name),
