@@ -120,7 +120,8 @@ describe("lifecycle", () => {
     expect(await provider.read(id, outs)).toEqual({});
     const mark = h.mark();
     await provider.delete(id, outs);
-    expect(h.operationsSince(mark).filter((o) => o !== "getInstance")).toEqual([]);
+    // only reads (the instance's detail and the shared status list), no write
+    expect(h.methodsSince(mark).filter((m) => m !== "GET")).toEqual([]);
   });
 });
 

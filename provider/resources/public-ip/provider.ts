@@ -233,17 +233,16 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
   const instanceId = props.instanceId;
   const deadline = resourceDeadline(props.timeouts, "delete");
   const holdsIt = (d: InstanceDetail) => currentAddress(d)?.id === id;
-  const detail = await client.instances.find(instanceId);
-  // Instance gone, or it no longer holds THIS address (removed, or swapped for another one that is not ours).
-  if (!detail || !holdsIt(detail)) return;
+  // No read before the lock: the fresh read under it decides (instance gone, or it no longer holds THIS address,
+  // removed or swapped for another one that is not ours: nothing to do), and a gone instance ends the idle wait.
   try {
     await runInstanceOperation(
       client,
       instanceId,
       { what: `address ${id} to be removed from instance ${instanceId}`, deadline, until: (d) => !holdsIt(d) },
       async () => {
-        const fresh = await client.instances.get(instanceId);
-        if (!holdsIt(fresh)) return;
+        const fresh = await client.instances.find(instanceId);
+        if (!fresh || !holdsIt(fresh)) return;
         // The API removes the address when `public_network` is blank.
         await client.network.changePublicIp(instanceId, { publicNetwork: null });
       },
