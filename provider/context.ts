@@ -27,7 +27,10 @@ export async function configure(req: { config: { get(key: string): string | unde
 export function getClient(): VmHostClient {
   const options = resolveClientOptions({ config: stackConfig, env: process.env, debugLogger: (_e, line) => progressLog(line) });
   // The fingerprint holds the key only inside this process's memory, never in a message or log.
-  const fingerprint = JSON.stringify([options.baseUrl, options.apiKey, options.routes ?? null, options.maxRequestsPerSecond ?? null]);
+  // Every setting the client is built from: configure keeps the client, so a changed setting must make a new one.
+  const fingerprint = JSON.stringify([
+    options.baseUrl, options.apiKey, options.routes ?? null, options.maxRequestsPerSecond ?? null, options.timeouts ?? null, options.logger === false,
+  ]);
   if (!cached || cached.fingerprint !== fingerprint) cached = { fingerprint, client: createClient(options) };
   return cached.client;
 }

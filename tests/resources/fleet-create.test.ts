@@ -95,12 +95,16 @@ describe("a fleet's creates share the pre-create hostname listing", () => {
 
 describe("one client for every resource type", () => {
   it("the host's configure, called once per resource type with the same config, keeps the client (one poller, one catalogue)", async () => {
-    const config = (baseUrl: string) => ({ get: (k: string) => ({ "vmhost:apiKey": h.sim.apiKey, "vmhost:baseUrl": baseUrl })[k] });
+    const config = (baseUrl: string, more: Record<string, string> = {}) => ({
+      get: (k: string) => ({ "vmhost:apiKey": h.sim.apiKey, "vmhost:baseUrl": baseUrl, ...more })[k],
+    });
     try {
       await configure({ config: config(h.sim.url) }); // e.g. for Instance
       const first = getClient();
       await configure({ config: config(h.sim.url) }); // e.g. for PublicIp: the same stack config
       expect(getClient()).toBe(first);
+      await configure({ config: config(h.sim.url, { "vmhost:requestTimeout": "90s" }) }); // a changed setting: a new client
+      expect(getClient()).not.toBe(first);
       await configure({ config: config(`${h.sim.url}/`.replace("/v1/", "/v2")) }); // another configuration: another client
       expect(getClient()).not.toBe(first);
     } finally {
