@@ -33,6 +33,27 @@ describe("retries of reads and idempotent writes", () => {
     expect(serverRequestedDelayMs({}, now)).toBeUndefined();
   });
 
+  it("reads the headers as sent by real hosts (spaces, fractions) and ignores what is not a delay", () => {
+    const now = Date.UTC(2024, 0, 25, 7, 0, 0);
+    expect(serverRequestedDelayMs({ "retry-after": " 5 " }, now)).toBe(5_000);
+    expect(serverRequestedDelayMs({ "retry-after": "1.25" }, now)).toBe(1_250);
+    expect(serverRequestedDelayMs({ "retry-after": "1.5" }, now)).toBe(1_500);
+    // not a number of seconds nor a date: X-RateLimit-Reset decides, or nothing does
+    expect(serverRequestedDelayMs({ "retry-after": "5s" }, now)).toBeUndefined();
+    expect(serverRequestedDelayMs({ "retry-after": "x5" }, now)).toBeUndefined();
+    expect(serverRequestedDelayMs({ "retry-after": "soon", "x-ratelimit-reset": "3" }, now)).toBe(3_000);
+    expect(serverRequestedDelayMs({ "x-ratelimit-reset": " 3 " }, now)).toBe(3_000);
+    expect(serverRequestedDelayMs({ "x-ratelimit-reset": "3s" }, now)).toBeUndefined();
+    expect(serverRequestedDelayMs({ "x-ratelimit-reset": "t3" }, now)).toBeUndefined();
+    // a reset time already past asks for no wait
+    expect(serverRequestedDelayMs({ "x-ratelimit-reset": String(now / 1000 - 30) }, now)).toBe(0);
+  });
+
+  it("scales a server-requested delay by delayScale like every other wait", () => {
+    expect(backoffDelayMs(0, { ...defaultRetrySettings, delayScale: 0.5 }, 1_000)).toBe(500);
+    expect(backoffDelayMs(3, { ...defaultRetrySettings, delayScale: 2 }, 1_000)).toBe(2_000);
+  });
+
   it("scales server-requested waits with retryDelayScale (tests never wait for real)", async () => {
     const { pool, client, sleeps } = mockClient({ retryDelayScale: 0.001 });
     pool.intercept({ path: "/v1/instance/size-template", method: "GET" }).reply(429, {}, { headers: { "retry-after": "1" } });
