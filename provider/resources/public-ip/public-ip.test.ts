@@ -63,6 +63,8 @@ describe("PublicIp diff", () => {
     ["another reserved address: replace", state({ publicNetworkId: IP }), { instanceId: VM, publicNetworkId: IP2 }, { changes: true, replaces: ["publicNetworkId"] }],
     ["pinning the address it already holds: no replace", state(), { instanceId: VM, publicNetworkId: IP }, { changes: true, replaces: [] }],
     ["pin removed: the address stays", state({ publicNetworkId: IP }), { instanceId: VM }, { changes: true, replaces: [] }],
+    ["pinned to the address it holds, unchanged: nothing to do", state({ publicNetworkId: IP }), { instanceId: VM, publicNetworkId: IP }, { changes: false, replaces: [] }],
+    ["pinned address unknown in preview: replace", state({ publicNetworkId: IP }), { instanceId: VM, publicNetworkId: UNKNOWN_VALUE }, { changes: true, replaces: ["publicNetworkId"] }],
     ["timeouts changed: recorded, no replace", state(), { instanceId: VM, timeouts: { create: "5m" } }, { changes: true, replaces: [] }],
     ["adoptId added after create: recorded in place (no write), as in every resource", state(), { instanceId: VM, adoptId: IP }, { changes: true, replaces: [] }],
   ])("%s", (_case, olds, news, expected) => {
