@@ -152,6 +152,19 @@ describe("error classes and messages", () => {
     expect(error.message).toContain('listSizeTemplates (GET /instance/size-template) failed: HTTP 200 unexpected response format: data.0.total_ram: not a size: "a lot"');
   });
 
+  it("a badly broken answer names at most ten fields, so the message stays readable", async () => {
+    const { pool, client } = mockClient();
+    pool.intercept({ path: "/v1/instance/size-template", method: "GET" }).reply(200, {
+      message: "ok",
+      data: Array.from({ length: 12 }, (_, i) => ({ id: i, title: "Small", total_cpu: 1, total_ram: "a lot", total_disk: 20 })),
+    });
+    const error = (await client.catalog.sizeTemplates().catch((e: unknown) => e)) as ResponseFormatError;
+    expect(error).toBeInstanceOf(ResponseFormatError);
+    expect(error.issues).toHaveLength(10);
+    expect(error.issues[9]).toBe('data.9.total_ram: not a size: "a lot"');
+    expect(error.message).not.toContain("data.10.");
+  });
+
   it("find() returns undefined for 404/410 but still throws other errors", async () => {
     const { pool, client } = mockClient({ maxRetries: 0 });
     pool.intercept({ path: DETAIL, method: "GET" }).reply(410, { message: "Gone" });
