@@ -78,6 +78,9 @@ export default {
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
   // A mutant that makes a wait hang is killed by this timeout (counted as detected), so keep it short.
   timeoutMS: 5000,
+  // The initial coverage run of a local-engine piece runs every engine suite in one worker (each test starts
+  // two Node processes): it took over 5 minutes (Stryker's default limit, after which the whole run fails).
+  dryRunTimeoutMinutes: 40,
   reporters: ["clear-text", "progress-append-only", "json"],
   jsonReporter: { fileName: `reports/mutation/${id}.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
