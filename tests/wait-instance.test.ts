@@ -351,7 +351,7 @@ describe("instance waits under transient API failures", () => {
   });
   afterAll(() => sim.close());
 
-  it("a poll answered 500 (not retried by the client) reads as 'status unknown' and the wait goes on", async () => {
+  it("a poll answered 500 (also after the client's own retries) reads as 'status unknown' and the wait goes on", async () => {
     const client = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false, retryDelayScale: 0 });
     const created = await client.instances.create({
       locationId: 1, tierId: 1, templateId: 2, hostname: "flaky-1", cpu: 1, memory: 1, storage: 20,

@@ -51,14 +51,17 @@ const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
 /**
  * Decides whether to retry. `read`/`idempotent`: 429, 502/503/504 and network errors or timeouts are
- * retried. `once`: only a 429 (the service refused before doing anything) or a connection that never
- * opened; any other failure after the request may have reached the service (5xx, reset, timeout) is
- * `ambiguous`. Other statuses (4xx, 500) are final for every class.
+ * retried; a plain 500 only for `read`: a GET changes nothing, and Laravel hosts answer 500 now and then
+ * under load (the fault soak's refreshes failed on one), while a 500 on a write is more often a request the
+ * host cannot handle, better reported at once. `once`: only a 429 (the service refused before doing
+ * anything) or a connection that never opened; any other failure after the request may have reached the
+ * service (5xx, reset, timeout) is `ambiguous`. Other statuses (4xx) are final for every class.
  */
 export function decideRetry(retryClass: RetryClass, failure: AttemptFailure): RetryDecision {
   if (failure.kind === "status") {
     if (failure.status === 429) return "retry";
     if (retryClass === "once") return failure.status >= 500 ? "ambiguous" : "fail";
+    if (retryClass === "read" && failure.status === 500) return "retry";
     return RETRYABLE_STATUSES.has(failure.status) ? "retry" : "fail";
   }
   if (!failure.sent) return "retry";

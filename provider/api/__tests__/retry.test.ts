@@ -100,17 +100,25 @@ describe("retries of reads and idempotent writes", () => {
     expect(sleeps).toEqual([]);
   });
 
-  it("does not retry 500, 4xx, 402, 403 or a busy 409 (the resource layer waits for busy instances)", async () => {
+  it("does not retry a 500 on a write, 4xx, 402, 403 or a busy 409 (the resource layer waits for busy instances)", async () => {
     const { pool, client, calls } = mockClient();
     pool.intercept({ path: "/v1/instance/i-1/resize", method: "PATCH" }).reply(409, { message: "Instance is busy" });
     await expect(client.instances.resize("i-1", { cpu: 2, memory: 2, storage: 40 })).rejects.toBeInstanceOf(BusyError);
-    pool.intercept({ path: detailPath, method: "GET" }).reply(500, { message: "Server Error" });
+    pool.intercept({ path: "/v1/instance/i-1/stop", method: "PATCH" }).reply(500, { message: "Server Error" });
     pool.intercept({ path: "/v1/instance/size-template", method: "GET" }).reply(403, { message: "Forbidden" });
     pool.intercept({ path: "/v1/instance/i-1/start", method: "PATCH" }).reply(402, { message: "Insufficient credit" });
-    await expect(client.instances.get("i-1")).rejects.toBeInstanceOf(ServerError);
+    await expect(client.instances.stop("i-1")).rejects.toBeInstanceOf(ServerError);
     await expect(client.catalog.sizeTemplates()).rejects.toBeInstanceOf(ForbiddenError);
     await expect(client.instances.start("i-1")).rejects.toBeInstanceOf(PaymentRequiredError);
     expect(calls()).toHaveLength(4);
+  });
+
+  it("retries a read answered 500 (a GET changes nothing), then answers", async () => {
+    const { pool, client, calls } = mockClient();
+    pool.intercept({ path: "/v1/systems", method: "GET" }).reply(500, { message: "Server Error" });
+    pool.intercept({ path: "/v1/systems", method: "GET" }).reply(200, { message: "ok", data: [{ id: 1, name: "Debian" }] });
+    await expect(client.catalog.systems()).resolves.toEqual([expect.objectContaining({ id: 1, name: "Debian" })]);
+    expect(calls()).toHaveLength(2);
   });
 });
 
@@ -180,7 +188,8 @@ describe("retry policy table", () => {
   it("matches the documented classes", () => {
     expect(decideRetry("read", { kind: "status", status: 503 })).toBe("retry");
     expect(decideRetry("idempotent", { kind: "status", status: 504 })).toBe("retry");
-    expect(decideRetry("read", { kind: "status", status: 500 })).toBe("fail");
+    expect(decideRetry("read", { kind: "status", status: 500 })).toBe("retry");
+    expect(decideRetry("idempotent", { kind: "status", status: 500 })).toBe("fail");
     expect(decideRetry("read", { kind: "status", status: 409 })).toBe("fail");
     expect(decideRetry("once", { kind: "status", status: 429 })).toBe("retry");
     expect(decideRetry("once", { kind: "status", status: 502 })).toBe("ambiguous");

@@ -24,7 +24,7 @@ describe("the API key never leaks", () => {
     const detail = "/v1/instance/i-1/detail";
     pool.intercept({ path: detail, method: "GET" }).reply(401, { message: `Invalid key ${API_KEY}` });
     pool.intercept({ path: detail, method: "GET" }).reply(422, { message: "bad", errors: { key: [`${API_KEY} is not valid`] } });
-    pool.intercept({ path: detail, method: "GET" }).reply(500, `error for ${API_KEY}`);
+    pool.intercept({ path: detail, method: "GET" }).reply(500, `error for ${API_KEY}`).times(2); // a read is retried once
     pool.intercept({ path: detail, method: "GET" }).replyWithError(Object.assign(new Error(`socket closed (x-apikey: ${API_KEY})`), { code: "ECONNRESET" })).times(2);
     pool.intercept({ path: detail, method: "GET" }).reply(200, { message: "ok", data: { uuid: "i-1", memory: API_KEY } }); // ResponseFormatError quoting the value
     pool.intercept({ path: "/v1/instance/create", method: "POST" }).replyWithError(Object.assign(new Error(`reset ${API_KEY}`), { code: "ECONNRESET" }));
