@@ -1,6 +1,6 @@
 import { withRequestDeadline } from "../deadline";
 import { RateLimitedError } from "../errors";
-import { PROBE_INTERVAL_MS, RateLimiter } from "../limiter";
+import { limiterFor, limiterKeys, limiterStats, PROBE_INTERVAL_MS, RateLimiter } from "../limiter";
 import type { Clock } from "../retry";
 import { mockClient } from "./helpers";
 
@@ -179,5 +179,33 @@ describe("client: a 429 is a wait, bounded by the deadline, never by a retry cou
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as Error).message).toContain("HTTP 429 rate limited by the service");
     expect(calls()).toHaveLength(3); // at 0 s, 2 s, 4 s; the wait to 6 s would pass the 5 s deadline
+  });
+});
+
+describe("rate limiter: the window's end from other header forms, and its settings", () => {
+  it("a 429 whose Retry-After is an HTTP date, or that names only X-RateLimit-Reset, pauses until then", async () => {
+    const { clock, now } = fakeClock(1_700_000_000_300);
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    // an HTTP date has whole seconds: the window ends at 1_700_000_003_000
+    expect(limiter.observe(a, answer(429, { "retry-after": new Date(now() + 3_000).toUTCString() }))).toBe(1_700_000_003_000);
+    const b = await limiter.acquire();
+    expect(now()).toBe(1_700_000_003_000);
+    expect(limiter.observe(b, answer(429, { "x-ratelimit-reset": "1700000010" }))).toBe(1_700_000_010_000);
+    const c = await limiter.acquire();
+    expect(now()).toBe(1_700_000_010_000);
+    // a small reset value is a number of seconds from now
+    expect(limiter.observe(c, answer(429, { "x-ratelimit-reset": "5" }))).toBe(1_700_000_015_000);
+  });
+
+  it("the configured cap is kept per account and can change; the account's limiter is shared and counted", () => {
+    const { clock } = fakeClock();
+    const limiter = limiterFor("https://api.cap.test/v1", "key-cap-1", 5, clock);
+    expect(limiter.capPerSecond).toBe(5);
+    expect(limiterFor("https://api.cap.test/v1", "key-cap-1", 2, clock)).toBe(limiter);
+    expect(limiter.capPerSecond).toBe(2);
+    const key = limiterKeys().find((k) => k.includes("api.cap.test"))!;
+    expect(key).not.toContain("key-cap-1");
+    expect(limiterStats()[key]).toEqual(limiter.stats());
   });
 });
