@@ -7,7 +7,8 @@
  * One `GET /instance?search=<hostname>` per create made a 50-VM fleet spend 50 requests (5 s at 10 requests/s)
  * before its last create could go out. Here every create waiting at that moment is answered by one listing:
  *
- * - Correctness first: an answer always comes from a listing that STARTED AFTER the question was asked. A create
+ * - Correctness first (the rules of batched-asks.ts): an answer always comes from a listing that STARTED AFTER the
+ *   question was asked. A create
  *   asks before it sends its POST, so a listing that predates a create's POST only ever serves creates that had
  *   not sent theirs yet; a look after an ambiguous failure asks after that POST, so it never sees a listing from
  *   before it. (Same rule as the status poller's ticks, status-poller.ts.)
@@ -20,13 +21,7 @@
  */
 import type { InstanceListItem, VmHostClient } from "../api";
 import { LIST_ALL_PAGE_SIZE } from "../api";
-import { outsideRequestDeadline } from "../api/deadline";
-
-interface Question {
-  hostname: string;
-  resolve(rows: InstanceListItem[]): void;
-  reject(error: unknown): void;
-}
+import { BatchedAsks } from "./batched-asks";
 
 /** Counters of a listing (tests, `make bench`). */
 export interface HostnameListingStats {
@@ -43,12 +38,16 @@ export type ListingSource = Pick<VmHostClient["instances"], "list" | "listAll">;
 
 /** Shares instance listings between the creates of one process (see the module comment). */
 export class SharedHostnameListing {
-  private pending: Question[] = [];
-  private scheduled = false;
-  private inFlight = false;
   /** Set once the account's list is seen to span several pages: then only searches are used. */
   private multiPage = false;
   private readonly counters: HostnameListingStats = { listings: 0, requests: 0, answered: 0 };
+  // No interval between listings: a create must not wait for one; one in flight at a time batches the asks.
+  private readonly asks = new BatchedAsks<string, InstanceListItem[]>(async (hostnames) => {
+    this.counters.listings += 1;
+    const rows = await this.list([...new Set(hostnames)]);
+    this.counters.answered += hostnames.length;
+    return (hostname) => rows.filter((r) => r.hostname === hostname);
+  });
 
   constructor(private readonly source: ListingSource) {}
 
@@ -57,43 +56,12 @@ export class SharedHostnameListing {
    * with the listing's error when it fails (the caller retries: writeExactlyOnce reads persistently).
    */
   named(hostname: string): Promise<InstanceListItem[]> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ hostname, resolve, reject });
-      this.schedule();
-    });
+    return this.asks.ask(hostname);
   }
 
   /** Counters so far. */
   stats(): HostnameListingStats {
     return { ...this.counters };
-  }
-
-  private schedule(): void {
-    if (this.scheduled || this.inFlight || this.pending.length === 0) return;
-    this.scheduled = true;
-    // Shared work: not bounded by the deadline of the create whose question happened to start it.
-    void outsideRequestDeadline(() => this.run());
-  }
-
-  private async run(): Promise<void> {
-    // Creates that ask together (a fleet's creates, released by one catalogue read) share the listing.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    const batch = this.pending;
-    this.pending = [];
-    this.scheduled = false;
-    this.inFlight = true; // from here on, who asks is answered by the next listing (this one may predate them)
-    this.counters.listings += 1;
-    try {
-      const hostnames = [...new Set(batch.map((q) => q.hostname))];
-      const rows = await this.list(hostnames);
-      this.counters.answered += batch.length;
-      for (const q of batch) q.resolve(rows.filter((r) => r.hostname === q.hostname));
-    } catch (error) {
-      for (const q of batch) q.reject(error);
-    } finally {
-      this.inFlight = false;
-      this.schedule();
-    }
   }
 
   /** Rows that may carry one of `hostnames` (possibly more rows; the caller filters by exact name). */

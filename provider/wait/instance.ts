@@ -3,7 +3,7 @@ import { systemClock, type Clock } from "../clock";
 import { progressLog } from "../context";
 import { instanceLock } from "../resources/common/lock";
 import { durationsFor } from "./durations";
-import { Deadline, defaultPollSchedule, pollUntil, retryUntilDeadline, WaitFailedError, WaitTimeoutError, type PollSchedule } from "./poll";
+import { Deadline, defaultPollSchedule, pollUntil, retryUntilDeadline, WaitFailedError, WaitTimeoutError, type PollSchedule, type PollVerdict } from "./poll";
 import { statusPollerFor } from "./status-poller";
 
 /** Statuses that mean the last operation failed: the wait ends at once instead of running to its deadline. */
@@ -172,19 +172,7 @@ export async function waitUntilIdleStatus(
   uuid: string,
   opts: { what: string; deadline: Deadline; clock?: Clock },
 ): Promise<IdleStatus | undefined> {
-  return pollUntil<IdleStatus | undefined>({
-    what: opts.what,
-    deadline: opts.deadline,
-    log: progressLog,
-    ...pollTiming(opts.clock),
-    poll: async () => {
-      const seen = await observe(client, uuid, opts.clock !== undefined);
-      if (!seen) return { done: true, value: undefined };
-      const status = seen.row ?? seen.detail;
-      if (status.operation_flag !== 0) return { done: false, status: `${status.status} (operation running)` };
-      return { done: true, value: status };
-    },
-  });
+  return pollIdle<IdleStatus>(client, uuid, opts, async (seen) => ({ done: true, value: seen.row ?? seen.detail }));
 }
 
 /**
@@ -196,7 +184,22 @@ export async function waitUntilIdle(
   uuid: string,
   opts: { what: string; deadline: Deadline; clock?: Clock },
 ): Promise<InstanceDetail | undefined> {
-  return pollUntil<InstanceDetail | undefined>({
+  return pollIdle<InstanceDetail>(client, uuid, opts, async (seen) => {
+    // idle by the list: the caller needs the detail (it decides what to send from it)
+    const d = seen.detail ?? (await client.instances.find(uuid));
+    if (!d) return { done: true, value: undefined };
+    return d.operation_flag === 0 ? { done: true, value: d } : { done: false, status: `${d.status} (operation running)` };
+  });
+}
+
+/** The idle waits' loop: gone ends it (undefined), an operation running keeps it going, idle asks `whenIdle`. */
+async function pollIdle<T>(
+  client: VmHostClient,
+  uuid: string,
+  opts: { what: string; deadline: Deadline; clock?: Clock },
+  whenIdle: (seen: NonNullable<Seen>) => Promise<PollVerdict<T | undefined>>,
+): Promise<T | undefined> {
+  return pollUntil<T | undefined>({
     what: opts.what,
     deadline: opts.deadline,
     log: progressLog,
@@ -206,10 +209,7 @@ export async function waitUntilIdle(
       if (!seen) return { done: true, value: undefined };
       const status = seen.row ?? seen.detail;
       if (status.operation_flag !== 0) return { done: false, status: `${status.status} (operation running)` };
-      // idle by the list: the caller needs the detail (it decides what to send from it)
-      const d = seen.detail ?? (await client.instances.find(uuid));
-      if (!d) return { done: true, value: undefined };
-      return d.operation_flag === 0 ? { done: true, value: d } : { done: false, status: `${d.status} (operation running)` };
+      return whenIdle(seen);
     },
   });
 }

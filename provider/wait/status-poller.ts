@@ -12,14 +12,7 @@
  */
 import type { InstanceList, InstanceListItem, VmHostClient } from "../api";
 import { LIST_ALL_PAGE_SIZE, systemClock, type Clock } from "../api";
-import { outsideRequestDeadline } from "../api/deadline";
-
-interface Request {
-  uuid: string;
-  now: boolean;
-  resolve(row: InstanceListItem | undefined): void;
-  reject(error: unknown): void;
-}
+import { BatchedAsks } from "./batched-asks";
 
 /** Time source of the poller: the client's Clock (api/retry.ts), so tests inject one fake clock for both. */
 export type PollerClock = Clock;
@@ -37,17 +30,18 @@ export interface PollerStats {
 
 /** Shares list requests between every instance wait (see the module comment). */
 export class InstanceStatusPoller {
-  private pending: Request[] = [];
-  private scheduled = false;
-  private inFlight = false;
-  private lastTickAt = -Infinity;
   private readonly counters: PollerStats = { ticks: 0, requests: 0, answered: 0 };
+  // One tick at a time, ticks at least the interval apart (batched-asks.ts): ticks queued behind a busy rate
+  // limiter once piled up and went out together (8 list requests in one second during a 50-VM up).
+  private readonly asks: BatchedAsks<string, InstanceListItem | undefined>;
 
   constructor(
     private readonly listPage: (page: number) => Promise<InstanceList>,
     private readonly minIntervalMs: number,
-    private readonly clock: PollerClock = systemClock,
-  ) {}
+    clock: PollerClock = systemClock,
+  ) {
+    this.asks = new BatchedAsks((uuids) => this.tick(uuids), minIntervalMs, clock);
+  }
 
   /** The shortest time between the starts of two ticks. */
   get intervalMs(): number {
@@ -60,10 +54,7 @@ export class InstanceStatusPoller {
    * the interval: for a wait that runs on its own injected time (tests), where real-time spacing means nothing.
    */
   status(uuid: string, options: { now?: boolean } = {}): Promise<InstanceListItem | undefined> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ uuid, now: options.now === true, resolve, reject });
-      this.schedule();
-    });
+    return this.asks.ask(uuid, options);
   }
 
   /** Counters so far. */
@@ -71,46 +62,19 @@ export class InstanceStatusPoller {
     return { ...this.counters };
   }
 
-  /**
-   * At most one tick is scheduled or in flight at a time: who asks while one is in flight is answered by the
-   * next, which starts when that one ends (and not before the interval). Without this, ticks queued behind a
-   * busy rate limiter piled up and went out together (8 list requests in one second during a 50-VM up).
-   */
-  private schedule(): void {
-    if (this.scheduled || this.inFlight || this.pending.length === 0) return;
-    this.scheduled = true;
-    // Shared work: not bounded by the deadline of the resource whose wait happened to start it.
-    void outsideRequestDeadline(() => this.tick());
-  }
-
-  private async tick(): Promise<void> {
-    // Waits that start together (a fleet's creates answered in one burst) share the first tick too.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    const gap = this.lastTickAt + this.minIntervalMs - this.clock.now();
-    if (gap > 0 && !this.pending.some((r) => r.now)) await this.clock.sleep(gap);
-    const batch = this.pending;
-    this.pending = [];
-    this.scheduled = false;
-    this.inFlight = true; // who asks from now on is answered by the next tick
-    this.lastTickAt = this.clock.now();
+  /** One tick: list pages until every asked instance is found (or the list ends). */
+  private async tick(uuids: string[]): Promise<(uuid: string) => InstanceListItem | undefined> {
     this.counters.ticks += 1;
-    try {
-      const wanted = new Set(batch.map((r) => r.uuid));
-      const found = new Map<string, InstanceListItem>();
-      for (let page = 1; ; page += 1) {
-        this.counters.requests += 1;
-        const list = await this.listPage(page);
-        for (const row of list.data) if (wanted.has(row.uuid)) found.set(row.uuid, row);
-        if (found.size === wanted.size || list.data.length === 0 || page >= list.page.total_pages) break;
-      }
-      this.counters.answered += batch.length;
-      for (const r of batch) r.resolve(found.get(r.uuid));
-    } catch (error) {
-      for (const r of batch) r.reject(error);
-    } finally {
-      this.inFlight = false;
-      this.schedule();
+    const wanted = new Set(uuids);
+    const found = new Map<string, InstanceListItem>();
+    for (let page = 1; ; page += 1) {
+      this.counters.requests += 1;
+      const list = await this.listPage(page);
+      for (const row of list.data) if (wanted.has(row.uuid)) found.set(row.uuid, row);
+      if (found.size === wanted.size || list.data.length === 0 || page >= list.page.total_pages) break;
     }
+    this.counters.answered += uuids.length;
+    return (uuid) => found.get(uuid);
   }
 }
 
