@@ -229,7 +229,7 @@ async function main(): Promise<void> {
   try {
     const settled = fleetOnly ? true : await settle(cacheRoot);
     const fleetOk = await fleet(cacheRoot);
-    say(`bench took ${((Date.now() - started) / 60_000).toFixed(1)} minutes; every goal ${settled && fleetOk ? "met" : "NOT met (see above)"}`);
+    say(`bench took ${((Date.now() - started) / 60_000).toFixed(1)} minutes; ${settled && fleetOk ? "every goal met" : "not every goal met (see above)"}`);
   } finally {
     fs.rmSync(cacheRoot, { recursive: true, force: true });
   }
