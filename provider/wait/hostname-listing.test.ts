@@ -1,5 +1,6 @@
 import type { InstanceList, InstanceListItem } from "../api";
 import { SharedHostnameListing, type ListingSource } from "./hostname-listing";
+import { createGate } from "../../tests/support/gate";
 
 const row = (uuid: string, hostname: string) => ({ uuid, hostname, status: "Running", operation_flag: 0 }) as unknown as InstanceListItem;
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -10,19 +11,19 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
  */
 function fakeAccount(rows: InstanceListItem[], perPage = 100) {
   const requests: string[] = [];
-  let gate: Promise<void> | undefined;
+  const gate = createGate();
   const source: ListingSource = {
     list: async (query) => {
       requests.push(`list page=${query?.page}`);
       const page = query?.page ?? 1;
       const data = rows.slice((page - 1) * perPage, page * perPage);
-      if (gate) await gate;
+      await gate.passed();
       return { data, page: { total: rows.length, count: data.length, per_page: perPage, current_page: page, total_pages: Math.max(1, Math.ceil(rows.length / perPage)) }, active_operation: 0 } as InstanceList;
     },
     listAll: async (query) => {
       requests.push(`search=${query?.search}`);
       const found = rows.filter((r) => r.hostname.includes(query?.search ?? ""));
-      if (gate) await gate;
+      await gate.passed();
       return found;
     },
   };
@@ -30,14 +31,7 @@ function fakeAccount(rows: InstanceListItem[], perPage = 100) {
     rows,
     requests,
     source,
-    hold(): () => void {
-      let release: () => void = () => undefined;
-      gate = new Promise<void>((resolve) => (release = resolve));
-      return () => {
-        gate = undefined;
-        release();
-      };
-    },
+    hold: gate.hold,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Clock } from "../clock";
 import { SharedRead } from "./shared-read";
+import { createGate } from "../../tests/support/gate";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -8,12 +9,12 @@ function fakeList() {
   let now = 0;
   let version = 0;
   const starts: number[] = [];
-  let gate: Promise<void> | undefined;
+  const gate = createGate();
   const clock: Clock = { now: () => now, sleep: async (ms) => void (now += ms) };
   const readOnce = async () => {
     starts.push(now);
     const seen = version; // the list as it is when the read reaches it
-    if (gate) await gate;
+    await gate.passed();
     return seen;
   };
   return {
@@ -21,14 +22,7 @@ function fakeList() {
     readOnce,
     starts,
     change: () => void (version += 1),
-    hold(): () => void {
-      let release: () => void = () => undefined;
-      gate = new Promise<void>((resolve) => (release = resolve));
-      return () => {
-        gate = undefined;
-        release();
-      };
-    },
+    hold: gate.hold,
   };
 }
 
