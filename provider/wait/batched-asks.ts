@@ -79,3 +79,20 @@ export class BatchedAsks<Q, A> {
     }
   }
 }
+
+/**
+ * One `T` per client (i.e. per provider process and account), made on first use: a shared read serves the waits
+ * of one client, whose requests share one rate limiter. (Kept weakly: a client dropped by a new configuration
+ * takes its shared reads with it.)
+ */
+export function perClient<C extends object, T>(make: (client: C) => T): (client: C) => T {
+  const made = new WeakMap<C, T>();
+  return (client) => {
+    let value = made.get(client);
+    if (value === undefined) {
+      value = make(client);
+      made.set(client, value);
+    }
+    return value;
+  };
+}

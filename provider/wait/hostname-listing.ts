@@ -21,7 +21,7 @@
  */
 import type { InstanceListItem, VmHostClient } from "../api";
 import { LIST_ALL_PAGE_SIZE } from "../api";
-import { BatchedAsks } from "./batched-asks";
+import { BatchedAsks, perClient } from "./batched-asks";
 
 /** Counters of a listing (tests, `make bench`). */
 export interface HostnameListingStats {
@@ -82,14 +82,5 @@ export class SharedHostnameListing {
   }
 }
 
-const listings = new WeakMap<object, SharedHostnameListing>();
-
 /** The shared hostname listing of a client (i.e. of a provider process and account), created on first use. */
-export function hostnameListingFor(client: VmHostClient): SharedHostnameListing {
-  let listing = listings.get(client);
-  if (!listing) {
-    listing = new SharedHostnameListing(client.instances);
-    listings.set(client, listing);
-  }
-  return listing;
-}
+export const hostnameListingFor = perClient((client: VmHostClient) => new SharedHostnameListing(client.instances));

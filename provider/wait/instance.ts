@@ -51,7 +51,6 @@ export function learnDuration(client: Pick<VmHostClient, "baseUrl">, kind: strin
   if (kind) durationsFor(client.baseUrl).learn(kind, ms);
 }
 
-const learn = learnDuration;
 
 /**
  * pollUntil's timing for an instance wait. On an injected clock (tests): that clock, and the default schedule.
@@ -121,7 +120,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
       return { done: false, status: d.operation_flag !== 0 ? `${d.status} (operation running)` : d.status };
     },
   });
-  learn(client, opts.kind, clock.now() - started);
+  learnDuration(client, opts.kind, clock.now() - started);
   return detail;
 }
 
@@ -154,7 +153,7 @@ export async function waitForInstanceGone(
       return { done: false, status: d.status };
     },
   });
-  learn(client, kind, clock.now() - started);
+  learnDuration(client, kind, clock.now() - started);
 }
 
 /** What an idle wait saw when no operation ran: the list row, or the detail where the list did not show the VM. */

@@ -9,7 +9,7 @@
  */
 import { systemClock, type Clock } from "../clock";
 import type { VmHostClient } from "../api";
-import { BatchedAsks } from "./batched-asks";
+import { BatchedAsks, perClient } from "./batched-asks";
 import { pollIntervalMs } from "./status-poller";
 
 /** One shared, paced list read (see the module comment): every wait asks the same question, "the list now". */
@@ -37,7 +37,7 @@ export class SharedRead<T> {
   }
 }
 
-const shared = new WeakMap<VmHostClient, Map<string, SharedRead<unknown>>>();
+const readsOf = perClient((_client: VmHostClient) => new Map<string, SharedRead<unknown>>());
 
 /**
  * The shared read named `key` of a client (i.e. of a provider process and account), created on first use with
@@ -45,11 +45,7 @@ const shared = new WeakMap<VmHostClient, Map<string, SharedRead<unknown>>>();
  * `storage` or `snapshots:<instance uuid>`.
  */
 export function sharedReadFor<T>(client: VmHostClient, key: string, readOnce: () => Promise<T>): SharedRead<T> {
-  let reads = shared.get(client);
-  if (!reads) {
-    reads = new Map();
-    shared.set(client, reads);
-  }
+  const reads = readsOf(client);
   let read = reads.get(key) as SharedRead<T> | undefined;
   if (!read) {
     read = new SharedRead(readOnce, pollIntervalMs());

@@ -11,12 +11,9 @@
  * list can shift between pages: only a 404 on the detail says "gone").
  */
 import type { InstanceList, InstanceListItem, VmHostClient } from "../api";
-import { LIST_ALL_PAGE_SIZE, systemClock, type Clock } from "../api";
-import { BatchedAsks } from "./batched-asks";
-
-/** Time source of the poller: the client's Clock (api/retry.ts), so tests inject one fake clock for both. */
-export type PollerClock = Clock;
-
+import { LIST_ALL_PAGE_SIZE } from "../api";
+import { systemClock, type Clock } from "../clock";
+import { BatchedAsks, perClient } from "./batched-asks";
 
 /** Counters of a poller (for `make bench`). */
 export interface PollerStats {
@@ -38,7 +35,7 @@ export class InstanceStatusPoller {
   constructor(
     private readonly listPage: (page: number) => Promise<InstanceList>,
     private readonly minIntervalMs: number,
-    clock: PollerClock = systemClock,
+    clock: Clock = systemClock,
   ) {
     this.asks = new BatchedAsks((uuids) => this.tick(uuids), minIntervalMs, clock);
   }
@@ -78,8 +75,6 @@ export class InstanceStatusPoller {
   }
 }
 
-const pollers = new WeakMap<VmHostClient, InstanceStatusPoller>();
-
 /**
  * The shortest time between two ticks: 0.9 s, so an operation is noticed within about a second of its end while
  * polling costs about one request per second in total. `VMHOST_POLL_FAST_MS` lowers it (tests).
@@ -90,11 +85,6 @@ export function pollIntervalMs(env: Readonly<Record<string, string | undefined>>
 }
 
 /** The shared poller of a client, created on first use. */
-export function statusPollerFor(client: VmHostClient): InstanceStatusPoller {
-  let poller = pollers.get(client);
-  if (!poller) {
-    poller = new InstanceStatusPoller((page) => client.instances.list({ limit: LIST_ALL_PAGE_SIZE, page }), pollIntervalMs());
-    pollers.set(client, poller);
-  }
-  return poller;
-}
+export const statusPollerFor = perClient(
+  (client: VmHostClient) => new InstanceStatusPoller((page) => client.instances.list({ limit: LIST_ALL_PAGE_SIZE, page }), pollIntervalMs()),
+);
