@@ -192,6 +192,23 @@ describe("pollUntil: the deadline also bounds a poll in flight", () => {
     expect((err as Error).message).toMatch(/waiting for instance vm-1 to be deleted \(last status seen: Deleting\)/);
   });
 
+  it("also bounds the last poll, made once the sleep before it reached the deadline, and a wait begun past its deadline", async () => {
+    const never = new Promise<PollVerdict<string>>(() => undefined);
+    // The test's own bound: without it a wait that ignores its deadline would hang until jest's timeout.
+    const stillWaiting = (ms: number) => new Promise<string>((resolve) => setTimeout(() => resolve("still waiting"), ms).unref());
+    let polls = 0;
+    const lastPoll = pollUntil<string>({
+      what: "instance vm-1 to be deleted", deadline: new Deadline(30, Date.now, "delete"), schedule: { fastMs: 60_000, maxMs: 60_000 },
+      poll: async () => (++polls === 1 ? { done: false, status: "Deleting" } : never),
+    }).catch((e: unknown) => e);
+    const err = await Promise.race([lastPoll, stillWaiting(2_000)]);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as Error).message).toMatch(/waiting for instance vm-1 to be deleted \(last status seen: Deleting\); raise timeouts\.delete /);
+    expect(polls).toBe(2);
+    const begunLate = pollUntil<string>({ what: "instance vm-1 to be deleted", deadline: new Deadline(0), poll: () => never }).catch((e: unknown) => e);
+    expect(await Promise.race([begunLate, stillWaiting(2_000)])).toBeInstanceOf(WaitTimeoutError);
+  });
+
   it("names the time waited and the timeouts key of the operation", async () => {
     const never = new Promise<PollVerdict<string>>(() => undefined);
     const err = await pollUntil<string>({ what: "instance vm-1 to be deleted", deadline: new Deadline(50, Date.now, "delete"), poll: () => never }).catch((e: unknown) => e);

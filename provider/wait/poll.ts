@@ -175,7 +175,10 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
   for (;;) {
     let verdict: PollVerdict<T>;
     try {
-      verdict = opts.sleep || opts.now || opts.deadline.remainingMs() === 0 ? await opts.poll() : await withinDeadline(opts.poll(), opts.deadline, () => lastStatus, started, now);
+      // Also the last poll, made when the sleep before it ran to the deadline (or a wait that starts with its
+      // deadline passed): it may still answer at once (a fresh shared status), but one that does not answer must
+      // not hold the wait past its deadline.
+      verdict = opts.sleep || opts.now ? await opts.poll() : await withinDeadline(opts.poll(), opts.deadline, () => lastStatus, started, now);
       failuresInARow = 0;
     } catch (error) {
       if (error instanceof DeadlinePassed) throw new WaitTimeoutError(opts.what, error.lastStatus, error.waitedMs, opts.deadline.phase);
