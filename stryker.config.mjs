@@ -12,17 +12,21 @@
 // second run re-tests only mutants whose code or covering tests changed.
 const ENGINE_RUNS = ["conformance-runs", "conformance-steps", "lifecycle", "options", "failures-and-secrets"].map((t) => `<rootDir>/tests/engine/${t}.test.ts`);
 const ENGINE_CONFIG = ["config-and-cli", "state-and-config"].map((t) => `<rootDir>/tests/engine/${t}.test.ts`);
-const API_TESTS = ["<rootDir>/provider/api/**/*.test.ts"];
+// Each api piece runs only the api suites that import its files (directly or through other modules, as
+// `jest --listTests --findRelatedTests <files>` lists them): a suite that never loads a file cannot kill its
+// mutants, but jest loads every listed suite for every mutant.
+const apiTests = (...suites) => suites.map((s) => (s === "routes" ? "<rootDir>/provider/api/routes.test.ts" : `<rootDir>/provider/api/__tests__/${s}.test.ts`));
+const API_CHAIN = ["areas", "client", "errors", "limiter", "paginate", "request-timeout", "request", "retry", "secrets", "transport"];
 const resourceTests = (name, ...suites) => [`<rootDir>/provider/resources/${name}/**/*.test.ts`, ...suites.map((s) => `<rootDir>/tests/resources/${s}.test.ts`)];
 
 /** folder -> pieces: what each mutates and the suites run against it. */
 export const FOLDERS = {
   api: [
-    { piece: "pipeline", mutate: ["provider/api/{pipeline,retry,deadline,log}.ts"], tests: API_TESTS },
-    { piece: "limiter", mutate: ["provider/api/{limiter,pacer}.ts"], tests: API_TESTS },
-    { piece: "client", mutate: ["provider/api/{client,transport,request,config,overrides,version,routes,errors}.ts"], tests: API_TESTS },
-    { piece: "schemas", mutate: ["provider/api/schemas/**/*.ts", "provider/api/{normalize,paginate,operations}.ts"], tests: API_TESTS },
-    { piece: "areas", mutate: ["provider/api/areas/**/*.ts", "provider/api/index.ts"], tests: API_TESTS },
+    { piece: "pipeline", mutate: ["provider/api/{pipeline,retry,deadline,log}.ts"], tests: apiTests(...API_CHAIN, "pipeline", "deadline", "log", "config") },
+    { piece: "limiter", mutate: ["provider/api/{limiter,pacer}.ts"], tests: apiTests(...API_CHAIN, "pacer", "pipeline") },
+    { piece: "client", mutate: ["provider/api/{client,transport,request,config,overrides,version,routes,errors}.ts"], tests: apiTests(...API_CHAIN, "config", "pipeline", "schemas", "routes") },
+    { piece: "schemas", mutate: ["provider/api/schemas/**/*.ts", "provider/api/{normalize,paginate,operations}.ts"], tests: apiTests(...API_CHAIN, "lenient-dates", "normalize", "pipeline", "schemas", "routes") },
+    { piece: "areas", mutate: ["provider/api/areas/**/*.ts", "provider/api/index.ts"], tests: apiTests(...API_CHAIN) },
   ],
   wait: [
     {
