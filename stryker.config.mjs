@@ -85,7 +85,9 @@ export default {
   // The initial coverage run of a local-engine piece runs every engine suite in one worker (each test starts
   // two Node processes): it took over 5 minutes (Stryker's default limit, after which the whole run fails).
   dryRunTimeoutMinutes: 40,
-  reporters: ["clear-text", "progress-append-only", "json"],
+  // live: each mutant's result as soon as it is known (tools/mutate/live-reporter.mjs), reports/live/<id>.log.
+  appendPlugins: ["./tools/mutate/live-reporter.mjs"],
+  reporters: ["clear-text", "progress-append-only", "json", "live"],
   jsonReporter: { fileName: `reports/mutation/${id}.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
   tempDirName: `.stryker-tmp-${id}`,
