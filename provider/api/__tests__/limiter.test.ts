@@ -198,6 +198,26 @@ describe("rate limiter: the window's end from other header forms, and its settin
     expect(limiter.observe(c, answer(429, { "x-ratelimit-reset": "5" }))).toBe(1_700_000_015_000);
   });
 
+  it("a Reset with a fraction of a second ends the window at that fraction", async () => {
+    const { clock, sleeps } = fakeClock(1_700_000_000_300);
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    expect(limiter.observe(a, answer(429, { "retry-after": "1", "x-ratelimit-reset": "1700000000.75" }))).toBe(1_700_000_000_750);
+    await limiter.acquire();
+    expect(sleeps).toEqual([450]);
+  });
+
+  it("a count that is not plain decimal digits (negative, hex) is ignored, never read as 'nothing left'", async () => {
+    const { clock, sleeps } = fakeClock();
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    limiter.observe(a, answer(200, { "x-ratelimit-limit": "3", "x-ratelimit-remaining": "-1" }));
+    const b = await limiter.acquire();
+    limiter.observe(b, answer(200, { "x-ratelimit-remaining": "0x0" }));
+    limiter.observe(await limiter.acquire(), answer(200, {}));
+    expect(sleeps).toEqual([]); // no request held for a probe
+  });
+
   it("the configured cap is kept per account and can change; the account's limiter is shared and counted", () => {
     const { clock } = fakeClock();
     const limiter = limiterFor("https://api.cap.test/v1", "key-cap-1", 5, clock);
