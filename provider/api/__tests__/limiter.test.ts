@@ -2,6 +2,7 @@ import { withRequestDeadline } from "../deadline";
 import { RateLimitedError } from "../errors";
 import { limiterFor, limiterKeys, limiterStats, PROBE_INTERVAL_MS, RateLimiter } from "../limiter";
 import type { Clock } from "../retry";
+import { systemClock } from "../../clock";
 import { mockClient } from "./helpers";
 
 function fakeClock(start = 1_700_000_000_300) {
@@ -156,6 +157,23 @@ describe("rate limiter: learns the host's limit from its answers", () => {
     await expect(b).rejects.toThrow("cancelled");
     limiter.observe(a, answer(200, {}));
     await expect(c).resolves.toBe(2);
+  });
+
+  it("a cancelled last waiter leaves no timer behind (the provider process can exit at once, not at the pause's end)", async () => {
+    jest.useFakeTimers();
+    try {
+      const limiter = new RateLimiter(undefined, systemClock);
+      const a = await limiter.acquire();
+      limiter.observe(a, answer(429, { "retry-after": "30" }));
+      const controller = new AbortController();
+      const b = limiter.acquire(controller.signal);
+      expect(jest.getTimerCount()).toBe(1); // held until the pause ends
+      controller.abort(new Error("cancelled"));
+      await expect(b).rejects.toThrow("cancelled");
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
 
