@@ -24,12 +24,13 @@ export class Pacer {
     return this.ratePerSecond ? Math.max(1, this.ratePerSecond) : Infinity;
   }
 
-  /** Changes the rate (the most recently created client's setting wins; undefined/0 = unlimited). */
+  /**
+   * Changes the rate (the most recently created client's setting wins; undefined/0 = unlimited). Tokens earned
+   * so far count at the old rate; the next refill (before every read of the tokens) caps them to the new burst.
+   */
   setRate(ratePerSecond: number | undefined): void {
     this.refill();
     this.ratePerSecond = ratePerSecond;
-    this.tokens = Math.min(this.tokens, this.capacity());
-    if (!Number.isFinite(this.tokens)) this.tokens = this.capacity();
   }
 
   /** The configured rate (undefined = unlimited). */

@@ -40,6 +40,50 @@ describe("pacer", () => {
     expect(sleeps).toEqual([3000]);
   });
 
+  it("a cap below one request per second still lets requests through, one per 1/rate seconds", async () => {
+    const { clock, sleeps } = fakeClock();
+    const pacer = new Pacer(0.5, clock);
+    // The test's deadline: a pacer that never grants would sleep forever on this clock.
+    const bounded: Clock = { now: clock.now, sleep: async (ms, signal) => { if (sleeps.length >= 10) throw new Error("still held after 10 sleeps"); await clock.sleep(ms, signal); } };
+    const capped = new Pacer(0.5, bounded);
+    await capped.acquire();
+    await capped.acquire();
+    expect(sleeps).toEqual([2000]);
+    expect(pacer.delayMs(clock.now())).toBe(0); // a fresh bucket holds one request
+  });
+
+  it("a cap set on an unlimited pacer applies at once: a burst of one second's worth, then the rate", async () => {
+    const { clock, sleeps } = fakeClock();
+    const pacer = new Pacer(undefined, clock);
+    pacer.setRate(1);
+    await pacer.acquire();
+    await pacer.acquire();
+    expect(sleeps).toEqual([1000]);
+  });
+
+  it("a lowered cap applies at once: the burst left shrinks to the new rate", async () => {
+    const { clock, sleeps } = fakeClock();
+    const pacer = new Pacer(10, clock);
+    pacer.setRate(2);
+    expect(pacer.rate).toBe(2);
+    for (let i = 0; i < 3; i++) await pacer.acquire();
+    expect(sleeps).toEqual([500]);
+    pacer.setRate(undefined); // no cap: nothing waits
+    for (let i = 0; i < 10; i++) await pacer.acquire();
+    expect(sleeps).toEqual([500]);
+  });
+
+  it("a clock set back does not take tokens away", () => {
+    const { clock, advance } = fakeClock();
+    const pacer = new Pacer(1, clock);
+    advance(10_000);
+    pacer.take(clock.now()); // the bucket's one token
+    advance(-5_000); // the system clock set back (NTP)
+    expect(pacer.delayMs(clock.now())).toBe(1000);
+    advance(1_000);
+    expect(pacer.delayMs(clock.now())).toBe(0);
+  });
+
   it("is shared per base URL + key, keyed by a hash of the key", () => {
     const { clock } = fakeClock();
     const a = limiterFor("https://api.example.test/v1", "key-a-123456", undefined, clock);
