@@ -225,6 +225,16 @@ describe("rate limiter: the window's end from other header forms, and its settin
     expect(sleeps).toEqual([450]);
   });
 
+  it("a limit of 0 is not learned: after the window every request goes, none is held for a probe", async () => {
+    const { clock, sleeps } = fakeClock(1_700_000_000_000);
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    limiter.observe(a, answer(429, { "retry-after": "1", "x-ratelimit-limit": "0" }));
+    await Promise.all([limiter.acquire(), limiter.acquire()]);
+    expect(sleeps).toEqual([1000]);
+    expect(limiter.stats().limit).toBeUndefined();
+  });
+
   it("a count that is not plain decimal digits (negative, hex) is ignored, never read as 'nothing left'", async () => {
     const { clock, sleeps } = fakeClock();
     const limiter = new RateLimiter(undefined, clock);
