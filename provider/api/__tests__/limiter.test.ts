@@ -118,6 +118,34 @@ describe("rate limiter: learns the host's limit from its answers", () => {
     expect(now).toBe(1_700_000_000_300 + PROBE_INTERVAL_MS);
   });
 
+  it("late answers to older requests (a previous window's count, or none) do not override a newer answer's count", async () => {
+    const { clock, now } = fakeClock();
+    const start = now();
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    limiter.observe(a, answer(200, { "x-ratelimit-limit": "10", "x-ratelimit-remaining": "9" }));
+    const [b, c, d] = [await limiter.acquire(), await limiter.acquire(), await limiter.acquire()];
+    limiter.observe(d, answer(200, { "x-ratelimit-limit": "10", "x-ratelimit-remaining": "9" })); // a new window
+    limiter.observe(b, answer(200, { "x-ratelimit-limit": "10", "x-ratelimit-remaining": "0" })); // the old window's last
+    limiter.observe(c, answer(200, {}));
+    const grantedAt: number[] = [];
+    for (let i = 0; i < 10; i++) limiter.observe(await limiter.acquire().then((t) => (grantedAt.push(now() - start), t)));
+    // the new window's 9 go at once; the 10th waits for a probe
+    expect(grantedAt).toEqual([...Array(9).fill(0), PROBE_INTERVAL_MS]);
+  });
+
+  it("a 429 that names no window end, seen during a pause, keeps the window end already known", async () => {
+    const { clock, now } = fakeClock(1_700_000_000_000);
+    const limiter = new RateLimiter(undefined, clock);
+    const first = await limiter.acquire();
+    limiter.observe(first, answer(200, { "x-ratelimit-limit": "5", "x-ratelimit-remaining": "4" }));
+    const [a, b] = [await limiter.acquire(), await limiter.acquire()];
+    limiter.observe(a, answer(429, { "retry-after": "5" }));
+    limiter.observe(b, answer(429, {})); // sent before the pause, answered without Retry-After
+    await Promise.all([limiter.acquire(), limiter.acquire()]);
+    expect(now()).toBe(1_700_000_005_000); // the new window's whole limit at its start, no probe
+  });
+
   it("a host that stops reporting a limit is no longer paced (the learned budget does not run down to one probe a second)", async () => {
     const { clock, sleeps } = fakeClock();
     const limiter = new RateLimiter(undefined, clock);
