@@ -220,4 +220,21 @@ describe("hosts without the block storage list (fallback: attached unless listed
     expect((await diskOf(disk.uuid)).instanceUuid).toBe(vm1);
     await h.client.storage.detach(disk.uuid);
   });
+
+  it("takes a 405 for the list (the path exists, the method does not) as a missing route too, and attaches", async () => {
+    await useHostWithoutList({ listBlockStorages: "DELETE /storage/blocks" }); // GET only there: the simulator answers 405
+    try {
+      const vm = await h.newInstance("bsa-fallback-405");
+      const disk = disks[2]!;
+      const mark = h.mark();
+      const { id, outs } = await up<BlockStorageAttachmentOutputs>(provider, { blockStorageId: disk.uuid, instanceId: vm });
+      expect(h.operationsSince(mark)).toContain("listBlockStorageOptions");
+      expect((await diskOf(disk.uuid)).instanceUuid).toBe(vm);
+      expect(await provider.read(id, outs)).toEqual({ id, props: outs, inputs: { blockStorageId: disk.uuid, instanceId: vm } });
+      await provider.delete(id, outs);
+      expect((await diskOf(disk.uuid)).instanceUuid).toBeNull();
+    } finally {
+      await useHostWithoutList({ listBlockStorages: "GET /storage/blocks-not-on-this-host" });
+    }
+  });
 });
