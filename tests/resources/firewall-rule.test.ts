@@ -194,6 +194,28 @@ describe("FirewallRule lifecycle", () => {
     );
   });
 
+  it("refuses to add a rule exactly like one it does not manage, naming it and the adoptId that would manage it", async () => {
+    const { id } = await client.firewall.createRule(vm, { destinationPort: "7000", protocol: "tcp", action: "accept", description: "left behind" });
+    expect(id).not.toBeNull();
+    const since = lastSeq();
+    const error = await provider.create(await checked({ instanceId: vm, protocol: "tcp", port: "7000-7000", action: "accept", description: "left behind" })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toContain(`already has a firewall rule exactly like this one (${id})`);
+    expect((error as Error).message).toContain(`set adoptId: "${id}"`);
+    expect(writes(since)).toEqual([]);
+    expect((await client.firewall.listAllRules(vm)).filter((r) => r.destination_port === "7000").map((r) => r.id)).toEqual([id]);
+  });
+
+  it("refuses to adopt a rule of an instance that does not exist, naming the instance", async () => {
+    const missingVm = "6f1c2a3b-0000-4000-8000-0000000000ee";
+    await expect(provider.create(await checked({ instanceId: missingVm, protocol: "tcp", port: 1, action: "accept", adoptId: "77" }))).rejects.toThrow(
+      `cannot adopt firewall rule 77: instance ${missingVm} does not exist`,
+    );
+  });
+
   it("never creates a second rule after an ambiguous failure: the matching rule that appeared is taken", async () => {
     sim.setFaults({ resetNext: { operation: "createFirewallRule", afterProcessing: true } });
     const before = lastSeq();

@@ -172,6 +172,38 @@ describe("Snapshot lifecycle", () => {
     );
   });
 
+  it("refuses to take a snapshot beside one of its name it does not manage, naming it and the adoptId that would manage it", async () => {
+    const { snap_uuid } = await client.snapshots.create(vm, { name: "left-behind", description: "from an interrupted up" });
+    await waitUntilRunning(client, vm);
+    const since = lastSeq();
+    const error = await provider.create(await checked({ instanceId: vm, name: "left-behind" })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toContain(`already has a snapshot named "left-behind" (${snap_uuid})`);
+    expect((error as Error).message).toContain(`set adoptId: "${snap_uuid}"`);
+    expect(writes(since)).toEqual([]);
+    expect((await client.snapshots.list(vm)).filter((s) => s.name === "left-behind").map((s) => s.id)).toEqual([snap_uuid]);
+  });
+
+  it("refuses to adopt a snapshot of an instance that does not exist, naming the instance", async () => {
+    const missingVm = "6f1c2a3b-0000-4000-8000-0000000000ee";
+    await expect(
+      provider.create(await checked({ instanceId: missingVm, name: "x", adoptId: "0b7e9c1d-0000-4000-8000-0000000000fd" })),
+    ).rejects.toThrow(`cannot adopt snapshot 0b7e9c1d-0000-4000-8000-0000000000fd: instance ${missingVm} does not exist`);
+  });
+
+  it("refuses an in-place update of a snapshot deleted out of band, and says to refresh", async () => {
+    const created = await provider.create(await checked({ instanceId: vm, name: "vanishing" }));
+    await provider.delete!(created.id, created.outs);
+    const since = lastSeq();
+    await expect(
+      provider.update!(created.id, created.outs, await checked({ instanceId: vm, name: "vanishing", timeouts: { delete: "1m" } })),
+    ).rejects.toThrow(new RegExp(`snapshot ${created.id} of instance ${vm} no longer exists: run pulumi refresh`));
+    expect(writes(since)).toEqual([]);
+  });
+
   it("never takes a second snapshot after an ambiguous failure: the one that appeared is adopted", async () => {
     // the connection is cut after the API processed the request: the client cannot know it worked
     sim.setFaults({ resetNext: { operation: "createSnapshot", afterProcessing: true } });

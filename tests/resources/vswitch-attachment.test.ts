@@ -118,6 +118,19 @@ describe("drift and 404", () => {
     expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[1]!.uuid);
   });
 
+  it("refuses an in-place update once the instance left the network out of band, and says to refresh", async () => {
+    const vm = await h.newInstance("vsa-left-update");
+    const program = { instanceId: vm, vswitchId: jkt[0]!.uuid };
+    const { id, outs } = await up<VswitchAttachmentOutputs>(provider, program);
+    await h.outOfBand(vm, { vswitchId: null });
+    const mark = h.mark();
+    await expect(provider.update(id, outs, { ...program, timeouts: { delete: "1m" } })).rejects.toThrow(
+      `instance ${vm} is no longer on private network ${jkt[0]!.uuid} (changed out of band): run pulumi refresh`,
+    );
+    expect(h.methodsSince(mark).filter((m) => m !== "GET")).toEqual([]);
+    expect((await h.instance(vm))!.vswitchUuid).toBeNull();
+  });
+
   it("reports it gone when the instance is deleted, and delete succeeds", async () => {
     const vm = await h.newInstance("vsa-404");
     const { id, outs } = await up<VswitchAttachmentOutputs>(provider, { instanceId: vm, vswitchId: jkt[0]!.uuid });
