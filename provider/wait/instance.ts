@@ -157,7 +157,7 @@ export async function waitForInstanceGone(
 }
 
 /** What an idle wait saw when no operation ran: the list row, or the detail where the list did not show the VM. */
-export type IdleStatus = Pick<InstanceListItem, "uuid" | "status" | "operation_flag">;
+export type IdleStatus = InstanceListItem | InstanceDetail;
 
 /**
  * Waits until no operation runs on the instance, whatever its status (unlike waitForInstanceSettled, a VM in
@@ -242,7 +242,9 @@ export async function sendWhenNotBusy<T>(
  *    the time spent queued counts against the deadline;
  * 2. waits until no operation is running on it (another tool, or the console, may have started one);
  *    a VM in status Error is not refused here: deleting its address or repairing it must stay possible;
- * 3. sends the request; a "busy" answer (the API saw an operation we could not) waits and sends again;
+ * 3. sends the request (`send` gets what said "idle": the shared list's row, from a tick that started after this
+ *    wait began, or the detail where the list did not show the VM; a decision it allows costs no read of its own);
+ *    a "busy" answer (the API saw an operation we could not) waits and sends again;
  * 4. waits until the instance is settled in the state the operation leads to (`until`); a failure status
  *    ends that wait at once unless the VM was already in it before the request,
  * all within one deadline, and returns the API's answer and the fresh instance detail.
@@ -251,7 +253,7 @@ export async function runInstanceOperation<T>(
   client: VmHostClient,
   uuid: string,
   opts: InstanceWaitOptions,
-  send: () => Promise<T>,
+  send: (idle: IdleStatus) => Promise<T>,
 ): Promise<{ result: T; detail: InstanceDetail }> {
   return instanceLock.run(
     uuid,
@@ -265,7 +267,7 @@ export async function runInstanceOperation<T>(
           const idle = await waitUntilIdleStatus(client, uuid, { what: `${opts.what}: instance ${uuid} to be idle`, deadline: opts.deadline, clock: opts.clock });
           if (!idle) throw new WaitFailedError(opts.what, `instance ${uuid} no longer exists`);
           wasInError = isFailureStatus(idle.status);
-          return send();
+          return send(idle);
         },
         opts.clock,
       );

@@ -244,6 +244,17 @@ describe("adopt and ownership", () => {
     expect(h.operationsSince(mark2).filter((o) => o === "addPublicIp" || o === "changePublicIp")).toEqual([]);
   });
 
+  it("decides on the shared list's row: an instance listed without an address costs one detail read (the settled one), none before the add", async () => {
+    // On a rate-limited host a fleet of addresses waits for every request: the idle wait's list row already says
+    // "no address", so the add goes out without a read of its own; the settled detail then names the address.
+    const vm = await h.newInstance("pip-row");
+    const mark = h.mark();
+    const { id } = await up<PublicIpOutputs>(provider, { instanceId: vm });
+    const ops = h.operationsSince(mark).filter((o) => o !== "listInstances");
+    expect(ops).toEqual(["addPublicIp", "getInstance"]);
+    expect(id).toBe((await h.instance(vm))!.publicIpUuid);
+  });
+
   it("refuses to adopt an address the instance does not hold", async () => {
     const vm = await h.newInstance("pip-adopt-wrong");
     await expect(up(provider, { instanceId: vm, adoptId: reserved[0]!.uuid })).rejects.toThrow(/cannot adopt address .* holds no public address/);

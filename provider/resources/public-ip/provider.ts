@@ -132,12 +132,19 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
           deadline,
           until: (d) => (wanted ? currentAddress(d)?.id === wanted : currentAddress(d) !== undefined),
         },
-        async () => {
-          // Decided under the instance lock, on a fresh read: nothing else of ours changes the address meanwhile.
-          // (This read is also the existence check: no separate read before the lock.)
-          const fresh = await client.instances.find(instanceId);
-          if (!fresh) throw missingInstance(instanceId);
-          const current = currentAddress(fresh);
+        async (idle) => {
+          // Decided under the instance lock, on a fresh view: nothing else of ours changes the address meanwhile.
+          // What said "idle" is fresh (a shared list tick that started after this create asked, or the detail) and
+          // proves the instance exists. A list row whose ip_address is null says "no public address" as surely as
+          // the detail: decided without a read of our own (a fleet of 50 addresses saves 50 requests). A row
+          // showing an address is checked on the detail, which names the address's uuid.
+          let current: ReturnType<typeof currentAddress>;
+          if ("public_ip" in idle) current = currentAddress(idle);
+          else if (idle.ip_address !== null) {
+            const fresh = await client.instances.find(instanceId);
+            if (!fresh) throw missingInstance(instanceId);
+            current = currentAddress(fresh);
+          }
           before = current?.id;
           if (wanted) {
             if (current?.id === wanted) return; // already assigned (a retried up): nothing to do
