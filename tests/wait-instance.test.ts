@@ -282,6 +282,28 @@ describe("instance waits", () => {
     forgetDurations();
   });
 
+  it("an operation kind that usually ends within two list ticks is looked at on the detail at once; if still running, the list watches it", async () => {
+    forgetDurations();
+    const uuid = await createVm("short-kind");
+    clock.advanceSeconds(10);
+    // an address add ends at once on this host: learned as short, its one settled detail read goes out without a tick
+    durationsFor(client.baseUrl).learn("public-ip-add", 100);
+    await client.network.addPublicIp(uuid);
+    let from = sim.requests().length;
+    const settled = await waitForInstanceSettled(client, uuid, { what: "add", kind: "public-ip-add", deadline: deadline(600_000), until: (d) => d.public_ip !== null, clock: waitClock });
+    expect(settled.public_ip).not.toBeNull();
+    expect(countOf("listInstances", from)).toBe(0);
+    expect(countOf("getInstance", from)).toBe(1);
+    // learned short but running long this time (10 s): one early detail read, then the shared list until it ends
+    durationsFor(client.baseUrl).learn("resize-short", 100);
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
+    from = sim.requests().length;
+    await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-short", deadline: deadline(600_000), until: (d) => d.cpu === 2, clock: waitClock });
+    expect(countOf("listInstances", from)).toBeGreaterThan(1);
+    expect(countOf("getInstance", from)).toBe(2);
+    forgetDurations();
+  });
+
   it("learns how long an operation kind took, on the waits' clock, so the next wait polls around it", async () => {
     forgetDurations();
     const uuid = await createVm("learns-1");

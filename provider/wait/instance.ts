@@ -83,7 +83,11 @@ type Seen = { row: InstanceListItem; detail?: undefined } | { detail: InstanceDe
  * One status poll through the process's shared poller (status-poller.ts): the list row when the list shows the
  * instance; otherwise the detail, because only its 404 says the instance is gone.
  */
-async function observe(client: VmHostClient, uuid: string, injectedTime: boolean): Promise<Seen> {
+async function observe(client: VmHostClient, uuid: string, injectedTime: boolean, detailFirst = false): Promise<Seen> {
+  if (detailFirst) {
+    const detail = await client.instances.find(uuid);
+    return detail ? { detail } : undefined;
+  }
   const row = await statusPollerFor(client).status(uuid, { now: injectedTime });
   if (row) return { row };
   const detail = await client.instances.find(uuid);
@@ -99,14 +103,22 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
   const clock = opts.clock ?? systemClock;
   const started = clock.now();
   const gone = { failed: true, message: `instance ${uuid} no longer exists` } as const;
+  const expectedMs = expectedFor(client, opts);
+  // An operation that usually ends within two ticks of the shared poller (an address added, a rule changed): its
+  // first look reads the detail directly instead of waiting up to a tick for the list to say "idle" and then
+  // reading the detail. Same requests when it has ended (the settled detail is read either way), one more when
+  // not; then the shared list watches it like any other wait. (A chain of such operations, e.g. a fleet's
+  // addresses each after its VM, would otherwise wait a tick per link.)
+  let detailFirst = expectedMs !== undefined && expectedMs < 2 * statusPollerFor(client).intervalMs;
   const detail = await pollUntil<InstanceDetail>({
     what: opts.what,
     deadline: opts.deadline,
-    expectedMs: expectedFor(client, opts),
+    expectedMs,
     log: progressLog,
     ...pollTiming(opts.clock),
     poll: async () => {
-      const seen = await observe(client, uuid, opts.clock !== undefined);
+      const seen = await observe(client, uuid, opts.clock !== undefined, detailFirst);
+      detailFirst = false;
       if (!seen) return gone;
       const failOnError = opts.failOnErrorStatus !== false;
       const status = seen.row ?? seen.detail;

@@ -130,6 +130,8 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
         {
           what: `instance ${instanceId} to get ${wanted ? `public address ${wanted}` : "a public address"}`,
           deadline,
+          // learned per host: an add that usually ends at once is then looked at without waiting for a list tick
+          kind: wanted ? "public-ip-change" : "public-ip-add",
           until: (d) => (wanted ? currentAddress(d)?.id === wanted : currentAddress(d) !== undefined),
         },
         async (idle) => {
