@@ -191,10 +191,23 @@ export function clone<T extends PropertyValue>(v: T): T {
  * unset the passphrase is empty: the values are then only obscured, never in plain text.
  */
 export class SecretsCrypter {
+  /**
+   * Derived keys by salt and passphrase. scrypt costs tens of milliseconds of CPU (hundreds on a busy machine), and
+   * the state is saved at the start and end of every step: deriving it per save blocked the engine for seconds in a
+   * 50-resource `up`, a cost the real CLI does not have (its passphrase secrets manager derives the key once per
+   * stack state and caches it for the process: pkg/secrets/passphrase/manager.go getCachedSecretsManager).
+   */
+  private static readonly derived = new Map<string, Buffer>();
   private readonly key: Buffer;
 
   constructor(passphrase: string, salt: string) {
-    this.key = crypto.scryptSync(passphrase, Buffer.from(salt, "base64"), 32);
+    const id = `${salt}\u0000${passphrase}`;
+    let key = SecretsCrypter.derived.get(id);
+    if (!key) {
+      key = crypto.scryptSync(passphrase, Buffer.from(salt, "base64"), 32);
+      SecretsCrypter.derived.set(id, key);
+    }
+    this.key = key;
   }
 
   /** A fresh random salt for a new state file. */
