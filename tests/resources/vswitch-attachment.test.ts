@@ -178,6 +178,23 @@ describe("failures", () => {
     expect(await h.instance(vm)).toMatchObject({ vswitchUuid: jkt[0]!.uuid, status: "Stopped" });
   });
 
+  it("records nothing when the API refuses the join: its error stands and the instance stays off the network", async () => {
+    const vm = await h.newInstance("vsa-refused");
+    const network = getClient().network;
+    const spy = jest
+      .spyOn(network, "updatePrivateNetwork")
+      .mockRejectedValueOnce(new ServerError({ operation: "updatePrivateNetwork", method: "PATCH", path: "/instance/{instance_uuid}/private-network", status: 500, apiMessage: "Server Error" }));
+    try {
+      const error = await up(provider, { instanceId: vm, vswitchId: jkt[0]!.uuid }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServerError);
+      expect(error).not.toBeInstanceOf(ResourceInitError);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await h.instance(vm))!.vswitchUuid).toBeNull();
+  });
+
   it("records the attachment with its id when reading it back fails after the instance joined", async () => {
     const vm = await h.newInstance("vsa-initfail");
     // The join succeeds; the vswitch list read after it fails with a server error (500s are not retried).
