@@ -252,6 +252,45 @@ describe("FirewallRule lifecycle", () => {
     }
   });
 
+  it("fails a delete the host answered but did not carry out, naming the rule, instead of forgetting a rule that still filters", async () => {
+    const target = await newInstance();
+    const created = await provider.create(await checked({ instanceId: target, protocol: "tcp", port: 25, action: "drop" }));
+    const spy = jest.spyOn(getClient().firewall, "deleteRule").mockResolvedValue(undefined); // answered, nothing deleted
+    try {
+      await expect(provider.delete!(created.id, created.outs)).rejects.toThrow(
+        `firewall rule ${created.id} is still listed on instance ${target} after deleteFirewallRule`,
+      );
+    } finally {
+      spy.mockRestore();
+    }
+    await provider.delete!(created.id, created.outs);
+    expect(await apiRule(target, created.id)).toBeUndefined();
+  });
+
+  it("deletes successfully when the instance itself is deleted while the rule's delete runs (its rules went with it)", async () => {
+    const target = await newInstance();
+    const created = await provider.create(await checked({ instanceId: target, protocol: "udp", port: 123, action: "accept" }));
+    const spy = jest.spyOn(getClient().firewall, "deleteRule").mockImplementation(async () => {
+      await admin(target, { deleted: true });
+      throw new Error("connection reset while the instance was being deleted");
+    });
+    try {
+      await expect(provider.delete!(created.id, created.outs)).resolves.toBeUndefined();
+    } finally {
+      spy.mockRestore();
+    }
+    // a failure that is not the instance vanishing still fails the delete
+    const kept = await newInstance();
+    const other = await provider.create(await checked({ instanceId: kept, protocol: "udp", port: 124, action: "accept" }));
+    const failing = jest.spyOn(getClient().firewall, "deleteRule").mockRejectedValue(new Error("the host refused"));
+    try {
+      await expect(provider.delete!(other.id, other.outs)).rejects.toThrow("the host refused");
+    } finally {
+      failing.mockRestore();
+    }
+    expect(await apiRule(kept, other.id)).toBeDefined();
+  });
+
   it("creates several rules and a snapshot on one instance in parallel (operations queue up, none collides)", async () => {
     const target = await newInstance();
     const rules = [22, 80, 443, 8080].map((port) => checked({ instanceId: target, protocol: "tcp", port, action: "accept" }).then((i) => provider.create(i)));
