@@ -5,7 +5,7 @@
 import { createRunningInstance, waitUntilRunning } from "./attachment-helpers";
 import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
-import { configure, resetContext, setProgressSink } from "../../provider/context";
+import { configure, getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import { UNKNOWN_VALUE } from "../../provider/resources/common/check";
 import { snapshotProvider } from "../../provider/resources/snapshot/provider";
@@ -202,6 +202,32 @@ describe("Snapshot lifecycle", () => {
       provider.update!(created.id, created.outs, await checked({ instanceId: vm, name: "vanishing", timeouts: { delete: "1m" } })),
     ).rejects.toThrow(new RegExp(`snapshot ${created.id} of instance ${vm} no longer exists: run pulumi refresh`));
     expect(writes(since)).toEqual([]);
+  });
+
+  it("deletes successfully when the instance is deleted while the snapshot's delete runs, and fails on any other refusal", async () => {
+    const admin = (uuid: string, patch: Record<string, unknown>) =>
+      fetch(`${sim.adminUrl}/instances/${uuid}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(patch) });
+    const doomed = await newInstance();
+    const created = await provider.create(await checked({ instanceId: doomed, name: "goes-with-its-vm" }));
+    const spy = jest.spyOn(getClient().snapshots, "delete").mockImplementation(async () => {
+      await admin(doomed, { deleted: true });
+      throw new Error("connection reset while the instance was being deleted");
+    });
+    try {
+      await expect(provider.delete!(created.id, created.outs)).resolves.toBeUndefined();
+    } finally {
+      spy.mockRestore();
+    }
+
+    const kept = await provider.create(await checked({ instanceId: vm, name: "refused-delete" }));
+    const failing = jest.spyOn(getClient().snapshots, "delete").mockRejectedValue(new Error("the host refused"));
+    try {
+      await expect(provider.delete!(kept.id, kept.outs)).rejects.toThrow("the host refused");
+    } finally {
+      failing.mockRestore();
+    }
+    expect((await client.snapshots.list(vm)).some((s) => s.id === kept.id)).toBe(true);
+    await provider.delete!(kept.id, kept.outs);
   });
 
   it("never takes a second snapshot after an ambiguous failure: the one that appeared is adopted", async () => {
