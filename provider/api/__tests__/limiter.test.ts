@@ -15,6 +15,26 @@ function fakeClock(start = 1_700_000_000_300) {
 
 /** Lets pending promise callbacks run. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A clock whose sleeps end when time is advanced past them, or at once when aborted (as the system clock's). */
+function steppedClock(start: number) {
+  let now = start;
+  const sleepers: { until: number; resolve: () => void }[] = [];
+  const clock: Clock = {
+    now: () => now,
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve, reject) => {
+        sleepers.push({ until: now + ms, resolve });
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      }),
+  };
+  const advance = async (ms: number) => {
+    now += ms;
+    for (const s of sleepers.splice(0)) if (s.until <= now) s.resolve(); else sleepers.push(s);
+    for (let i = 0; i < 5; i++) await settle();
+  };
+  return { clock, advance, now: () => now };
+}
 const answer = (status: number, headers: Record<string, string>) => ({ status, headers });
 describe("rate limiter: learns the host's limit from its answers", () => {
   it("sends one request until the first answer, then as many as X-RateLimit-Remaining allows", async () => {
@@ -116,6 +136,40 @@ describe("rate limiter: learns the host's limit from its answers", () => {
     expect(granted).toEqual(["c", "d", "e"]);
     await Promise.all(queued);
     expect(now).toBe(1_700_000_000_300 + PROBE_INTERVAL_MS);
+  });
+
+  it("a probe due is kept while answers say the window is still spent, and forgotten once one names a budget", async () => {
+    const start = 1_700_000_000_000;
+    const { clock, advance, now } = steppedClock(start);
+    const limiter = new RateLimiter(undefined, clock);
+    // Grants are recorded, never awaited: a request held for good fails the test instead of hanging it.
+    const granted: Record<string, { at: number; ticket: number }> = {};
+    const ask = (name: string) => void limiter.acquire().then((ticket) => (granted[name] = { at: now() - start, ticket }));
+    const a = await limiter.acquire();
+    limiter.observe(a, answer(200, { "x-ratelimit-limit": "10", "x-ratelimit-remaining": "2" }));
+    ask("b");
+    ask("c");
+    ask("probe"); // the window is spent: a probe is due a probe interval from now
+    await advance(500);
+    limiter.observe(granted.b!.ticket, answer(200, { "x-ratelimit-remaining": "0" })); // still spent: the probe stays due at 1000
+    await advance(500);
+    expect(granted.probe?.at).toBe(PROBE_INTERVAL_MS);
+    limiter.observe(granted.probe!.ticket, answer(200, { "x-ratelimit-remaining": "1" }));
+    ask("d");
+    ask("e"); // spent again: a probe is due at 2000
+    await advance(200);
+    limiter.observe(granted.d!.ticket, answer(200, { "x-ratelimit-remaining": "5" })); // a budget again: no probe due
+    await advance(0);
+    expect(granted.e?.at).toBe(1_200);
+    for (const name of ["f", "g", "h", "i"]) ask(name); // the rest of the budget
+    await advance(0);
+    expect(granted.i?.at).toBe(1_200);
+    await advance(1_000); // past the probe once due at 2000
+    ask("j"); // spent: a new probe interval from now, not the old due time
+    await advance(999);
+    expect(granted.j).toBeUndefined();
+    await advance(1);
+    expect(granted.j?.at).toBe(3_200);
   });
 
   it("late answers to older requests (a previous window's count, or none) do not override a newer answer's count", async () => {
@@ -242,6 +296,18 @@ describe("rate limiter: the window's end from other header forms, and its settin
     expect(now()).toBe(1_700_000_010_000);
     // a small reset value is a number of seconds from now
     expect(limiter.observe(c, answer(429, { "x-ratelimit-reset": "5" }))).toBe(1_700_000_015_000);
+  });
+
+  it("a Retry-After of seconds is read with spaces around it and with a fraction; one that is neither seconds nor a date is no window end", async () => {
+    for (const [retryAfter, held] of [[" 2 ", 2_000], ["1.25", 1_250], ["5s", PROBE_INTERVAL_MS], ["~5", PROBE_INTERVAL_MS]] as const) {
+      const { clock, sleeps } = fakeClock(1_700_000_000_000);
+      const limiter = new RateLimiter(undefined, clock);
+      const a = await limiter.acquire();
+      limiter.observe(a, answer(429, { "retry-after": retryAfter }));
+      await limiter.acquire();
+      // no window end known: the budget is spent, so the next request is a probe a probe interval later
+      expect({ retryAfter, sleeps }).toEqual({ retryAfter, sleeps: [held] });
+    }
   });
 
   it("a Reset with a fraction of a second ends the window at that fraction", async () => {
