@@ -299,7 +299,7 @@ describe("rate limiter: the window's end from other header forms, and its settin
   });
 
   it("a Retry-After of seconds is read with spaces around it and with a fraction; one that is neither seconds nor a date is no window end", async () => {
-    for (const [retryAfter, held] of [[" 2 ", 2_000], ["1.25", 1_250], ["5s", PROBE_INTERVAL_MS], ["~5", PROBE_INTERVAL_MS]] as const) {
+    for (const [retryAfter, held] of [[" 2 ", 2_000], ["12", 12_000], ["1.25", 1_250], ["5s", PROBE_INTERVAL_MS], ["~5", PROBE_INTERVAL_MS]] as const) {
       const { clock, sleeps } = fakeClock(1_700_000_000_000);
       const limiter = new RateLimiter(undefined, clock);
       const a = await limiter.acquire();
@@ -307,6 +307,23 @@ describe("rate limiter: the window's end from other header forms, and its settin
       await limiter.acquire();
       // no window end known: the budget is spent, so the next request is a probe a probe interval later
       expect({ retryAfter, sleeps }).toEqual({ retryAfter, sleeps: [held] });
+    }
+  });
+
+  it("a Reset not after now (a server clock behind ours) is no window end: Retry-After, or else a probe, decides", async () => {
+    const cases: [Record<string, string>, number][] = [
+      [{ "retry-after": "2", "x-ratelimit-reset": "1699999990" }, 2_000],
+      [{ "retry-after": "1", "x-ratelimit-reset": "1700000000" }, 1_000],
+      [{ "x-ratelimit-reset": "1699999990" }, PROBE_INTERVAL_MS],
+      [{ "x-ratelimit-reset": "1700000000" }, PROBE_INTERVAL_MS],
+    ];
+    for (const [headers, held] of cases) {
+      const { clock, sleeps } = fakeClock(1_700_000_000_000);
+      const limiter = new RateLimiter(undefined, clock);
+      const a = await limiter.acquire();
+      limiter.observe(a, answer(429, headers));
+      await limiter.acquire();
+      expect({ headers, sleeps }).toEqual({ headers, sleeps: [held] });
     }
   });
 
