@@ -310,6 +310,20 @@ describe("rate limiter: the window's end from other header forms, and its settin
     }
   });
 
+  it("a pause holds every request until its end; an earlier end, also a later 429's, never shortens it", async () => {
+    const { clock, sleeps } = fakeClock(1_700_000_000_000);
+    const limiter = new RateLimiter(undefined, clock);
+    limiter.pauseUntil(1_700_000_005_000);
+    limiter.pauseUntil(1_700_000_001_000);
+    limiter.observe(await limiter.acquire(), answer(200, {}));
+    expect(sleeps).toEqual([5_000]);
+    const [a, b] = [await limiter.acquire(), await limiter.acquire()];
+    limiter.observe(a, answer(429, { "retry-after": "30" }));
+    limiter.observe(b, answer(429, { "retry-after": "2" })); // answered later, names an earlier end
+    await limiter.acquire();
+    expect(sleeps).toEqual([5_000, 30_000]);
+  });
+
   it("a Reset not after now (a server clock behind ours) is no window end: Retry-After, or else a probe, decides", async () => {
     const cases: [Record<string, string>, number][] = [
       [{ "retry-after": "2", "x-ratelimit-reset": "1699999990" }, 2_000],
