@@ -197,7 +197,8 @@ export class RateLimiter {
       this.windowEndsAt = undefined;
     }
     if (this.budget !== undefined && this.budget <= 0) {
-      if (this.windowEndsAt !== undefined) return this.windowEndsAt - now;
+      // The window's end is unknown here: a known end is also the pause's end (observe pauses until it), which
+      // returned above.
       this.probeAt ??= now + PROBE_INTERVAL_MS;
       if (now < this.probeAt) return this.probeAt - now;
       this.probeAt = undefined;
