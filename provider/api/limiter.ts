@@ -190,8 +190,8 @@ export class RateLimiter {
   private delayMs(now: number): number {
     if (this.pausedUntil > now) return this.pausedUntil - now;
     if (!this.answered && this.inFlight > 0) return Infinity; // woken by observe()
-    if (this.windowEndsAt !== undefined && now >= this.windowEndsAt) {
-      // A new window: the whole limit again.
+    if (this.windowEndsAt !== undefined) {
+      // The window has ended (the pause, which lasts at least until its end, is over): the whole limit again.
       this.budget = this.limit;
       this.probeAt = undefined;
       this.windowEndsAt = undefined;
