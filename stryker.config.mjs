@@ -17,6 +17,8 @@ const ENGINE_CONFIG = ["config-and-cli", "state-and-config"].map((t) => `<rootDi
 // mutants, but jest loads every listed suite for every mutant.
 const apiTests = (...suites) => suites.map((s) => (s === "routes" ? "<rootDir>/provider/api/routes.test.ts" : `<rootDir>/provider/api/__tests__/${s}.test.ts`));
 const API_CHAIN = ["areas", "client", "errors", "limiter", "paginate", "request-timeout", "request", "retry", "secrets", "transport"];
+// Fast in-process suites of the engine's pieces (no program or provider-host process): what the pieces below run.
+const engineUnit = (...names) => names.map((t) => `<rootDir>/tests/engine/unit/${t}.test.ts`);
 const resourceTests = (name, ...suites) => [`<rootDir>/provider/resources/${name}/**/*.test.ts`, ...suites.map((s) => `<rootDir>/tests/resources/${s}.test.ts`)];
 
 /** folder -> pieces: what each mutates and the suites run against it. */
@@ -46,7 +48,7 @@ export const FOLDERS = {
   ],
   "local-engine": [
     { piece: "config", mutate: ["tools/local-engine/config.ts"], tests: ENGINE_CONFIG },
-    { piece: "values-state", mutate: ["tools/local-engine/{values,state,output}.ts"], tests: [...ENGINE_CONFIG, ...ENGINE_RUNS] },
+    { piece: "values-state", mutate: ["tools/local-engine/{values,state,output}.ts"], tests: engineUnit("values", "output-state") },
     { piece: "deployment", mutate: ["tools/local-engine/deployment.ts"], tests: ENGINE_RUNS },
     { piece: "host", mutate: ["tools/local-engine/{index,cli,monitor,providerHost,errors}.ts"], tests: [...ENGINE_RUNS, ...ENGINE_CONFIG] },
   ],

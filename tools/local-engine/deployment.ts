@@ -63,6 +63,12 @@ export interface DriftRecord {
   properties: Array<{ name: string; old: string; new: string }>;
 }
 
+/**
+ * The provider calls a deployment makes: the real {@link ProviderHost} in a run, an in-process fake in the
+ * engine's unit tests (tests/engine/unit), so the step rules can be tested without starting processes.
+ */
+export type ProviderClient = Pick<ProviderHost, "check" | "diff" | "create" | "read" | "update" | "delete">;
+
 /** What a deployment needs from the run around it. */
 export interface DeploymentOptions {
   project: string;
@@ -71,7 +77,7 @@ export interface DeploymentOptions {
   old: StateFile;
   printer: Printer;
   /** The provider host, started on first use. */
-  host: () => Promise<ProviderHost>;
+  host: () => Promise<ProviderClient>;
   /** Called after every step starts and completes with the state so far (not in preview). */
   checkpoint?: (state: StateFile) => void;
   /** Provider operations run at once (Pulumi's --parallel); default {@link defaultParallel}. */
@@ -686,11 +692,16 @@ export class Deployment implements MonitorHandler {
     if (old && !plan.recreating) {
       if (plan.deleteFirst) {
         // Delete-before-replace (one chain, in order): dependents that must be replaced, then the resource.
+        // A resource deleted with another one of the chain gets no Delete call of its own: the real engine marks
+        // the whole chain in sg.deletes before any of it runs, and DeleteStep.Apply skips a resource whose
+        // deletedWith is there (step_generator.go calculateDependentReplacements, step.go isDeletedWith).
+        const chain = new Set([old.urn, ...plan.dependents.map((d) => d.urn)]);
+        const goesWith = (r: ResourceState): boolean => r.deletedWith !== undefined && chain.has(r.deletedWith);
         for (const d of [...plan.dependents].reverse()) {
-          await this.pool.run(() => this.deleteOne(d, "replace"));
+          await this.pool.run(() => this.deleteOne(d, "replace", goesWith(d)));
           this.markDeletedForReplace(d);
         }
-        await this.pool.run(() => this.deleteOne(old, "replace"));
+        await this.pool.run(() => this.deleteOne(old, "replace", goesWith(old)));
       }
     }
     const createBeforeDelete = old && !plan.deleteFirst && !plan.recreating ? old : undefined;
@@ -936,7 +947,7 @@ export class Deployment implements MonitorHandler {
   async refresh(clearPendingCreates = false): Promise<void> {
     if (clearPendingCreates) this.basePendingCreates = [];
     // Reads run concurrently (as Pulumi's refresh does); results are applied and printed in state order.
-    type Read = Awaited<ReturnType<ProviderHost["read"]>>;
+    type Read = Awaited<ReturnType<ProviderClient["read"]>>;
     type Outcome = { ok: true; res: Read; drifted: boolean; keys: string[] } | { ok: false; error: unknown } | undefined;
     const outcomes: Outcome[] = await Promise.all(
       this.oldResources.map((r): Promise<Outcome> | undefined => {
