@@ -49,7 +49,7 @@ export const FOLDERS = {
   "local-engine": [
     { piece: "config", mutate: ["tools/local-engine/config.ts"], tests: ENGINE_CONFIG },
     { piece: "values-state", mutate: ["tools/local-engine/{values,state,output}.ts"], tests: engineUnit("values", "output-state") },
-    { piece: "deployment", mutate: ["tools/local-engine/deployment.ts"], tests: ENGINE_RUNS },
+    { piece: "deployment", mutate: ["tools/local-engine/deployment.ts"], tests: engineUnit("deployment-steps", "deployment-runs") },
     { piece: "host", mutate: ["tools/local-engine/{index,cli,monitor,providerHost,errors}.ts"], tests: [...ENGINE_RUNS, ...ENGINE_CONFIG] },
   ],
 };
