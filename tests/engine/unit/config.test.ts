@@ -1,0 +1,312 @@
+/**
+ * Conformance of the local engine's configuration with the Pulumi CLI (issue 10, points 10 and 13), in process
+ * (tools/local-engine/config.ts; no engine run): stack files read with a YAML parser, `secure:` values of the
+ * passphrase secrets provider, structured values, overrides, project-level config. Each test names the
+ * pulumi/pulumi source it mirrors. The runs through the real language runtime and provider host are in
+ * tests/engine/config-and-cli.test.ts.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import {
+  ProjectSettings,
+  StackConfig,
+  configEnv,
+  passphraseKey,
+  readProject,
+  resolveStackConfig,
+} from "../../../tools/local-engine/config";
+import { newEncryptionSalt, pulumiEncrypt } from "../passphrase";
+
+// PBKDF2 (1,000,000 iterations) takes about a second per key, more on a loaded machine.
+jest.setTimeout(120_000);
+
+const PASSPHRASE = "correct horse battery staple";
+let secrets: { encryptionSalt: string; key: Buffer };
+let dir: string;
+
+beforeAll(() => {
+  secrets = newEncryptionSalt(PASSPHRASE);
+});
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "vmhost-engine-config-"));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function project(name: string, config: ProjectSettings["config"] = {}): ProjectSettings {
+  return { name, main: ".", typescript: false, config };
+}
+
+function resolve(name: string, env: NodeJS.ProcessEnv, extra: { config?: Record<string, string>; secrets?: Record<string, string>; configFile?: string; stack?: string; project?: ProjectSettings } = {}): Promise<StackConfig> {
+  return resolveStackConfig({
+    projectDir: dir,
+    project: extra.project ?? project(name),
+    stack: extra.stack ?? "dev",
+    env,
+    config: extra.config,
+    secrets: extra.secrets,
+    configFile: extra.configFile,
+  });
+}
+
+// A stack file written by the Pulumi CLI itself, verbatim from pulumi/pulumi tests/roundtrip/roundtrip_test.go
+// (TestConfigRoundtripComments), whose passphrase is "TestConfigRoundtripComments": a known vector.
+const PULUMI_WRITTEN_STACK = `
+encryptionsalt: v1:ThS5UPxP9qc=:v1:UZYAXF+ylaJ0rGhv:9OTvBnOEDFgxs7btjzSu+LZ470vLpg==
+# 🔴 header comment
+config:
+  foo:a: some-value # 🟠 comment after value
+  # 🟡 comment before key
+  foo:b: some-value
+  foo:c:
+    a: A
+    b: B
+    c:
+      - 1
+      - 2
+      - 3 # 🟢 comment in array
+      # 🔵 comment after array
+  foo:d:
+    secure: v1:T1ftqhY0hqr+EJK6:+jvd5PMecFx80tcavzuZY4tLatgIfoe/xR72GA== # 🟣 comment on secret
+
+# 🟥 footer comment`;
+
+describe("secure: values of the passphrase secrets provider", () => {
+  // Mirrors passphrase/manager.go symmetricCrypterFromPhraseAndState + crypt.go symmetricCrypter.DecryptValue.
+  test("a stack file the Pulumi CLI wrote is decrypted with PULUMI_CONFIG_PASSPHRASE (Pulumi's own test vector)", async () => {
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), PULUMI_WRITTEN_STACK);
+    const config = await resolve("foo", { PULUMI_CONFIG_PASSPHRASE: "TestConfigRoundtripComments" });
+    expect(config).toEqual({
+      "foo:a": { value: "some-value", secret: false },
+      "foo:b": { value: "some-value", secret: false },
+      "foo:c": { value: '{"a":"A","b":"B","c":[1,2,3]}', secret: false },
+      "foo:d": { value: "secret-value", secret: true },
+    });
+  });
+
+  test("the encryptionsalt check value of Pulumi's passphrase manager tests: right and wrong passphrase", async () => {
+    // pkg/secrets/passphrase/manager_test.go: state salt for the passphrase "password".
+    const salt = "v1:fozI5u6B030=:v1:F+6ZduKKd8G0/V7L:PGMFeIzwobWRKmEAzUdaQHqC5mMRIQ==";
+    await expect(passphraseKey("password", salt)).resolves.toHaveLength(32);
+    await expect(passphraseKey("password123", salt)).rejects.toThrow(/incorrect passphrase/);
+  });
+
+  test("values encrypted by an independent implementation, nested in objects and lists, decrypt; the key is secret", async () => {
+    const enc = (s: string) => pulumiEncrypt(secrets.key, s);
+    fs.writeFileSync(
+      path.join(dir, "Pulumi.dev.yaml"),
+      [
+        `encryptionsalt: ${secrets.encryptionSalt}`,
+        "config:",
+        "  vmhost:apiKey:",
+        `    secure: ${enc("sk-live-123")}`,
+        "  app:db:",
+        "    host: db.internal",
+        "    port: 5432",
+        "    password:",
+        `      secure: ${enc("pa<ss>&word")}`,
+        "  app:tokens:",
+        `    - secure: ${enc("t1")}`,
+        "    - plain",
+      ].join("\n"),
+    );
+    const config = await resolve("app", { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE });
+    expect(config["vmhost:apiKey"]).toEqual({ value: "sk-live-123", secret: true });
+    // plaintext.go marshalText: Go's json.Marshal, keys sorted, <>& escaped; the whole key is secret
+    // (object.go object.Secure: a composite holding a secure value is secure).
+    expect(config["app:db"]).toEqual({
+      value: '{"host":"db.internal","password":"pa\\u003css\\u003e\\u0026word","port":5432}',
+      secret: true,
+    });
+    expect(JSON.parse(config["app:db"].value)).toEqual({ host: "db.internal", port: 5432, password: "pa<ss>&word" });
+    expect(config["app:tokens"]).toEqual({ value: '["t1","plain"]', secret: true });
+    expect(JSON.parse(configEnv(config).PULUMI_CONFIG_SECRET_KEYS).sort()).toEqual(["app:db", "app:tokens", "vmhost:apiKey"]);
+  });
+
+  test("without a passphrase the file is refused naming PULUMI_CONFIG_PASSPHRASE; a wrong one is called wrong", async () => {
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), PULUMI_WRITTEN_STACK);
+    await expect(resolve("foo", {})).rejects.toThrow(
+      /Pulumi\.dev\.yaml: foo:d is encrypted \(secure:\) with the passphrase secrets provider: passphrase must be set with PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE/,
+    );
+    await expect(resolve("foo", { PULUMI_CONFIG_PASSPHRASE: "not it" })).rejects.toThrow(
+      /foo:d is encrypted \(secure:\); failed to decrypt: incorrect passphrase, please set PULUMI_CONFIG_PASSPHRASE to the correct passphrase/,
+    );
+    // An empty PULUMI_CONFIG_PASSPHRASE is a passphrase (manager.go readPassphrase: os.LookupEnv), here a wrong one.
+    await expect(resolve("foo", { PULUMI_CONFIG_PASSPHRASE: "" })).rejects.toThrow(/incorrect passphrase/);
+  });
+
+  test("PULUMI_CONFIG_PASSPHRASE_FILE is read (trimmed) when PULUMI_CONFIG_PASSPHRASE is not set", async () => {
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), PULUMI_WRITTEN_STACK);
+    const file = path.join(dir, "passphrase.txt");
+    fs.writeFileSync(file, "TestConfigRoundtripComments\n");
+    const config = await resolve("foo", { PULUMI_CONFIG_PASSPHRASE_FILE: file });
+    expect(config["foo:d"]).toEqual({ value: "secret-value", secret: true });
+  });
+
+  test("other secrets providers (KMS, Pulumi Cloud) are refused clearly; --secret overrides still work", async () => {
+    fs.writeFileSync(
+      path.join(dir, "Pulumi.dev.yaml"),
+      ["secretsprovider: awskms://alias/pulumi", "encryptedkey: AQICAHh", "config:", "  app:k:", "    secure: AAABAxyz"].join("\n"),
+    );
+    await expect(resolve("app", { PULUMI_CONFIG_PASSPHRASE: "x" })).rejects.toThrow(
+      /app:k is encrypted \(secure:\) with the secrets provider "awskms:\/\/alias\/pulumi", which the local engine does not support/,
+    );
+    // A Pulumi Cloud stack's file: secure values, no salt, no provider line.
+    fs.writeFileSync(path.join(dir, "Pulumi.cloud.yaml"), ["config:", "  app:k:", "    secure: AAABAxyz"].join("\n"));
+    await expect(resolve("app", { PULUMI_CONFIG_PASSPHRASE: "x" }, { stack: "cloud" })).rejects.toThrow(
+      /app:k is encrypted \(secure:\) but the file has no encryptionsalt: the values were encrypted by Pulumi Cloud/,
+    );
+    // ...and --secret gets past both.
+    expect((await resolve("app", {}, { stack: "cloud", secrets: { "app:k": "v" } }))["app:k"]).toEqual({ value: "v", secret: true });
+  });
+});
+
+describe("values and overrides", () => {
+  test("scalars, null, dates and keys become the strings the CLI hands over", async () => {
+    // object.go unmarshalObject/MarshalString + loaders.go stackConfigNamespacedWithProject + key.go ParseKey.
+    fs.writeFileSync(
+      path.join(dir, "Pulumi.dev.yaml"),
+      [
+        "config:",
+        "  count: 3",
+        "  enabled: true",
+        "  ratio: 0.5",
+        "  tiny: 0.0000001",
+        "  day: 2024-01-02", // yaml.v3 keeps timestamp-looking values as strings when decoding into `any`
+        "  quoted: '3'",
+        "  empty:",
+        "  app:config:old: old-form key",
+        "  nested:",
+        "    z: 1",
+        "    a: [true, null]",
+        // gopkg.in/yaml.v3 resolve.go: underscores dropped, Go base-0 integers (010 is octal), int64/uint64 exact.
+        "  octal: 010",
+        "  thousand: 1_000",
+        "  big: 12345678901234567890",
+        "  ids: [9007199254740993, 0x10]",
+      ].join("\n"),
+    );
+    expect(await resolve("app", {})).toEqual({
+      "app:count": { value: "3", secret: false },
+      "app:enabled": { value: "true", secret: false },
+      "app:ratio": { value: "0.5", secret: false },
+      "app:tiny": { value: "1e-07", secret: false },
+      "app:day": { value: "2024-01-02", secret: false },
+      "app:quoted": { value: "3", secret: false },
+      "app:empty": { value: "null", secret: false },
+      "app:old": { value: "old-form key", secret: false },
+      "app:nested": { value: '{"a":[true,null],"z":1}', secret: false },
+      "app:octal": { value: "8", secret: false },
+      "app:thousand": { value: "1000", secret: false },
+      "app:big": { value: "12345678901234567890", secret: false },
+      "app:ids": { value: "[9007199254740993,16]", secret: false },
+    });
+    fs.writeFileSync(path.join(dir, "Pulumi.bad.yaml"), "config:\n  a:b:c: 1\n");
+    await expect(resolve("app", {}, { stack: "bad" })).rejects.toThrow(/could not parse a:b:c as a configuration key/);
+  });
+
+  test("PULUMI_CONFIG uses the language host's <namespace>:config:<name> keys", () => {
+    // pulumi-language-nodejs/main.go constructConfig / constructConfigSecretKeys.
+    const env = configEnv({ "app:db": { value: '{"a":1}', secret: true }, "vmhost:baseUrl": { value: "u", secret: false } });
+    expect(JSON.parse(env.PULUMI_CONFIG)).toEqual({ "app:config:db": '{"a":1}', "vmhost:config:baseUrl": "u" });
+    expect(JSON.parse(env.PULUMI_CONFIG_SECRET_KEYS)).toEqual(["app:db"]);
+  });
+
+  test("--config and --secret override the file's value, encrypted or not, without needing the passphrase", async () => {
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), PULUMI_WRITTEN_STACK);
+    fs.writeFileSync(path.join(dir, "c.json"), JSON.stringify({ "foo:b": "from-file", "foo:e": { value: { x: [1] } } }));
+    const config = await resolve("foo", {}, {
+      secrets: { "foo:d": "given-secret" },
+      config: { a: "given-plain" }, // no namespace: the project's
+      configFile: path.join(dir, "c.json"),
+    });
+    expect(config).toEqual({
+      "foo:a": { value: "given-plain", secret: false },
+      "foo:b": { value: "from-file", secret: false },
+      "foo:c": { value: '{"a":"A","b":"B","c":[1,2,3]}', secret: false },
+      "foo:d": { value: "given-secret", secret: true },
+      "foo:e": { value: '{"x":[1]}', secret: false },
+    });
+    // A plain override of an encrypted value is plain; --secret wins over --config for the same key.
+    expect((await resolve("foo", {}, { config: { "foo:d": "plain" } }))["foo:d"]).toEqual({ value: "plain", secret: false });
+    expect((await resolve("foo", {}, { config: { "foo:d": "plain" }, secrets: { "foo:d": "s" } }))["foo:d"]).toEqual({ value: "s", secret: true });
+  });
+
+  test("Pulumi.yaml project config: shorthand defaults, values for other namespaces, required keys", async () => {
+    // project.go RewriteShorthandConfigValues + pkg/workspace/config.go mergeConfig.
+    fs.writeFileSync(
+      path.join(dir, "Pulumi.yaml"),
+      [
+        "name: app",
+        "runtime: nodejs",
+        "config:",
+        "  size: small", // own namespace: a default
+        "  vmhost:region: jakarta", // another namespace: a value
+        "  zones: [a, b]",
+        "  replicas:",
+        "    type: integer",
+        "    default: 2",
+        "  dbPassword:",
+        "    type: string",
+        "    secret: true",
+      ].join("\n"),
+    );
+    const proj = readProject(dir);
+    expect(proj.config).toEqual({
+      size: { default: "small" },
+      "vmhost:region": { value: "jakarta" },
+      zones: { default: ["a", "b"] },
+      replicas: { type: "integer", default: 2 },
+      dbPassword: { type: "string", secret: true },
+    });
+    await expect(resolve("app", {}, { project: proj })).rejects.toThrow(/Stack 'dev' is missing configuration value 'dbPassword'/);
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "config:\n  app:size: large\n");
+    expect(await resolve("app", {}, { project: proj, secrets: { dbPassword: "pw" } })).toEqual({
+      "app:size": { value: "large", secret: false },
+      "vmhost:region": { value: "jakarta", secret: false },
+      "app:zones": { value: '["a","b"]', secret: false },
+      "app:replicas": { value: "2", secret: false },
+      "app:dbPassword": { value: "pw", secret: true },
+    });
+  });
+
+  test("Pulumi.yaml project config: typed and secret declarations are enforced as by the CLI", async () => {
+    // pkg/workspace/config.go validateStackConfigValue + workspace/project.go ValidateConfigValue: scalars are
+    // checked as text ("3" is an integer), objects and lists as JSON.
+    fs.writeFileSync(
+      path.join(dir, "Pulumi.yaml"),
+      [
+        "name: app",
+        "runtime: nodejs",
+        "config:",
+        "  replicas:",
+        "    type: integer",
+        "  ports:",
+        "    type: array",
+        "    items:",
+        "      type: integer",
+        "  dbPassword:",
+        "    type: string",
+        "    secret: true",
+      ].join("\n"),
+    );
+    const proj = readProject(dir);
+    const withStack = async (lines: string[], extra: { config?: Record<string, string>; secrets?: Record<string, string> } = { secrets: { dbPassword: "pw" } }) => {
+      fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), ["config:", ...lines].join("\n"));
+      return resolve("app", {}, { project: proj, ...extra });
+    };
+    expect(await withStack(["  app:replicas: 3", "  app:ports: [80, 443]"])).toMatchObject({
+      "app:replicas": { value: "3" },
+      "app:ports": { value: "[80,443]" },
+    });
+    await expect(withStack(["  app:replicas: many", "  app:ports: [80]"])).rejects.toThrow(
+      "Stack 'dev' with configuration key 'replicas' must be of type 'integer'",
+    );
+    await expect(withStack(["  app:replicas: 1", "  app:ports: [http]"])).rejects.toThrow(
+      "Stack 'dev' with configuration key 'ports' must be of type 'array<integer>'",
+    );
+    await expect(withStack(["  app:replicas: 1", "  app:ports: [80]"], { config: { dbPassword: "plain" } })).rejects.toThrow(
+      "Stack 'dev' with configuration key 'dbPassword' must be encrypted as it's secret",
+    );
+  });
+});
