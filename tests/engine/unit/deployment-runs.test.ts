@@ -490,3 +490,104 @@ describe("engine log", () => {
     expect(run.deployment.stackUrn()).toBe(STACK_URN);
   });
 });
+
+describe("more step rules", () => {
+  test("after a failure a component registration fails too and is not recorded", async () => {
+    const p = new FakeProvider();
+    p.faults.failCreate.add("a");
+    const run = await up(p, emptyState(), async (r) => {
+      await r.register("a", { size: 1 });
+      expect((await r.register("g", {}, { custom: false, type: "my:Group" })).failed).toBe(true);
+    });
+    expect(run.state().resources.map((x) => x.name)).toEqual(["proj-dev"]);
+  });
+
+  test("a replacement is created from the program's own inputs: ignoreChanges does not apply to it (continueStepsFromDiff)", async () => {
+    const s = await stackOf([["a", { size: 1, zone: "z1" }]]);
+    const p = new FakeProvider(2);
+    const run = await up(p, s, async (r) => r.register("a", { size: 7, zone: "z2" }, { ignoreChanges: ["size"] }));
+    const checks = p.args.filter((x) => x.call === "check a").map((x) => (x.args[1] as PropertyMap).size);
+    expect(checks).toEqual([1, 7]);
+    expect(p.args.find((x) => x.call === "create a")?.args[0]).toMatchObject({ size: 7, zone: "z2" });
+    expect(resource(run.state(), "a")?.inputs.size).toBe(7);
+  });
+
+  test("preview of a delete-before-replace shows its dependents as replaced when they register", async () => {
+    const s = await stackOf([
+      ["a", { size: 1, zone: "z1" }],
+      ["b", { size: 1, zone: "z1" }, { deletedWith: urnOf("a") }],
+    ]);
+    const p = new FakeProvider();
+    const run = await up(
+      p,
+      s,
+      async (r) => {
+        await r.register("a", { size: 1, zone: "z2" }, { deleteBeforeReplace: true });
+        await r.register("b", { size: 1, zone: "z1" }, { deletedWith: urnOf("a") });
+      },
+      { dryRun: true },
+    );
+    expect(run.deployment.steps.map((x) => [x.name, x.op])).toEqual([
+      ["proj-dev", "same"],
+      ["a", "replace"],
+      ["b", "replace"],
+    ]);
+    expect(p.changes()).toEqual([]);
+  });
+
+  test("refresh with an engine-side diff honours the resource's ignoreChanges", async () => {
+    const s = await stackOf([["a", { size: 1, tags: { env: "x" } }, { ignoreChanges: ["tags"] }]]);
+    const p = new FakeProvider();
+    p.faults.unknownDiff.add("a");
+    p.faults.readInputs.set("a", { __provider: "serialized", size: 1, tags: { env: "changed" }, checked: true });
+    const run = new Run(p, s);
+    await run.deployment.refresh();
+    expect(run.deployment.drift).toEqual([]);
+    expect(run.deployment.summary.same).toBe(1);
+    // Without the ignore, the same read is drift.
+    const s2 = await stackOf([["a", { size: 1, tags: { env: "x" } }]]);
+    const run2 = new Run(p, s2);
+    await run2.deployment.refresh();
+    expect(run2.deployment.drift.map((d) => d.properties.map((x) => x.name))).toEqual([["tags (input)"]]);
+  });
+
+  test("refresh drift the provider reports with no input difference shows the outputs that moved", async () => {
+    const s = await stackOf([["a", { size: 1 }]]);
+    const p = new FakeProvider();
+    p.diff = async () => ({ changes: true, replaces: [], deleteBeforeReplace: false });
+    p.faults.drift.set("a", { status: "stopped" });
+    const run = new Run(p, s);
+    await run.deployment.refresh();
+    expect(run.deployment.drift[0].properties).toEqual([{ name: "status", old: '"running"', new: '"stopped"' }]);
+  });
+
+  test("a dependent that is a component or has no id is not re-created by a delete-before-replace cascade", async () => {
+    const s = await stackOf([
+      ["a", { size: 1, zone: "z1" }],
+      ["g", {}, { custom: false, type: "my:Group", dependencies: [urnOf("a")], propertyDependencies: { x: [urnOf("a")] } }],
+    ]);
+    const p = new FakeProvider(2);
+    const run = await up(p, s, async (r) => {
+      await r.register("a", { size: 1, zone: "z2" }, { deleteBeforeReplace: true });
+      await r.register("g", {}, { custom: false, type: "my:Group", dependencies: [urnOf("a")] });
+    });
+    expect(p.changes()).toEqual(["delete a id-1", "create a"]);
+    expect(run.deployment.steps.find((x) => x.name === "g")?.op).toBe("same");
+  });
+
+  test("a cascade skips dependents already handled in this run (registered, pending delete)", async () => {
+    const s = await stackOf([
+      ["a", { size: 1, zone: "z1" }],
+      ["b", { size: 1, zone: "z1" }, { dependencies: [urnOf("a")], propertyDependencies: { zone: [urnOf("a")] } }],
+    ]);
+    const pending: StateFile = { ...s, resources: [...s.resources, { ...(resource(s, "b") as NonNullable<ReturnType<typeof resource>>), id: "id-old", pendingDelete: true }] };
+    const p = new FakeProvider(3);
+    const run = await up(p, pending, async (r) => {
+      await r.register("a", { size: 1, zone: "z2" }, { deleteBeforeReplace: true });
+      await r.register("b", { size: 1, zone: "z2" }, { dependencies: [urnOf("a")], propertyDependencies: { zone: [urnOf("a")] } });
+    });
+    // The pending-delete copy of b is not part of the cascade; it is deleted at the end.
+    expect(p.changes()).toEqual(["delete b id-2", "delete a id-1", "create a", "create b", "delete b id-old"]);
+    expect(run.deployment.errors).toEqual([]);
+  });
+});
