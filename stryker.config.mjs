@@ -50,7 +50,7 @@ export const FOLDERS = {
     { piece: "config", mutate: ["tools/local-engine/config.ts"], tests: [...engineUnit("config"), "<rootDir>/tests/engine/state-and-config.test.ts"] },
     { piece: "values-state", mutate: ["tools/local-engine/{values,state,output}.ts"], tests: engineUnit("values", "output-state") },
     { piece: "deployment", mutate: ["tools/local-engine/deployment.ts"], tests: engineUnit("deployment-steps", "deployment-runs") },
-    { piece: "host", mutate: ["tools/local-engine/{index,cli,monitor,providerHost,errors}.ts"], tests: [...ENGINE_RUNS, ...ENGINE_CONFIG] },
+    { piece: "host", mutate: ["tools/local-engine/{index,cli,monitor,providerHost,providerTypes,errors}.ts"], tests: [...ENGINE_RUNS, ...ENGINE_CONFIG] },
   ],
 };
 

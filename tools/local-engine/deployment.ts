@@ -22,7 +22,8 @@
 import * as os from "node:os";
 import { RegistrationRequest, RegistrationResult, MonitorHandler, Severity } from "./monitor";
 import { Printer, StepOp, Summary, diffDetail, elapsed, emptySummary, progressLine, renderValue, stepLine } from "./output";
-import { DiffResult, InitFailedError, ProviderHost } from "./providerHost";
+import type { ProviderHost } from "./providerHost";
+import { DiffResult, InitFailedError } from "./providerTypes";
 import { PendingOperation, ResourceState, StateFile } from "./state";
 import {
   PROVIDER_KEY,

@@ -11,37 +11,11 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
+import { CheckFailure, DiffResult, InitFailedError } from "./providerTypes";
 import { PropertyMap } from "./values";
 
-/** A Check failure: the property it names and why. */
-export interface CheckFailure {
-  property: string;
-  reason: string;
-}
-
-/** What Diff decided. `changes` is undefined when the provider has no diff (DIFF_UNKNOWN). */
-export interface DiffResult {
-  changes: boolean | undefined;
-  replaces: string[];
-  deleteBeforeReplace: boolean;
-}
-
-/**
- * A Create or Update that reached the cloud but did not finish: the provider threw an error carrying
- * `id`, `properties` and `reasons` (Pulumi's ErrorResourceInitFailed). The resource exists and must be
- * recorded, not forgotten.
- */
-export class InitFailedError extends Error {
-  constructor(
-    message: string,
-    readonly id: string,
-    readonly properties: PropertyMap,
-    readonly reasons: string[],
-  ) {
-    super(message);
-    this.name = "InitFailedError";
-  }
-}
+export { InitFailedError } from "./providerTypes";
+export type { CheckFailure, DiffResult } from "./providerTypes";
 
 /** Where the host's own output goes (its console.log / console.error lines). */
 export type HostOutput = (stream: "stdout" | "stderr", line: string) => void;

@@ -4,7 +4,7 @@
  * checked in milliseconds. Each rule is the real engine's (pulumi/pulumi pkg/resource/deploy, file named per test).
  */
 import { defaultParallel, isDynamicType } from "../../../tools/local-engine/deployment";
-import { InitFailedError } from "../../../tools/local-engine/providerHost";
+import { InitFailedError } from "../../../tools/local-engine/providerTypes";
 import { StateFile } from "../../../tools/local-engine/state";
 import { PropertyMap, PropertyValue, SECRET_SIG, SPECIAL_SIG_KEY, UNKNOWN_VALUE } from "../../../tools/local-engine/values";
 import { FakeProvider, Run, STACK_URN, TYPE, emptyState, gate, request, resource, up, urnOf } from "./fake-provider";

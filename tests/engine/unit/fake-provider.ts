@@ -7,7 +7,7 @@
 import { Deployment, DeploymentOptions, ProviderClient } from "../../../tools/local-engine/deployment";
 import { RegistrationRequest, RegistrationResult } from "../../../tools/local-engine/monitor";
 import { Printer } from "../../../tools/local-engine/output";
-import { CheckFailure, DiffResult, InitFailedError } from "../../../tools/local-engine/providerHost";
+import { CheckFailure, DiffResult, InitFailedError } from "../../../tools/local-engine/providerTypes";
 import { ResourceState, StateFile } from "../../../tools/local-engine/state";
 import { PropertyMap } from "../../../tools/local-engine/values";
 
