@@ -6,7 +6,8 @@
  *
  * - send: one HTTP exchange over undici (transport.ts); a failure without an answer is a TransportError.
  * - debug: one log line per attempt (status and time of the exchange itself, not of queueing).
- * - rateLimit: waits for the account's limiter before sending and tells it about the answer (its headers).
+ * - rateLimit: waits for the account's limiter before sending (then calls the request's `onSend`) and tells it about
+ *   the answer (its headers).
  * - error: a non-2xx answer or a TransportError becomes the ApiError subclass users see.
  * - retry: repeats per the operation's retry class; a 429 waits as long as the resource's deadline allows.
  * - parse: checks the 2xx body against the operation's schema and returns the normalized `data`.
@@ -44,6 +45,8 @@ export interface PreparedRequest {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /** Called when an attempt leaves the rate limiter for the host (RequestOptions.onSend). */
+  onSend?: () => void;
   retryClass: RetryClass;
 }
 
@@ -112,6 +115,7 @@ export function debugStep(next: Step, logger: RequestLogger | undefined, now: ()
 export function rateLimitStep(next: Step, limiter: RateLimiter): Step {
   return async (attempt) => {
     const ticket = await limiter.acquire(attempt.request.signal);
+    attempt.request.onSend?.();
     let response: TransportResponse | undefined;
     try {
       response = await next(attempt);

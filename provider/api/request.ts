@@ -99,4 +99,6 @@ export interface CallOptions {
   body?: FormFields;
   /** Aborts the call (including waits between retries). */
   signal?: AbortSignal;
+  /** Called when an attempt leaves the rate limiter for the host (RequestOptions.onSend). */
+  onSend?: () => void;
 }

@@ -9,6 +9,11 @@
  * - Reads start at least `minIntervalMs` apart (0: as soon as the previous one ended), unless an ask says `now`
  *   (a wait on injected time, where real-time spacing means nothing).
  * - Asks made in the same turn of the event loop share a read (a fleet's waits released by one answer).
+ * - `holdOpen`: a read "starts" when its request leaves the rate limiter for the host, not when it is issued: the
+ *   reader closes its batch then (`batch.close()`, from the request's `onSend`), and asks made until that moment
+ *   join it. Behind a busy limiter (a fleet's creates queued at 10 requests/s) a read can wait seconds to be sent;
+ *   without this, every ask made meanwhile needed a read of its own after it. The rule above holds as well or
+ *   better: the host answers after every joined ask was made.
  * - A failed read fails the asks of its batch only; the next ask gets a new read.
  */
 import { systemClock, type Clock } from "../clock";
@@ -21,6 +26,12 @@ interface Asker<Q, A> {
   reject(error: unknown): void;
 }
 
+/** The questions of one read. */
+export interface Batch<Q> {
+  /** Closes the batch (asks from now on wait for the next read) and returns its questions; the same on every call. */
+  close(): Q[];
+}
+
 /** Shares reads between askers (see the module comment). */
 export class BatchedAsks<Q, A> {
   private pending: Asker<Q, A>[] = [];
@@ -30,12 +41,15 @@ export class BatchedAsks<Q, A> {
   private reads = 0;
 
   /**
-   * @param readFor one read for a batch of questions; resolves to the answer of each question of that batch.
+   * @param readFor one read for a batch; resolves to the answer of each question of that batch. The batch is closed
+   *   before `readFor` is called, unless `holdOpen`: then the reader closes it when its request is sent (and it is
+   *   closed anyway when the read ends).
    */
   constructor(
-    private readonly readFor: (questions: Q[]) => Promise<(question: Q) => A>,
+    private readonly readFor: (batch: Batch<Q>) => Promise<(question: Q) => A>,
     private readonly minIntervalMs = 0,
     private readonly clock: Clock = systemClock,
+    private readonly options: { holdOpen?: boolean } = {},
   ) {}
 
   /** The answer to `question` from the next read that starts after this call. */
@@ -62,17 +76,25 @@ export class BatchedAsks<Q, A> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const gap = this.lastStartAt + this.minIntervalMs - this.clock.now();
     if (gap > 0 && !this.pending.some((a) => a.now)) await this.clock.sleep(gap);
-    const batch = this.pending;
-    this.pending = [];
     this.scheduled = false;
-    this.inFlight = true; // who asks from now on is answered by the next read
+    this.inFlight = true; // no second read meanwhile: asks wait in `pending` for this one (until closed) or the next
     this.lastStartAt = this.clock.now();
     this.reads += 1;
+    let askers: Asker<Q, A>[] | undefined;
+    const close = (): Asker<Q, A>[] => {
+      if (!askers) {
+        askers = this.pending;
+        this.pending = [];
+      }
+      return askers;
+    };
+    const batch: Batch<Q> = { close: () => close().map((a) => a.question) };
+    if (!this.options.holdOpen) close();
     try {
-      const answer = await this.readFor(batch.map((a) => a.question));
-      for (const a of batch) a.resolve(answer(a.question));
+      const answer = await this.readFor(batch);
+      for (const a of close()) a.resolve(answer(a.question));
     } catch (error) {
-      for (const a of batch) a.reject(error);
+      for (const a of close()) a.reject(error);
     } finally {
       this.inFlight = false;
       this.schedule();

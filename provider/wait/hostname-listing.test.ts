@@ -12,13 +12,19 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 function fakeAccount(rows: InstanceListItem[], perPage = 100) {
   const requests: string[] = [];
   const gate = createGate();
+  // the rate limiter: `queue.hold()` keeps the next list request from being sent (its onSend not yet called)
+  const queue = createGate();
   const source: ListingSource = {
-    list: async (query) => {
+    list: async (query, options) => {
+      await queue.passed();
+      options?.onSend?.();
       requests.push(`list page=${query?.page}`);
       const page = query?.page ?? 1;
+      // the account as the request reaches it (rows added while it is held are not in its answer)
       const data = rows.slice((page - 1) * perPage, page * perPage);
+      const total = rows.length;
       await gate.passed();
-      return { data, page: { total: rows.length, count: data.length, per_page: perPage, current_page: page, total_pages: Math.max(1, Math.ceil(rows.length / perPage)) }, active_operation: 0 } as InstanceList;
+      return { data, page: { total, count: data.length, per_page: perPage, current_page: page, total_pages: Math.max(1, Math.ceil(total / perPage)) }, active_operation: 0 } as InstanceList;
     },
     listAll: async (query) => {
       requests.push(`search=${query?.search}`);
@@ -32,6 +38,7 @@ function fakeAccount(rows: InstanceListItem[], perPage = 100) {
     requests,
     source,
     hold: gate.hold,
+    holdSend: queue.hold,
   };
 }
 
@@ -82,7 +89,38 @@ describe("shared pre-create hostname listing", () => {
     await first;
     const answers = await Promise.all(later);
     expect(answers[0]!.map((r) => r.uuid)).toEqual(["a"]);
-    expect(account.requests).toEqual(["search=web-0", "list page=1"]); // a lone ask searches; the 20 share one page
+    expect(account.requests).toEqual(["list page=1", "list page=1"]); // the 20 asked once the first was sent: they share the next
+  });
+
+  it("a listing waiting in the rate limiter takes every create that asks before it is sent", async () => {
+    // A fleet's creates reach the provider one by one while earlier creates fill the rate limiter: the listing
+    // issued for the first ask waits there, and each later ask joins it instead of needing a listing of its own.
+    const account = fakeAccount([row("a", "web-1")]);
+    const listing = new SharedHostnameListing(account.source);
+    const send = account.holdSend();
+    const first = listing.named("web-0");
+    await tick();
+    await tick();
+    const later = Array.from({ length: 20 }, (_, i) => listing.named(`web-${i + 1}`));
+    await tick();
+    expect(account.requests).toEqual([]); // still queued: nothing sent
+    send();
+    const answers = await Promise.all([first, ...later]);
+    expect(answers[1]!.map((r) => r.uuid)).toEqual(["a"]);
+    expect(account.requests).toEqual(["list page=1"]);
+    expect(listing.stats()).toEqual({ listings: 1, requests: 1, answered: 21 });
+    // once sent, a new ask waits for the next listing (the host may have answered before it was asked)
+    const release = account.hold();
+    const sentFirst = listing.named("web-1");
+    await tick();
+    await tick();
+    expect(account.requests).toHaveLength(2);
+    const afterSend = listing.named("web-2");
+    account.rows.push(row("new", "web-2"));
+    release();
+    expect(await sentFirst).toHaveLength(1);
+    expect((await afterSend).map((r) => r.uuid)).toEqual(["new"]);
+    expect(account.requests).toHaveLength(3);
   });
 
   it("an account of several pages is never read as a whole (rows shift between pages): each hostname is searched", async () => {

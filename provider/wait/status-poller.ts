@@ -37,7 +37,7 @@ export class InstanceStatusPoller {
     private readonly minIntervalMs: number,
     clock: Clock = systemClock,
   ) {
-    this.asks = new BatchedAsks((uuids) => this.tick(uuids), minIntervalMs, clock);
+    this.asks = new BatchedAsks((batch) => this.tick(batch.close()), minIntervalMs, clock);
   }
 
   /** The shortest time between the starts of two ticks. */

@@ -167,3 +167,14 @@ test("storage, snapshots, backups, firewall and billing", async () => {
   expect(seen(from).find((r) => r.operation === "listPaymentMethods")?.query).toBe("amount=50000");
   expect(seen(from).find((r) => r.operation === "listBlockStorageOptions")?.query).toBe("location_id=1");
 });
+
+test("instances.list tells its caller when the request is sent (onSend), before the host answers", async () => {
+  // The shared pre-create listing closes its batch then (wait/hostname-listing.ts): a dropped onSend would let a
+  // create that asks after the listing was sent be answered by it.
+  const events: string[] = [];
+  const from = sim.requests().length;
+  const listed = client.instances.list({ limit: 100, page: 1 }, { onSend: () => events.push(`sent, host saw ${sim.requests().length - from}`) });
+  await listed;
+  expect(events).toEqual(["sent, host saw 0"]);
+  expect(seen(from).map((r) => r.operation)).toEqual(["listInstances"]);
+});

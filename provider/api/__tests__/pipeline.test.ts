@@ -76,6 +76,25 @@ describe("rate limit step", () => {
     expect(limiter.stats()).toMatchObject({ granted: 1, throttled: 1 });
   });
 
+  it("calls the request's onSend when the limiter lets an attempt go, before the exchange (shared reads batch until then)", async () => {
+    const events: string[] = [];
+    let letGo: () => void = () => undefined;
+    const limiter = {
+      acquire: () => new Promise<number>((resolve) => (letGo = () => resolve(1))),
+      observe: () => undefined,
+    } as unknown as RateLimiter;
+    const next: Step = async () => {
+      events.push("exchange");
+      return ok();
+    };
+    const sent = rateLimitStep(next, limiter)({ request: request({ onSend: () => events.push("onSend") }), retry: 0 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events).toEqual([]); // queued in the limiter: not sent yet
+    letGo();
+    await sent;
+    expect(events).toEqual(["onSend", "exchange"]);
+  });
+
   it("frees the limiter's place when the send fails without an answer", async () => {
     const { clock } = fakeClock();
     const limiter = new RateLimiter(undefined, clock);

@@ -152,7 +152,7 @@ function listQuery(query: ListInstancesQuery | undefined) {
 export function createInstancesApi(call: CallFunction): InstancesApi {
   const ref = (instanceUuid: string) => ({ instance_uuid: instanceUuid });
   const api: InstancesApi = {
-    list: (query, options) => call("listInstances", { query: listQuery(query), signal: options?.signal }),
+    list: (query, options) => call("listInstances", { query: listQuery(query), signal: options?.signal, onSend: options?.onSend }),
     iterate: (query, options) =>
       paginate((page) => api.list({ limit: LIST_ALL_PAGE_SIZE, ...query, page }, options)),
     listAll: (query, options) => collectAll((page) => api.list({ limit: LIST_ALL_PAGE_SIZE, ...query, page }, options)),

@@ -18,4 +18,9 @@ export const LIST_ALL_PAGE_SIZE = 100;
 export interface RequestOptions {
   /** Aborts the call, including waits between retries. */
   signal?: AbortSignal;
+  /**
+   * Called when the request leaves the rate limiter for the host (before each attempt; the first call is the one
+   * that counts): a shared read (wait/batched-asks.ts) lets every question asked until then share its answer.
+   */
+  onSend?: () => void;
 }
