@@ -10,7 +10,9 @@ function fakeList(rows: InstanceListItem[], perPage = 100) {
   const requests: { page: number; at: number }[] = [];
   let now = 0;
   const clock = { now: () => now, sleep: async (ms: number) => void (now += ms) };
-  const listPage = async (page: number): Promise<InstanceList> => {
+  // `onSend`: the request leaves the rate limiter now (the poller closes the tick's batch of waits then)
+  const listPage = async (page: number, onSend?: () => void): Promise<InstanceList> => {
+    onSend?.();
     requests.push({ page, at: now });
     const data = rows.slice((page - 1) * perPage, page * perPage);
     const total_pages = Math.max(1, Math.ceil(rows.length / perPage));
@@ -40,7 +42,8 @@ describe("shared instance status poller", () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let calls = 0;
-    const poller = new InstanceStatusPoller(async (page) => {
+    const poller = new InstanceStatusPoller(async (page, onSend) => {
+      onSend?.(); // sent: the host may answer before what follows
       calls += 1;
       if (calls === 1) await gate; // the first tick is in flight...
       return list.listPage(page);
@@ -63,7 +66,8 @@ describe("shared instance status poller", () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     let inFlight = 0;
     let most = 0;
-    const poller = new InstanceStatusPoller(async (page) => {
+    const poller = new InstanceStatusPoller(async (page, onSend) => {
+      onSend?.();
       inFlight += 1;
       most = Math.max(most, inFlight);
       if (list.requests.length === 0) await gate;
@@ -82,6 +86,27 @@ describe("shared instance status poller", () => {
     await Promise.all(later);
     expect(most).toBe(1);
     expect(poller.stats().ticks).toBe(2);
+  });
+
+  it("a tick waiting in the rate limiter answers every wait that asks before it is sent", async () => {
+    // Behind a fleet's queued requests a tick can wait seconds to be sent: a wait asking meanwhile gets that tick's
+    // answer (the host reads the list after it asked) instead of one a whole interval later.
+    const list = fakeList([row("vm-1"), row("vm-2", "stopping", 1)]);
+    let send: () => void = () => undefined;
+    const queued = new Promise<void>((resolve) => (send = resolve));
+    const poller = new InstanceStatusPoller(async (page, onSend) => {
+      if (list.requests.length === 0) await queued; // the first tick waits in the limiter
+      return list.listPage(page, onSend);
+    }, 1000, list.clock);
+    const first = poller.status("vm-1");
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    const joined = poller.status("vm-2");
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    send();
+    expect((await first)?.uuid).toBe("vm-1");
+    expect((await joined)?.status).toBe("stopping");
+    expect(list.requests).toHaveLength(1);
+    expect(poller.stats()).toEqual({ ticks: 1, requests: 1, answered: 2 });
   });
 
   it("reads further pages only until every waited instance is found; an unlisted one is undefined", async () => {

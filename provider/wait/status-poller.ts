@@ -13,7 +13,7 @@
 import type { InstanceList, InstanceListItem, VmHostClient } from "../api";
 import { LIST_ALL_PAGE_SIZE } from "../api";
 import { systemClock, type Clock } from "../clock";
-import { BatchedAsks, perClient } from "./batched-asks";
+import { BatchedAsks, perClient, type Batch } from "./batched-asks";
 
 /** Counters of a poller (for `make bench`). */
 export interface PollerStats {
@@ -33,11 +33,13 @@ export class InstanceStatusPoller {
   private readonly asks: BatchedAsks<string, InstanceListItem | undefined>;
 
   constructor(
-    private readonly listPage: (page: number) => Promise<InstanceList>,
+    private readonly listPage: (page: number, onSend?: () => void) => Promise<InstanceList>,
     private readonly minIntervalMs: number,
     clock: Clock = systemClock,
   ) {
-    this.asks = new BatchedAsks((batch) => this.tick(batch.close()), minIntervalMs, clock);
+    // A tick takes every wait that asks until its first page leaves the rate limiter (batched-asks.ts holdOpen):
+    // behind a fleet's queued requests, a wait asking then is answered by that tick, not one an interval later.
+    this.asks = new BatchedAsks((batch) => this.tick(batch), minIntervalMs, clock, { holdOpen: true });
   }
 
   /** The shortest time between the starts of two ticks. */
@@ -60,17 +62,18 @@ export class InstanceStatusPoller {
   }
 
   /** One tick: list pages until every asked instance is found (or the list ends). */
-  private async tick(uuids: string[]): Promise<(uuid: string) => InstanceListItem | undefined> {
+  private async tick(batch: Batch<string>): Promise<(uuid: string) => InstanceListItem | undefined> {
     this.counters.ticks += 1;
-    const wanted = new Set(uuids);
     const found = new Map<string, InstanceListItem>();
+    let wanted: Set<string> | undefined;
     for (let page = 1; ; page += 1) {
       this.counters.requests += 1;
-      const list = await this.listPage(page);
+      const list = await this.listPage(page, page === 1 ? () => void batch.close() : undefined);
+      wanted ??= new Set(batch.close());
       for (const row of list.data) if (wanted.has(row.uuid)) found.set(row.uuid, row);
       if (found.size === wanted.size || list.data.length === 0 || page >= list.page.total_pages) break;
     }
-    this.counters.answered += uuids.length;
+    this.counters.answered += batch.close().length;
     return (uuid) => found.get(uuid);
   }
 }
@@ -86,5 +89,6 @@ export function pollIntervalMs(env: Readonly<Record<string, string | undefined>>
 
 /** The shared poller of a client, created on first use. */
 export const statusPollerFor = perClient(
-  (client: VmHostClient) => new InstanceStatusPoller((page) => client.instances.list({ limit: LIST_ALL_PAGE_SIZE, page }), pollIntervalMs()),
+  (client: VmHostClient) =>
+    new InstanceStatusPoller((page, onSend) => client.instances.list({ limit: LIST_ALL_PAGE_SIZE, page }, { onSend }), pollIntervalMs()),
 );
