@@ -168,6 +168,50 @@ describe("adopt and ownership", () => {
 });
 
 describe("failures", () => {
+  it("records nothing when the API refuses the attach: its error stands and the disk stays detached", async () => {
+    const vm = await h.newInstance("bsa-refused");
+    const disk = disks[0]!;
+    const storage = getClient().storage;
+    const spy = jest
+      .spyOn(storage, "attach")
+      .mockRejectedValueOnce(new ServerError({ operation: "attachBlockStorage", method: "PATCH", path: "/storage/blocks/{block_storage_id}/attach", status: 500, apiMessage: "Server Error" }));
+    try {
+      const error = await up(provider, { blockStorageId: disk.uuid, instanceId: vm }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServerError);
+      expect(error).not.toBeInstanceOf(ResourceInitError);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await diskOf(disk.uuid)).instanceUuid).toBeNull();
+  });
+
+  it("deletes successfully when the instance is deleted while the detach runs, and fails on any other refusal", async () => {
+    const storage = getClient().storage;
+    const doomed = await h.newInstance("bsa-detach-vanish");
+    const a = await up<BlockStorageAttachmentOutputs>(provider, { blockStorageId: disks[0]!.uuid, instanceId: doomed });
+    const vanish = jest.spyOn(storage, "detach").mockImplementation(async () => {
+      await h.outOfBand(doomed, { deleted: true });
+      throw new Error("connection reset while the instance was being deleted");
+    });
+    try {
+      await expect(provider.delete(a.id, a.outs)).resolves.toBeUndefined();
+    } finally {
+      vanish.mockRestore();
+    }
+
+    const kept = await h.newInstance("bsa-detach-refused");
+    const b = await up<BlockStorageAttachmentOutputs>(provider, { blockStorageId: disks[1]!.uuid, instanceId: kept });
+    const refused = jest.spyOn(storage, "detach").mockRejectedValue(new Error("the host refused"));
+    try {
+      await expect(provider.delete(b.id, b.outs)).rejects.toThrow("the host refused");
+    } finally {
+      refused.mockRestore();
+    }
+    expect((await diskOf(disks[1]!.uuid)).instanceUuid).toBe(kept);
+    await provider.delete(b.id, b.outs);
+  });
+
   it("records the attachment with its id when the wait after the attach fails", async () => {
     const vm = await h.newInstance("bsa-initfail");
     const disk = disks[0]!;
