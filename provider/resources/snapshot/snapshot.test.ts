@@ -1,6 +1,8 @@
 import { checkInputs, UNKNOWN_VALUE } from "../common/check";
 import { DEFAULT_SNAPSHOT_DESCRIPTION, inputsSchema } from "./inputs";
 import { diffSnapshot } from "./diff";
+import { snapshotInputsOf, snapshotOutputs, snapshotProgress, type SnapshotProgress } from "./model";
+import type { Snapshot } from "../../api";
 
 const VM = "6f1c2a3b-0000-4000-8000-000000000001";
 const SNAP = "0b7e9c1d-0000-4000-8000-00000000000a";
@@ -51,5 +53,40 @@ describe("Snapshot diff", () => {
     ["adoptId only: recorded, no replacement", { instanceId: VM, name: "s", description: "d", adoptId: SNAP }, true, []],
   ])("%s", (_what, news, changes, replaces) => {
     expect(diffSnapshot(olds, news)).toEqual({ changes, replaces, deleteBeforeReplace: false });
+  });
+});
+
+describe("Snapshot status", () => {
+  // A host that answers "active" for a finished snapshot must end the create, not run it into its deadline;
+  // one answering "Failed" must fail it at once.
+  it.each<[string, SnapshotProgress]>([
+    ["Ready", "ready"], [" ready ", "ready"], ["ACTIVE", "ready"], ["available", "ready"], ["Success", "ready"],
+    ["Error", "failed"], ["failed", "failed"], [" FAILED", "failed"],
+    ["creating", "pending"], ["Processing", "pending"], ["", "pending"], ["errored", "pending"],
+  ])("%p is %p", (status, progress) => {
+    expect(snapshotProgress(status)).toBe(progress);
+  });
+});
+
+describe("Snapshot outputs", () => {
+  const api: Snapshot = {
+    id: SNAP, name: "s", description: "d", status: "Ready", current_hourly_price: 0.5, current_cost: 3, estimated_monthly: 360,
+    is_current_state: true, attached_storage: [{ id: "7", name: "data", size: 50 }], created_at: "2024-01-01T00:00:00.000Z",
+  };
+
+  it("are the API's values plus the provider-only inputs carried from state, and read reports the inputs back", () => {
+    const outs = snapshotOutputs({ instanceId: VM, adoptId: SNAP, timeouts: { delete: "5m" } }, api);
+    expect(outs).toEqual({
+      instanceId: VM, name: "s", description: "d", adoptId: SNAP, timeouts: { delete: "5m" }, status: "Ready", isCurrentState: true,
+      attachedStorage: [{ id: "7", name: "data", size: 50 }], currentHourlyPrice: 0.5, estimatedMonthly: 360, createdAt: "2024-01-01T00:00:00.000Z",
+    });
+    expect(snapshotInputsOf(outs)).toEqual({ instanceId: VM, name: "s", description: "d", adoptId: SNAP, timeouts: { delete: "5m" } });
+  });
+
+  it("leave adoptId and timeouts out when they were not set (no spurious diff after refresh)", () => {
+    const outs = snapshotOutputs({ instanceId: VM }, api);
+    expect(outs).not.toHaveProperty("adoptId");
+    expect(outs).not.toHaveProperty("timeouts");
+    expect(snapshotInputsOf(outs)).toEqual({ instanceId: VM, name: "s", description: "d" });
   });
 });
