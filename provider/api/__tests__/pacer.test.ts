@@ -32,6 +32,7 @@ describe("pacer", () => {
     const { clock, sleeps, advance } = fakeClock();
     const pacer = new Pacer(undefined, clock);
     pacer.pauseUntil(3000);
+    expect(pacer.delayMs(1000)).toBe(2000); // what the account's limiter asks of its cap
     await pacer.acquire();
     expect(sleeps).toEqual([3000]);
     pacer.pauseUntil(1000); // an earlier pause never shortens a later one, and a past one costs nothing
