@@ -8,7 +8,7 @@
  * (ExitConfigurationError), 7 changes with --expect-no-changes (ExitNoChanges).
  */
 import { parseArgs } from "node:util";
-import { EngineCommand, killChildren, runEngine } from "./index";
+import { EngineCommand, EngineOptions, EngineResult, killChildren, runEngine } from "./index";
 import { errorText } from "./errors";
 
 const COMMANDS: readonly EngineCommand[] = ["preview", "up", "refresh", "destroy"];
@@ -52,8 +52,11 @@ function pairs(values: string[] | undefined, flag: string): Record<string, strin
   return out;
 }
 
-/** Parses argv (without node and script) and runs the engine; resolves to the process exit code. */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Parses argv (without node and script) and runs the engine; resolves to the process exit code. `run` is
+ * {@link runEngine}; the command line's own tests pass a fake to check what reaches it without a run.
+ */
+export async function main(argv: string[], run: (opts: EngineOptions) => Promise<EngineResult> = runEngine): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -116,7 +119,7 @@ export async function main(argv: string[]): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    const result = await runEngine({
+    const result = await run({
       command,
       projectDir: values.cwd ?? process.cwd(),
       stack: values.stack,
