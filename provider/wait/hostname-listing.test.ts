@@ -92,6 +92,22 @@ describe("shared pre-create hostname listing", () => {
     expect(account.requests).toEqual(["list page=1", "list page=1"]); // the 20 asked once the first was sent: they share the next
   });
 
+  it("listings start at least the interval apart: creates trickling in share one; a lone create does not wait", async () => {
+    let now = 1_000;
+    const sleeps: number[] = [];
+    const clock = { now: () => now, sleep: async (ms: number) => void (sleeps.push(ms), (now += ms)) };
+    const account = fakeAccount([row("a", "web-1")]);
+    const listing = new SharedHostnameListing(account.source, 500, clock);
+    await listing.named("web-0"); // the first listing goes at once
+    expect(sleeps).toEqual([]);
+    now += 100; // two more creates arrive 100 ms later: they wait for the interval, together
+    const [a, b] = await Promise.all([listing.named("web-1"), listing.named("web-2")]);
+    expect(a.map((r) => r.uuid)).toEqual(["a"]);
+    expect(b).toEqual([]);
+    expect(sleeps).toEqual([400]);
+    expect(account.requests).toEqual(["list page=1", "list page=1"]);
+  });
+
   it("a listing waiting in the rate limiter takes every create that asks before it is sent", async () => {
     // A fleet's creates reach the provider one by one while earlier creates fill the rate limiter: the listing
     // issued for the first ask waits there, and each later ask joins it instead of needing a listing of its own.

@@ -17,7 +17,9 @@
  *   queue in the limiter, so a listing issued at the first ask could wait a second to be sent, and each create
  *   asking meanwhile needed another listing (10-40 listings in a 50-VM create phase, a create each at 10 req/s).
  * - At most one listing is in flight; questions asked once it was sent are answered by the next one, started when
- *   it ends. So a burst of creates costs one or two listings whatever its size.
+ *   it ends and at least LISTING_INTERVAL_MS after the previous one started. So a burst of creates costs one or two
+ *   listings whatever its size, and creates trickling in (an engine handing a fleet over one by one) share a
+ *   listing per half second instead of making one each; a lone create never waits (its listing is the first).
  * - The whole account is listed in one page (`limit=100&page=1`) when it fits; a list of several pages is not
  *   read as a whole, because rows shift between pages when VMs are deleted meanwhile and a skipped row would be
  *   a missed twin. Then each hostname is searched as before (`search=<hostname>`, every page), and the listing
@@ -25,7 +27,8 @@
  */
 import type { InstanceListItem, VmHostClient } from "../api";
 import { LIST_ALL_PAGE_SIZE } from "../api";
-import { systemClock } from "../clock";
+import { systemClock, type Clock } from "../clock";
+import { pollIntervalMs } from "./status-poller";
 import { BatchedAsks, perClient, type Batch } from "./batched-asks";
 
 /** Counters of a listing (tests, `make bench`). */
@@ -41,25 +44,36 @@ export interface HostnameListingStats {
 /** The list calls the listing needs (a VmHostClient's `instances`, or a fake in tests). */
 export type ListingSource = Pick<VmHostClient["instances"], "list" | "listAll">;
 
+/** The shortest time between the starts of two listings (or the status poller's interval, if shorter: tests). */
+export function listingIntervalMs(): number {
+  return Math.min(500, pollIntervalMs());
+}
+
 /** Shares instance listings between the creates of one process (see the module comment). */
 export class SharedHostnameListing {
   /** Set once the account's list is seen to span several pages: then only searches are used. */
   private multiPage = false;
   private readonly counters: HostnameListingStats = { listings: 0, requests: 0, answered: 0 };
-  // No interval between listings: a create must not wait for one; one in flight at a time batches the asks.
-  private readonly asks = new BatchedAsks<string, InstanceListItem[]>(
-    async (batch) => {
-      this.counters.listings += 1;
-      const rows = await this.list(batch);
-      this.counters.answered += batch.close().length;
-      return (hostname) => rows.filter((r) => r.hostname === hostname);
-    },
-    0,
-    systemClock,
-    { holdOpen: true },
-  );
+  private readonly asks: BatchedAsks<string, InstanceListItem[]>;
 
-  constructor(private readonly source: ListingSource) {}
+  /** @param minIntervalMs shortest time between the starts of two listings (0: back to back). */
+  constructor(
+    private readonly source: ListingSource,
+    minIntervalMs = 0,
+    clock: Clock = systemClock,
+  ) {
+    this.asks = new BatchedAsks<string, InstanceListItem[]>(
+      async (batch) => {
+        this.counters.listings += 1;
+        const rows = await this.list(batch);
+        this.counters.answered += batch.close().length;
+        return (hostname) => rows.filter((r) => r.hostname === hostname);
+      },
+      minIntervalMs,
+      clock,
+      { holdOpen: true },
+    );
+  }
 
   /**
    * Every instance whose hostname is exactly `hostname`, from a listing that started after this call. Rejects
@@ -94,4 +108,4 @@ export class SharedHostnameListing {
 }
 
 /** The shared hostname listing of a client (i.e. of a provider process and account), created on first use. */
-export const hostnameListingFor = perClient((client: VmHostClient) => new SharedHostnameListing(client.instances));
+export const hostnameListingFor = perClient((client: VmHostClient) => new SharedHostnameListing(client.instances, listingIntervalMs()));
