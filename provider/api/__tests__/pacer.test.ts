@@ -74,6 +74,19 @@ describe("pacer", () => {
     expect(sleeps).toEqual([500]);
   });
 
+  it("says how long the next request must wait: 0 while a token is there, else until one has refilled", () => {
+    const { clock, advance } = fakeClock();
+    const pacer = new Pacer(2, clock);
+    expect(pacer.delayMs(clock.now())).toBe(0); // a full bucket holds two
+    pacer.take(clock.now());
+    pacer.take(clock.now());
+    expect(pacer.delayMs(clock.now())).toBe(500);
+    advance(250);
+    expect(pacer.delayMs(clock.now())).toBe(250); // half a token is there
+    pacer.pauseUntil(clock.now()); // a pause that ends now adds nothing to the rate's wait
+    expect(pacer.delayMs(clock.now())).toBe(250);
+  });
+
   it("a clock set back does not take tokens away", () => {
     const { clock, advance } = fakeClock();
     const pacer = new Pacer(1, clock);
