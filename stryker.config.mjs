@@ -50,7 +50,11 @@ export const FOLDERS = {
     { piece: "config", mutate: ["tools/local-engine/config.ts"], tests: [...engineUnit("config"), "<rootDir>/tests/engine/state-and-config.test.ts"] },
     { piece: "values-state", mutate: ["tools/local-engine/{values,state,output}.ts"], tests: engineUnit("values", "output-state") },
     { piece: "deployment", mutate: ["tools/local-engine/deployment.ts"], tests: engineUnit("deployment-steps", "deployment-runs") },
-    { piece: "host", mutate: ["tools/local-engine/{index,cli,monitor,providerHost,providerTypes,errors}.ts"], tests: [...ENGINE_RUNS, ...ENGINE_CONFIG] },
+    // The gRPC services and the command line have in-process suites; the run itself (index.ts) and the provider
+    // host's client (providerHost.ts) need the real language runtime and provider host, so only the
+    // process-spawning suites can test them (hours on this machine).
+    { piece: "monitor-cli", mutate: ["tools/local-engine/{cli,monitor,providerTypes,errors}.ts"], tests: engineUnit("monitor", "cli", "deployment-steps") },
+    { piece: "host", mutate: ["tools/local-engine/{index,providerHost}.ts"], tests: [...ENGINE_RUNS, ...ENGINE_CONFIG] },
   ],
 };
 
