@@ -544,3 +544,88 @@ describe("helpers", () => {
     expect(request("x", {}).deleteBeforeReplace).toBeUndefined();
   });
 });
+
+describe("plan details (step_generator.go)", () => {
+  test("a serialized provider that changed is not shown as a changed input", async () => {
+    const s1 = await twoResources();
+    const p = new FakeProvider(3);
+    const run = await up(p, s1, async (r) => {
+      await r.register("a", { size: 2, zone: "z1", __provider: "serialized-v2" });
+    });
+    expect(run.deployment.steps.find((s) => s.name === "a")?.diffs).toEqual(["size"]);
+  });
+
+  test("an unchanged resource with secret inputs gives the program its old outputs with those secret", async () => {
+    const p0 = new FakeProvider();
+    const s1 = (await up(p0, emptyState(), async (r) => r.register("a", { pw: secret("x") }))).state();
+    const p = new FakeProvider(2);
+    let result;
+    await up(p, s1, async (r) => {
+      result = await r.register("a", { pw: secret("x") }, { additionalSecretOutputs: ["status"] });
+    });
+    expect(p.changes()).toEqual([]);
+    expect(result).toMatchObject({ id: "id-1", object: { pw: secret("x"), status: secret("running") } });
+  });
+
+  test("delete-before-replace cascade: a dependent registered earlier in the run, or depending only through dependsOn, is not replaced", async () => {
+    const p0 = new FakeProvider();
+    const s1 = (
+      await up(p0, emptyState(), async (r) => {
+        await r.register("a", { size: 1, zone: "z1" });
+        await r.register("b", { size: 1, zone: "z1" }, { dependencies: [urnOf("a")], propertyDependencies: { zone: [urnOf("a")] } });
+        await r.register("c", { size: 1, zone: "z1" }, { dependencies: [urnOf("a")] });
+      })
+    ).state();
+    const p = new FakeProvider(4);
+    const run = await up(p, s1, async (r) => {
+      // b no longer takes anything from a and registers first.
+      await r.register("b", { size: 1, zone: "z1" });
+      await r.register("a", { size: 1, zone: "z2" }, { deleteBeforeReplace: true });
+      await r.register("c", { size: 1, zone: "z1" }, { dependencies: [urnOf("a")] });
+    });
+    expect(p.changes()).toEqual(["delete a id-1", "create a"]);
+    // No input of c came from a: the cascade asks no Diff (the one "diff c" is c's own plan).
+    expect(p.calls.filter((c) => c === "diff c")).toHaveLength(1);
+    expect(run.deployment.errors).toEqual([]);
+  });
+
+  test("two delete-before-replace roots sharing a dependent delete it once; it is re-created, checked without olds", async () => {
+    const p0 = new FakeProvider();
+    const deps = { dependencies: [urnOf("a"), urnOf("c")], propertyDependencies: { zone: [urnOf("a"), urnOf("c")] } };
+    const s1 = (
+      await up(p0, emptyState(), async (r) => {
+        await r.register("a", { size: 1, zone: "z1" });
+        await r.register("c", { size: 1, zone: "z1" });
+        await r.register("b", { size: 1, zone: "z1" }, deps);
+      })
+    ).state();
+    const p = new FakeProvider(4);
+    const run = await up(p, s1, async (r) => {
+      await r.register("a", { size: 1, zone: "z2" }, { deleteBeforeReplace: true });
+      await r.register("c", { size: 1, zone: "z2" }, { deleteBeforeReplace: true });
+      await r.register("b", { size: 1, zone: "z2" }, deps);
+    });
+    expect(p.changes()).toEqual(["delete b id-3", "delete a id-1", "create a", "delete c id-2", "create c", "create b"]);
+    expect(p.args.filter((x) => x.call === "check b").map((x) => x.args[0])).toEqual([{}]);
+    expect(run.deployment.steps.filter((s) => s.op === "replace").map((s) => s.name)).toEqual(["a", "c", "b"]);
+  });
+
+  test("the cascade's diff of a dependent applies the dependent's own replaceOnChanges, kept in the state", async () => {
+    const p0 = new FakeProvider();
+    const bOpts = { dependencies: [urnOf("a")], propertyDependencies: { size: [urnOf("a")] }, replaceOnChanges: ["size"] };
+    const s1 = (
+      await up(p0, emptyState(), async (r) => {
+        await r.register("a", { size: 1, zone: "z1" });
+        await r.register("b", { size: 1, zone: "z1" }, bOpts);
+      })
+    ).state();
+    const p = new FakeProvider(3);
+    p.faults.unknownDiff.add("b");
+    const run = await up(p, s1, async (r) => {
+      await r.register("a", { size: 1, zone: "z2" }, { deleteBeforeReplace: true });
+      await r.register("b", { size: 1, zone: "z1" }, bOpts);
+    });
+    expect(p.changes()).toEqual(["delete b id-2", "delete a id-1", "create a", "create b"]);
+    expect(run.deployment.errors).toEqual([]);
+  });
+});
