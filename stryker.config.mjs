@@ -48,7 +48,7 @@ export const FOLDERS = {
   ],
   "local-engine": [
     { piece: "config", mutate: ["tools/local-engine/config.ts"], tests: [...engineUnit("config"), "<rootDir>/tests/engine/state-and-config.test.ts"] },
-    { piece: "values-state", mutate: ["tools/local-engine/{values,state,output}.ts"], tests: engineUnit("values", "output-state") },
+    { piece: "values-state", mutate: ["tools/local-engine/{values,state,output}.ts"], tests: [...engineUnit("values", "output-state"), "<rootDir>/tests/engine/secrets-key.test.ts"] },
     { piece: "deployment", mutate: ["tools/local-engine/deployment.ts"], tests: engineUnit("deployment-steps", "deployment-runs") },
     // The gRPC services and the command line have in-process suites; the run itself (index.ts) and the provider
     // host's client (providerHost.ts) need the real language runtime and provider host, so only the

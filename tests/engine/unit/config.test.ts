@@ -12,6 +12,7 @@ import {
   ProjectSettings,
   StackConfig,
   configEnv,
+  plainConfig,
   passphraseKey,
   readProject,
   resolveStackConfig,
@@ -308,5 +309,100 @@ describe("values and overrides", () => {
     await expect(withStack(["  app:replicas: 1", "  app:ports: [80]"], { config: { dbPassword: "plain" } })).rejects.toThrow(
       "Stack 'dev' with configuration key 'dbPassword' must be encrypted as it's secret",
     );
+  });
+});
+
+describe("project config declarations, in detail (pkg/workspace/config.go mergeConfig, workspace/project.go ValidateConfigValue)", () => {
+  const decl = (config: ProjectSettings["config"]): ProjectSettings => project("app", config);
+  const check = (config: ProjectSettings["config"], stack: Record<string, string> = {}, secrets: Record<string, string> = {}): Promise<StackConfig> =>
+    resolve("app", {}, { project: decl(config), config: stack, secrets });
+
+  test("the missing keys are all named, in order, sorted; keys of other namespaces are never required", async () => {
+    await expect(check({ b: {}, a: {}, c: { type: "string" }, "other:x": {} })).rejects.toThrow(
+      "Stack 'dev' is missing configuration values 'a', 'b' and 'c' (declared in Pulumi.yaml without a default): set it in Pulumi.dev.yaml or pass --config",
+    );
+    await expect(check({ b: {}, a: {} })).rejects.toThrow("missing configuration values 'a' and 'b' (declared");
+    await expect(check({ "app:only": { default: null } })).rejects.toThrow("missing configuration value 'app:only' (declared");
+    expect(await check({ "other:x": {} })).toEqual({});
+  });
+
+  test("default wins over value; numbers, booleans and objects become their text; a set key keeps its value", async () => {
+    expect(
+      await check(
+        {
+          a: { default: "d", value: "v" },
+          b: { value: "v" },
+          n: { default: 1.5 },
+          i: { default: 3 },
+          t: { default: true },
+          o: { default: { k: [1] } },
+          set: { default: "unused" },
+        },
+        { set: "mine" },
+      ),
+    ).toEqual({
+      "app:a": { value: "d", secret: false },
+      "app:b": { value: "v", secret: false },
+      "app:n": { value: "1.5", secret: false },
+      "app:i": { value: "3", secret: false },
+      "app:t": { value: "true", secret: false },
+      "app:o": { value: '{"k":[1]}', secret: false },
+      "app:set": { value: "mine", secret: false },
+    });
+  });
+
+  test("types: integer within 64 bits, boolean text, objects, nested arrays; a non-integer default is not an integer", async () => {
+    const ok = async (type: string, value: string, items?: ProjectSettings["config"][string]["items"]): Promise<boolean> => {
+      fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), `config:\n  app:k: ${value}\n`);
+      return resolve("app", {}, { project: decl({ k: { type, ...(items ? { items } : {}) } }) }).then(
+        () => true,
+        (e: Error) => {
+          expect(e.message).toMatch(/^Stack 'dev' with configuration key 'k' must be of type '/);
+          return false;
+        },
+      );
+    };
+    expect(await ok("integer", "-12")).toBe(true);
+    expect(await ok("integer", "'+7'")).toBe(true);
+    expect(await ok("integer", "'9223372036854775807'")).toBe(true);
+    expect(await ok("integer", "'9223372036854775808'")).toBe(false);
+    expect(await ok("integer", "'-9223372036854775808'")).toBe(true);
+    expect(await ok("integer", "'-9223372036854775809'")).toBe(false);
+    expect(await ok("integer", "1.5")).toBe(false);
+    expect(await ok("integer", "'1 2'")).toBe(false);
+    expect(await ok("boolean", "true")).toBe(true);
+    expect(await ok("boolean", "'false'")).toBe(true);
+    expect(await ok("boolean", "yes")).toBe(false);
+    expect(await ok("string", "'x'")).toBe(true);
+    expect(await ok("string", "{a: 1}")).toBe(false);
+    expect(await ok("object", "{a: 1}")).toBe(true);
+    expect(await ok("object", "[1]")).toBe(false);
+    expect(await ok("object", "x")).toBe(false);
+    expect(await ok("array", "[[1, 2], [3]]", { type: "array", items: { type: "integer" } })).toBe(true);
+    expect(await ok("array", "[[1, x]]", { type: "array", items: { type: "integer" } })).toBe(false);
+    expect(await ok("array", "[1]")).toBe(false); // an array needs its items' type
+    expect(await ok("array", "x", { type: "string" })).toBe(false);
+    fs.rmSync(path.join(dir, "Pulumi.dev.yaml"));
+    await expect(check({ k: { type: "integer", default: 1.5 } })).rejects.toThrow("must be of type 'integer'");
+    expect(await check({ k: { type: "integer", default: 2 } })).toEqual({ "app:k": { value: "2", secret: false } });
+    await expect(check({ k: { type: "array", items: { type: "array", items: { type: "string" } } } }, { k: "x" })).rejects.toThrow(
+      "must be of type 'array<array<string>>'",
+    );
+    // A declared type with no value anywhere is checked as the empty string.
+    await expect(check({ k: { type: "integer", value: null } })).rejects.toThrow("missing configuration value 'k'");
+  });
+
+  test("a declared secret set as a secret passes; set plainly or by a default it is refused", async () => {
+    expect(await check({ k: { secret: true } }, {}, { k: "s" })).toEqual({ "app:k": { value: "s", secret: true } });
+    await expect(check({ k: { secret: true, default: "d" } })).rejects.toThrow("Stack 'dev' with configuration key 'k' must be encrypted as it's secret");
+  });
+
+  test("what the program and the provider get: language-host keys, secret keys, plain values", () => {
+    const config: StackConfig = { "app:a": { value: "1", secret: false }, "vmhost:apiKey": { value: "k:v", secret: true } };
+    expect(configEnv(config)).toEqual({
+      PULUMI_CONFIG: JSON.stringify({ "app:config:a": "1", "vmhost:config:apiKey": "k:v" }),
+      PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(["vmhost:apiKey"]),
+    });
+    expect(plainConfig(config)).toEqual({ "app:a": "1", "vmhost:apiKey": "k:v" });
   });
 });
