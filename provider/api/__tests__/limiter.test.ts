@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { withRequestDeadline } from "../deadline";
 import { RateLimitedError } from "../errors";
 import { limiterFor, limiterKeys, limiterStats, PROBE_INTERVAL_MS, RateLimiter } from "../limiter";
@@ -239,6 +240,14 @@ describe("rate limiter: learns the host's limit from its answers", () => {
     await expect(b).rejects.toThrow("cancelled");
     limiter.observe(a, answer(200, {}));
     await expect(c).resolves.toBe(2);
+  });
+
+  it("a granted request leaves no listener on its signal (one signal shared by many requests would collect them)", async () => {
+    const { clock } = fakeClock();
+    const limiter = new RateLimiter(undefined, clock);
+    const shared = new AbortController().signal;
+    for (let i = 0; i < 20; i++) limiter.observe(await limiter.acquire(shared), answer(200, {}));
+    expect(getEventListeners(shared, "abort")).toHaveLength(0);
   });
 
   it("a cancelled last waiter leaves no timer behind (the provider process can exit at once, not at the pause's end)", async () => {

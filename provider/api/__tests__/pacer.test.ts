@@ -102,6 +102,7 @@ describe("pacer", () => {
     const { clock } = fakeClock();
     const a = limiterFor("https://api.example.test/v1", "key-a-123456", undefined, clock);
     expect(limiterFor("https://api.example.test/v1/", "key-a-123456", undefined, clock)).toBe(a);
+    expect(limiterFor("https://api.example.test/v1//", "key-a-123456", undefined, clock)).toBe(a);
     expect(limiterFor("https://api.example.test/v1", "key-b-123456", undefined, clock)).not.toBe(a);
     expect(accountKey("https://api.example.test/v1", "key-a-123456")).toMatch(/^https:\/\/api\.example\.test\/v1#[0-9a-f]{16}$/);
   });
