@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 // Mutation testing (issue 13): `make mutate` (tools/mutate/run.mjs) runs Stryker once per PIECE of each folder
 // below, each piece with only the jest suites that exercise it, so a mutant never waits for unrelated suites and
 // each finished piece is saved at once. Stryker writes its incremental file only when a run ends (an interrupted
@@ -66,7 +67,11 @@ const piece = process.env.MUTATE_PIECE ? pieces.find((p) => p.piece === process.
 if (!piece) throw new Error(`MUTATE_PIECE=${process.env.MUTATE_PIECE}: expected one of ${pieces.map((p) => p.piece).join(", ")}`);
 const files = process.env.MUTATE_FILES ? process.env.MUTATE_FILES.split(",") : piece.mutate;
 // A narrowed run gets its own result files (named after the files), so it never replaces the piece's.
-const id = process.env.MUTATE_FILES ? `${name}-${piece.piece}-files-${files.join("+").replace(/[^\w.-]+/g, "_")}` : `${name}-${piece.piece}`;
+// Long lists (line ranges of several files) are cut and end in a hash: file names have a length limit.
+const filesId = files.join("+").replace(/[^\w.-]+/g, "_");
+const id = process.env.MUTATE_FILES
+  ? `${name}-${piece.piece}-files-${filesId.length > 100 ? `${filesId.slice(0, 60)}-${createHash("sha256").update(filesId).digest("hex").slice(0, 12)}` : filesId}`
+  : `${name}-${piece.piece}`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
