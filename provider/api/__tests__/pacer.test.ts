@@ -11,7 +11,7 @@ function fakeClock() {
 
 describe("pacer", () => {
   it("lets a burst of maxRequestsPerSecond through, then spaces requests at the rate", async () => {
-    const { clock, sleeps } = fakeClock();
+    const { clock, sleeps, advance } = fakeClock();
     const pacer = new Pacer(2, clock);
     await pacer.acquire();
     await pacer.acquire();
@@ -19,6 +19,9 @@ describe("pacer", () => {
     await pacer.acquire();
     await pacer.acquire();
     expect(sleeps).toEqual([500, 500]);
+    advance(250); // half a token refilled: the next request waits for the other half only
+    await pacer.acquire();
+    expect(sleeps).toEqual([500, 500, 250]);
   });
 
   it("is unlimited by default", async () => {
@@ -39,6 +42,9 @@ describe("pacer", () => {
     advance(10);
     await pacer.acquire();
     expect(sleeps).toEqual([3000]);
+    pacer.pauseUntil(clock.now() + 2000); // a pause from a later moment: held for what is left of it
+    await pacer.acquire();
+    expect(sleeps).toEqual([3000, 2000]);
   });
 
   it("a cap below one request per second still lets requests through, one per 1/rate seconds", async () => {
