@@ -75,6 +75,16 @@ describe("output", () => {
   });
 });
 
+/** The module object itself (the namespace import's bindings cannot be spied on; state.ts reads through to it). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const nodeFs = require("node:fs") as typeof fs;
+
+/** The pid of a process that has exited (a stale lock's owner); `deadPid.last` is the last one given. */
+const deadPid = Object.assign(
+  (): string => (deadPid.last = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString()),
+  { last: "" },
+);
+
 describe("state file", () => {
   let dir: string;
   beforeEach(() => {
@@ -171,9 +181,68 @@ describe("state file", () => {
     again();
   });
 
-  test("a lock that cannot be written for another reason is an error, not a takeover", () => {
+  test("a lock that cannot be written for another reason is that error, not a takeover", () => {
     const file = path.join(dir, "state.json");
-    fs.mkdirSync(`${file}.lock`); // a directory where the lock file goes
-    expect(() => lockState(file)).toThrow(/EISDIR|EEXIST/);
+    fs.writeFileSync(`${file}.lock`, deadPid()); // a takeover would succeed
+    const write = jest.spyOn(nodeFs, "writeFileSync").mockImplementationOnce(() => {
+      throw Object.assign(new Error("EIO: i/o error, open"), { code: "EIO" });
+    });
+    try {
+      expect(() => lockState(file)).toThrow("EIO: i/o error, open");
+    } finally {
+      write.mockRestore();
+    }
+    expect(fs.readFileSync(`${file}.lock`, "utf8")).toBe(deadPid.last);
+  });
+
+  test("pid 0 in a lock is no owner (taken over); a live owner of another user (EPERM) holds it", () => {
+    const file = path.join(dir, "state.json");
+    fs.writeFileSync(`${file}.lock`, "0");
+    lockState(file)();
+    fs.writeFileSync(`${file}.lock`, "4242");
+    const kill = jest.spyOn(process, "kill").mockImplementation(() => {
+      throw Object.assign(new Error("kill EPERM"), { code: "EPERM" });
+    });
+    try {
+      expect(() => lockState(file)).toThrow("in use by another engine run (pid 4242)");
+    } finally {
+      kill.mockRestore();
+    }
+  });
+
+  test("releasing a lock someone already removed is harmless; a stale lock gone while taken over is no error", () => {
+    const file = path.join(dir, "state.json");
+    const release = lockState(file);
+    fs.rmSync(`${file}.lock`);
+    expect(() => release()).not.toThrow();
+    // The stale owner's lock disappears between our read and our removal.
+    fs.writeFileSync(`${file}.lock`, deadPid());
+    const real = fs.readFileSync;
+    const read = jest.spyOn(nodeFs, "readFileSync").mockImplementationOnce(((p: fs.PathOrFileDescriptor, o?: unknown) => {
+      const text = real(p, o as BufferEncoding);
+      fs.unlinkSync(p as string);
+      return text;
+    }) as typeof fs.readFileSync);
+    try {
+      lockState(file)();
+    } finally {
+      read.mockRestore();
+    }
+  });
+
+  test("a lock that keeps coming back stale is given up after two tries", () => {
+    const file = path.join(dir, "state.json");
+    fs.writeFileSync(`${file}.lock`, deadPid());
+    const real = fs.rmSync;
+    let comebacks = 1;
+    const rm = jest.spyOn(nodeFs, "rmSync").mockImplementation((p, o) => {
+      real(p, o);
+      if (comebacks-- > 0) fs.writeFileSync(p as string, deadPid.last);
+    });
+    try {
+      expect(() => lockState(file)).toThrow(`cannot lock state file ${file}`);
+    } finally {
+      rm.mockRestore();
+    }
   });
 });

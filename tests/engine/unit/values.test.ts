@@ -48,6 +48,8 @@ describe("secrets and unknowns", () => {
     expect(containsSecret({ a: [1, { b: secret(2) }] })).toBe(true);
     expect(containsSecret([secret(1)])).toBe(true);
     expect(containsSecret({ a: [1, { b: 2 }] })).toBe(false);
+    expect(containsSecret({ plain: 1, s: secret("x") })).toBe(true);
+    expect(containsUnknown({ known: 1, u: UNKNOWN_VALUE })).toBe(true);
     expect(containsSecret("x")).toBe(false);
     expect(containsSecret(undefined)).toBe(false);
     expect(containsUnknown(UNKNOWN_VALUE)).toBe(true);
@@ -127,6 +129,11 @@ describe("property paths (ignoreChanges)", () => {
     expect(getPath(m(), "a[0]")).toBeUndefined(); // an index into an object
     expect(getPath(m(), "top.x")).toBeUndefined();
     expect(getPath(m(), "nope.x")).toBeUndefined();
+    expect(getPath({ o: { "0": "key zero" } }, "o[0]")).toBeUndefined(); // an index is not a key
+    expect(getPath({ "": ["x"] }, "[0]")).toBeUndefined(); // a map has no index
+    expect(getPath({ m: [[1, 2]] }, "m[0][1]")).toBe(2);
+    const long = Array.from({ length: 13 }, (_, i) => i * 10);
+    expect(getPath({ l: long }, "l[12]")).toBe(120);
   });
 
   test("setPath writes nested values, creating objects and lists on the way", () => {
@@ -138,11 +145,17 @@ describe("property paths (ignoreChanges)", () => {
     expect(v.a).toEqual({ b: 2, list: [{ c: "z" }, { c: "y" }] });
     expect(v.new).toEqual({ deep: true });
     expect(Array.isArray(v.arr)).toBe(true);
-    expect((v.arr as PropertyMap[])[1]).toEqual({ k: "v" });
+    expect(JSON.stringify(v.arr)).toBe('[null,{"k":"v"}]');
     setPath(v, "top", 4);
     expect(v.top).toBe(4);
     setPath(v, "top.x", 1); // replaces a scalar on the way by an object
     expect(v.top).toEqual({ x: 1 });
+  });
+
+  test("setPath through a null makes an object there", () => {
+    const v: PropertyMap = { a: null };
+    setPath(v, "a.b", 1);
+    expect(v).toEqual({ a: { b: 1 } });
   });
 
   test("setPath with undefined removes, without creating anything missing", () => {
