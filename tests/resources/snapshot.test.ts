@@ -230,6 +230,51 @@ describe("Snapshot lifecycle", () => {
     await provider.delete!(kept.id, kept.outs);
   });
 
+  it("reads, updates and deletes the snapshot its id names when the instance has several", async () => {
+    const host = await newInstance();
+    const first = await provider.create(await checked({ instanceId: host, name: "first" }));
+    const second = await provider.create(await checked({ instanceId: host, name: "second" }));
+    const read = await provider.read!(second.id, second.outs);
+    expect(read.props).toEqual(expect.objectContaining({ name: "second" }));
+    const updated = await provider.update!(second.id, second.outs, await checked({ instanceId: host, name: "second", timeouts: { delete: "1m" } }));
+    expect(updated.outs).toEqual(expect.objectContaining({ name: "second", timeouts: { delete: "1m" } }));
+    await provider.delete!(second.id, updated.outs as SnapshotOutputs);
+    expect((await client.snapshots.list(host)).map((s) => s.name)).toEqual(["first"]);
+    // deleting it again sends nothing, though another snapshot is listed
+    const since = lastSeq();
+    await provider.delete!(second.id, updated.outs as SnapshotOutputs);
+    expect(writes(since)).toEqual([]);
+    await provider.delete!(first.id, first.outs);
+  });
+
+  it("replaces a snapshot whose description changed under the same name: the new one is taken beside the old one", async () => {
+    const host = await newInstance();
+    const old = await provider.create(await checked({ instanceId: host, name: "weekly", description: "v1" }));
+    const news = await checked({ instanceId: host, name: "weekly", description: "v2" });
+    expect((await provider.diff!(old.id, old.outs, news)).replaces).toEqual(["description"]);
+    const replacement = await provider.create(news); // create-before-delete: the old "weekly" still exists here
+    expect(replacement.outs).toEqual(expect.objectContaining({ name: "weekly", description: "v2", status: "Ready" }));
+    await provider.delete!(old.id, old.outs);
+    expect((await client.snapshots.list(host)).map((s) => s.id)).toEqual([replacement.id]);
+  });
+
+  it("refuses to read a state without instanceId, naming the snapshot", async () => {
+    await expect(provider.read!("0b7e9c1d-0000-4000-8000-0000000000fc", {})).rejects.toThrow(
+      "cannot read snapshot 0b7e9c1d-0000-4000-8000-0000000000fc: the state has no instanceId",
+    );
+  });
+
+  it("fails a read whose list answers a server error, instead of reporting the snapshot gone (refresh would drop it)", async () => {
+    const created = await provider.create(await checked({ instanceId: vm, name: "outage" }));
+    const spy = jest.spyOn(getClient().snapshots, "list").mockRejectedValue(new Error("HTTP 500 from the host"));
+    try {
+      await expect(provider.read!(created.id, created.outs)).rejects.toThrow("HTTP 500 from the host");
+    } finally {
+      spy.mockRestore();
+    }
+    await provider.delete!(created.id, created.outs);
+  });
+
   it("never takes a second snapshot after an ambiguous failure: the one that appeared is adopted", async () => {
     // the connection is cut after the API processed the request: the client cannot know it worked
     sim.setFaults({ resetNext: { operation: "createSnapshot", afterProcessing: true } });
@@ -256,6 +301,7 @@ describe("Snapshot lifecycle", () => {
     expect(init.message).toContain(init.id);
     expect(init.message).toMatch(/status Error/);
     expect(init.properties).toEqual(expect.objectContaining({ status: "Error", name: "doomed" }));
+    expect(init.reasons).toEqual([expect.stringMatching(/status Error/)]);
     // the recorded snapshot can be destroyed
     await provider.delete!(init.id, init.properties as SnapshotOutputs);
     expect((await client.snapshots.list(vm)).some((s) => s.id === init.id)).toBe(false);
@@ -269,6 +315,7 @@ describe("Snapshot lifecycle", () => {
     );
     expect(error).toBeInstanceOf(ResourceInitError);
     expect((error as ResourceInitError).message).toMatch(/timed out/);
+    expect((error as ResourceInitError).message).toContain(`waiting for snapshot "stuck" of instance ${vm} (last status seen:`);
     expect((error as ResourceInitError).id).toMatch(/^[0-9a-f-]{36}$/);
     await fetch(`${sim.adminUrl}/instances/${vm}`, {
       method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ cancelOperation: true }),
