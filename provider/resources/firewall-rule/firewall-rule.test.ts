@@ -1,6 +1,8 @@
 import { checkInputs, UNKNOWN_VALUE } from "../common/check";
 import { inputsSchema, isValidPortSpec, isValidSource } from "./inputs";
-import { changedApiProperties, diffFirewallRule } from "./diff";
+import { canonicalPort, canonicalSource, changedApiProperties, diffFirewallRule } from "./diff";
+import { firewallRuleInputsOf, firewallRuleOutputs, ruleMatches } from "./model";
+import type { FirewallRule } from "../../api";
 
 const VM = "6f1c2a3b-0000-4000-8000-000000000001";
 const VM2 = "6f1c2a3b-0000-4000-8000-000000000002";
@@ -67,5 +69,73 @@ describe("FirewallRule diff", () => {
 
   it("no source equals the any-source network the provider sends to remove one", () => {
     expect(diffFirewallRule({ ...base, sourceIp: "0.0.0.0/0" }, { ...base }).changes).toBe(false);
+  });
+});
+
+describe("FirewallRule sources and ports", () => {
+  it.each([["10.0.0.0/-1"], ["10.0.0.0/1e1"], ["10.0.0.0/ 8"]])("refuses the prefix of %p", (text) => expect(isValidSource(text)).toBe(false));
+
+  it.each<[string, unknown, unknown, boolean]>([
+    ["a number and its text", 22, "22", true],
+    ["a one-port range and the port, spaced", " 22 - 22 ", "22", true],
+    ["a padded port", " 80 ", "80", true],
+    ["a real range and its first port", "22-23", "22", false],
+    ["a range written inside other text", "x22-22", "22", false],
+    ["a range followed by other text", "22-22x", "22", false],
+  ])("port: %s same=%p", (_what, a, b, same) => {
+    expect(canonicalPort(a) === canonicalPort(b)).toBe(same);
+  });
+
+  it.each<[string, unknown, unknown, boolean]>([
+    ["no source and null", undefined, null, true],
+    ["no source and blank", undefined, "  ", true],
+    ["no source and the dash some hosts echo", undefined, "-", true],
+    ["no source and any network", undefined, "0.0.0.0/0", true],
+    ["a host and its /32, padded", "203.0.113.7", " 203.0.113.7/32 ", true],
+    ["a host and another network", "203.0.113.7", "203.0.113.0/24", false],
+    ["no source and a host", undefined, "203.0.113.7", false],
+  ])("source: %s same=%p", (_what, a, b, same) => {
+    expect(canonicalSource(a) === canonicalSource(b)).toBe(same);
+  });
+
+  it("a description or source spelled differently by the host is no change; a real one is", () => {
+    const olds = { ...base, sourceIp: "203.0.113.7", description: "ssh" };
+    expect(diffFirewallRule(olds, { ...olds, sourceIp: "203.0.113.7/32" }).changes).toBe(false);
+    expect(diffFirewallRule({ ...base, description: "" }, { ...base }).changes).toBe(false);
+    expect(diffFirewallRule({ ...base }, { ...base, description: "web" }).changes).toBe(true);
+    expect(changedApiProperties({ ...base, sourceIp: "-" }, { ...base })).toEqual([]);
+    expect(changedApiProperties({ ...base, port: "22" }, { ...base, port: "22-22" })).toEqual([]);
+  });
+});
+
+describe("FirewallRule mapping", () => {
+  const rule: FirewallRule = { id: "9", protocol: "tcp", destination_port: "22", source_ip: "10.0.0.0/8", action: "A", description: "ssh" } as FirewallRule;
+  const inputs = { ...base, port: "22", sourceIp: "10.0.0.0/8", description: "ssh" };
+
+  it("takes as ours only a rule equal in protocol, action, port, source and description (after an ambiguous create)", () => {
+    expect(ruleMatches(rule, inputs)).toBe(true);
+    expect(ruleMatches({ ...rule, destination_port: "22-22", source_ip: "10.0.0.0/8" }, inputs)).toBe(true);
+    expect(ruleMatches({ ...rule, protocol: "udp" }, inputs)).toBe(false);
+    expect(ruleMatches({ ...rule, action: "D" }, inputs)).toBe(false);
+    expect(ruleMatches({ ...rule, destination_port: "23" }, inputs)).toBe(false);
+    expect(ruleMatches({ ...rule, source_ip: "0.0.0.0/0" }, inputs)).toBe(false);
+    expect(ruleMatches({ ...rule, description: "other" }, inputs)).toBe(false);
+    expect(ruleMatches({ ...rule, description: null }, inputs)).toBe(false);
+    expect(ruleMatches({ ...rule, description: "" }, { ...inputs, description: undefined })).toBe(true);
+  });
+
+  it("outputs leave out an empty description or source, and carry adoptId and timeouts only when set", () => {
+    const bare = firewallRuleOutputs({ instanceId: VM }, { ...rule, source_ip: null, description: "" });
+    expect(bare).toEqual({ instanceId: VM, protocol: "tcp", port: "22", action: "accept" });
+    expect(firewallRuleOutputs({ instanceId: VM }, { ...rule, description: null })).not.toHaveProperty("description");
+    expect(firewallRuleOutputs({ instanceId: VM }, { ...rule, source_ip: "0.0.0.0/0" })).not.toHaveProperty("sourceIp");
+    expect(firewallRuleOutputs({ instanceId: VM }, { ...rule, protocol: null, destination_port: null, action: null } as unknown as FirewallRule)).toEqual(
+      expect.objectContaining({ protocol: "", port: "", action: "" }),
+    );
+    const full = firewallRuleOutputs({ instanceId: VM, adoptId: "9", timeouts: { delete: "1m" } }, rule);
+    expect(full).toEqual({ ...inputs, action: "accept", adoptId: "9", timeouts: { delete: "1m" } });
+    expect(firewallRuleInputsOf(full)).toEqual(full);
+    expect(firewallRuleInputsOf(bare)).toEqual({ instanceId: VM, protocol: "tcp", port: "22", action: "accept" });
+    expect(Object.keys(firewallRuleInputsOf(bare))).toEqual(["instanceId", "protocol", "port", "action"]);
   });
 });
