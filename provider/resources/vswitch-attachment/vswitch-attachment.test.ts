@@ -90,4 +90,18 @@ describe("VswitchAttachment model", () => {
   it("carries the user's inputs from state", () => {
     expect(inputsFromState(state({ timeouts: { delete: "2m" } }))).toEqual({ instanceId: VM, vswitchId: NET, timeouts: { delete: "2m" } });
   });
+  it("carries adoptId from state, and leaves out what was not set (a refresh shows no spurious change)", () => {
+    expect(inputsFromState(state({ adoptId: `${VM}/${NET}` }))).toEqual({ instanceId: VM, vswitchId: NET, adoptId: `${VM}/${NET}` });
+    expect(Object.keys(inputsFromState(state()))).toEqual(["instanceId", "vswitchId"]);
+  });
+  it("carries adoptId and timeouts into outputs only when set, and leaves out a location the list does not name", () => {
+    const bare = vswitchAttachmentOutputs({ instanceId: VM, vswitchId: NET2 }, { uuid: NET2, name: "db", location: null });
+    expect(Object.keys(bare)).toEqual(["instanceId", "vswitchId", "vswitchName"]);
+    const full = vswitchAttachmentOutputs({ instanceId: VM, vswitchId: NET2, adoptId: `${VM}/${NET2}`, timeouts: { delete: "1m" } }, vswitches[1]!);
+    expect(full).toEqual({ instanceId: VM, vswitchId: NET2, vswitchName: "db", location: "Jakarta", adoptId: `${VM}/${NET2}`, timeouts: { delete: "1m" } });
+  });
+  it("reads a network named with blanks around it, by the host or in the list, as ours", () => {
+    expect(resolveAttachment(" backend ", NET, vswitches).kind).toBe("attached");
+    expect(resolveAttachment("db", NET2, [{ uuid: NET2, name: "db " }]).kind).toBe("attached");
+  });
 });
