@@ -17,9 +17,9 @@
  *   queue in the limiter, so a listing issued at the first ask could wait a second to be sent, and each create
  *   asking meanwhile needed another listing (10-40 listings in a 50-VM create phase, a create each at 10 req/s).
  * - At most one listing is in flight; questions asked once it was sent are answered by the next one, started when
- *   it ends and at least LISTING_INTERVAL_MS after the previous one started. So a burst of creates costs one or two
- *   listings whatever its size, and creates trickling in (an engine handing a fleet over one by one) share a
- *   listing per half second instead of making one each; a lone create never waits (its listing is the first).
+ *   it ends and at least `listingIntervalMs()` (0.5 s) after the previous one started. So a burst of creates
+ *   costs one or two listings whatever its size, and creates trickling in (an engine handing a fleet over one by
+ *   one) share a listing per half second instead of making one each; a lone create never waits.
  * - The whole account is listed in one page (`limit=100&page=1`) when it fits; a list of several pages is not
  *   read as a whole, because rows shift between pages when VMs are deleted meanwhile and a skipped row would be
  *   a missed twin. Then each hostname is searched as before (`search=<hostname>`, every page), and the listing
