@@ -94,8 +94,8 @@ export default {
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
   // A mutant that makes a wait hang is killed by this timeout (counted as detected), so keep it short.
   timeoutMS: 5000,
-  // The initial coverage run of a local-engine piece runs every engine suite in one worker (each test starts
-  // two Node processes): it took over 5 minutes (Stryker's default limit, after which the whole run fails).
+  // The initial coverage run of the local-engine host piece runs every process-spawning engine suite in one worker
+  // (each test starts two Node processes): it took over 5 minutes (Stryker's default limit, which fails the run).
   dryRunTimeoutMinutes: 40,
   // live: each mutant's result as soon as it is known (tools/mutate/live-reporter.mjs), reports/live/<id>.log.
   appendPlugins: ["./tools/mutate/live-reporter.mjs"],

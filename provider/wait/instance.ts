@@ -81,7 +81,8 @@ type Seen = { row: InstanceListItem; detail?: undefined } | { detail: InstanceDe
 
 /**
  * One status poll through the process's shared poller (status-poller.ts): the list row when the list shows the
- * instance; otherwise the detail, because only its 404 says the instance is gone.
+ * instance; otherwise the detail, because only its 404 says the instance is gone. `detailFirst`: the detail
+ * straight away (the first look at an operation that usually ends within two ticks: waitForInstanceSettled).
  */
 async function observe(client: VmHostClient, uuid: string, injectedTime: boolean, detailFirst = false): Promise<Seen> {
   if (detailFirst) {

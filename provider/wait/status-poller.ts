@@ -8,7 +8,8 @@
  * ticks are at least `minIntervalMs` apart, so status polling costs about one request per interval in total,
  * however many VMs wait. Only where the list cannot tell does a wait read the detail: sizes, addresses and
  * networks after an operation (once, when the list shows it finished), and a VM missing from the list (the
- * list can shift between pages: only a 404 on the detail says "gone").
+ * list can shift between pages: only a 404 on the detail says "gone"). An operation that usually ends within
+ * two ticks is looked at on the detail first (wait/instance.ts): that read is needed anyway once it has ended.
  */
 import type { InstanceList, InstanceListItem, VmHostClient } from "../api";
 import { LIST_ALL_PAGE_SIZE } from "../api";

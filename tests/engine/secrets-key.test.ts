@@ -7,7 +7,7 @@
  */
 import { SecretsCrypter, SECRET_SIG, SPECIAL_SIG_KEY } from "../../tools/local-engine/values";
 
-describe("secrets key derivation, cached per salt and passphrase", () => {
+describe("secrets key derivation: the per-salt-and-passphrase cache never answers for another stack or passphrase", () => {
   it("a second crypter of the same stack reads what the first saved; a wrong passphrase or another salt does not", () => {
     const salt = SecretsCrypter.newSalt();
     const saved = new SecretsCrypter("pass-1", salt).encryptDeep({ [SPECIAL_SIG_KEY]: SECRET_SIG, value: "s3cret" });

@@ -13,7 +13,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, type RunningSimulator } from "../../simulator";
-import { InitFailedError, type ProviderHost } from "../../tools/local-engine/providerHost";
+import type { ProviderHost } from "../../tools/local-engine/providerHost";
+import { InitFailedError } from "../../tools/local-engine/providerTypes";
 import { installPacked, runUnderMocks, startConfiguredHost } from "./packed";
 
 const URN = "urn:pulumi:test::host-test::pulumi-nodejs:dynamic/vmhost:Instance::web";

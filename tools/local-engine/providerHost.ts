@@ -14,9 +14,6 @@ import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { CheckFailure, DiffResult, InitFailedError } from "./providerTypes";
 import { PropertyMap } from "./values";
 
-export { InitFailedError } from "./providerTypes";
-export type { CheckFailure, DiffResult } from "./providerTypes";
-
 /** Where the host's own output goes (its console.log / console.error lines). */
 export type HostOutput = (stream: "stdout" | "stderr", line: string) => void;
 
