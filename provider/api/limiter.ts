@@ -12,8 +12,10 @@
  *   answered one (they are on their way and count against the same window). At 0, requests queue.
  * - A 429 pauses every request of the account until the window ends (`Reset` when it falls inside
  *   `Retry-After`, being more precise than whole seconds; else `Retry-After`); then the whole limit is available.
- * - When the budget is spent and the window's end is unknown, one probe request goes out per second: its
- *   answer tells the new budget (`Remaining`) or, as a 429, when the window ends. (Windows are not predicted
+ * - When the budget is spent and the window's end is unknown, one probe request goes out a second after the
+ *   budget ran out (not a second after the next request queued: that held a fleet's status reads for up to a
+ *   second into every new window, seen in make bench), and then at most one a second: its answer tells the new
+ *   budget (`Remaining`) or, as a 429, when the window ends. (Windows are not predicted
  *   from earlier ones: a window length guessed from two 429s far apart once held a 50-VM fleet for 30 s at a
  *   time with nothing sent; a probe a second costs at most one 429 per window.)
  * - Requests are granted strictly in arrival order (one FIFO queue), so no resource starves behind a busy one.
@@ -57,7 +59,8 @@ export class RateLimiter {
   private budget: number | undefined;
   private windowEndsAt: number | undefined;
   private pausedUntil = 0;
-  private probeAt: number | undefined;
+  /** When the budget was last seen spent (undefined while a budget is left or none is known): a probe is due a second later. */
+  private spentAt: number | undefined;
   private tickets = 0;
   private newestObserved = 0;
   private answered = false;
@@ -154,7 +157,10 @@ export class RateLimiter {
         pausedUntil = this.learnWindowEnd(response.headers, now);
         if (pausedUntil !== undefined) this.pauseUntil(pausedUntil);
       }
-      if (this.budget !== undefined && this.budget > 0) this.probeAt = undefined; // budget known again: no probe due
+      // A budget again (or none known): no probe due. Spent: a probe is due a second from now, or stays due when
+      // it already was.
+      if (this.budget === undefined || this.budget > 0) this.spentAt = undefined;
+      else this.spentAt ??= now;
     }
     // The answer may free the queue (a probe's answer names the new window's budget): wake a pump that sleeps
     // towards the next probe, so it decides again now. Left asleep, it held every queued request for the rest
@@ -193,15 +199,15 @@ export class RateLimiter {
     if (this.windowEndsAt !== undefined) {
       // The window has ended (the pause, which lasts at least until its end, is over): the whole limit again.
       this.budget = this.limit;
-      this.probeAt = undefined;
+      this.spentAt = undefined;
       this.windowEndsAt = undefined;
     }
     if (this.budget !== undefined && this.budget <= 0) {
       // The window's end is unknown here: a known end is also the pause's end (observe pauses until it), which
       // returned above.
-      this.probeAt ??= now + PROBE_INTERVAL_MS;
-      if (now < this.probeAt) return this.probeAt - now;
-      this.probeAt = undefined;
+      const probeAt = (this.spentAt ??= now) + PROBE_INTERVAL_MS;
+      if (now < probeAt) return probeAt - now;
+      this.spentAt = undefined; // the probe's grant spends the budget again: the next probe is due a second after it
       this.budget = 1; // one probe: its answer tells the window
     }
     return this.cap.delayMs(now);
@@ -222,7 +228,7 @@ export class RateLimiter {
         }
         const waiter = this.queue.shift()!;
         if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
-        if (this.budget !== undefined) this.budget -= 1;
+        if (this.budget !== undefined && --this.budget <= 0) this.spentAt ??= this.clock.now();
         this.cap.take(this.clock.now());
         this.inFlight += 1;
         this.tickets += 1;

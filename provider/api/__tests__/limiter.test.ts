@@ -165,12 +165,18 @@ describe("rate limiter: learns the host's limit from its answers", () => {
     for (const name of ["f", "g", "h", "i"]) ask(name); // the rest of the budget
     await advance(0);
     expect(granted.i?.at).toBe(1_200);
-    await advance(1_000); // past the probe once due at 2000
-    ask("j"); // spent: a new probe interval from now, not the old due time
-    await advance(999);
+    await advance(500);
+    // Spent since i (1200): the probe is due a probe interval after the budget ran out (2200); not at the old due
+    // time (2000), forgotten when d named a budget, nor a probe interval after this ask (2700).
+    ask("j");
+    await advance(499);
     expect(granted.j).toBeUndefined();
     await advance(1);
-    expect(granted.j?.at).toBe(3_200);
+    expect(granted.j?.at).toBe(2_200);
+    await advance(3_000);
+    ask("k"); // long after the probe j (its window's budget unknown, spent by j): k probes at once
+    await advance(0);
+    expect(granted.k?.at).toBe(5_200);
   });
 
   it("late answers to older requests (a previous window's count, or none) do not override a newer answer's count", async () => {
