@@ -4,6 +4,7 @@ import { BusyError } from "../provider/api";
 import { forgetDurations, durationsFor } from "../provider/wait/durations";
 import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle } from "../provider/wait/instance";
 import { setProgressSink } from "../provider/context";
+import { statusPollerFor } from "../provider/wait/status-poller";
 import { startSimulator, ManualClock } from "../simulator";
 
 /**
@@ -159,6 +160,16 @@ describe("instance waits", () => {
     expect(clock.now() - started).toBeLessThan(60_000);
   });
 
+  it("a delete that shows Error while its operation still runs is not failed: the wait ends when the VM is gone", async () => {
+    const uuid = await createVm("gone-error-midway");
+    clock.advanceSeconds(10);
+    await client.instances.delete(uuid, { removeIp: true, removeBlockStorage: true });
+    clock.advanceSeconds(3);
+    await outOfBand(uuid, { status: "Error" }); // the host reports Error mid-delete; its operation is still running
+    await waitForInstanceGone(client, uuid, { what: "deletion", deadline: deadline(600_000), clock: waitClock });
+    expect(await client.instances.find(uuid)).toBeUndefined();
+  });
+
   it("waiting for a delete that never ends times out with the last status", async () => {
     const uuid = await createVm("gone-stuck");
     clock.advanceSeconds(10);
@@ -301,6 +312,13 @@ describe("instance waits", () => {
     await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-short", deadline: deadline(600_000), until: (d) => d.cpu === 2, clock: waitClock });
     expect(countOf("listInstances", from)).toBeGreaterThan(1);
     expect(countOf("getInstance", from)).toBe(2);
+    // learned as taking two ticks (not within two): the shared list watches it from the start, and the detail is
+    // read once, when it has ended
+    durationsFor(client.baseUrl).learn("resize-two-ticks", 2 * statusPollerFor(client).intervalMs);
+    await client.instances.resize(uuid, { cpu: 3, memory: 2, storage: 20 });
+    from = sim.requests().length;
+    await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-two-ticks", deadline: deadline(600_000), until: (d) => d.cpu === 3, clock: waitClock });
+    expect(countOf("getInstance", from)).toBe(1);
     forgetDurations();
   });
 

@@ -105,6 +105,23 @@ describe("pollUntil", () => {
     expect(lines[0]).toMatch(/status creating, .* elapsed, .* left/);
   });
 
+  it("never sleeps less than a millisecond: a clock at today's epoch still moves, so the deadline is reached", async () => {
+    // Found as a hang: at epoch-millisecond magnitudes the wake-up delay before a learned end came out as 0.0001 ms
+    // (floating-point rounding of the elapsed time), which an injected clock cannot add, so the wait polled forever.
+    let t = 1_731_639_674_140;
+    let polls = 0;
+    const err = await pollUntil({
+      what: "deletion", deadline: new Deadline(20_000, () => t), expectedMs: 10_476,
+      poll: async () => {
+        if (++polls > 1_000) throw new Error("polled 1000 times without the clock moving");
+        return { done: false as const, status: "deleting" };
+      },
+      schedule: { fastMs: 900, maxMs: 10_000 }, now: () => t, sleep: async (ms) => void (t += ms),
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect(polls).toBeLessThan(30);
+  });
+
   it("measures the time waited from the wait's start, whatever the clock reads", async () => {
     const clock = fakeTime();
     clock.advance(1_700_000_000_000);

@@ -197,7 +197,10 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
           `${formatDuration(opts.deadline.remainingMs())} left`,
       );
     }
-    const delay = Math.min(nextPollDelay(elapsed, opts.expectedMs, schedule), Math.max(1, opts.deadline.remainingMs()));
+    // Whole milliseconds, at least one: the time until a learned end can come out as a sliver (0.0001 ms, from
+    // floating-point rounding at epoch magnitudes), which a clock at today's epoch cannot add: the wait then polled
+    // in a loop with the time standing still (found as a hanging test).
+    const delay = Math.max(1, Math.ceil(Math.min(nextPollDelay(elapsed, opts.expectedMs, schedule), opts.deadline.remainingMs())));
     await sleep(delay);
   }
 }
