@@ -52,11 +52,15 @@ export const FOLDERS = {
     { piece: "config", mutate: ["tools/local-engine/config.ts"], tests: [...engineUnit("config"), "<rootDir>/tests/engine/state-and-config.test.ts"] },
     { piece: "values-state", mutate: ["tools/local-engine/{values,state,output}.ts"], tests: [...engineUnit("values", "output-state"), "<rootDir>/tests/engine/secrets-key.test.ts"] },
     { piece: "deployment", mutate: ["tools/local-engine/deployment.ts"], tests: engineUnit("deployment-steps", "deployment-runs") },
-    // The gRPC services and the command line have in-process suites; the run itself (index.ts) and the provider
-    // host's client (providerHost.ts) need the real language runtime and provider host, so only the
-    // process-spawning suites can test them (hours on this machine).
+    // The gRPC services and the command line have in-process suites.
     { piece: "monitor-cli", mutate: ["tools/local-engine/{cli,monitor,providerTypes,errors}.ts"], tests: engineUnit("monitor", "cli", "deployment-steps") },
-    { piece: "host", mutate: ["tools/local-engine/{index,providerHost}.ts"], tests: [...ENGINE_RUNS, ...ENGINE_CONFIG] },
+    // The provider host's client runs against a fake host process (tests/engine/unit/fake-host.js: the real
+    // host's protocol, scripted answers, ~0.1 s to start); no other suite imports providerHost.ts but through
+    // index.ts, whose suites spawn the real processes and would only cost time here.
+    { piece: "provider-host", mutate: ["tools/local-engine/providerHost.ts"], tests: engineUnit("provider-host") },
+    // The run itself (index.ts) needs the real language runtime and provider host, so only the process-spawning
+    // suites test it (each test starts two Node processes: hours on this machine).
+    { piece: "run", mutate: ["tools/local-engine/index.ts"], tests: [...ENGINE_RUNS, ...ENGINE_CONFIG] },
   ],
 };
 
@@ -94,7 +98,7 @@ export default {
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
   // A mutant that makes a wait hang is killed by this timeout (counted as detected), so keep it short.
   timeoutMS: 5000,
-  // The initial coverage run of the local-engine host piece runs every process-spawning engine suite in one worker
+  // The initial coverage run of the local-engine run piece runs every process-spawning engine suite in one worker
   // (each test starts two Node processes): it took over 5 minutes (Stryker's default limit, which fails the run).
   dryRunTimeoutMinutes: 40,
   // live: each mutant's result as soon as it is known (tools/mutate/live-reporter.mjs), reports/live/<id>.log.
