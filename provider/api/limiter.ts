@@ -210,7 +210,7 @@ export class RateLimiter {
       this.spentAt = undefined; // the probe's grant spends the budget again: the next probe is due a second after it
       this.budget = 1; // one probe: its answer tells the window
     }
-    return this.cap.delayMs(now);
+    return this.cap.delayMs();
   }
 
   private async pump(): Promise<void> {
@@ -229,7 +229,7 @@ export class RateLimiter {
         const waiter = this.queue.shift()!;
         if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
         if (this.budget !== undefined && --this.budget <= 0) this.spentAt ??= this.clock.now();
-        this.cap.take(this.clock.now());
+        this.cap.take();
         this.inFlight += 1;
         this.tickets += 1;
         waiter.resolve(this.tickets);

@@ -10,7 +10,6 @@ import type { Clock } from "./retry";
 export class Pacer {
   private tokens: number;
   private lastRefill: number;
-  private pausedUntil = 0;
 
   constructor(
     private ratePerSecond: number | undefined,
@@ -47,42 +46,18 @@ export class Pacer {
     this.lastRefill = now;
   }
 
-  /** Holds every request of this account until `untilMs` (epoch ms): used on a 429 with Retry-After. */
-  pauseUntil(untilMs: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, untilMs);
-  }
-
-  /** How long a request must wait at `now` for a token (0 when one is there). */
-  delayMs(now: number): number {
-    if (this.pausedUntil > now) return this.pausedUntil - now;
+  /** How long a request must wait now for a token (0 when one is there). */
+  delayMs(): number {
     if (!this.ratePerSecond) return 0;
     this.refill();
     return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.ratePerSecond) * 1000);
   }
 
   /** Takes one token (after {@link delayMs} said 0). */
-  take(_now: number): void {
+  take(): void {
     if (!this.ratePerSecond) return;
     this.refill();
     this.tokens = Math.max(0, this.tokens - 1);
-  }
-
-  /** Waits for permission to send one request. */
-  async acquire(signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      const now = this.clock.now();
-      if (this.pausedUntil > now) {
-        await this.clock.sleep(this.pausedUntil - now, signal);
-        continue;
-      }
-      if (!this.ratePerSecond) return;
-      this.refill();
-      if (this.tokens >= 1) {
-        this.tokens -= 1;
-        return;
-      }
-      await this.clock.sleep(Math.ceil(((1 - this.tokens) / this.ratePerSecond) * 1000), signal);
-    }
   }
 }
 
