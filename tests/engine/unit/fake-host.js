@@ -13,12 +13,15 @@
 //               exitCode, the host exits with it and never prints a port
 //   portLine:   the port line's text, "{port}" replaced by the port (default "{port}")
 //   afterPort:  { stdout?: string[], stderr?: string[] }  lines printed right after the port
-//   answers:    { <method>: Answer[] }  each call of <method> takes the next answer; none left: an empty answer
+//   answers:    { <method>: Answer[], "<method> <resource name>": Answer[] }  each call takes the next answer of
+//               its resource's list, else of its method's; none left: the fake echoes
+//               as a plain provider would (check: the news as inputs, diff: no decision, create: id "<name>-id"
+//               and the inputs as outputs, read: the id and state as they are, update: the news as outputs)
 // Answer: { response?: object, error?: { message, initFailed?: { id, properties?, reasons? }, otherDetail?: true },
 //           stdout?: string[], stderr?: string[], exitCode?: number }  (lines printed before answering;
 //           exitCode: exit instead of answering)
-// FAKE_HOST_LOG: a file that gets one JSON line per event: { event: "start", pid, argv, cwd, marker } (marker: the
-// FAKE_HOST_MARKER environment variable), { event: "call", method, request }, { event: "signal", signal }.
+// FAKE_HOST_LOG: a file that gets one JSON line per event: { event: "start", pid, argv, cwd, marker, env } (marker:
+// the FAKE_HOST_MARKER environment variable, env: the PULUMI_* ones), { event: "call", method, request }, { event: "signal", signal }.
 "use strict";
 const fs = require("node:fs");
 const grpc = require("@grpc/grpc-js");
@@ -104,6 +107,17 @@ const responseOf = {
   delete: () => new emptyproto.Empty(),
 };
 
+/** The answer of a plain provider that accepts everything, for calls the script does not answer. */
+const echo = {
+  configure: () => ({}),
+  check: (r) => ({ inputs: js(r.getNews()) }),
+  diff: () => ({ changes: "DIFF_UNKNOWN" }),
+  create: (r) => ({ id: `${r.getUrn().split("::").pop()}-id`, properties: js(r.getProperties()) }),
+  read: (r) => ({ id: r.getId(), properties: js(r.getProperties()), inputs: js(r.getInputs()) }),
+  update: (r) => ({ properties: js(r.getNews()) }),
+  delete: () => ({}),
+};
+
 /** A failed call as the real host sends it (grpcResponseFromError), optionally with an unrelated detail first. */
 function errorOf(e) {
   const metadata = new grpc.Metadata();
@@ -135,9 +149,14 @@ const service = {};
 for (const method of Object.keys(requestOf)) {
   service[method] = (call, callback) => {
     log({ event: "call", method, request: requestOf[method](call.request) });
-    const answers = (script.answers && script.answers[method]) || [];
-    const answer = answers[taken[method] || 0] || {};
-    taken[method] = (taken[method] || 0) + 1;
+    // "<method> <resource name>" answers that resource's calls (resources are called in parallel, in no set
+    // order); "<method>" answers the others.
+    const urn = call.request.getUrn ? call.request.getUrn() : "";
+    const named = `${method} ${urn.split("::").pop()}`;
+    const key = script.answers && script.answers[named] ? named : method;
+    const answers = (script.answers && script.answers[key]) || [];
+    const answer = answers[taken[key] || 0] || { response: echo[method](call.request) };
+    taken[key] = (taken[key] || 0) + 1;
     print(answer);
     if (answer.exitCode !== undefined) process.exit(answer.exitCode);
     if (answer.error) callback(errorOf(answer.error));
@@ -152,7 +171,9 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
   });
 }
 
-log({ event: "start", pid: process.pid, argv: process.argv.slice(2), cwd: process.cwd(), marker: process.env.FAKE_HOST_MARKER });
+const env = {};
+for (const k of Object.keys(process.env).sort()) if (k.startsWith("PULUMI_")) env[k] = process.env[k];
+log({ event: "start", pid: process.pid, argv: process.argv.slice(2), cwd: process.cwd(), marker: process.env.FAKE_HOST_MARKER, env });
 print(script.beforePort);
 if (script.beforePort && script.beforePort.exitCode !== undefined) {
   process.exit(script.beforePort.exitCode);
