@@ -157,17 +157,18 @@ describe("ProviderHost.start", () => {
 
   it("routes the host's output lines to onOutput by stream, before and after its port, and never takes a later number for the port", async () => {
     const { host, f } = await startFake({
-      beforePort: { stdout: ["loading provider"], stderr: ["warning: old node"] },
+      // Lines with numbers before the port are not the port: only a line that is a number is.
+      beforePort: { stdout: ["loading provider", "3 deprecation warnings", "warned 3"], stderr: ["warning: old node"] },
       // Whitespace around the port (a host writing "\r\n" or padding) still reads as the port.
       portLine: "  {port} ",
       afterPort: { stdout: ["42"], stderr: ["ready"] },
       answers: { check: [{ stdout: ["checking web"], stderr: ["deprecated field"], response: {} }] },
     });
     await host.check(URN, {}, {});
-    const lines = await f.outputLines(6);
+    const lines = await f.outputLines(8);
     const by = (stream: string): string[] => lines.filter(([s]) => s === stream).map(([, l]) => l);
     // A provider's console.log(42) after the port is output, not a second port.
-    expect(by("stdout")).toEqual(["loading provider", "42", "checking web"]);
+    expect(by("stdout")).toEqual(["loading provider", "3 deprecation warnings", "warned 3", "42", "checking web"]);
     expect(by("stderr")).toEqual(["warning: old node", "ready", "deprecated field"]);
     await host.stop();
   });

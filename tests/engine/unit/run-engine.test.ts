@@ -192,6 +192,20 @@ describe("runEngine up", () => {
     expect(result.stdout).toBe(lines.join("\n") + "\n");
   });
 
+  it("prints the stack outputs sorted, long values cut at 200 characters, and hides secrets from the caller and the output", async () => {
+    const dir = project();
+    const secret = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: "s3cret" };
+    const long = "x".repeat(300);
+    const before = Date.now();
+    const { result, lines } = await run(dir, "up", { program: { outputs: { zeta: 1, alpha: "a", password: secret, long } } });
+    const took = Date.now() - before;
+    expect(result.outputs).toEqual({ zeta: 1, alpha: "a", password: "[secret]", long });
+    const at = lines.indexOf("Outputs:");
+    expect(lines.slice(at, at + 5)).toEqual(["Outputs:", '    alpha: "a"', `    long: "${"x".repeat(196)}...`, "    password: [secret]", "    zeta: 1"]);
+    expect(result.durationMs).toBeGreaterThanOrEqual(0);
+    expect(result.durationMs).toBeLessThanOrEqual(took);
+  });
+
   it("passes the project's main and TypeScript setting to the program, and uses the stack and state file given", async () => {
     const dir = project({ typescript: true, main: "src/index.ts" });
     const stateFile = path.join(dir, "states", "prod.json");
@@ -345,17 +359,39 @@ describe("runEngine refresh and destroy", () => {
     expect(result.summary).toMatchObject({ update: 1, delete: 1 });
     expect(lines[0]).toMatch(/^Refreshing \(dev\)/);
     expect(lines).not.toContain("Outputs:");
+    expect(lines).not.toContain("Refreshing the state first:");
   });
 
   it("preview --refresh refreshes first, says so, then previews against the refreshed state", async () => {
     const dir = project();
     await run(dir, "up", { program: TWO });
-    const { result, lines } = await run(dir, "preview", { program: TWO }, { refresh: true });
+    const { result, lines, host } = await run(dir, "preview", { program: TWO }, { refresh: true });
     expect(result).toMatchObject({ ok: true, drift: [], summary: { create: 0, same: 3 } });
+    // The refresh's host serves the program's resources too: one host, stopped once.
+    expect(host.filter((e) => e.event === "start")).toHaveLength(1);
+    expect(host.filter((e) => e.event === "signal")).toHaveLength(1);
     const at = (l: string): number => lines.indexOf(l);
     expect(at("Refreshing the state first:")).toBeGreaterThan(0);
     expect(at("    no drift")).toBeGreaterThan(at("Refreshing the state first:"));
     expect(at("Then, against the refreshed state:")).toBeGreaterThan(at("    no drift"));
+  });
+
+  it("a failed refresh stops the run before the program runs", async () => {
+    const dir = project();
+    await run(dir, "up", { program: TWO });
+    const { result, program } = await run(dir, "up", { program: TWO, host: { answers: { "read a": [{ error: { message: "401 unauthorized" } }] } } }, { refresh: true });
+    expect(result.ok).toBe(false);
+    expect(result.errors).toEqual([`${TYPE} "a": refresh failed: 401 unauthorized`]);
+    expect(program).toEqual([]);
+  });
+
+  it("a --replace target not in the stack stops the run before the refresh reads anything", async () => {
+    const dir = project();
+    await run(dir, "up", { program: TWO });
+    const { result, host, program } = await run(dir, "up", { program: TWO }, { refresh: true, replace: [urnOf("nope")] });
+    expect(result.errors).toEqual([`${urnOf("nope")}: a --replace target could not be found in the stack`]);
+    expect(calls(host, "read")).toEqual([]);
+    expect(program).toEqual([]);
   });
 
   it("destroy deletes everything without running the program, and destroy --refresh says 'Then:'", async () => {
@@ -366,6 +402,7 @@ describe("runEngine refresh and destroy", () => {
     expect(calls(host, "delete").map((c) => (c.request as { urn: string }).urn).sort()).toEqual([urnOf("a"), urnOf("b")]);
     expect(result).toMatchObject({ ok: true, summary: { delete: 3 } });
     expect(lines).toContain("Then:");
+    expect(lines[0]).toMatch(/^Destroying \(dev\)/);
     expect(lines).not.toContain("Outputs:");
     expect(resourcesIn(stateFile)).toEqual([]);
   });
