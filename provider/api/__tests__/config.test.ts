@@ -58,7 +58,43 @@ describe("route overrides", () => {
     expect(table.getInstance).toBe(routes.getInstance);
   });
 
+  it("reads a text override with blanks around and between method and path, in any letter case", () => {
+    const table = applyRouteOverrides({ updateRdns: "  patch   /network/ip/{ip_uuid}/rdns  " });
+    expect(table.updateRdns).toMatchObject({ method: "PATCH", path: "/network/ip/{ip_uuid}/rdns" });
+  });
+
+  it("takes a path whose placeholders come in another order; a wrong set names the default route's, in the error's name", () => {
+    const table = applyRouteOverrides({
+      deleteSnapshot: "DELETE /snapshots/{snapshot_uuid}/of/{instance_uuid}",
+      deleteFirewallRule: "DELETE /firewall/{instance_uuid}/{firewall_id}",
+    });
+    expect(table.deleteSnapshot).toMatchObject({ method: "DELETE", path: "/snapshots/{snapshot_uuid}/of/{instance_uuid}" });
+    expect(table.deleteFirewallRule).toMatchObject({ method: "DELETE", path: "/firewall/{instance_uuid}/{firewall_id}" });
+    const err = (() => {
+      try {
+        applyRouteOverrides({ deleteSnapshot: "DELETE /snapshots/{snapshot_uuid}" });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err?.name).toBe("RouteOverrideError");
+    expect(err?.message).toBe(
+      'route override for deleteSnapshot: path parameters must be {instance_uuid}, {snapshot_uuid} like /instance/{instance_uuid}/snapshot/{snapshot_uuid}/delete, got "/snapshots/{snapshot_uuid}"',
+    );
+  });
+
+  it("names the package version of its own package.json in the User-Agent", () => {
+    // A fresh module: the version is read once per process, so a test must load it anew to read it at all.
+    jest.isolateModules(() => {
+      const { userAgent } = require("../version") as typeof import("../version");
+      expect(userAgent()).toBe(`pulumi-vmhost/${(require("../../../package.json") as { version: string }).version}`);
+    });
+  });
+
   it.each([
+    [{ updateRdns: "1 PATCH /network/ip/{ip_uuid}/rdns" }, 'expected "METHOD /path", e.g. "PATCH /network/ip/{ip_uuid}/rdns", got "1 PATCH /network/ip/{ip_uuid}/rdns"'],
+    [{ updateRdns: "PATCH /network/ip/{ip_uuid}/rdns now" }, 'expected "METHOD /path"'],
+    [{ updateRdns: { method: "PATCH" } }, 'expected "METHOD /path" or {method, path}, got {"method":"PATCH"}'],
     [{ updateRdns: "PATCH network/ip/{ip_uuid}/rdns" }, 'path must start with "/"'],
     [{ updateRdns: "FETCH /network/ip/{ip_uuid}/rdns" }, 'expected "METHOD /path"'],
     [{ updateRdns: "PATCH /network/ip/{id}/rdns" }, "path parameters must be {ip_uuid}"],
