@@ -1,4 +1,4 @@
-import { ConfigurationError, resolveClientOptions } from "../config";
+import { ConfigurationError, parseRequestTimeout, resolveClientOptions } from "../config";
 import { applyRouteOverrides, RouteOverrideError } from "../overrides";
 import { routes } from "../routes";
 import { stderrLogger } from "../log";
@@ -48,6 +48,26 @@ describe("resolveClientOptions", () => {
     expect(() => resolveClientOptions({ config: { "vmhost:routes": '{"nope": "GET /x"}' }, env })).toThrow('unknown operation "nope"');
     expect(() => resolveClientOptions({ config: { "vmhost:maxRequestsPerSecond": "fast" }, env })).toThrow("vmhost:maxRequestsPerSecond must be a positive number");
     expect(() => resolveClientOptions({ env: { ...env, VMHOST_BASE_URL: "api.depa.id" } })).toThrow("must be an http(s) URL");
+  });
+});
+
+describe("vmhost:requestTimeout", () => {
+  it.each([
+    ["90s", 90_000], ["2m", 120_000], ["500ms", 500], ["1m30s", 90_000], ["1h", 3_600_000], ["1.5s", 1_500],
+    ["0.25m", 15_000], ["30", 30_000], ["2.5", 2_500], [" 45s ", 45_000],
+  ])("reads %p as %p ms", (text, ms) => {
+    expect(parseRequestTimeout(text)).toBe(ms);
+  });
+
+  it.each(["0", "0s", "0ms0s", "-5", "-5s", "abc", "5x", "s", "1m 30s", "1.s", ".5s", "5s!", "x5s", "1.5.2s", "1e3"])("refuses %p", (text) => {
+    expect(parseRequestTimeout(text)).toBeUndefined();
+  });
+
+  it("a value that is no duration is a configuration error naming the key and the forms", () => {
+    expect(() => resolveClientOptions({ config: { "vmhost:apiKey": "k", "vmhost:baseUrl": "https://api.dewavps.com/v1", "vmhost:requestTimeout": "soon" }, env: {} })).toThrow(
+      'vmhost:requestTimeout / VMHOST_REQUEST_TIMEOUT must be a duration such as "90s" or "2m" (or seconds), got "soon"',
+    );
+    expect(resolveClientOptions({ config: { "vmhost:apiKey": "k", "vmhost:baseUrl": "https://api.dewavps.com/v1" }, env: { VMHOST_REQUEST_TIMEOUT: "2m" } }).timeouts).toEqual({ headersMs: 120_000, bodyMs: 120_000 });
   });
 });
 
