@@ -61,6 +61,31 @@ describe("error classes and messages", () => {
     expect(error.message).toContain('HTTP 402 refused by billing or quota. The API said: "Insufficient balance".');
   });
 
+  it("each class's own message, built from the details alone (the words users read in a failed up)", () => {
+    const d = { operation: "resizeInstance", method: "PATCH" as const, path: "/instance/{instance_uuid}/resize" };
+    const head = "resizeInstance (PATCH /instance/{instance_uuid}/resize) failed:";
+    expect(new PaymentRequiredError({ ...d, status: 402 }).message).toBe(
+      `${head} HTTP 402 refused by billing or quota. Top up the account's credit or raise its quota; retrying will not help.`,
+    );
+    expect(new BusyError({ ...d, status: 409, retries: 1 }).message).toBe(
+      `${head} HTTP 409 another operation is running on this object. (after 1 retry) Wait until it finishes, then retry.`,
+    );
+    expect(new RateLimitedError({ ...d, status: 429, retries: 3 }).message).toBe(
+      `${head} HTTP 429 rate limited by the service. (after 3 retries) Lower vmhost:maxRequestsPerSecond or retry later.`,
+    );
+    expect(new NetworkError({ ...d }).message).toBe(`${head} network error. Check vmhost:baseUrl / VMHOST_BASE_URL and the network.`);
+    expect(new TimeoutError({ ...d, phase: "connect", url: "https://api.test/v1/instance/i-1/resize", limitMs: 1_500 }).message).toBe(
+      `${head} no connection in time. PATCH https://api.test/v1/instance/i-1/resize got no connection within 1500ms. Check vmhost:baseUrl / VMHOST_BASE_URL and the network.`,
+    );
+    expect(new TimeoutError({ ...d, phase: "connect" }).message).toBe(`${head} no connection in time. Check vmhost:baseUrl / VMHOST_BASE_URL and the network.`);
+    expect(new TimeoutError({ ...d, phase: "body", url: "https://api.test/v1/x" }).message).toBe(
+      `${head} no complete answer in time. PATCH https://api.test/v1/x got no complete answer. The bound of one request is vmhost:requestTimeout (VMHOST_REQUEST_TIMEOUT), e.g. "2m" for a slow host.`,
+    );
+    expect(new ResponseFormatError({ ...d, status: 200, issues: ["data.cpu: expected number"] }).message).toBe(
+      `${head} HTTP 200 unexpected response format: data.cpu: expected number. Please report this with the API's host; a route or schema may need updating.`,
+    );
+  });
+
   it.each([404, 410])("%i: NotFoundError", async (status) => {
     const error = await failure(status, { message: "Instance not found" });
     expect(error).toBeInstanceOf(NotFoundError);

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { createClient } from "../client";
 import { AmbiguousRequestError, NetworkError, TimeoutError } from "../errors";
 import type { RequestLogEntry } from "../log";
-import { closeAllPools } from "../transport";
+import { classifyFailure, closeAllPools, poolFor } from "../transport";
 
 let server: Server;
 let baseUrl: string;
@@ -96,5 +96,53 @@ describe("transport over a real socket", () => {
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.code).toBe("ECONNREFUSED");
     expect(entries.map((e) => [e.retry, e.error])).toEqual([[0, "ECONNREFUSED"], [1, "ECONNREFUSED"], [2, "ECONNREFUSED"]]);
+  });
+});
+
+describe("classifying a failure without an answer (what decides a retry, and whether a create may be re-sent)", () => {
+  const withCode = (code: string, message = `failed: ${code}`) => Object.assign(new Error(message), { code });
+  it.each([
+    ["UND_ERR_CONNECT_TIMEOUT", { kind: "timeout", phase: "connect", sent: false }],
+    ["UND_ERR_HEADERS_TIMEOUT", { kind: "timeout", phase: "headers", sent: true }],
+    ["UND_ERR_BODY_TIMEOUT", { kind: "timeout", phase: "body", sent: true }],
+    ["ECONNREFUSED", { kind: "network", sent: false }],
+    ["ENOTFOUND", { kind: "network", sent: false }],
+    ["EAI_AGAIN", { kind: "network", sent: false }],
+    ["EHOSTUNREACH", { kind: "network", sent: false }],
+    ["ENETUNREACH", { kind: "network", sent: false }],
+    ["UND_ERR_CONNECT", { kind: "network", sent: false }],
+    ["ECONNRESET", { kind: "network", sent: true }],
+    ["UND_ERR_SOCKET", { kind: "network", sent: true }],
+  ])("%s", (code, expected) => {
+    expect(classifyFailure(withCode(code))).toMatchObject({ ...expected, code });
+  });
+
+  it("finds the code up to three causes deep (fetch wraps the socket error), not deeper; no code means maybe sent", () => {
+    const wrapped = (depth: number) => {
+      let error: Error = withCode("ECONNREFUSED");
+      for (let i = 0; i < depth; i++) error = new Error("fetch failed", { cause: error });
+      return error;
+    };
+    expect(classifyFailure(wrapped(3))).toMatchObject({ kind: "network", code: "ECONNREFUSED", sent: false });
+    expect(classifyFailure(wrapped(4))).toMatchObject({ kind: "network", code: undefined, sent: true });
+    expect(classifyFailure("a string thrown")).toMatchObject({ kind: "network", code: undefined, sent: true });
+    expect(classifyFailure("a string thrown").error.message).toBe("a string thrown");
+  });
+
+  it("keeps the error's name and message, with the API key cut out, and the code on the copy", () => {
+    const failure = classifyFailure(Object.assign(new TypeError("connect to https://x?key=s3cr3t-key failed; s3cr3t-key"), { code: "ECONNRESET" }), "s3cr3t-key");
+    expect(failure.error.name).toBe("TypeError");
+    expect(failure.error.message).toBe("connect to https://x?key=[REDACTED] failed; [REDACTED]");
+    expect((failure.error as Error & { code?: string }).code).toBe("ECONNRESET");
+  });
+});
+
+describe("connection pools", () => {
+  it("one pool per origin and timeouts: clients of one service share it, other timeouts get their own", () => {
+    const timeouts = { connectMs: 1_000, headersMs: 2_000, bodyMs: 3_000 };
+    const pool = poolFor("http://127.0.0.1:9/v1", timeouts);
+    expect(poolFor("http://127.0.0.1:9/other", timeouts)).toBe(pool);
+    expect(poolFor("http://127.0.0.1:9/v1", { ...timeouts, headersMs: 5_000 })).not.toBe(pool);
+    expect(poolFor("http://localhost:9/v1", timeouts)).not.toBe(pool);
   });
 });
