@@ -122,3 +122,70 @@ describe("normalizeLocation", () => {
     expect(() => normalizeLocation({ id: "x", name: "Nowhere" })).toThrow(NormalizeError);
   });
 });
+
+/**
+ * Edge cases a host's answer can hold, each written against a surviving mutant of the schemas piece: a value the
+ * normalizers do not recognise must fail with its field path (a NormalizeError) instead of becoming a silently
+ * wrong size or time, which would show as drift at the next refresh.
+ */
+describe("normalizers refuse what they do not recognise, and read every part of what they do", () => {
+  it.each([
+    [-1, "not a size: -1"], [Number.POSITIVE_INFINITY, "not a size: Infinity"], ["2 GB extra", 'not a size: "2 GB extra"'],
+    ["x2 GB", 'not a size: "x2 GB"'], ["2 parsecs", 'unknown size unit in "2 parsecs"'],
+  ])("size %p", (value, message) => {
+    expect(() => parseSizeGb(value)).toThrow(new NormalizeError(message));
+  });
+
+  it("sizes: zero, blanks around, a decimal comma", () => {
+    expect(parseSizeGb(0)).toBe(0);
+    expect(parseSizeGb("  2 GB  ")).toBe(2);
+    expect(parseSizeGb("2,5 GB")).toBe(2.5);
+  });
+
+  it.each([[-1, "not a CPU count: -1"], [2.5, "not a CPU count: 2.5"], ["12 vCPUs", undefined], ["2 cores extra", 'not a CPU count: "2 cores extra"']])(
+    "cpu %p",
+    (value, message) => {
+      if (message === undefined) expect(parseCpu(value)).toBe(12);
+      else expect(() => parseCpu(value)).toThrow(new NormalizeError(message));
+    },
+  );
+
+  it.each(["2024-02-30", "2023-13-01", "31/04/2024", "00/01/2024"])("no calendar date: %p", (value) => {
+    expect(() => parseDateOnly(value)).toThrow(new NormalizeError(`not a calendar date: ${JSON.stringify(value)}`));
+  });
+
+  it.each(["2024-08-26x", "x26/08/2024", "26/08/2024 10", "2024-08-26 "])("dates are the whole text (blanks around aside): %p", (value) => {
+    if (value.trim() === "2024-08-26") expect(parseDateOnly(value)).toBe("2024-08-26");
+    else expect(() => parseDateOnly(value)).toThrow(NormalizeError);
+  });
+
+  it("a leap day is a date", () => {
+    expect(parseDateOnly("2024-02-29")).toBe("2024-02-29");
+    expect(parseDateOnly("29/02/2024")).toBe("2024-02-29");
+  });
+
+  it.each(["2023-10-25 24:00", "2023-10-25 16:60", "2023-10-25 16:38:60"])("no time of day: %p", (value) => {
+    expect(() => parseTimestamp(value)).toThrow(new NormalizeError(`not a time of day: ${JSON.stringify(value)}`));
+  });
+
+  it("the last second of a day is a time of day (read as Jakarta time)", () => {
+    expect(parseTimestamp("2023-10-25 23:59:59")).toBe("2023-10-25T16:59:59.000Z");
+  });
+
+  it.each([
+    ["2023-01-27T02:42:31Z", "2023-01-27T02:42:31.000Z"],
+    ["2023-01-27T02:42Z", "2023-01-27T02:42:00.000Z"],
+    ["2023-01-27T02:42:31.5Z", "2023-01-27T02:42:31.500Z"],
+    ["2023-01-27T02:42:31.123456Z", "2023-01-27T02:42:31.123Z"],
+    ["2023-01-27T09:42:31+07:00", "2023-01-27T02:42:31.000Z"],
+    ["2023-01-27T08:12:31+0530", "2023-01-27T02:42:31.000Z"],
+    ["2023-01-26T23:12:31-03:30", "2023-01-27T02:42:31.000Z"],
+    ["2023-01-27t02:42:31z", "2023-01-27T02:42:31.000Z"],
+  ])("ISO %p is taken with its own zone", (value, iso) => {
+    expect(parseTimestamp(value)).toBe(iso);
+  });
+
+  it.each(["x2023-01-27T02:42:31Z", "2023-01-27T02:42:31Zx", "2023-02-30T02:42:31Z"])("refuses %p", (value) => {
+    expect(() => parseTimestamp(value)).toThrow(NormalizeError);
+  });
+});
