@@ -47,3 +47,31 @@ describe("response schemas", () => {
     expect(operations.getConsole.response.safeParse({ message: "ok", data: { password: "p" } }).success).toBe(false);
   });
 });
+
+/**
+ * Optional fields of answers: a value that is there is kept, one that is missing or null becomes null (the
+ * outputs and function results then say null, never undefined). Written against surviving mutants that turned
+ * `v ?? null` into `v && null` (every present value lost) in fields no sample exercised.
+ */
+describe("optional answer fields keep their values", () => {
+  it("backups, invoices, payment methods, instance rows, gateways", () => {
+    const { schemas } = require("..") as typeof import("..");
+    expect(schemas.backup.parse({ id: 7, schedule: "daily", current_cost: 1200, est_this_month: "3500", size: 20 })).toMatchObject({
+      schedule: "daily", current_cost: 1200, est_this_month: 3500, size: 20,
+    });
+    expect(schemas.backup.parse({ id: 7 })).toMatchObject({ schedule: null, current_cost: null, est_this_month: null, size: null, attached_storage: [] });
+    expect(schemas.topupInvoice.parse({ merchant_code: "M1", reference_number: "R9", amount: 50000, invoice_id: "inv-1" })).toMatchObject({
+      merchant_code: "M1", reference_number: "R9", amount: 50000,
+    });
+    expect(schemas.paymentMethod.parse({ name: "BCA", code: "BC", image: "https://x/bca.png", fee: 4000, vat: 11 }).image).toBe("https://x/bca.png");
+    expect(schemas.paymentMethod.parse({ name: "BCA", code: "BC", fee: 4000, vat: 11 }).image).toBeNull();
+    const row = {
+      uuid: "u", hostname: "h", ip_address: null, cpu: 1, memory: "1 GB", storage: "20GB", status: "Running", location: "Jakarta",
+      tier: "Standard", price_per_hour: 100, estimated_monthly_cost: 72000, operation_flag: 0, created_at: "25 January 2024, 14:43",
+    };
+    expect(schemas.instanceListItem.parse({ ...row, cost: 1500 }).cost).toBe(1500);
+    expect(schemas.instanceListItem.parse(row).cost).toBeNull();
+    expect(schemas.vswitchGateway.parse({ uuid: "g-1", hostname: "gw", private_ip: "10.0.0.1" })).toEqual({ uuid: "g-1", hostname: "gw", private_ip: "10.0.0.1" });
+    expect(schemas.vswitchGateway.parse(null)).toEqual({ uuid: null, hostname: null, private_ip: null });
+  });
+});
