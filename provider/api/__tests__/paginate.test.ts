@@ -44,3 +44,16 @@ describe("paginate", () => {
     expect(all.map((i) => i.uuid)).toEqual(["a", "b", "c"]);
   });
 });
+
+describe("paginate: a host whose page counter lags", () => {
+  it("stops once the page asked for reaches the total, even when the answer says an earlier page", async () => {
+    const asked: number[] = [];
+    const items = await collectAll(async (page) => {
+      asked.push(page);
+      // page 2 of 2 answered as "current_page: 1" (a lagging counter): there is no page 3 to ask for
+      return { data: [page], page: { total: 2, count: 1, per_page: 1, current_page: 1, total_pages: 2 } };
+    });
+    expect(items).toEqual([1, 2]);
+    expect(asked).toEqual([1, 2]);
+  });
+});

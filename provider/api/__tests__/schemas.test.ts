@@ -75,3 +75,41 @@ describe("optional answer fields keep their values", () => {
     expect(schemas.vswitchGateway.parse(null)).toEqual({ uuid: null, hostname: null, private_ip: null });
   });
 });
+
+describe("answer fields read in several spellings", () => {
+  const { schemas } = require("..") as typeof import("..");
+  it.each([
+    ["a", "A"], [" Accept ", "A"], ["ALLOW", "A"], ["d", "D"], ["Drop", "D"], ["deny", "D"], [" REJECT ", "D"], ["log", "log"],
+  ])("firewall action %p is %p (an unknown one kept as sent)", (sent, read) => {
+    expect(schemas.firewallAction.parse(sent)).toBe(read);
+  });
+
+  it("a public address is none only when both its id and address say so", () => {
+    expect(schemas.publicIp.parse({ ip_id: "-", ip_address: "-" })).toBeNull();
+    expect(schemas.publicIp.parse(null)).toBeNull();
+    expect(schemas.publicIp.parse({ ip_id: "ip-1", ip_address: "-" })).toEqual({ ip_id: "ip-1", ip_address: null });
+    expect(schemas.publicIp.parse({ ip_id: "-", ip_address: "203.0.113.7" })).toEqual({ ip_id: null, ip_address: "203.0.113.7" });
+  });
+
+  it("a vswitch's vid is text whether sent as a number or a string, null when absent", () => {
+    const vid = schemas.vswitchDetail.shape.vid;
+    expect(vid.parse(12)).toBe("12");
+    expect(vid.parse("12")).toBe("12");
+    expect(vid.parse(null)).toBeNull();
+    expect(vid.parse(undefined)).toBeNull();
+  });
+
+  it("a block storage: status and location null when absent, '-' or '' as the attached instance means detached", () => {
+    const disk = { id: "d-1", name: "data", size: "20 GB" };
+    expect(schemas.blockStorage.parse(disk)).toMatchObject({ status: null, location: null, attached_instance_uuid: null });
+    expect(schemas.blockStorage.parse({ ...disk, status: "Active", instance_uuid: "-" })).toMatchObject({ status: "Active", attached_instance_uuid: null });
+    expect(schemas.blockStorage.parse({ ...disk, vm_uuid: "" }).attached_instance_uuid).toBeNull();
+    expect(schemas.blockStorage.parse({ ...disk, instance: { uuid: "u-1", hostname: "web" } })).toMatchObject({ attached_instance_uuid: "u-1", attached_instance_hostname: "web" });
+  });
+
+  it("a credit history entry without a description has an empty one", () => {
+    const entry = { id: 1, type: "Add", amount: "Rp10.000,00", balance_after: "Rp20.000,00", created_at: "2024-01-25 14:43" };
+    expect(schemas.creditHistoryEntry.parse(entry).description).toBe("");
+    expect(schemas.creditHistoryEntry.parse({ ...entry, description: "Top up" }).description).toBe("Top up");
+  });
+});
