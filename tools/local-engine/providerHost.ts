@@ -44,6 +44,9 @@ function initFailure(err: grpc.ServiceError): InitFailedError | undefined {
   return undefined;
 }
 
+/** How long a dynamic-provider host may take to print its port (it loads @pulumi/pulumi: seconds on a loaded machine). */
+export const HOST_START_TIMEOUT_MS = 60_000;
+
 /** A running dynamic-provider host and a client to it. */
 export class ProviderHost {
   private constructor(
@@ -62,6 +65,8 @@ export class ProviderHost {
     cwd: string;
     env: NodeJS.ProcessEnv;
     onOutput: HostOutput;
+    /** How long the host may take to print its port (default {@link HOST_START_TIMEOUT_MS}). */
+    startTimeoutMs?: number;
   }): Promise<ProviderHost> {
     const child = spawn(process.execPath, [opts.script, opts.engineAddress], {
       cwd: opts.cwd,
@@ -71,17 +76,29 @@ export class ProviderHost {
     readline.createInterface({ input: child.stderr! }).on("line", (l) => opts.onOutput("stderr", l));
     const port = await new Promise<number>((resolve, reject) => {
       let seenPort = false;
+      // A host that neither prints a port nor exits (stuck loading a program's dependencies) must not hold the run
+      // forever: it is killed and the run fails naming the wait.
+      const timeoutMs = opts.startTimeoutMs ?? HOST_START_TIMEOUT_MS;
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`dynamic-provider host printed no port within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
       readline.createInterface({ input: child.stdout! }).on("line", (line) => {
         // The first stdout line is the port; everything after it is the provider's own console output.
         if (!seenPort && /^\d+$/.test(line.trim())) {
           seenPort = true;
+          clearTimeout(timer);
           resolve(Number(line.trim()));
         } else {
           opts.onOutput("stdout", line);
         }
       });
-      child.once("error", reject);
+      child.once("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
       child.once("exit", (code) => {
+        clearTimeout(timer);
         if (!seenPort) reject(new Error(`dynamic-provider host exited with code ${code} before printing its port`));
       });
     });

@@ -181,6 +181,17 @@ describe("ProviderHost.start", () => {
     expect(await f.outputLines(1)).toEqual([["stderr", "Error: Cannot find module 'pulumi-vmhost'"]]);
   });
 
+  it("fails, not hangs, when the host neither prints its port nor exits: it is killed and the error names the wait", async () => {
+    const f = fake();
+    const stuck = path.join(f.dir, "stuck-host.js");
+    fs.writeFileSync(stuck, "process.stdout.write('loading\\n'); setInterval(() => undefined, 1000);\n");
+    const lines: string[] = [];
+    await expect(
+      ProviderHost.start({ script: stuck, engineAddress: "127.0.0.1:9", cwd: f.dir, env: process.env, onOutput: (_s, l) => lines.push(l), startTimeoutMs: 300 }),
+    ).rejects.toThrow("dynamic-provider host printed no port within 0.3 s");
+    expect(lines).toEqual(["loading"]);
+  });
+
   it("fails, not hangs, when the host cannot be started at all", async () => {
     const f = fake();
     const missing = path.join(f.dir, "no-such-folder");
