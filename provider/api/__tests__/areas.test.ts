@@ -178,3 +178,45 @@ test("instances.list tells its caller when the request is sent (onSend), before 
   expect(events).toEqual(["sent, host saw 0"]);
   expect(seen(from).map((r) => r.operation)).toEqual(["listInstances"]);
 });
+
+describe("cancelling a call", () => {
+  // Pulumi cancels an operation (Ctrl-C, a timeout) through the request's signal: every area method must hand it on,
+  // so a cancelled call sends nothing. Written against surviving mutants that dropped `signal` from the options.
+  // (The catalogue reads are shared by every caller of a client and read without a signal: client.ts cachingCall.)
+  it("every area method given an aborted signal rejects without sending a request", async () => {
+    const vm = "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab";
+    const aborted = { signal: AbortSignal.abort(new Error("cancelled by the user")) };
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ["backups.list", () => client.backups.list(vm, undefined, aborted)],
+      ["backups.price", () => client.backups.price(vm, { tierId: 1 }, aborted)],
+      ["backups.delete", () => client.backups.delete(vm, vm, aborted)],
+      ["billing.topupStatus", () => client.billing.topupStatus("inv-1", aborted)],
+      ["billing.creditHistory", () => client.billing.creditHistory(undefined, aborted)],
+      ["billing.report", () => client.billing.report("2024-01-31", aborted)],
+      ["billing.summary", () => client.billing.summary(aborted)],
+      ["firewall.listRules", () => client.firewall.listRules(vm, undefined, aborted)],
+      ["network.listVswitches", () => client.network.listVswitches(aborted)],
+      ["network.listVswitchOptions", () => client.network.listVswitchOptions({ locationId: 1 }, aborted)],
+      ["network.getVswitch", () => client.network.getVswitch(vm, aborted)],
+      ["network.getVswitchGraph", () => client.network.getVswitchGraph(1, aborted)],
+      ["storage.listOptions", () => client.storage.listOptions({ locationId: 1 }, aborted)],
+      ["storage.list", () => client.storage.list(aborted)],
+      ["instances.list", () => client.instances.list(undefined, aborted)],
+      ["instances.reinstall", () => client.instances.reinstall(vm, { templateId: 2 }, aborted)],
+    ];
+    const from = sim.requests().length;
+    for (const [name, call] of calls) await expect(call().then(() => name)).rejects.toThrow("cancelled by the user");
+    expect(seen(from)).toEqual([]);
+  });
+});
+
+describe("reinstall", () => {
+  it("sends the template, username and password it is given", async () => {
+    const uuid = await runningVm("reinstall-body", false);
+    clock.advanceSeconds(10);
+    const from = sim.requests().length;
+    await client.instances.reinstall(uuid, { templateId: 1, username: "admin2", password: "N3w-passw0rd" });
+    const request = sim.requests().slice(from).find((r) => r.operation === "reinstallInstance");
+    expect(request?.body).toMatchObject({ template_id: "1", username: "admin2", password: "N3w-passw0rd" });
+  });
+});
