@@ -184,12 +184,18 @@ describe("ProviderHost.start", () => {
   it("fails, not hangs, when the host neither prints its port nor exits: it is killed and the error names the wait", async () => {
     const f = fake();
     const stuck = path.join(f.dir, "stuck-host.js");
-    fs.writeFileSync(stuck, "process.stdout.write('loading\\n'); setInterval(() => undefined, 1000);\n");
+    const pidFile = path.join(f.dir, "stuck-host.pid");
+    fs.writeFileSync(stuck, `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stdout.write('loading\\n'); setInterval(() => undefined, 1000);\n`);
     const lines: string[] = [];
     await expect(
       ProviderHost.start({ script: stuck, engineAddress: "127.0.0.1:9", cwd: f.dir, env: process.env, onOutput: (_s, l) => lines.push(l), startTimeoutMs: 300 }),
     ).rejects.toThrow("dynamic-provider host printed no port within 0.3 s");
     expect(lines).toEqual(["loading"]);
+    // and the stuck process is gone (killed), not left running: signal 0 only asks whether it exists
+    const pid = Number(fs.readFileSync(pidFile, "utf8"));
+    const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    for (const until = Date.now() + 5_000; alive() && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    expect(alive()).toBe(false);
   });
 
   it("fails, not hangs, when the host cannot be started at all", async () => {
