@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { timeoutsSchema, uuidOf, type ResourceDocs } from "../common/fields";
+import { unknownPropertyError } from "../common/check";
 
 const INPUT_NAMES = ["blockStorageId", "instanceId", "adoptId", "timeouts"] as const;
 
@@ -22,12 +23,7 @@ const inputsObject = z
         .describe("Adopt an existing attachment instead of attaching: the block storage uuid (same as blockStorageId). Only used at create."),
       timeouts: timeoutsSchema.optional(),
     },
-    {
-      error: (issue) =>
-        issue.code === "unrecognized_keys"
-          ? `unknown propert${issue.keys.length > 1 ? "ies" : "y"} ${issue.keys.join(", ")}: a BlockStorageAttachment takes ${INPUT_NAMES.join(", ")}`
-          : undefined,
-    },
+    unknownPropertyError("BlockStorageAttachment", INPUT_NAMES),
   )
   .describe(
     "A block storage attached to an instance. Create attaches it (attachBlockStorage); delete detaches it (detachBlockStorage): " +

@@ -17,6 +17,20 @@ export function propertyPath(path: ReadonlyArray<PropertyKey>): string {
   return out;
 }
 
+/**
+ * The `error` option of a resource's input object (`z.strictObject(shape, unknownPropertyError("PublicIp", names))`):
+ * an unknown property's message names the resource and every property it takes (`issueFailures` adds "did you
+ * mean"); every other issue keeps its schema's own message.
+ */
+export function unknownPropertyError(resource: string, names: readonly string[]) {
+  return {
+    error: (issue: { code?: string; keys?: readonly string[] }): string | undefined =>
+      issue.code === "unrecognized_keys" && issue.keys
+        ? `unknown propert${issue.keys.length > 1 ? "ies" : "y"} ${issue.keys.join(", ")}: a ${resource} takes ${names.join(", ")}`
+        : undefined,
+  };
+}
+
 /** The property names of an object schema (through refinements), for "did you mean" and "allowed are". */
 function shapeKeys(schema: z.ZodType): string[] {
   const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;

@@ -45,6 +45,14 @@ describe.each(valid)("%s check messages", (name, schema, base) => {
     const r = checkInputs(schema, { ...base, colour: "blue" }, `a ${name}`);
     expect(r.failures).toEqual([expect.objectContaining({ property: "colour", reason: expect.stringContaining("colour") })]);
   });
+  it("reports each of two unknown properties under its own name, listing every property the resource takes", () => {
+    const r = checkInputs(schema, { ...base, colour: "blue", size: 3 }, `a ${name}`);
+    const takes = `a ${name} takes ${props.filter((p) => !p.includes(".")).join(", ")}`;
+    expect(r.failures).toEqual([
+      { property: "colour", reason: expect.stringContaining(takes) },
+      { property: "size", reason: expect.stringContaining(takes) },
+    ]);
+  });
   it("reports an unknown key of timeouts as timeouts.<key>", () => {
     const r = checkInputs(schema, { ...base, timeouts: { craete: "5m" } }, `a ${name}`);
     expect(r.failures).toEqual([{ property: "timeouts.craete", reason: expect.stringMatching(/^timeouts only takes create/) }]);

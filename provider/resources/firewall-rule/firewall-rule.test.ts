@@ -29,7 +29,7 @@ describe("FirewallRule inputs", () => {
     ["description on two lines", { ...base, description: "a\nb" }, "description", /one line/],
     ["blank adoptId", { ...base, adoptId: " " }, "adoptId", /empty/],
     ["bad duration", { ...base, timeouts: { update: "soon" } }, "timeouts.update", /duration/],
-    ["typo'd property", { ...base, sourceIP: "1.2.3.4" }, "sourceIP", /sourceIP.*did you mean sourceIp/],
+    ["typo'd property", { ...base, sourceIP: "1.2.3.4" }, "sourceIP", /^unknown property sourceIP: a FirewallRule takes instanceId, protocol, port, sourceIp, action, description, adoptId, timeouts: did you mean sourceIp\?$/],
   ])("rejects %s, naming the property", (_what, news, property, reason) => {
     const result = checkInputs(inputsSchema, news);
     expect(result.inputs).toBeUndefined();

@@ -7,11 +7,7 @@
 import { isIP } from "node:net";
 import { z } from "zod";
 import { timeoutsOf, uuidOf, type ResourceDocs } from "../common/fields";
-
-const unknownKeys = (what: string, allowed: string) => (issue: { code?: string; keys?: string[] }) =>
-  issue.code === "unrecognized_keys"
-    ? `unknown ${what} ${(issue.keys ?? []).map((k) => JSON.stringify(k)).join(", ")}: allowed are ${allowed}`
-    : undefined;
+import { unknownPropertyError } from "../common/check";
 
 /** Firewall protocols the API accepts (real-api-facts.md: tcp, udp). */
 export const FIREWALL_PROTOCOLS = ["tcp", "udp"] as const;
@@ -89,7 +85,7 @@ export const inputsSchema = z
         .describe("Adopt this existing rule of instanceId instead of creating one (pulumi import does not work for dynamic resources); the rule is then updated to match the inputs. Only used at create."),
       timeouts: firewallRuleTimeoutsSchema.optional(),
     },
-    { error: unknownKeys("property", "instanceId, protocol, port, sourceIp, action, description, adoptId, timeouts") },
+    unknownPropertyError("FirewallRule", ["instanceId", "protocol", "port", "sourceIp", "action", "description", "adoptId", "timeouts"]),
   )
   .describe(
     "One rule of an instance's firewall: packets of a protocol to a port (or port range), optionally only from a source " +

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { timeoutsSchema, uuidOf, type ResourceDocs } from "../common/fields";
+import { unknownPropertyError } from "../common/check";
 
 // One DNS label: letters, digits and hyphens (not at either end), 1-63 characters.
 const HOSTNAME_LABEL_RE = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -51,12 +52,7 @@ const inputsObject = z
         ),
       timeouts: timeoutsSchema.optional(),
     },
-    {
-      error: (issue) =>
-        issue.code === "unrecognized_keys"
-          ? `unknown propert${issue.keys.length > 1 ? "ies" : "y"} ${issue.keys.join(", ")}: a PublicIp takes ${INPUT_NAMES.join(", ")}`
-          : undefined,
-    },
+    unknownPropertyError("PublicIp", INPUT_NAMES),
   )
   .describe(
     "The public address of an instance, managed apart from the Instance (declare the Instance without publicIp). " +

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { timeoutsOf, uuidOf, type ResourceDocs } from "../common/fields";
+import { unknownPropertyError } from "../common/check";
 
 /** The default `description`: the API requires a non-empty description (Laravel `required` refuses ""). */
 export const DEFAULT_SNAPSHOT_DESCRIPTION = "Created by Pulumi";
@@ -43,12 +44,7 @@ export const inputsSchema = z
         .describe("Adopt this existing snapshot of instanceId instead of taking a new one (pulumi import does not work for dynamic resources). Only used at create."),
       timeouts: snapshotTimeoutsSchema.optional(),
     },
-    {
-      error: (issue) =>
-        issue.code === "unrecognized_keys"
-          ? `unknown property ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}: a Snapshot takes instanceId, name, description, adoptId, timeouts`
-          : undefined,
-    },
+    unknownPropertyError("Snapshot", ["instanceId", "name", "description", "adoptId", "timeouts"]),
   )
   .describe(
     "A snapshot of an instance's disks. Every input replaces the snapshot (a snapshot cannot be changed). " +

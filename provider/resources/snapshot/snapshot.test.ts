@@ -26,7 +26,7 @@ describe("Snapshot inputs", () => {
     ["adoptId not a uuid", { instanceId: VM, name: "s", adoptId: "snap-1" }, "adoptId", /uuid/],
     ["bad duration", { instanceId: VM, name: "s", timeouts: { create: "ten minutes" } }, "timeouts.create", /duration/],
     ["update timeout (a snapshot is never updated)", { instanceId: VM, name: "s", timeouts: { update: "5m" } }, "timeouts.update", /only takes create, delete/],
-    ["typo'd property", { instanceId: VM, name: "s", descripton: "x" }, "descripton", /descripton.*did you mean description/],
+    ["typo'd property", { instanceId: VM, name: "s", descripton: "x" }, "descripton", /^unknown property descripton: a Snapshot takes instanceId, name, description, adoptId, timeouts: did you mean description\?$/],
   ])("rejects %s, naming the property", (_what, news, property, reason) => {
     const result = checkInputs(inputsSchema, news);
     expect(result.inputs).toBeUndefined();

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { timeoutsSchema, uuidOf, type ResourceDocs } from "../common/fields";
+import { unknownPropertyError } from "../common/check";
 
 const INPUT_NAMES = ["instanceId", "vswitchId", "adoptId", "timeouts"] as const;
 
@@ -38,12 +39,7 @@ const inputsObject = z
         ),
       timeouts: timeoutsSchema.optional(),
     },
-    {
-      error: (issue) =>
-        issue.code === "unrecognized_keys"
-          ? `unknown propert${issue.keys.length > 1 ? "ies" : "y"} ${issue.keys.join(", ")}: a VswitchAttachment takes ${INPUT_NAMES.join(", ")}`
-          : undefined,
-    },
+    unknownPropertyError("VswitchAttachment", INPUT_NAMES),
   )
   .describe(
     "An instance joined to a private network (vswitch), managed apart from the Instance (declare the Instance without vswitchId). " +
