@@ -24,8 +24,8 @@ export function propertyPath(path: ReadonlyArray<PropertyKey>): string {
  */
 export function unknownPropertyError(resource: string, names: readonly string[]) {
   return {
-    error: (issue: { code?: string; keys?: readonly string[] }): string | undefined =>
-      issue.code === "unrecognized_keys" && issue.keys
+    error: (issue: z.core.$ZodRawIssue): string | undefined =>
+      issue.code === "unrecognized_keys"
         ? `unknown propert${issue.keys.length > 1 ? "ies" : "y"} ${issue.keys.join(", ")}: a ${resource} takes ${names.join(", ")}`
         : undefined,
   };

@@ -6,7 +6,15 @@ import { KeyedMutex } from "./lock";
 describe("durations in timeouts inputs", () => {
   it.each([
     ["90s", 90_000], ["20m", 1_200_000], ["1h30m", 5_400_000], ["1.5h", 5_400_000], ["500ms", 500], ["45", 45_000],
-  ])("parses %s", (text, ms) => expect(parseDuration(text)).toBe(ms));
+    ["1.25", 1_250], [" 45 ", 45_000], [" 2m ", 120_000],
+  ])("parses %p", (text, ms) => expect(parseDuration(text)).toBe(ms));
+  it("takes a number as seconds (config values may be numbers), never a negative or endless one", () => {
+    expect(parseDuration(90)).toBe(90_000);
+    expect(parseDuration(0)).toBe(0);
+    expect(parseDuration(-1)).toBeUndefined();
+    expect(parseDuration(Number.POSITIVE_INFINITY)).toBeUndefined();
+    expect(parseDuration(Number.NaN)).toBeUndefined();
+  });
   it.each(["", "10 minutes", "m5", "-5s", "1d"])("rejects %p", (text) => expect(parseDuration(text)).toBeUndefined());
   it("formats for messages", () => {
     expect(formatDuration(90_000)).toBe("1m30s");

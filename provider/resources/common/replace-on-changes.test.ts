@@ -21,6 +21,14 @@ describe("replaceOnChanges applied by the provider", () => {
     expect(replacesRequestedByOption(olds, { deleteOptions: { removePublicIp: false }, cpu: 1, [REPLACE_ON_CHANGES_KEY]: ["deleteOptions.removePublicIp"] })).toEqual(["deleteOptions"]);
     expect(replacesRequestedByOption(olds, { deleteOptions: { removePublicIp: true }, cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["*"] })).toEqual(["cpu"]);
   });
+  it("compares a nested path whose parent the state lacks or holds as null (a property added since) as changed", () => {
+    const news = { deleteOptions: { removePublicIp: false }, [REPLACE_ON_CHANGES_KEY]: ["deleteOptions.removePublicIp"] };
+    expect(replacesRequestedByOption({}, news)).toEqual(["deleteOptions"]);
+    expect(replacesRequestedByOption({ deleteOptions: null }, news)).toEqual(["deleteOptions"]);
+  });
+  it("skips a path that is not a string (a state written by hand) and still honours the others", () => {
+    expect(replacesRequestedByOption({ hostname: "a" }, { hostname: "b", [REPLACE_ON_CHANGES_KEY]: [5, "hostname"] })).toEqual(["hostname"]);
+  });
   it("refuses a malformed value, naming replaceOnChanges", async () => {
     const r = await wrapped.check!({}, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: "hostname" });
     expect(r.failures).toEqual([expect.objectContaining({ property: "replaceOnChanges" })]);
