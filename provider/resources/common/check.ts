@@ -147,7 +147,8 @@ export function checkInputs<S extends z.ZodType>(
     if (k === "__provider") continue;
     (isUnknown(v) ? unknown : known)[k] = v;
   }
-  const result = schema.safeParse(known);
+  // reportInput: the issues carry the value seen, so a wrong-typed value is not reported as missing ("it is required").
+  const result = schema.safeParse(known, { reportInput: true });
   if (!result.success) {
     const relevant = result.error.issues
       // a required property that is merely unknown during preview is not a failure

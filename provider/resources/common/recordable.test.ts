@@ -38,6 +38,9 @@ describe("withRecordableFailures (a VM recorded after a failed create stays refr
     const createOnly: pulumi.dynamic.ResourceProvider = { create: async () => ({ id: "x" }) };
     expect(withRecordableFailures(createOnly).update).toBeUndefined();
   });
+  it("gives the engine the message as the one reason when no reasons are named", () => {
+    expect(new ResourceInitError("did not settle", "vm-1", {}).reasons).toEqual(["did not settle"]);
+  });
   it("names the error class in what the dynamic-provider host logs (`${e}`)", () => {
     expect(String(new ResourceInitError("did not settle", "vm-1", {}))).toBe("ResourceInitError: did not settle");
     expect(String(new ProviderError("bad input"))).toBe("ProviderError: bad input");

@@ -29,6 +29,18 @@ describe("replaceOnChanges applied by the provider", () => {
   it("skips a path that is not a string (a state written by hand) and still honours the others", () => {
     expect(replacesRequestedByOption({ hostname: "a" }, { hostname: "b", [REPLACE_ON_CHANGES_KEY]: [5, "hostname"] })).toEqual(["hostname"]);
   });
+  it("asks nothing without the option, and never compares a listed property the program leaves unset", () => {
+    expect(replacesRequestedByOption({ hostname: "a" }, { hostname: "b" })).toEqual([]);
+    expect(replacesRequestedByOption({ hostname: "a", rdns: "x.example.com" }, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: ["rdns"] })).toEqual([]);
+  });
+  it("stores nothing for an empty list (no option in the state, so no diff when it is dropped)", async () => {
+    expect((await wrapped.check!({}, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: [] })).inputs).toEqual({ hostname: "a" });
+  });
+  it("adds the replace when the resource's own diff names no replaces at all", async () => {
+    const noReplaces: pulumi.dynamic.ResourceProvider = { ...inner, diff: async () => ({ changes: false }) };
+    const bare = withReplaceOnChanges("Instance", noReplaces);
+    expect(await bare.diff!("id", { hostname: "a" }, { hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] })).toEqual({ changes: true, replaces: ["hostname"] });
+  });
   it("refuses a malformed value, naming replaceOnChanges", async () => {
     const r = await wrapped.check!({}, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: "hostname" });
     expect(r.failures).toEqual([expect.objectContaining({ property: "replaceOnChanges" })]);
