@@ -1,4 +1,5 @@
 import { AmbiguousRequestError, ServerError, ValidationError } from "../../api";
+import { setProgressSink } from "../../context";
 import { Deadline } from "../../wait/poll";
 import { ProviderError } from "./errors";
 import { readPersistently, UnconfirmedWriteError, writeExactlyOnce, type ExactlyOnceWrite } from "./reconcile";
@@ -104,5 +105,84 @@ describe("writeExactlyOnce", () => {
   it("finds the object when the API accepted the write without answering its id", async () => {
     let listed: string[] = [];
     expect(await writeExactlyOnce(write({ candidates: async () => listed, send: async () => ((listed = ["n"]), undefined) }))).toBe("n");
+  });
+});
+
+describe("writeExactlyOnce: what the user sees", () => {
+  let lines: string[];
+  let previousSink: (line: string) => void;
+  beforeEach(() => {
+    lines = [];
+    previousSink = setProgressSink((line) => void lines.push(line));
+  });
+  afterEach(() => setProgressSink(previousSink));
+
+  it("says every third failed read that it keeps reading until the deadline, and keeps the last failure as the cause", async () => {
+    const time = fakeTime();
+    let calls = 0;
+    await readPersistently("the listing", time.deadline(60_000), async () => (++calls < 7 ? Promise.reject(serverError()) : "ok"), time.sleep);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^reading the listing failed \(.+\); retrying until the deadline$/);
+    const last = serverError();
+    const error = await readPersistently("the listing", time.deadline(5_000), async () => Promise.reject(last), time.sleep).catch((e: unknown) => e);
+    expect((error as Error).cause).toBe(last);
+  });
+  it("reports the ambiguous failure and the object taken, looking twice a second apart before sending again", async () => {
+    const time = fakeTime();
+    let listings = 0;
+    let sends = 0;
+    const id = await writeExactlyOnce(write({
+      candidates: async () => (listings++, sends < 2 ? [] : ["new"]),
+      send: async () => {
+        sends++;
+        if (sends === 1) throw ambiguous();
+        throw ambiguous(); // the second send took effect, then failed ambiguously too
+      },
+      maxSends: 2,
+    }, time));
+    expect(id).toBe("new");
+    // one listing before, two looks after the first send (a second apart), one look after the second
+    expect(listings).toBe(4);
+    expect(time.now()).toBe(1_000);
+    expect(lines).toEqual([
+      expect.stringMatching(/^the request for instance web-1 in location 1 failed ambiguously \(.+\); looking for it before anything is retried$/),
+      "instance web-1 in location 1 did not appear: the request did not take effect; sending it again",
+      expect.stringMatching(/^the request for instance web-1 in location 1 failed ambiguously/),
+      "instance web-1 in location 1 was created (new): taking it instead of creating another",
+    ]);
+  });
+  it("waits secondLookAfterMs between the two looks, never past the deadline", async () => {
+    const time = fakeTime();
+    await writeExactlyOnce(write({ secondLookAfterMs: 250, candidates: async () => [], send: async () => Promise.reject(ambiguous()) }, time)).catch(() => undefined);
+    expect(time.now()).toBe(250);
+    const short = fakeTime();
+    await writeExactlyOnce(write({ deadline: short.deadline(100), candidates: async () => [], send: async () => Promise.reject(ambiguous()) }, short)).catch(() => undefined);
+    expect(short.now()).toBe(100);
+  });
+  it("names the failure and keeps it as the cause when the sends run out, or several appeared", async () => {
+    const first = ambiguous();
+    const error = await writeExactlyOnce(write({ candidates: async () => [], send: async () => Promise.reject(first) })).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^the request for instance web-1 in location 1 failed 1 time\(s\) without creating it: /);
+    expect((error as Error).cause).toBe(first);
+    let listed: string[] = [];
+    const twice = await writeExactlyOnce(write({ candidates: async () => listed, send: async () => ((listed = ["a", "b"]), Promise.reject(first)) })).catch((e: unknown) => e);
+    expect((twice as Error).message).toBe(
+      "the request for instance web-1 in location 1 failed ambiguously and 2 new ones appeared (a, b); set adoptId to the one to keep and delete the others",
+    );
+    expect((twice as Error).cause).toBe(first);
+  });
+  it("when the write was accepted without an id and nothing new is listed, says so and how to find it", async () => {
+    await expect(writeExactlyOnce(write({ candidates: async () => [], send: async () => undefined }))).rejects.toThrow(
+      /^the API accepted instance web-1 in location 1 without answering its id, and 0 new matching ones are listed; find it with getInstances\(\) and set adoptId to it$/,
+    );
+  });
+  it("keeps the failed listing as the cause when the outcome stays unknown", async () => {
+    let failing = false;
+    const error = await writeExactlyOnce(write({
+      candidates: async () => (failing ? Promise.reject(serverError()) : []),
+      send: async () => ((failing = true), Promise.reject(ambiguous())),
+    })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnconfirmedWriteError);
+    expect(((error as Error).cause as Error).message).toMatch(/^could not read the existing instance web-1 in location 1 before the deadline/);
   });
 });
