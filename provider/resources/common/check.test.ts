@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkInputs, closestName } from "./check";
+import { checkInputs, closestName, isUnknown, UNKNOWN_VALUE } from "./check";
 
 describe("closestName (the 'did you mean' of check messages)", () => {
   it("answers a name that differs only in letter case", () => {
@@ -40,4 +40,36 @@ describe("check messages of a schema that gives none (never zod's generic text)"
     [{ size: "big" }, "size must be a number"],
     [{ size: undefined }, "size must be a number (it is required)"],
   ])("%p: %s", (patch, reason) => expect(reasonFor(patch)).toBe(reason));
+});
+
+describe("check messages of unknown properties when the schema gives no text", () => {
+  const schema = z.strictObject({ hostname: z.string(), cpu: z.number().optional(), limits: z.strictObject({ cpu: z.number() }).optional() });
+  it("names the resource and what it takes, with 'did you mean' when a name is close", () => {
+    expect(checkInputs(schema, { hostname: "a", hostnme: "b" }, "a Thing").failures).toEqual([
+      { property: "hostnme", reason: "hostnme is not a property of a Thing (it takes hostname, cpu, limits): did you mean hostname?" },
+    ]);
+    expect(checkInputs(schema, { hostname: "a", colour: 1 }).failures).toEqual([
+      { property: "colour", reason: "colour is not a property of this resource (it takes hostname, cpu, limits)" },
+    ]);
+  });
+  it("names a nested unknown key by its path and says to remove it", () => {
+    expect(checkInputs(schema, { hostname: "a", limits: { cpu: 1, ram: 2 } }).failures).toEqual([
+      { property: "limits.ram", reason: "limits.ram is not a property of limits: remove it" },
+    ]);
+  });
+  it("never reports the serialized provider Pulumi adds to every input bag", () => {
+    expect(checkInputs(schema, { hostname: "a", __provider: "exports.handler = ..." })).toEqual({ inputs: { hostname: "a" } });
+  });
+});
+
+describe("values unknown during preview", () => {
+  const schema = z.strictObject({ hostname: z.string(), cpu: z.number() });
+  it("a required property still unknown is no failure: it is checked again at up", () => {
+    expect(checkInputs(schema, { hostname: UNKNOWN_VALUE, cpu: 1 })).toEqual({ inputs: { cpu: 1, hostname: UNKNOWN_VALUE } });
+  });
+  it("a list or object holding one unknown value is unknown", () => {
+    expect(isUnknown(["a", UNKNOWN_VALUE])).toBe(true);
+    expect(isUnknown({ a: 1, b: UNKNOWN_VALUE })).toBe(true);
+    expect(isUnknown({ a: 1, b: ["x"] })).toBe(false);
+  });
 });

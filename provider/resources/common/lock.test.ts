@@ -39,6 +39,7 @@ describe("KeyedMutex with a deadline (the resource's timeout bounds the wait in 
     const first = holding(m, "vm-1", log, "first");
     const late = m.run("vm-1", async () => void log.push("late ran"), { deadline: new Deadline(0) });
     const third = m.run("vm-1", async () => void log.push("third"));
+    expect(m.activeKeys).toEqual(["vm-1"]);
     await expect(late).rejects.toThrow(/waiting for vm-1: other operations on the same instance/);
     expect(log).toEqual(["first start"]);
     await first.release();

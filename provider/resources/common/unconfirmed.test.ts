@@ -103,6 +103,35 @@ describe("withUnconfirmedCreates", () => {
     await expect(p.delete("unconfirmed-1", { hostname: "web-1" })).rejects.toThrow(/lacks the record of this unconfirmed create/);
   });
 
+  it("the failure's message and single reason are the write's message and what happens next; its cause is the write's error", async () => {
+    const { provider } = fakeResource();
+    const error = await recorded(withUnconfirmedCreates(provider, async () => []));
+    expect(error.message).toMatch(/^the request for vm web-1 failed ambiguously; it may exist It is recorded in the stack as unconfirmed \(id unconfirmed-[0-9a-f-]{36}\), so it is not lost: `pulumi refresh` looks for it/);
+    expect(error.reasons).toEqual([error.message]);
+    expect(error.cause).toBeInstanceOf(UnconfirmedWriteError);
+  });
+  it("says what refresh and destroy found and did", async () => {
+    const lines: string[] = [];
+    const previous = setProgressSink((line) => void lines.push(line));
+    try {
+      const gone = withUnconfirmedCreates(fakeResource().provider, async () => ["old"]);
+      const first = await recorded(gone);
+      await gone.read(first.id, first.properties);
+      await gone.delete(first.id, first.properties);
+      const made = withUnconfirmedCreates(fakeResource().provider, async () => ["old", "new"]);
+      const second = await recorded(made);
+      await made.read(second.id, second.properties);
+      await made.delete(second.id, second.properties);
+      expect(lines).toEqual([
+        `${first.id}: the unconfirmed create of vm web-1 did not happen; dropping the record`,
+        `${first.id}: the unconfirmed create of vm web-1 did not happen; nothing to delete`,
+        `${second.id}: the unconfirmed create of vm web-1 happened: recording it as new`,
+        `${second.id}: the unconfirmed create of vm web-1 happened (new): deleting it`,
+      ]);
+    } finally {
+      setProgressSink(previous);
+    }
+  });
   it("other create failures pass through unchanged", async () => {
     const { provider } = fakeResource();
     const refused = new ProviderError("hostname: taken");
