@@ -47,12 +47,12 @@ export const FOLDERS = {
       ...["preview-checks", "parallel-on-instance", "firewall-rule"].map((s) => `<rootDir>/tests/resources/${s}.test.ts`),
       "<rootDir>/tests/custom-timeouts.test.ts", // (it was listed under tests/resources/, where it is not, so it never ran)
     ] },
-    { piece: "block-storage-attachment", mutate: ["provider/resources/block-storage-attachment/**/*.ts"], tests: resourceTests("block-storage-attachment", "block-storage-attachment") },
-    { piece: "firewall-rule", mutate: ["provider/resources/firewall-rule/**/*.ts"], tests: resourceTests("firewall-rule", "firewall-rule") },
-    { piece: "public-ip", mutate: ["provider/resources/public-ip/**/*.ts"], tests: resourceTests("public-ip", "public-ip") },
-    { piece: "snapshot", mutate: ["provider/resources/snapshot/**/*.ts"], tests: resourceTests("snapshot", "snapshot") },
-    { piece: "vswitch-attachment", mutate: ["provider/resources/vswitch-attachment/**/*.ts"], tests: resourceTests("vswitch-attachment", "vswitch-attachment") },
-    { piece: "instance", mutate: ["provider/resources/instance/**/*.ts"], tests: resourceTests("instance", "instance", "safety", "stuck-changes", "standalone-no-drift") },
+    { piece: "block-storage-attachment", waitsOnSimulator: true, mutate: ["provider/resources/block-storage-attachment/**/*.ts"], tests: resourceTests("block-storage-attachment", "block-storage-attachment") },
+    { piece: "firewall-rule", waitsOnSimulator: true, mutate: ["provider/resources/firewall-rule/**/*.ts"], tests: resourceTests("firewall-rule", "firewall-rule") },
+    { piece: "public-ip", waitsOnSimulator: true, mutate: ["provider/resources/public-ip/**/*.ts"], tests: resourceTests("public-ip", "public-ip") },
+    { piece: "snapshot", waitsOnSimulator: true, mutate: ["provider/resources/snapshot/**/*.ts"], tests: resourceTests("snapshot", "snapshot") },
+    { piece: "vswitch-attachment", waitsOnSimulator: true, mutate: ["provider/resources/vswitch-attachment/**/*.ts"], tests: resourceTests("vswitch-attachment", "vswitch-attachment") },
+    { piece: "instance", waitsOnSimulator: true, mutate: ["provider/resources/instance/**/*.ts"], tests: resourceTests("instance", "instance", "safety", "stuck-changes", "standalone-no-drift") },
   ],
   "local-engine": [
     { piece: "config", mutate: ["tools/local-engine/config.ts"], tests: [...engineUnit("config"), "<rootDir>/tests/engine/state-and-config.test.ts"] },
@@ -103,7 +103,9 @@ export default {
   coverageAnalysis: "perTest",
   incremental: true,
   incrementalFile: `reports/stryker-incremental-${id}.json`,
-  concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
+  // A piece whose suites mostly wait on the simulator (waitsOnSimulator) leaves the CPU idle between
+  // answers, so it gets more test runners than the two cores; the others, CPU-bound, get two.
+  concurrency: Number(process.env.MUTATE_CONCURRENCY ?? (piece.waitsOnSimulator ? 4 : 2)),
   // A mutant that makes a wait hang is killed by this timeout (counted as detected), so keep it short.
   timeoutMS: 5000,
   // A piece's initial coverage run at the load averages of this shared machine (20 and more) can pass Stryker's
