@@ -56,7 +56,18 @@ describe("catalogueFor", () => {
     pool.intercept({ path: SIZES, method: "GET" }).reply(200, { message: "ok", data: [] });
     pool.intercept({ path: /.*/, method: "GET" }).reply(404, { message: "no such route" }).persist();
     const cat = await catalogueFor(client);
-    expect(cat.locations).toBeUndefined();
-    expect(lines).toContainEqual(expect.stringMatching(/^could not read the locations at preview \(.+\); the API will check these values at up$/));
+    expect(cat).toEqual({ locations: undefined, tiers: undefined, templates: undefined, vswitches: undefined });
+    for (const what of ["locations", "tiers", "OS templates", "private networks"])
+      expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^could not read the ${what} at preview \\(.+\\); the API will check these values at up$`)));
+  });
+  it("keeps private networks with lower-case uuids and their location's name", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: SIZES, method: "GET" }).reply(200, { message: "ok", data: [] });
+    pool.intercept({ path: "/v1/network/vswitches", method: "GET" }).reply(200, {
+      message: "ok",
+      data: [{ uuid: "0A1B2C3D-4E5F-4A6B-8C7D-9E8F7A6B5C4D", name: "backend", tag: 7, location: "Jakarta", status: "active", gateway: null }],
+    });
+    pool.intercept({ path: /.*/, method: "GET" }).reply(404, { message: "no such route" }).persist();
+    expect((await catalogueFor(client)).vswitches).toEqual([{ uuid: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d", name: "backend", location: "Jakarta" }]);
   });
 });

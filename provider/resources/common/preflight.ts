@@ -219,7 +219,7 @@ async function loadCatalogue(client: VmHostClient): Promise<Catalogue> {
     locations: locations && locationsOf(locations),
     tiers: tiers && tiersOf(tiers),
     templates: systems && templatesOf(systems),
-    vswitches: vswitches?.map((v) => ({ uuid: v.uuid.toLowerCase(), name: v.name, location: v.location?.name ?? undefined })),
+    vswitches: vswitches?.map((v) => ({ uuid: v.uuid.toLowerCase(), name: v.name, location: v.location.name })),
   };
 }
 
