@@ -45,6 +45,23 @@ describe("instanceCatalogueFailures", () => {
   it("skips a list the host did not serve", () => {
     expect(instanceCatalogueFailures({ ...ok, locationId: 99, tierId: 99, templateId: 99 }, {})).toEqual([]);
   });
+  it("refuses dedicatedCpu on a tier without, saying so when no tier of the host offers them", () => {
+    const noDedicated: Catalogue = { ...cat, tiers: [{ id: 2, name: "Standard", dedicatedCpuAvailable: false }] };
+    expect(instanceCatalogueFailures({ ...ok, dedicatedCpu: true }, noDedicated)).toEqual([{
+      property: "dedicatedCpu",
+      reason: "dedicatedCpu: the Standard tier (2) has no dedicated CPUs; set dedicatedCpu: false, or choose a tier that offers them (getTiers shows dedicatedCpuAvailable)",
+    }]);
+  });
+  it("names a template without a version by its name alone", () => {
+    const unversioned: Catalogue = { ...cat, templates: [{ id: 4, name: "Alpine", version: undefined, minCpu: 1, minMemory: 2, minStorage: 10 }] };
+    expect(instanceCatalogueFailures({ ...ok, templateId: 4, memory: 1 }, unversioned)).toEqual([{
+      property: "memory",
+      reason: "memory: Alpine (template 4) needs at least 2 GB; raise memory to 2 or more (getOsTemplates lists the minimums)",
+    }]);
+    expect(instanceCatalogueFailures({ ...ok, templateId: 9 }, unversioned)[0]?.reason).toBe(
+      "templateId 9 is not an OS template of this host; valid: 4 (Alpine) (list them with getOsTemplates)",
+    );
+  });
   it("does not check template minimums of a clone (its disk comes from the source)", () => {
     expect(instanceCatalogueFailures({ ...ok, cloneFrom: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", templateId: undefined, storage: 5 }, cat)).toEqual([]);
   });
