@@ -3,8 +3,9 @@
  * configuration mistake names the config key to fix; what says nothing about the configuration only logs.
  */
 import { mockClient } from "../../api/__tests__/helpers";
+import { samples } from "../../api/__tests__/samples";
 import { setProgressSink } from "../../context";
-import { catalogueFor, checkAccount } from "./preflight";
+import { catalogueFor, checkAccount, previewFailures } from "./preflight";
 
 const SIZES = "/v1/instance/size-template";
 let lines: string[];
@@ -69,5 +70,67 @@ describe("catalogueFor", () => {
     });
     pool.intercept({ path: /.*/, method: "GET" }).reply(404, { message: "no such route" }).persist();
     expect((await catalogueFor(client)).vswitches).toEqual([{ uuid: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d", name: "backend", location: "Jakarta" }]);
+  });
+});
+
+describe("previewFailures of the attachments and of a new Instance's source", () => {
+  const VM = "9f1c2b7e-3a4d-4c5e-8f90-1a2b3c4d5e6f"; // the sample instance, in Jakarta (location 1)
+  const NET = "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d";
+  const DISK = "0b6f0e1a-2c3d-4e5f-9a8b-7c6d5e4f3a2b";
+  const vswitchIn = (location: string) => ({
+    message: "ok", data: [{ uuid: NET.toUpperCase(), name: "backend", tag: 7, location, status: "active", gateway: null }],
+  });
+  /** A client whose account check passes, with the given answers (every other read: 404). */
+  function api(answers: { vswitches?: unknown; disks?: unknown; instance?: unknown }) {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: SIZES, method: "GET" }).reply(200, { message: "ok", data: [] });
+    if (answers.vswitches) pool.intercept({ path: "/v1/network/vswitches", method: "GET" }).reply(200, answers.vswitches as object);
+    if (answers.disks) pool.intercept({ path: "/v1/storage/blocks", method: "GET" }).reply(200, answers.disks as object);
+    if (answers.instance) pool.intercept({ path: `/v1/instance/${VM}/detail`, method: "GET" }).reply(200, answers.instance as object).persist();
+    pool.intercept({ path: /.*/, method: "GET" }).reply(404, { message: "not found" }).persist();
+    return client;
+  }
+  it("VswitchAttachment: a network of another location than the instance, named with both (uuid and name in any case)", async () => {
+    const client = api({ vswitches: vswitchIn("Surabaya"), instance: samples.getInstance[0]!.wire });
+    expect(await previewFailures("VswitchAttachment", { instanceId: VM, vswitchId: NET }, client)).toEqual([{
+      property: "vswitchId",
+      reason: `vswitchId: the private network backend is in Surabaya, but instance ${VM} is in Jakarta; use a network of Jakarta (getVswitchOptions({ locationId: 1 }) lists them)`,
+    }]);
+    const same = api({ vswitches: vswitchIn("JAKARTA"), instance: samples.getInstance[0]!.wire });
+    expect(await previewFailures("VswitchAttachment", { instanceId: VM, vswitchId: NET }, same)).toEqual([]);
+    const missing = api({ vswitches: vswitchIn("Jakarta") });
+    expect(await previewFailures("VswitchAttachment", { instanceId: VM, vswitchId: "1a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, missing)).toEqual([{
+      property: "vswitchId", reason: "vswitchId: there is no private network 1a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d in this account (list them with getVswitches)",
+    }]);
+  });
+  it("BlockStorageAttachment: a disk of another location, or none of that id; an unknown instance is not compared", async () => {
+    const disks = { message: "ok", data: [{ id: DISK, name: "data-1", size: 50, location: { id: 3, name: "Surabaya" }, instance: null }] };
+    const client = api({ disks, instance: samples.getInstance[0]!.wire });
+    expect(await previewFailures("BlockStorageAttachment", { instanceId: VM, blockStorageId: DISK.toUpperCase() }, client)).toEqual([{
+      property: "blockStorageId",
+      reason: `blockStorageId: the block storage data-1 is in Surabaya, but instance ${VM} is in Jakarta; a disk attaches only to an instance of its location (getBlockStorages({ locationId: 1 }) lists those)`,
+    }]);
+    const none = api({ disks });
+    expect(await previewFailures("BlockStorageAttachment", { instanceId: VM, blockStorageId: "1b6f0e1a-2c3d-4e5f-9a8b-7c6d5e4f3a2b" }, none)).toEqual([{
+      property: "blockStorageId", reason: "blockStorageId: there is no block storage 1b6f0e1a-2c3d-4e5f-9a8b-7c6d5e4f3a2b in this account (list them with getBlockStorages)",
+    }]);
+    const unknownVm = api({ disks });
+    expect(await previewFailures("BlockStorageAttachment", { instanceId: VM, blockStorageId: DISK }, unknownVm)).toEqual([]);
+  });
+  it("a new Instance: the VM to adopt or clone must exist; a failed read only logs", async () => {
+    const client = api({});
+    expect(await previewFailures("Instance", { adoptId: VM }, client, true)).toEqual([
+      { property: "adoptId", reason: `adoptId: there is no instance ${VM} in this account to adopt (getInstances lists them)` },
+    ]);
+    expect(await previewFailures("Instance", { cloneFrom: VM }, api({}), true)).toEqual([
+      { property: "cloneFrom", reason: `cloneFrom: there is no instance ${VM} in this account to clone (getInstances lists them)` },
+    ]);
+    expect(await previewFailures("Instance", { cloneFrom: VM }, api({}), false)).toEqual([]);
+    const { pool, client: failing } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: SIZES, method: "GET" }).reply(200, { message: "ok", data: [] });
+    pool.intercept({ path: `/v1/instance/${VM}/detail`, method: "GET" }).reply(500, { message: "oops" });
+    pool.intercept({ path: /.*/, method: "GET" }).reply(404, { message: "not found" }).persist();
+    expect(await previewFailures("Instance", { adoptId: VM }, failing, true)).toEqual([]);
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^could not read instance ${VM} at preview \\(.+\\); the API will check adoptId at up$`)));
   });
 });

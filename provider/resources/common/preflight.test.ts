@@ -62,6 +62,57 @@ describe("instanceCatalogueFailures", () => {
       "templateId 9 is not an OS template of this host; valid: 4 (Alpine) (list them with getOsTemplates)",
     );
   });
+  it("refuses an unknown location and tier, listing the valid ones (at most twelve)", () => {
+    const many: Catalogue = { ...cat, locations: Array.from({ length: 13 }, (_, i) => ({ id: i + 1, name: `L${i + 1}` })) };
+    const failures = instanceCatalogueFailures({ ...ok, locationId: 99, tierId: 9 }, many);
+    expect(failures).toEqual([
+      {
+        property: "locationId",
+        reason: `locationId 99 is not a location of this host; valid: ${Array.from({ length: 12 }, (_, i) => `${i + 1} (L${i + 1})`).join(", ")}, ... ` +
+          '(list them with getLocations, or use getLocation({ name: "..." }))',
+      },
+      { property: "tierId", reason: "tierId 9 is not a tier of this host; valid: 2 (Standard) (list them with getTiers)" },
+    ]);
+    const twelve: Catalogue = { ...cat, locations: many.locations!.slice(0, 12) };
+    expect(instanceCatalogueFailures({ ...ok, locationId: 99 }, twelve)[0]?.reason).toMatch(/12 \(L12\) \(list them/);
+  });
+  it("lists the tiers that offer dedicated CPUs", () => {
+    const tiers: Catalogue = { ...cat, tiers: [{ id: 2, name: "Standard", dedicatedCpuAvailable: false }, { id: 3, name: "Premium", dedicatedCpuAvailable: true }] };
+    expect(instanceCatalogueFailures({ ...ok, dedicatedCpu: true }, tiers)[0]?.reason).toBe(
+      "dedicatedCpu: the Standard tier (2) has no dedicated CPUs; set dedicatedCpu: false, or choose a tier that offers them: 3 (Premium) (getTiers shows dedicatedCpuAvailable)",
+    );
+    expect(instanceCatalogueFailures({ ...ok, dedicatedCpu: false }, tiers)).toEqual([]);
+  });
+  it("checks templates only for a fresh create with a known template and a non-empty list", () => {
+    expect(instanceCatalogueFailures({ ...ok, templateId: 9 }, { ...cat, templates: [] })).toEqual([]);
+    expect(instanceCatalogueFailures({ ...ok, adoptId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", templateId: 9 }, cat)).toEqual([]);
+    expect(instanceCatalogueFailures({ ...ok, templateId: undefined, storage: 5 }, cat)).toEqual([]);
+    expect(instanceCatalogueFailures({ ...ok, templateId: 9 }, cat)[0]?.reason).toBe(
+      "templateId 9 is not an OS template of this host; valid: 1 (Ubuntu 22.04) (list them with getOsTemplates)",
+    );
+  });
+  it("reports every minimum the sizes miss at once, with its unit", () => {
+    const big: Catalogue = { ...cat, templates: [{ id: 1, name: "Ubuntu", version: "22.04", minCpu: 2, minMemory: 4, minStorage: 40 }] };
+    expect(instanceCatalogueFailures({ ...ok, cpu: 1, memory: 2, storage: 20 }, big)).toEqual([
+      { property: "cpu", reason: "cpu: Ubuntu 22.04 (template 1) needs at least 2 CPU; raise cpu to 2 or more (getOsTemplates lists the minimums)" },
+      { property: "memory", reason: "memory: Ubuntu 22.04 (template 1) needs at least 4 GB; raise memory to 4 or more (getOsTemplates lists the minimums)" },
+      { property: "storage", reason: "storage: Ubuntu 22.04 (template 1) needs at least 40 GB; raise storage to 40 or more (getOsTemplates lists the minimums)" },
+    ]);
+    expect(instanceCatalogueFailures({ ...ok, cpu: 2, memory: 4, storage: 40 }, big)).toEqual([]);
+  });
+  it("refuses a private network that is not in the account, or of another location (any letter case of uuid and name)", () => {
+    const nets: Catalogue = { ...cat, vswitches: [{ uuid: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d", name: "net", location: "Surabaya" }] };
+    expect(instanceCatalogueFailures({ ...ok, vswitchId: "9a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, nets)).toEqual([
+      { property: "vswitchId", reason: "vswitchId: there is no private network 9a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d in this account (list them with getVswitches)" },
+    ]);
+    expect(instanceCatalogueFailures({ ...ok, vswitchId: "0A1B2C3D-4E5F-4A6B-8C7D-9E8F7A6B5C4D" }, nets)).toEqual([{
+      property: "vswitchId",
+      reason: "vswitchId: the private network net is in Surabaya, not in the VM's location Jakarta; use a network of Jakarta (getVswitchOptions({ locationId: 1 }) lists them)",
+    }]);
+    const sameCity: Catalogue = { ...cat, vswitches: [{ uuid: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d", name: "net", location: "JAKARTA" }] };
+    expect(instanceCatalogueFailures({ ...ok, vswitchId: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, sameCity)).toEqual([]);
+    expect(instanceCatalogueFailures({ ...ok, vswitchId: "" }, nets)).toEqual([]);
+  });
   it("does not check template minimums of a clone (its disk comes from the source)", () => {
     expect(instanceCatalogueFailures({ ...ok, cloneFrom: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", templateId: undefined, storage: 5 }, cat)).toEqual([]);
   });
