@@ -134,10 +134,23 @@ describe("drift and 404", () => {
     expect((await diskOf(disk.uuid)).instanceUuid).toBeNull();
   });
 
+  it("a create retried after the disk was attached here (an interrupted up) sends no second attach", async () => {
+    const vm = await h.newInstance("bsa-retry");
+    const disk = disks[1]!;
+    await up(provider, { blockStorageId: disk.uuid, instanceId: vm });
+    const mark = h.mark();
+    const { outs } = await up<BlockStorageAttachmentOutputs>(provider, { blockStorageId: disk.uuid, instanceId: vm });
+    expect(h.operationsSince(mark)).not.toContain("attachBlockStorage");
+    expect(outs).toEqual({ blockStorageId: disk.uuid, instanceId: vm, name: disk.name, sizeGb: disk.sizeGb });
+    await provider.delete(disk.uuid, outs);
+  });
+
   it("refuses a disk that does not exist, before changing anything", async () => {
     const vm = await h.newInstance("bsa-nodisk");
     const mark = h.mark();
-    await expect(up(provider, { blockStorageId: DISK, instanceId: vm })).rejects.toThrow(/block storage 0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d does not exist/);
+    await expect(up(provider, { blockStorageId: DISK, instanceId: vm })).rejects.toThrow(
+      "block storage 0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d does not exist (blockStorageId must be the uuid of a block storage; see getBlockStorageOptions)",
+    );
     expect(h.operationsSince(mark)).not.toContain("attachBlockStorage");
   });
 });

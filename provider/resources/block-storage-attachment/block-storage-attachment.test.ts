@@ -25,6 +25,9 @@ describe("BlockStorageAttachment check", () => {
     expect(result.inputs).toBeUndefined();
     expect(result.failures).toEqual(expect.arrayContaining([{ property, reason: expect.stringMatching(reason) }]));
   });
+  it("does not compare adoptId with a blockStorageId unknown during preview", () => {
+    expect(checkInputs(inputsSchema, { blockStorageId: UNKNOWN_VALUE, instanceId: VM, adoptId: DISK }).failures).toBeUndefined();
+  });
   it("normalizes uuids to lower case", () => {
     expect(checkInputs(inputsSchema, { blockStorageId: DISK.toUpperCase(), instanceId: VM }).inputs).toEqual({ blockStorageId: DISK, instanceId: VM });
   });
@@ -80,5 +83,12 @@ describe("BlockStorageAttachment model", () => {
   });
   it("carries the user's inputs from state", () => {
     expect(inputsFromState(state())).toEqual({ blockStorageId: DISK, instanceId: VM });
+  });
+  it("carries adoptId and timeouts into outputs and back into inputs only when set", () => {
+    expect(Object.keys(blockStorageAttachmentOutputs({ blockStorageId: DISK, instanceId: VM }, {}))).toEqual(["blockStorageId", "instanceId"]);
+    const full = blockStorageAttachmentOutputs({ blockStorageId: DISK, instanceId: VM, adoptId: DISK, timeouts: { create: "1m" } }, { name: "data-1", sizeGb: 50 });
+    expect(full).toEqual({ blockStorageId: DISK, instanceId: VM, name: "data-1", sizeGb: 50, adoptId: DISK, timeouts: { create: "1m" } });
+    expect(inputsFromState(full)).toEqual({ blockStorageId: DISK, instanceId: VM, adoptId: DISK, timeouts: { create: "1m" } });
+    expect(Object.keys(inputsFromState(state()))).toEqual(["blockStorageId", "instanceId"]);
   });
 });
