@@ -8,7 +8,7 @@ import { startHarness, up, preview, type FullProvider, type SimHarness, type Sim
 import { blockStorageAttachmentProvider } from "../../provider/resources/block-storage-attachment/provider";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import type { BlockStorageAttachmentOutputs } from "../../provider/resources/block-storage-attachment/inputs";
-import { ServerError } from "../../provider/api";
+import { NotFoundError, ServerError } from "../../provider/api";
 import { configure, getClient } from "../../provider/context";
 
 const provider = blockStorageAttachmentProvider as FullProvider;
@@ -225,6 +225,53 @@ describe("failures", () => {
     await provider.delete(b.id, b.outs);
   });
 
+  it("records the attachment with its id when only the read after the attach fails", async () => {
+    const vm = await h.newInstance("bsa-readback");
+    const disk = disks[2]!;
+    const storage = getClient().storage;
+    const realList = storage.list.bind(storage);
+    let seenAttached = false;
+    // the list answers until the wait has seen the disk attached; the read after it fails
+    const spy = jest.spyOn(storage, "list").mockImplementation(async () => {
+      const rows = await realList();
+      const attached = rows.some((d) => d.id === disk.uuid && d.attached_instance_uuid === vm);
+      if (attached && seenAttached) throw new ServerError({ operation: "listBlockStorages", method: "GET", path: "/storage/blocks", status: 500 });
+      seenAttached ||= attached;
+      return rows;
+    });
+    let error: unknown;
+    try {
+      error = await up(provider, { blockStorageId: disk.uuid, instanceId: vm }).catch((e: unknown) => e);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const init = error as ResourceInitError;
+    expect(init.message).toMatch(new RegExp(`^block storage ${disk.uuid} was attached to instance ${vm}, but reading it back failed: `));
+    expect(init.properties).toEqual({ blockStorageId: disk.uuid, instanceId: vm, name: disk.name, sizeGb: disk.sizeGb });
+    expect(init.reasons).toHaveLength(1);
+    expect(init.cause).toBeInstanceOf(ServerError);
+    await provider.delete(init.id, init.properties);
+  });
+
+  it("a detach answered 404 (the disk went meanwhile) is a finished delete", async () => {
+    const vm = await h.newInstance("bsa-detach-404");
+    const disk = disks[2]!;
+    const a = await up<BlockStorageAttachmentOutputs>(provider, { blockStorageId: disk.uuid, instanceId: vm });
+    const storage = getClient().storage;
+    const realDetach = storage.detach.bind(storage);
+    const spy = jest.spyOn(storage, "detach").mockImplementation(async (id) => {
+      await realDetach(id);
+      throw new NotFoundError({ operation: "detachBlockStorage", method: "PATCH", path: "/storage/blocks/{block_storage_id}/detach", status: 404 });
+    });
+    try {
+      await expect(provider.delete(a.id, a.outs)).resolves.toBeUndefined();
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await diskOf(disk.uuid)).instanceUuid).toBeNull();
+  });
+
   it("records the attachment with its id when the wait after the attach fails", async () => {
     const vm = await h.newInstance("bsa-initfail");
     const disk = disks[0]!;
@@ -245,8 +292,10 @@ describe("failures", () => {
       spy.mockRestore();
     }
     expect(init.id).toBe(disk.uuid);
-    expect(init.properties).toMatchObject({ blockStorageId: disk.uuid, instanceId: vm, name: disk.name });
-    expect(init.message).toMatch(/was attached to instance .* listBlockStorages .* HTTP 500/);
+    expect(init.properties).toEqual({ blockStorageId: disk.uuid, instanceId: vm, name: disk.name, sizeGb: disk.sizeGb });
+    expect(init.message).toMatch(new RegExp(`^block storage ${disk.uuid} was attached to instance ${vm}, then: .*listBlockStorages.*HTTP 500`));
+    expect(init.reasons).toEqual([init.message.slice(init.message.indexOf("then: ") + "then: ".length)]);
+    expect(init.cause).toBeDefined();
     // what Pulumi recorded can be deleted
     await provider.delete(init.id, init.properties);
     expect((await diskOf(disk.uuid)).instanceUuid).toBeNull();
