@@ -179,6 +179,11 @@ describe("FirewallRule lifecycle", () => {
     await provider.delete!(created.id, created.outs);
   });
 
+  it("refuses to read a state without instanceId, naming the rule", async () => {
+    await expect(provider.read!("r-1", {} as FirewallRuleOutputs)).rejects.toThrow("cannot read firewall rule r-1: the state has no instanceId");
+    await expect(provider.read!("r-1", undefined as unknown as FirewallRuleOutputs)).rejects.toThrow("the state has no instanceId");
+  });
+
   it("adopts an existing rule without creating one, and updates it to match the declaration", async () => {
     const { id } = await client.firewall.createRule(vm, { destinationPort: "3306", protocol: "tcp", action: "drop", description: "made in the panel" });
     expect(id).not.toBeNull();
@@ -245,7 +250,9 @@ describe("FirewallRule lifecycle", () => {
       const init = error as ResourceInitError;
       const rules = await client.firewall.listAllRules(failing);
       expect(rules.map((r) => r.id)).toEqual([init.id]);
-      expect(init.message).toMatch(/status Error/);
+      expect(init.message).toMatch(new RegExp(`^firewall rule ${init.id} on instance ${failing}: .*status Error`));
+      expect(init.reasons).toEqual([init.message.slice(`firewall rule ${init.id} on instance ${failing}: `.length)]);
+      expect(init.cause).toBeDefined();
       expect(init.properties).toEqual(expect.objectContaining({ port: "443", action: "accept" }));
     } finally {
       spy.mockRestore();
