@@ -31,7 +31,7 @@ describe("check messages of a schema that gives none (never zod's generic text)"
   it.each([
     [{ name: "ab" }, "name must be at least 3 characters"],
     [{ name: "abcdef" }, "name must be at most 5 characters"],
-    [{ tags: [] }, "tags must be at least 1 items"],
+    [{ tags: [] }, "tags must be at least 1 item"],
     [{ tags: ["a", "b", "c"] }, "tags must be at most 2 items"],
     [{ count: 0 }, "count must be at least 1"],
     [{ count: 10 }, "count must be at most 9"],

@@ -79,6 +79,12 @@ const TYPE_WORDS: Record<string, string> = {
   int: "a whole number", bigint: "a whole number",
 };
 
+/** A bound as users read it: "3 characters", "1 item", "9" (a number's bound has no unit). */
+function countOf(bound: number | bigint, origin: string): string {
+  const unit = origin === "string" ? "character" : origin === "array" ? "item" : undefined;
+  return unit ? `${String(bound)} ${unit}${Number(bound) === 1 ? "" : "s"}` : String(bound);
+}
+
 /** A message for an issue whose schema gave none: the property, what it must be, and the fix. */
 function fallbackReason(prop: string, issue: z.core.$ZodIssue): string {
   switch (issue.code) {
@@ -87,9 +93,9 @@ function fallbackReason(prop: string, issue: z.core.$ZodIssue): string {
     case "invalid_value":
       return `${prop} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "too_small":
-      return `${prop} must be at least ${String(issue.minimum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""}`;
+      return `${prop} must be at least ${countOf(issue.minimum, issue.origin)}`;
     case "too_big":
-      return `${prop} must be at most ${String(issue.maximum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""}`;
+      return `${prop} must be at most ${countOf(issue.maximum, issue.origin)}`;
     default:
       return `${prop} has an invalid value: see the property's description in the docs`;
   }
