@@ -199,6 +199,26 @@ describe("FirewallRule lifecycle", () => {
     );
   });
 
+  it("adopts a rule that already matches the declaration with reads only", async () => {
+    const { id } = await client.firewall.createRule(vm, { destinationPort: "5432", protocol: "tcp", action: "accept", description: "pg" });
+    const since = lastSeq();
+    const adopted = await provider.create(await checked({ instanceId: vm, protocol: "tcp", port: 5432, action: "accept", description: "pg", adoptId: id }));
+    expect(adopted.id).toBe(id);
+    expect(writes(since)).toEqual([]);
+    await provider.delete!(adopted.id, adopted.outs);
+  });
+
+  it("fails a read whose rule list answers a server error, instead of reporting the rule gone (refresh would drop it)", async () => {
+    const created = await provider.create(await checked({ instanceId: vm, protocol: "udp", port: 5353, action: "accept" }));
+    const spy = jest.spyOn(getClient().firewall, "listAllRules").mockRejectedValue(new Error("HTTP 500 from the host"));
+    try {
+      await expect(provider.read!(created.id, created.outs)).rejects.toThrow("HTTP 500 from the host");
+    } finally {
+      spy.mockRestore();
+    }
+    await provider.delete!(created.id, created.outs);
+  });
+
   it("refuses to add a rule exactly like one it does not manage, naming it and the adoptId that would manage it", async () => {
     const { id } = await client.firewall.createRule(vm, { destinationPort: "7000", protocol: "tcp", action: "accept", description: "left behind" });
     expect(id).not.toBeNull();

@@ -1,7 +1,7 @@
 import { checkInputs, UNKNOWN_VALUE } from "../common/check";
 import { inputsSchema, isValidPortSpec, isValidSource } from "./inputs";
 import { canonicalPort, canonicalSource, changedApiProperties, diffFirewallRule } from "./diff";
-import { firewallRuleInputsOf, firewallRuleOutputs, ruleMatches } from "./model";
+import { createParams, firewallRuleInputsOf, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
 import type { FirewallRule } from "../../api";
 
 const VM = "6f1c2a3b-0000-4000-8000-000000000001";
@@ -11,6 +11,11 @@ const base = { instanceId: VM, protocol: "tcp" as const, port: "22", action: "ac
 describe("FirewallRule inputs", () => {
   it("normalizes a numeric port to text", () => {
     expect(checkInputs(inputsSchema, { ...base, port: 443 }).inputs).toEqual({ ...base, port: "443" });
+  });
+  it("drops blanks around a port, and a blank description (the API stores none)", () => {
+    const r = checkInputs(inputsSchema, { ...base, port: " 8000-9000 ", description: "   " });
+    expect(r.inputs).toEqual({ ...base, port: "8000-9000" });
+    expect(r.inputs?.description).toBeUndefined();
   });
 
   it.each<[string, Record<string, unknown>, string, RegExp]>([
@@ -39,7 +44,7 @@ describe("FirewallRule inputs", () => {
   it.each([["22", true], ["1-65535", true], ["80-80", true], ["065536", false], ["", false], ["-1", false]])(
     "port spec %p valid=%p", (text, ok) => expect(isValidPortSpec(text)).toBe(ok),
   );
-  it.each([["203.0.113.7", true], ["10.0.0.0/8", true], ["0.0.0.0/0", true], ["2001:db8::/32", false], ["256.1.1.1", false], ["10.0.0.0/", false], ["1.2.3.4/8/9", false]])(
+  it.each([["203.0.113.7", true], ["10.0.0.0/8", true], ["0.0.0.0/0", true], ["2001:db8::/32", false], ["256.1.1.1", false], ["1.2.3.4/32", true], ["1.2.3.4/33", false], ["01.2.3.4", false], ["10.0.0.0/", false], ["1.2.3.4/8/9", false]])(
     "source %p valid=%p", (text, ok) => expect(isValidSource(text)).toBe(ok),
   );
 });
@@ -105,6 +110,17 @@ describe("FirewallRule sources and ports", () => {
     expect(diffFirewallRule({ ...base }, { ...base, description: "web" }).changes).toBe(true);
     expect(changedApiProperties({ ...base, sourceIp: "-" }, { ...base })).toEqual([]);
     expect(changedApiProperties({ ...base, port: "22" }, { ...base, port: "22-22" })).toEqual([]);
+    // each property compared by its own rule: a protocol is not a port, a description is not a network
+    expect(changedApiProperties({ ...base, protocol: "tcp" }, { ...base, protocol: "udp" })).toEqual(["protocol"]);
+    expect(changedApiProperties({ ...base, description: "lan/32" }, { ...base, description: "lan" })).toEqual(["description"]);
+  });
+});
+
+describe("FirewallRule request bodies", () => {
+  it("creates a rule without a source with no source at all, and updates it to any source", () => {
+    expect(Object.keys(createParams({ ...base }))).not.toContain("sourceIp");
+    expect(ruleParams({ ...base }).sourceIp).toBe("0.0.0.0/0");
+    expect(createParams({ ...base, sourceIp: "10.0.0.0/8" }).sourceIp).toBe("10.0.0.0/8");
   });
 });
 
@@ -127,6 +143,7 @@ describe("FirewallRule mapping", () => {
   it("outputs leave out an empty description or source, and carry adoptId and timeouts only when set", () => {
     const bare = firewallRuleOutputs({ instanceId: VM }, { ...rule, source_ip: null, description: "" });
     expect(bare).toEqual({ instanceId: VM, protocol: "tcp", port: "22", action: "accept" });
+    expect(Object.keys(bare)).toEqual(["instanceId", "protocol", "port", "action"]);
     expect(firewallRuleOutputs({ instanceId: VM }, { ...rule, description: null })).not.toHaveProperty("description");
     expect(firewallRuleOutputs({ instanceId: VM }, { ...rule, source_ip: "0.0.0.0/0" })).not.toHaveProperty("sourceIp");
     expect(firewallRuleOutputs({ instanceId: VM }, { ...rule, protocol: null, destination_port: null, action: null } as unknown as FirewallRule)).toEqual(

@@ -29,7 +29,8 @@ export function isValidPortSpec(text: string): boolean {
  */
 export function isValidSource(text: string): boolean {
   const [address, prefix, ...rest] = text.split("/");
-  if (rest.length > 0 || !address || !/^\d{1,3}(\.\d{1,3}){3}$/.test(address) || isIP(address) !== 4) return false;
+  // isIP accepts only the dotted quad of four decimal parts 0-255, without leading zeros or blanks
+  if (rest.length > 0 || !address || isIP(address) !== 4) return false;
   if (prefix === undefined) return true;
   return /^\d{1,2}$/.test(prefix) && Number(prefix) <= 32;
 }
