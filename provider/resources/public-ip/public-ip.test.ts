@@ -34,6 +34,14 @@ describe("PublicIp check", () => {
     expect(result.failures?.map((f) => f.property).sort()).toEqual(["instanceId", "rdns", "timeouts.update"]);
   });
 
+  it("takes a name of two labels and one of 253 characters; refuses 254", () => {
+    const label = "a".repeat(63);
+    const longest = `${label}.${label}.${label}.${"b".repeat(61)}`; // 63*3 + 61 + 3 dots = 253
+    expect(longest).toHaveLength(253);
+    expect(checkInputs(inputsSchema, { instanceId: VM, rdns: "example.com" }).failures).toBeUndefined();
+    expect(checkInputs(inputsSchema, { instanceId: VM, rdns: longest }).failures).toBeUndefined();
+    expect(checkInputs(inputsSchema, { instanceId: VM, rdns: `${longest}c` }).failures?.map((f) => f.property)).toEqual(["rdns"]);
+  });
   it("normalizes: uuids lower-cased, rdns lower-cased without the trailing dot", () => {
     const result = checkInputs(inputsSchema, { instanceId: VM.toUpperCase(), rdns: " Mail.Example.COM. ", publicNetworkId: IP });
     expect(result.inputs).toEqual({ instanceId: VM, rdns: "mail.example.com", publicNetworkId: IP });
