@@ -8,7 +8,7 @@ import { startHarness, up, preview, type FullProvider, type SimHarness } from ".
 import { publicIpProvider } from "../../provider/resources/public-ip/provider";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import type { PublicIpOutputs } from "../../provider/resources/public-ip/inputs";
-import { configure } from "../../provider/context";
+import { configure, getClient } from "../../provider/context";
 
 /** Stack config as the engine hands it to the provider: the simulator's key and URL plus `extra`. */
 const useConfig = (extra: Record<string, string>) =>
@@ -296,6 +296,57 @@ describe("failures", () => {
     expect(await provider.read(init.id, init.properties)).toMatchObject({ id: assigned });
     // destroy (of the record as it was) removes it from the instance
     await provider.delete(init.id, init.properties);
+    expect((await h.instance(vm))!.publicIpUuid).toBeNull();
+  });
+
+  it("records the address with its id when the instance fails right after the add (failAfterAssign), and the reserved one after a change", async () => {
+    const network = getClient().network;
+    for (const [name, wanted] of [["pip-fail-add", undefined], ["pip-fail-change", reserved[2]!.uuid]] as const) {
+      const vm = await h.newInstance(name);
+      const add = network.addPublicIp.bind(network);
+      const change = network.changePublicIp.bind(network);
+      // the host assigns the address, then the instance goes to Error: the wait for the address fails
+      const addSpy = jest.spyOn(network, "addPublicIp").mockImplementation(async (...args) => {
+        const answer = await add(...args);
+        await h.outOfBand(vm, { status: "Error" });
+        return answer;
+      });
+      const changeSpy = jest.spyOn(network, "changePublicIp").mockImplementation(async (...args) => {
+        const answer = await change(...args);
+        await h.outOfBand(vm, { status: "Error" });
+        return answer;
+      });
+      let error: unknown;
+      try {
+        error = await up(provider, { instanceId: vm, ...(wanted ? { publicNetworkId: wanted } : {}) }).catch((e: unknown) => e);
+      } finally {
+        addSpy.mockRestore();
+        changeSpy.mockRestore();
+      }
+      const inst = (await h.instance(vm))!;
+      expect(error).toBeInstanceOf(ResourceInitError);
+      const init = error as ResourceInitError;
+      expect(init.id).toBe(wanted ?? inst.publicIpUuid);
+      expect(init.message).toMatch(new RegExp(`^address ${inst.publicIpAddress!.replace(/\./g, "\\.")} \\(${init.id}\\) was assigned to instance ${vm}, then: `));
+      expect(init.properties).toMatchObject({ instanceId: vm, publicIpId: init.id, ipAddress: inst.publicIpAddress });
+      expect(init.reasons).toHaveLength(1);
+      expect(init.cause).toBeDefined();
+      await h.outOfBand(vm, { status: "Running" });
+      await provider.delete(init.id, init.properties);
+    }
+  });
+
+  it("lets a failure stand when the instance shows no address of this create afterwards", async () => {
+    const vm = await h.newInstance("pip-fail-none");
+    const network = getClient().network;
+    const spy = jest.spyOn(network, "addPublicIp").mockRejectedValue(new Error("the host refused the add"));
+    try {
+      const error = await up(provider, { instanceId: vm }).catch((e: unknown) => e);
+      expect(error).not.toBeInstanceOf(ResourceInitError);
+      expect((error as Error).message).toBe("the host refused the add");
+    } finally {
+      spy.mockRestore();
+    }
     expect((await h.instance(vm))!.publicIpUuid).toBeNull();
   });
 
