@@ -336,6 +336,26 @@ describe("failures", () => {
     }
   });
 
+  it("a create retried with the reserved address already assigned (an interrupted up) sends no second change", async () => {
+    const vm = await h.newInstance("pip-retry-reserved");
+    const wanted = reserved[2]!.uuid;
+    const first = await up<PublicIpOutputs>(provider, { instanceId: vm, publicNetworkId: wanted });
+    const mark = h.mark();
+    const again = await up<PublicIpOutputs>(provider, { instanceId: vm, publicNetworkId: wanted });
+    expect(again.id).toBe(wanted);
+    expect(h.operationsSince(mark)).not.toContain("changePublicIp");
+    await provider.delete(first.id, first.outs);
+  });
+
+  it("an add whose connection dropped before the host acted fails with that error and leaves no address", async () => {
+    const vm = await h.newInstance("pip-lost-add");
+    await h.setFaults({ resetNext: { operation: "addPublicIp" } });
+    const error = await up(provider, { instanceId: vm }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(ResourceInitError);
+    expect((await h.instance(vm))!.publicIpUuid).toBeNull();
+  });
+
   it("lets a failure stand when the instance shows no address of this create afterwards", async () => {
     const vm = await h.newInstance("pip-fail-none");
     const network = getClient().network;
