@@ -170,6 +170,19 @@ describe("drift and 404", () => {
   it("refuses to create on an instance that does not exist", async () => {
     await expect(up(provider, { instanceId: "6f1c0a2e-1111-4222-8333-444455556666" })).rejects.toThrow(/instance 6f1c0a2e-1111-4222-8333-444455556666 does not exist/);
   });
+  it("fails a delete the host refuses while the instance exists, instead of forgetting the address", async () => {
+    const vm = await h.newInstance("pip-delete-refused");
+    const a = await up<PublicIpOutputs>(provider, { instanceId: vm });
+    const network = getClient().network;
+    const spy = jest.spyOn(network, "changePublicIp").mockRejectedValue(new Error("the host refused"));
+    try {
+      await expect(provider.delete(a.id, a.outs)).rejects.toThrow("the host refused");
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await h.instance(vm))!.publicIpUuid).toBe(a.id);
+    await provider.delete(a.id, a.outs);
+  });
 });
 
 describe("refresh after refresh (the engine keeps the inputs of the last up: read returns none)", () => {
@@ -386,7 +399,9 @@ describe("failures", () => {
     const inst = (await h.instance(vm))!;
     expect(init.id).toBe(inst.publicIpUuid);
     expect(init.properties).toMatchObject({ instanceId: vm, publicIpId: inst.publicIpUuid, ipAddress: inst.publicIpAddress });
-    expect(init.message).toMatch(/updateRdns .* HTTP 404/);
+    expect(init.message).toMatch(new RegExp(`^address ${init.id} is on instance ${vm}, but setting it up failed: .*updateRdns .* HTTP 404`));
+    expect(init.reasons).toEqual([init.message.slice(init.message.indexOf("failed: ") + "failed: ".length)]);
+    expect(init.cause).toBeDefined();
     // what Pulumi recorded can be deleted
     await provider.delete(init.id, init.properties);
     expect((await h.instance(vm))!.publicIpUuid).toBeNull();

@@ -34,6 +34,14 @@ describe("PublicIp check", () => {
     expect(result.failures?.map((f) => f.property).sort()).toEqual(["instanceId", "rdns", "timeouts.update"]);
   });
 
+  it("takes adoptId and publicNetworkId naming the same address; names both otherwise", () => {
+    expect(checkInputs(inputsSchema, { instanceId: VM, adoptId: IP, publicNetworkId: IP }).failures).toBeUndefined();
+    expect(checkInputs(inputsSchema, { instanceId: VM, adoptId: IP, publicNetworkId: IP2 }).failures).toEqual([{
+      property: "adoptId",
+      reason: "adoptId and publicNetworkId name different addresses: adopt the address the instance has (adoptId) " +
+        "or ask for a reserved one (publicNetworkId), or give both the same uuid",
+    }]);
+  });
   it("takes a name of two labels and one of 253 characters; refuses 254", () => {
     const label = "a".repeat(63);
     const longest = `${label}.${label}.${label}.${"b".repeat(61)}`; // 63*3 + 61 + 3 dots = 253
