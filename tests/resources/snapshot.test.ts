@@ -187,6 +187,15 @@ describe("Snapshot lifecycle", () => {
     expect((await client.snapshots.list(vm)).filter((s) => s.name === "left-behind").map((s) => s.id)).toEqual([snap_uuid]);
   });
 
+  it("a diff that replaces nothing never lets a create stand beside a snapshot of the same name", async () => {
+    const host = await newInstance();
+    const kept = await provider.create(await checked({ instanceId: host, name: "nightly" }));
+    // an in-place change only: no replacement is under way
+    expect((await provider.diff!(kept.id, kept.outs, await checked({ instanceId: host, name: "nightly", timeouts: { delete: "5m" } }))).replaces ?? []).toEqual([]);
+    await expect(provider.create(await checked({ instanceId: host, name: "nightly" }))).rejects.toThrow(`already has a snapshot named "nightly" (${kept.id})`);
+    await provider.delete!(kept.id, kept.outs);
+  });
+
   it("refuses to adopt a snapshot of an instance that does not exist, naming the instance", async () => {
     const missingVm = "6f1c2a3b-0000-4000-8000-0000000000ee";
     await expect(
@@ -298,8 +307,8 @@ describe("Snapshot lifecycle", () => {
     const init = error as ResourceInitError;
     const listed = (await client.snapshots.list(vm)).find((s) => s.id === init.id);
     expect(listed?.status).toBe("Error");
-    expect(init.message).toContain(init.id);
-    expect(init.message).toMatch(/status Error/);
+    expect(init.message).toMatch(new RegExp(`^snapshot ${init.id} of instance ${vm} did not become Ready: .*status Error`));
+    expect(init.cause).toBeDefined();
     expect(init.properties).toEqual(expect.objectContaining({ status: "Error", name: "doomed" }));
     expect(init.reasons).toEqual([expect.stringMatching(/status Error/)]);
     // the recorded snapshot can be destroyed

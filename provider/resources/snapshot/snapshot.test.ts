@@ -88,5 +88,6 @@ describe("Snapshot outputs", () => {
     expect(outs).not.toHaveProperty("adoptId");
     expect(outs).not.toHaveProperty("timeouts");
     expect(snapshotInputsOf(outs)).toEqual({ instanceId: VM, name: "s", description: "d" });
+    expect(Object.keys(snapshotInputsOf(outs))).toEqual(["instanceId", "name", "description"]);
   });
 });
