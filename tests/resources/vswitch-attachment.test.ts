@@ -65,6 +65,36 @@ describe("lifecycle", () => {
     expect(h.operationsSince(mark)).not.toContain("updatePrivateNetwork");
   });
 
+  it("reads the network from the list when it is listed (no lookup by uuid), and by uuid when the host's list leaves it out", async () => {
+    const vm = await h.newInstance("vsa-lookup");
+    const program = { instanceId: vm, vswitchId: jkt[1]!.uuid };
+    const mark = h.mark();
+    const { id, outs } = await up<VswitchAttachmentOutputs>(provider, program);
+    expect(h.operationsSince(mark)).not.toContain("getVswitch");
+    const network = getClient().network;
+    const spy = jest.spyOn(network, "listVswitches").mockResolvedValue([]); // a host that pages or filters its list
+    try {
+      const lookup = h.mark();
+      // the detail names no network range: networkIp is left out, as documented
+      const { networkIp: _range, ...withoutRange } = outs;
+      expect(await provider.read(id, outs)).toEqual({ id, props: withoutRange, inputs: program });
+      expect(h.operationsSince(lookup)).toContain("getVswitch");
+    } finally {
+      spy.mockRestore();
+    }
+    await provider.delete(id, outs);
+  });
+
+  it("a create retried after the instance joined (an interrupted up) sends no second join", async () => {
+    const vm = await h.newInstance("vsa-retry");
+    const program = { instanceId: vm, vswitchId: jkt[0]!.uuid };
+    await up<VswitchAttachmentOutputs>(provider, program);
+    const mark = h.mark();
+    const { id, outs } = await up<VswitchAttachmentOutputs>(provider, program);
+    expect(h.operationsSince(mark)).not.toContain("updatePrivateNetwork");
+    await provider.delete(id, outs);
+  });
+
   it("replaces delete-first when the network changes: detach, then join the new one", async () => {
     const vm = await h.newInstance("vsa-move");
     const a = await up<VswitchAttachmentOutputs>(provider, { instanceId: vm, vswitchId: jkt[0]!.uuid });
@@ -243,11 +273,29 @@ describe("failures", () => {
     try {
       const error = await up(provider, { instanceId: vm, vswitchId: jkt[0]!.uuid }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ResourceInitError);
-      expect((error as ResourceInitError).id).toBe(`${vm}/${jkt[0]!.uuid}`);
-      expect((error as ResourceInitError).properties).toMatchObject({ instanceId: vm, vswitchId: jkt[0]!.uuid });
+      const init = error as ResourceInitError;
+      expect(init.id).toBe(`${vm}/${jkt[0]!.uuid}`);
+      expect(init.properties).toEqual({ instanceId: vm, vswitchId: jkt[0]!.uuid, vswitchName: jkt[0]!.name, networkIp: jkt[0]!.networkIp, location: "Jakarta" });
+      expect(init.message).toMatch(new RegExp(`^instance ${vm} joined private network ${jkt[0]!.uuid}, then: `));
+      expect(init.reasons).toEqual([init.message.slice(init.message.indexOf("then: ") + "then: ".length)]);
+      expect(init.cause).toBeDefined();
     } finally {
       for (const spy of spies) spy.mockRestore();
     }
     expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[0]!.uuid);
+  });
+
+  it("fails a delete the host refuses while the instance exists, instead of forgetting the membership", async () => {
+    const vm = await h.newInstance("vsa-delete-refused");
+    const a = await up<VswitchAttachmentOutputs>(provider, { instanceId: vm, vswitchId: jkt[0]!.uuid });
+    const network = getClient().network;
+    const spy = jest.spyOn(network, "updatePrivateNetwork").mockRejectedValue(new Error("the host refused"));
+    try {
+      await expect(provider.delete(a.id, a.outs)).rejects.toThrow("the host refused");
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[0]!.uuid);
+    await provider.delete(a.id, a.outs);
   });
 });
