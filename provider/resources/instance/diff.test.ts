@@ -79,6 +79,13 @@ describe("Instance diff", () => {
     expect(planInstanceUpdate(olds, { ...inputs, tierId: 3, dedicatedCpu: true }).map((s) => s.kind)).toEqual(["changeTier", "resize"]);
   });
 
+  it("the same deleteOptions written in another key order, or with an unset member, are no change", () => {
+    const reordered = { ...inputs, deleteOptions: { removeBlockStorage: false, removePublicIp: true } };
+    expect(diffInstance(olds, reordered).changes).toBe(false);
+    const withUnset = { ...inputs, deleteOptions: { removePublicIp: true, removeBlockStorage: false, extra: undefined } } as unknown as InstanceInputs;
+    expect(diffInstance(olds, withUnset).changes).toBe(false);
+    expect(diffInstance(olds, { ...inputs, deleteOptions: { removePublicIp: false, removeBlockStorage: false } }).changes).toBe(true);
+  });
   it("the same ssh keys in another order are no change (not a new VM)", () => {
     const twoKeys = { ...olds, sshKeys: ["ssh-ed25519 AAAA a", "ssh-ed25519 BBBB b"] } as InstanceOutputs;
     expect(diffInstance(twoKeys, { ...inputs, sshKeys: ["ssh-ed25519 BBBB b", "ssh-ed25519 AAAA a"] })).toMatchObject({ changes: false, replaces: [] });

@@ -46,7 +46,11 @@ describe("Instance model", () => {
     ["unknown-net", "unknown-net"],
   ])("resolves the private network %p to %p", (text, uuid) => expect(resolveVswitchId(text, vswitches)).toBe(uuid));
 
-  it.each([["Running", "running"], ["Stopped", "stopped"], ["starting", "starting"], ["Error", "error"]])("power state of %p is %p", (status, state) =>
+  it.each([
+    ["Running", "running"], [" ACTIVE ", "running"], ["on", "running"],
+    ["Stopped", "stopped"], ["shutoff", "stopped"], ["Off", "stopped"], ["stop", "stopped"],
+    ["starting", "starting"], [" Error ", "error"],
+  ])("power state of %p is %p", (status, state) =>
     expect(powerStateOf(status)).toBe(state));
 
   it("labels the OS with its version once", () => {
