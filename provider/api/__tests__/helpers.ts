@@ -2,6 +2,7 @@
 import { MockAgent } from "undici";
 import { createClient, type ClientOptions } from "../client";
 import type { Clock } from "../retry";
+import { setProgressSink } from "../../context";
 
 export const ORIGIN = "https://api.vmhost.test";
 export const BASE_URL = `${ORIGIN}/v1`;
@@ -37,3 +38,15 @@ export function mockClient(overrides: Partial<ClientOptions> = {}) {
 
 /** A minimal valid instance-ref envelope. */
 export const refBody = (uuid = "i-1") => ({ message: "ok", data: { uuid, hostname: "web-1" } });
+
+/** Collects, per test of the calling suite, the progress lines users see (provider/context.ts progressLog). */
+export function captureProgressLines(): { lines: string[] } {
+  const captured = { lines: [] as string[] };
+  let previous: (line: string) => void;
+  beforeEach(() => {
+    captured.lines = [];
+    previous = setProgressSink((line) => void captured.lines.push(line));
+  });
+  afterEach(() => setProgressSink(previous));
+  return captured;
+}

@@ -2,19 +2,12 @@
  * The account check at preview (checkAccount) and the catalogue's optional lists, against a mocked API: each
  * configuration mistake names the config key to fix; what says nothing about the configuration only logs.
  */
-import { mockClient } from "../../api/__tests__/helpers";
+import { captureProgressLines, mockClient } from "../../api/__tests__/helpers";
 import { samples } from "../../api/__tests__/samples";
-import { setProgressSink } from "../../context";
 import { catalogueFor, checkAccount, previewFailures } from "./preflight";
 
 const SIZES = "/v1/instance/size-template";
-let lines: string[];
-let previousSink: (line: string) => void;
-beforeEach(() => {
-  lines = [];
-  previousSink = setProgressSink((line) => void lines.push(line));
-});
-afterEach(() => setProgressSink(previousSink));
+const progress = captureProgressLines();
 
 describe("checkAccount", () => {
   it("a 401 with the host's own words quotes them", async () => {
@@ -47,7 +40,7 @@ describe("checkAccount", () => {
     const { pool, client } = mockClient({ maxRetries: 0 });
     pool.intercept({ path: SIZES, method: "GET" }).reply(503, { message: "maintenance" });
     await expect(checkAccount(client)).resolves.toBeUndefined();
-    expect(lines).toEqual([expect.stringMatching(/^could not check the API key at preview \(.*503.*\); continuing$/)]);
+    expect(progress.lines).toEqual([expect.stringMatching(/^could not check the API key at preview \(.*503.*\); continuing$/)]);
   });
 });
 
@@ -59,7 +52,7 @@ describe("catalogueFor", () => {
     const cat = await catalogueFor(client);
     expect(cat).toEqual({ locations: undefined, tiers: undefined, templates: undefined, vswitches: undefined });
     for (const what of ["locations", "tiers", "OS templates", "private networks"])
-      expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^could not read the ${what} at preview \\(.+\\); the API will check these values at up$`)));
+      expect(progress.lines).toContainEqual(expect.stringMatching(new RegExp(`^could not read the ${what} at preview \\(.+\\); the API will check these values at up$`)));
   });
   it("keeps private networks with lower-case uuids and their location's name", async () => {
     const { pool, client } = mockClient({ maxRetries: 0 });
@@ -131,6 +124,6 @@ describe("previewFailures of the attachments and of a new Instance's source", ()
     pool.intercept({ path: `/v1/instance/${VM}/detail`, method: "GET" }).reply(500, { message: "oops" });
     pool.intercept({ path: /.*/, method: "GET" }).reply(404, { message: "not found" }).persist();
     expect(await previewFailures("Instance", { adoptId: VM }, failing, true)).toEqual([]);
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^could not read instance ${VM} at preview \\(.+\\); the API will check adoptId at up$`)));
+    expect(progress.lines).toContainEqual(expect.stringMatching(new RegExp(`^could not read instance ${VM} at preview \\(.+\\); the API will check adoptId at up$`)));
   });
 });

@@ -1,5 +1,5 @@
 import { AmbiguousRequestError, ServerError, ValidationError } from "../../api";
-import { setProgressSink } from "../../context";
+import { captureProgressLines } from "../../api/__tests__/helpers";
 import { Deadline } from "../../wait/poll";
 import { ProviderError } from "./errors";
 import { readPersistently, UnconfirmedWriteError, writeExactlyOnce, type ExactlyOnceWrite } from "./reconcile";
@@ -109,20 +109,14 @@ describe("writeExactlyOnce", () => {
 });
 
 describe("writeExactlyOnce: what the user sees", () => {
-  let lines: string[];
-  let previousSink: (line: string) => void;
-  beforeEach(() => {
-    lines = [];
-    previousSink = setProgressSink((line) => void lines.push(line));
-  });
-  afterEach(() => setProgressSink(previousSink));
+  const progress = captureProgressLines();
 
   it("says every third failed read that it keeps reading until the deadline, and keeps the last failure as the cause", async () => {
     const time = fakeTime();
     let calls = 0;
     await readPersistently("the listing", time.deadline(60_000), async () => (++calls < 7 ? Promise.reject(serverError()) : "ok"), time.sleep);
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^reading the listing failed \(.+\); retrying until the deadline$/);
+    expect(progress.lines).toHaveLength(2);
+    expect(progress.lines[0]).toMatch(/^reading the listing failed \(.+\); retrying until the deadline$/);
     const last = serverError();
     const error = await readPersistently("the listing", time.deadline(5_000), async () => Promise.reject(last), time.sleep).catch((e: unknown) => e);
     expect((error as Error).cause).toBe(last);
@@ -144,7 +138,7 @@ describe("writeExactlyOnce: what the user sees", () => {
     // one listing before, two looks after the first send (a second apart), one look after the second
     expect(listings).toBe(4);
     expect(time.now()).toBe(1_000);
-    expect(lines).toEqual([
+    expect(progress.lines).toEqual([
       expect.stringMatching(/^the request for instance web-1 in location 1 failed ambiguously \(.+\); looking for it before anything is retried$/),
       "instance web-1 in location 1 did not appear: the request did not take effect; sending it again",
       expect.stringMatching(/^the request for instance web-1 in location 1 failed ambiguously/),
