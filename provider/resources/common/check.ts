@@ -40,8 +40,7 @@ function shapeKeys(schema: z.ZodType): string[] {
 /** The closest of `known` to a mistyped `name` (case-insensitive, at most 2 edits), if any. */
 export function closestName(name: string, known: readonly string[]): string | undefined {
   const lower = name.toLowerCase();
-  const exact = known.find((k) => k.toLowerCase() === lower);
-  if (exact) return exact;
+  // (a name differing only in case is at distance 0, so the loop finds it first)
   let best: { k: string; d: number } | undefined;
   for (const k of known) {
     const d = editDistance(lower, k.toLowerCase());

@@ -45,8 +45,34 @@ describe("replaceOnChanges applied by the provider", () => {
     const r = await wrapped.check!({}, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: "hostname" });
     expect(r.failures).toEqual([expect.objectContaining({ property: "replaceOnChanges" })]);
   });
+  it("adds nothing when the listed property did not change, and never names a replace twice", async () => {
+    const quiet: pulumi.dynamic.ResourceProvider = { ...inner, diff: async () => ({ changes: false }) };
+    expect(await withReplaceOnChanges("Instance", quiet).diff!("id", { hostname: "a" }, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: ["hostname"] }))
+      .toEqual({ changes: false });
+    const already: pulumi.dynamic.ResourceProvider = { ...inner, diff: async () => ({ changes: true, replaces: ["hostname"] }) };
+    expect(await withReplaceOnChanges("Instance", already).diff!("id", { hostname: "a" }, { hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] }))
+      .toEqual({ changes: true, replaces: ["hostname"] });
+  });
+  it("keeps the check's own failures and adds the malformed option's", async () => {
+    const failing: pulumi.dynamic.ResourceProvider = { ...inner, check: async () => ({ failures: [{ property: "cpu", reason: "cpu must be a number" }] }) };
+    expect(await withReplaceOnChanges("Instance", failing).check!({}, { cpu: "x", [REPLACE_ON_CHANGES_KEY]: [1] })).toEqual({
+      failures: [
+        { property: "cpu", reason: "cpu must be a number" },
+        { property: "replaceOnChanges", reason: 'replaceOnChanges must be a list of property paths, e.g. ["hostname"]' },
+      ],
+    });
+  });
+  it("replaces an object adopted once but no longer declared with adoptId, and one adopted only now", async () => {
+    const news = { hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] };
+    expect((await wrapped.diff!("id", { adoptId: "u", hostname: "a" }, news)).replaces).toEqual(["hostname"]);
+    expect((await wrapped.diff!("id", { hostname: "a" }, { ...news, adoptId: "u" })).replaces).toEqual(["hostname"]);
+  });
   it("never replaces an adopted object", async () => {
     const news = { adoptId: "u", hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] };
-    await expect(wrapped.diff!("id", { adoptId: "u", hostname: "a" }, news)).rejects.toThrow(/adopted .*never replaced/);
+    await expect(wrapped.diff!("id", { adoptId: "u", hostname: "a" }, news)).rejects.toThrow(
+      "Instance id was adopted (adoptId) and replaceOnChanges asks to replace it for hostname; an adopted object is never replaced by " +
+        "Pulumi (the replacement would adopt the same one, then delete it). Remove adoptId to replace it deliberately, or remove those " +
+        "properties from replaceOnChanges.",
+    );
   });
 });
