@@ -79,11 +79,11 @@ describe("Instance diff", () => {
     expect(planInstanceUpdate(olds, { ...inputs, tierId: 3, dedicatedCpu: true }).map((s) => s.kind)).toEqual(["changeTier", "resize"]);
   });
 
-  it("the same deleteOptions written in another key order, or with an unset member, are no change", () => {
-    const reordered = { ...inputs, deleteOptions: { removeBlockStorage: false, removePublicIp: true } };
-    expect(diffInstance(olds, reordered).changes).toBe(false);
-    const withUnset = { ...inputs, deleteOptions: { removePublicIp: true, removeBlockStorage: false, extra: undefined } } as unknown as InstanceInputs;
-    expect(diffInstance(olds, withUnset).changes).toBe(false);
+  it("the same timeouts or deleteOptions written in another key order are no change; another value is", () => {
+    const timed = { ...olds, timeouts: { create: "10m", delete: "5m" } } as InstanceOutputs;
+    expect(diffInstance(timed, { ...inputs, timeouts: { delete: "5m", create: "10m" } }).changes).toBe(false);
+    expect(diffInstance(timed, { ...inputs, timeouts: { delete: "6m", create: "10m" } }).changes).toBe(true);
+    expect(diffInstance(olds, { ...inputs, deleteOptions: { removeBlockStorage: false, removePublicIp: true } }).changes).toBe(false);
     expect(diffInstance(olds, { ...inputs, deleteOptions: { removePublicIp: false, removeBlockStorage: false } }).changes).toBe(true);
   });
   it("the same ssh keys in another order are no change (not a new VM)", () => {
