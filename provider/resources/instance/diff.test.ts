@@ -79,6 +79,13 @@ describe("Instance diff", () => {
     expect(planInstanceUpdate(olds, { ...inputs, tierId: 3, dedicatedCpu: true }).map((s) => s.kind)).toEqual(["changeTier", "resize"]);
   });
 
+  it("spelling out a default, or leaving it out, is no change: no ssh keys, no backups, the default deleteOptions", () => {
+    const { sshKeys: _keys, backups: _backups, deleteOptions: _options, ...bare } = inputs;
+    const defaults = { ...olds, sshKeys: [], backups: false, deleteOptions: { removePublicIp: true, removeBlockStorage: false } } as InstanceOutputs;
+    expect(diffInstance(defaults, bare as InstanceInputs).changes).toBe(false);
+    const unset = { ...olds, sshKeys: undefined, backups: undefined, deleteOptions: undefined } as unknown as InstanceOutputs;
+    expect(diffInstance(unset, { ...bare, sshKeys: [], backups: false, deleteOptions: { removePublicIp: true, removeBlockStorage: false } } as InstanceInputs).changes).toBe(false);
+  });
   it("the same timeouts or deleteOptions written in another key order are no change; another value is", () => {
     const timed = { ...olds, timeouts: { create: "10m", delete: "5m" } } as InstanceOutputs;
     expect(diffInstance(timed, { ...inputs, timeouts: { delete: "5m", create: "10m" } }).changes).toBe(false);
