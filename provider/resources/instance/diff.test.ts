@@ -1,5 +1,5 @@
 import { UNKNOWN_VALUE } from "../common/check";
-import { diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
+import { addressDiffers, diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
 const VS1 = "11111111-1111-4111-8111-111111111111";
@@ -79,6 +79,13 @@ describe("Instance diff", () => {
     expect(planInstanceUpdate(olds, { ...inputs, tierId: 3, dedicatedCpu: true }).map((s) => s.kind)).toEqual(["changeTier", "resize"]);
   });
 
+  it("decides each public-address step on the state: add only without an address, remove only with one, assign only another one", () => {
+    const none = { ...olds, ipAddress: null, publicIpId: null } as InstanceOutputs;
+    expect([addressDiffers(olds, { kind: "publicAddress", action: "add" }), addressDiffers(none, { kind: "publicAddress", action: "add" })]).toEqual([false, true]);
+    expect([addressDiffers(olds, { kind: "publicAddress", action: "remove" }), addressDiffers(none, { kind: "publicAddress", action: "remove" })]).toEqual([true, false]);
+    expect(addressDiffers(olds, { kind: "publicAddress", action: "assign", publicNetworkId: IP1 })).toBe(false);
+    expect(addressDiffers(olds, { kind: "publicAddress", action: "assign", publicNetworkId: IP2 })).toBe(true);
+  });
   it("spelling out a default, or leaving it out, is no change: no ssh keys, no backups, the default deleteOptions", () => {
     const { sshKeys: _keys, backups: _backups, deleteOptions: _options, ...bare } = inputs;
     const defaults = { ...olds, sshKeys: [], backups: false, deleteOptions: { removePublicIp: true, removeBlockStorage: false } } as InstanceOutputs;

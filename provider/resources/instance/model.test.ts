@@ -43,8 +43,26 @@ describe("Instance model", () => {
     ["JKT-Private-1", "11111111-1111-4111-8111-111111111111"],
     ["22222222-2222-4222-8222-222222222222", "22222222-2222-4222-8222-222222222222"],
     [null, ""],
+    ["   ", ""],
     ["unknown-net", "unknown-net"],
+    [" 22222222-2222-4222-8222-222222222222 ", "22222222-2222-4222-8222-222222222222"],
+    ["11111111-1111-4111-8111-111111111111".toUpperCase(), "11111111-1111-4111-8111-111111111111"],
+    ["jkt-private-2 (10.10.2.0/24)", "22222222-2222-4222-8222-222222222222"],
+    ["vswitch 11111111-1111-4111-8111-111111111111 (10.10.1.0/24)", "11111111-1111-4111-8111-111111111111"],
+    ["jkt-private-3 (10.10.3.0/24)", "jkt-private-3 (10.10.3.0/24)"],
   ])("resolves the private network %p to %p", (text, uuid) => expect(resolveVswitchId(text, vswitches)).toBe(uuid));
+  it("never takes a network without a name for any text with blanks or brackets", () => {
+    expect(resolveVswitchId("office (lan)", [{ uuid: "33333333-3333-4333-8333-333333333333", name: "" }])).toBe("office (lan)");
+  });
+  it("prefers an exact uuid, then an exact name, over a name found inside the text", () => {
+    const tricky = [
+      { uuid: "44444444-4444-4444-8444-444444444444", name: "a" },
+      { uuid: "55555555-5555-4555-8555-555555555555", name: "a b" },
+    ];
+    expect(resolveVswitchId("A B", tricky)).toBe("55555555-5555-4555-8555-555555555555");
+    expect(resolveVswitchId("55555555-5555-4555-8555-555555555555", [{ uuid: "66666666-6666-4666-8666-666666666666", name: "55555555-5555-4555-8555-555555555555" }, ...tricky]))
+      .toBe("55555555-5555-4555-8555-555555555555");
+  });
 
   it.each([
     ["Running", "running"], [" ACTIVE ", "running"], ["on", "running"],
