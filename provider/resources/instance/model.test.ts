@@ -24,6 +24,9 @@ describe("Instance model", () => {
       locationName: "Jakarta", tierName: "Standard",
     });
   });
+  it("outputs the default deleteOptions of a VM declared without them (an adopted VM, a state from before the input)", () => {
+    expect(toOutputs(detail, {}).deleteOptions).toEqual({ removePublicIp: true, removeBlockStorage: false });
+  });
 
   it("outputs publicIp, publicNetworkId, vswitchId and powerState only when the user manages them", () => {
     const unmanaged = toOutputs(detail, {});
