@@ -3,7 +3,7 @@
  * with their minimums, or operating systems with their templates nested; tiers with or without the
  * dedicated-CPU flag. And the Instance rules against a catalogue, without any API.
  */
-import { instanceCatalogueFailures, templatesOf, tiersOf, type Catalogue } from "./preflight";
+import { instanceCatalogueFailures, locationsOf, templatesOf, tiersOf, type Catalogue } from "./preflight";
 
 describe("templatesOf", () => {
   it("reads flat templates (the simulator's shape)", () => {
@@ -17,6 +17,31 @@ describe("templatesOf", () => {
       { id: 11, name: "Ubuntu", version: "22.04", minCpu: undefined, minMemory: undefined, minStorage: 20 },
       { id: 12, name: "Ubuntu", version: "24.04", minCpu: undefined, minMemory: 2, minStorage: undefined },
     ]);
+  });
+});
+
+describe("catalogue values in the spellings hosts send", () => {
+  it("reads camelCase keys, numbers as text with blanks, and leaves out what is no whole number", () => {
+    expect(templatesOf([{ id: 70, templateId: " 7 ", name: "Debian", minCpu: 1, minMemory: "2", minStorage: 1.5 }])).toEqual([
+      { id: 7, name: "Debian", version: undefined, minCpu: 1, minMemory: 2, minStorage: 1.5 },
+    ]);
+    expect(templatesOf([{ id: "7a", name: "x" }, { id: "1.5", name: "z" }, { id: Number.POSITIVE_INFINITY, name: "y" }])).toEqual([]);
+  });
+  it("names a template without a name by its id, and a nested one whose name is its OS's without a version", () => {
+    expect(templatesOf([{ id: 9, name: "  " }])).toEqual([{ id: 9, name: "template 9", version: undefined, minCpu: undefined, minMemory: undefined, minStorage: undefined }]);
+    expect(templatesOf([{ id: 1, name: "Alpine", templates: [{ id: 21, name: "Alpine" }, { id: 22 }] }]).map((t) => [t.id, t.name, t.version])).toEqual([
+      [21, "Alpine", undefined],
+      [22, "Alpine", undefined],
+    ]);
+  });
+  it("reads the dedicated-CPU flag as 1/0 in number or text; anything else says nothing", () => {
+    expect(tiersOf([
+      { id: 1, name: "a", dedicated_cpu_available: 1 }, { id: 2, name: "b", isDedicatedCpuAvailable: "0" },
+      { id: 3, name: "c", is_dedicated_cpu_available: "1" }, { id: 4, name: "d", is_dedicated_cpu_available: "yes" },
+    ]).map((t) => t.dedicatedCpuAvailable)).toEqual([true, false, true, undefined]);
+  });
+  it("names a location without a name by its id", () => {
+    expect(locationsOf([{ id: 3, name: null }, { id: 1, name: "Jakarta" }])).toEqual([{ id: 3, name: "location 3" }, { id: 1, name: "Jakarta" }]);
   });
 });
 
