@@ -106,8 +106,9 @@ export default {
   coverageAnalysis: "perTest",
   incremental: true,
   incrementalFile: `reports/stryker-incremental-${id}.json`,
-  // A piece whose suites mostly wait on the simulator (waitsOnSimulator) leaves the CPU idle between
-  // answers, so it gets more test runners than the two cores; the others, CPU-bound, get two.
+  // Stryker splits `concurrency` between type checkers and test runners (4: two of each, 2: one of each). A
+  // piece whose suites mostly wait on the simulator (waitsOnSimulator) leaves a runner's CPU idle between
+  // answers, so it gets 4; the CPU-bound pieces get 2, the machine's cores.
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? (piece.waitsOnSimulator ? 4 : 2)),
   // A mutant that makes a wait hang is killed by this timeout (counted as detected), so keep it short.
   timeoutMS: 5000,
