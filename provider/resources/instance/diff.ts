@@ -99,7 +99,6 @@ export function diffInstance(olds: Olds, news: News): pulumi.dynamic.DiffResult 
   const changed: string[] = [];
   for (const key of REPLACE_ALWAYS) if (differs(olds, news, key)) replaces.push(key);
   for (const key of ["tierId", "cpu", "memory", "storage", "dedicatedCpu", "hostname", "password", "vswitchId", "powerState", "deleteOptions", "timeouts", "adoptId"]) {
-    if (replaces.includes(key)) continue;
     if (differs(olds, news, key)) changed.push(key);
   }
   if (publicAddressChange(olds, news)) changed.push("publicIp");

@@ -77,5 +77,7 @@ describe("Instance model", () => {
   it("labels the OS with its version once", () => {
     expect(osLabel(detail)).toBe("Ubuntu 22.04");
     expect(osLabel({ ...detail, os_name: "Ubuntu 22.04" })).toBe("Ubuntu 22.04");
+    expect(osLabel({ ...detail, os_name: " Ubuntu 22.04 " })).toBe("Ubuntu 22.04");
+    expect(osLabel({ ...detail, os_name: "", os: { ...detail.os, name: " Debian ", version: " 12 " } })).toBe("Debian 12");
   });
 });
