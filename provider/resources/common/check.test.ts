@@ -57,9 +57,6 @@ describe("check messages of unknown properties when the schema gives no text", (
       { property: "limits.ram", reason: "limits.ram is not a property of limits: remove it" },
     ]);
   });
-  it("never reports the serialized provider Pulumi adds to every input bag", () => {
-    expect(checkInputs(schema, { hostname: "a", __provider: "exports.handler = ..." })).toEqual({ inputs: { hostname: "a" } });
-  });
 });
 
 describe("values unknown during preview", () => {

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { parseDuration, formatDuration } from "./duration";
 import { checkInputs, UNKNOWN_VALUE } from "./check";
-import { KeyedMutex } from "./lock";
 
 describe("durations in timeouts inputs", () => {
   it.each([
@@ -48,28 +47,5 @@ describe("checkInputs", () => {
   it("drops the serialized provider from the inputs it validates", () => {
     const r = checkInputs(schema, { hostname: "web", cpu: 1, __provider: "exports.handler=..." });
     expect(r.inputs).toEqual({ hostname: "web", cpu: 1 });
-  });
-});
-
-describe("KeyedMutex (one operation at a time per instance)", () => {
-  it("runs callers with the same key one after another, in order, even when one fails", async () => {
-    const m = new KeyedMutex();
-    const log: string[] = [];
-    let releaseFirst!: () => void;
-    const first = m.run("vm-1", async () => {
-      log.push("first start");
-      await new Promise<void>((r) => (releaseFirst = r));
-      log.push("first end");
-      throw new Error("boom");
-    });
-    const second = m.run("vm-1", async () => void log.push("second"));
-    const other = m.run("vm-2", async () => void log.push("other key"));
-    await other;
-    expect(log).toEqual(["first start", "other key"]);
-    releaseFirst();
-    await expect(first).rejects.toThrow("boom");
-    await second;
-    expect(log).toEqual(["first start", "other key", "first end", "second"]);
-    expect(m.activeKeys).toEqual([]);
   });
 });

@@ -57,3 +57,26 @@ describe("KeyedMutex with a deadline (the resource's timeout bounds the wait in 
     expect(log).toEqual(["first start", "first end", "next"]);
   });
 });
+
+describe("KeyedMutex (one operation at a time per instance)", () => {
+  it("runs callers with the same key one after another, in order, even when one fails", async () => {
+    const m = new KeyedMutex();
+    const log: string[] = [];
+    let releaseFirst!: () => void;
+    const first = m.run("vm-1", async () => {
+      log.push("first start");
+      await new Promise<void>((r) => (releaseFirst = r));
+      log.push("first end");
+      throw new Error("boom");
+    });
+    const second = m.run("vm-1", async () => void log.push("second"));
+    const other = m.run("vm-2", async () => void log.push("other key"));
+    await other;
+    expect(log).toEqual(["first start", "other key"]);
+    releaseFirst();
+    await expect(first).rejects.toThrow("boom");
+    await second;
+    expect(log).toEqual(["first start", "other key", "first end", "second"]);
+    expect(m.activeKeys).toEqual([]);
+  });
+});
