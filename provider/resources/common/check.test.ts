@@ -52,6 +52,9 @@ describe("check messages of unknown properties when the schema gives no text", (
       { property: "colour", reason: "colour is not a property of this resource (it takes hostname, cpu, limits)" },
     ]);
   });
+  it("never reports the serialized provider Pulumi adds to every input bag as an unknown property (strict schema)", () => {
+    expect(checkInputs(schema, { hostname: "a", __provider: "exports.handler = ..." })).toEqual({ inputs: { hostname: "a" } });
+  });
   it("names a nested unknown key by its path and says to remove it", () => {
     expect(checkInputs(schema, { hostname: "a", limits: { cpu: 1, ram: 2 } }).failures).toEqual([
       { property: "limits.ram", reason: "limits.ram is not a property of limits: remove it" },
