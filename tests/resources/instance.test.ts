@@ -220,9 +220,13 @@ describe("update", () => {
     program = { ...validCreate, hostname: "upd-1", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running" };
     ({ id, outs } = await up(program));
   });
+  /** The progress lines of the last apply: each step says what it waits for. */
+  let said: string[] = [];
   const apply = async (delta: Record<string, unknown>) => {
+    const mark = progress.length;
     program = { ...program, ...delta };
     outs = await change(id, outs, program);
+    said = progress.slice(mark);
     return outs;
   };
 
@@ -230,11 +234,13 @@ describe("update", () => {
     await apply({ tierId: 3 });
     expect((await simInstance(id))!.tierId).toBe(3);
     expect(outs).toMatchObject({ tierId: 3, tierName: "Premium" });
+    expect(said).toContain(`instance ${id} to change to tier 3`);
   });
   it("resizes cpu, memory and grows storage in place", async () => {
     await apply({ cpu: 4, memory: 8, storage: 60 });
     expect(await simInstance(id)).toMatchObject({ uuid: id, cpu: 4, memoryGb: 8, storageGb: 60 });
     expect(outs).toMatchObject({ cpu: 4, memory: 8, storage: 60 });
+    expect(said).toContain(`instance ${id} to resize to 4 CPU / 8 GB memory / 60 GB storage`);
   });
   it("switches to dedicated CPU in place, and back to shared CPU before a tier that has none", async () => {
     await apply({ dedicatedCpu: true });
@@ -247,38 +253,47 @@ describe("update", () => {
   it("renames in place", async () => {
     await apply({ hostname: "upd-renamed" });
     expect((await simInstance(id))!.hostname).toBe("upd-renamed");
+    expect(said).toContain(`instance ${id} to be renamed upd-renamed`);
   });
   it("sets the password in place (write-only: kept from the state)", async () => {
     await apply({ password: "Green-Cat-77" });
     expect((await simInstance(id))!.password).toBe("Green-Cat-77");
     expect(outs.password).toBe("Green-Cat-77");
+    expect(said).toContain(`instance ${id} to set its password`);
   });
   it("removes and adds the public address", async () => {
     await apply({ publicIp: false });
     expect((await simInstance(id))!.publicIpAddress).toBeNull();
     expect(outs).toMatchObject({ publicIp: false, ipAddress: null });
+    expect(said).toContain(`instance ${id} to drop its public address`);
     await apply({ publicIp: true });
     expect((await simInstance(id))!.publicIpAddress).not.toBeNull();
     expect(outs.publicIp).toBe(true);
+    expect(said).toContain(`instance ${id} to get a public address`);
   });
   it("uses a reserved public address", async () => {
     await apply({ publicNetworkId: reservedIps[0]!.uuid });
     expect((await simInstance(id))!.publicIpUuid).toBe(reservedIps[0]!.uuid);
     expect(outs).toMatchObject({ publicNetworkId: reservedIps[0]!.uuid, ipAddress: reservedIps[0]!.address });
+    expect(said).toContain(`instance ${id} to use public address ${reservedIps[0]!.uuid}`);
   });
   it("moves to another private network, then leaves it", async () => {
     await apply({ vswitchId: vs[1]!.uuid });
     expect((await simInstance(id))!.vswitchUuid).toBe(vs[1]!.uuid);
     expect(outs.vswitchId).toBe(vs[1]!.uuid);
+    expect(said).toContain(`instance ${id} to join private network ${vs[1]!.uuid}`);
     await apply({ vswitchId: "" });
     expect((await simInstance(id))!.vswitchUuid).toBeNull();
     expect(outs).toMatchObject({ vswitchId: "", privateNetwork: null });
+    expect(said).toContain(`instance ${id} to leave its private network`);
   });
   it("stops and starts the VM", async () => {
     await apply({ powerState: "stopped" });
     expect((await simInstance(id))!.status).toBe("Stopped");
+    expect(said).toContain(`instance ${id} to be stopped`);
     await apply({ powerState: "running" });
     expect((await simInstance(id))!.status).toBe("Running");
+    expect(said).toContain(`instance ${id} to be running`);
   });
   it("applies several changes in one update, in the fixed order, each waited", async () => {
     const before = requestCount();

@@ -197,7 +197,9 @@ describe("a VM in status Error", () => {
     expect(recorded.outs.status).toBe("Error");
     const news = (await instance().check(recorded.outs, { ...validCreate, hostname: "err-repair" })).inputs;
     expect(await instance().diff(recorded.id, recorded.outs, news)).toMatchObject({ changes: true, replaces: [] });
+    const mark = progress.length;
     const updated = await instance().update(recorded.id, recorded.outs, news);
+    expect(progress.slice(mark)).toContain(`instance ${recorded.id} (in status Error) to be started again`);
     expect(updated.outs).toMatchObject({ status: "Running" });
     expect(await h.instance(recorded.id)).toMatchObject({ status: "Running" });
   });

@@ -206,6 +206,32 @@ describe("values and overrides", () => {
     await expect(resolve("app", {}, { stack: "bad" })).rejects.toThrow(/could not parse a:b:c as a configuration key/);
   });
 
+  test("integers as gopkg.in/yaml.v3 reads them: 0o/0b/hex/octal with signs, exact within int64 and uint64, floats beyond", async () => {
+    // resolve.go: ParseInt(s, 0, 64), then ParseUint (no sign), then float; Go's float text is the shortest
+    // round-trip digits, as JavaScript's (so 2^64 reads as the float 18446744073709552000 in both).
+    const cases: [string, string][] = [
+      ["0o17", "15"], ["0b101", "5"], ["-0x10", "-16"], ["-010", "-8"], ["+7", "7"],
+      ["-9007199254740993", "-9007199254740993"], // below -(2^53 - 1): exact, not rounded to a double
+      ["9223372036854775807", "9223372036854775807"], // 2^63 - 1: int64
+      ["-9223372036854775808", "-9223372036854775808"], // -(2^63): int64
+      ["-9223372036854775809", "-9223372036854776000"], // below int64, and uint64 takes no sign: a float
+      ["9223372036854775808", "9223372036854775808"], // 2^63: uint64
+      ["+9223372036854775808", "9223372036854776000"], // uint64 takes no sign: a float
+      ["18446744073709551615", "18446744073709551615"], // 2^64 - 1: uint64
+      ["18446744073709551616", "18446744073709552000"], // 2^64: a float
+    ];
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), ["config:", ...cases.map(([yamlText], i) => `  k${i}: ${yamlText}`)].join("\n"));
+    const config = await resolve("app", {});
+    expect(cases.map(([yamlText], i) => [yamlText, config[`app:k${i}`]?.value])).toEqual(cases);
+  });
+
+  test("a stack file that is not YAML is refused, naming the file and where in it", async () => {
+    const file = path.join(dir, "Pulumi.dev.yaml");
+    fs.writeFileSync(file, "config:\n  a: [1, 2\n");
+    await expect(resolve("app", {})).rejects.toThrow(`${file} is not valid YAML: `);
+    await expect(resolve("app", {})).rejects.toThrow(new RegExp(` in "${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}" \\(\\d+:\\d+\\)`));
+  });
+
   test("PULUMI_CONFIG uses the language host's <namespace>:config:<name> keys", () => {
     // pulumi-language-nodejs/main.go constructConfig / constructConfigSecretKeys.
     const env = configEnv({ "app:db": { value: '{"a":1}', secret: true }, "vmhost:baseUrl": { value: "u", secret: false } });
@@ -390,6 +416,16 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
     );
     // A declared type with no value anywhere is checked as the empty string.
     await expect(check({ k: { type: "integer", value: null } })).rejects.toThrow("missing configuration value 'k'");
+  });
+
+  test("an object from a --config-file is checked as an object, and a --config override of it as text", async () => {
+    fs.writeFileSync(path.join(dir, "c.json"), JSON.stringify({ "app:o": { value: { x: 1 } } }));
+    const project = decl({ o: { type: "object" } });
+    const configFile = path.join(dir, "c.json");
+    expect(await resolve("app", {}, { project, configFile })).toEqual({ "app:o": { value: '{"x":1}', secret: false } });
+    await expect(resolve("app", {}, { project, configFile, config: { o: '{"x":1}' } })).rejects.toThrow(
+      "Stack 'dev' with configuration key 'o' must be of type 'object'",
+    );
   });
 
   test("a declared secret set as a secret passes; set plainly or by a default it is refused", async () => {
