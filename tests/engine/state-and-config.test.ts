@@ -98,6 +98,12 @@ test("Pulumi.yaml: name, main, and TypeScript on by default when the project has
   expect(readProject(dir)).toEqual({ name: "x", main: "src/", typescript: false, config: {} });
 });
 
+test("Pulumi.yaml missing or malformed: the error names the directory, or the file and the field", () => {
+  expect(() => readProject(dir)).toThrow(`no Pulumi.yaml in ${dir}`);
+  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "runtime: nodejs\n");
+  expect(() => readProject(dir)).toThrow(`${path.join(dir, "Pulumi.yaml")}: name: `);
+});
+
 test("ignoreChanges paths read and write nested properties", () => {
   const m: PropertyMap = { tags: { env: "prod", team: "a" }, list: [{ x: 1 }] };
   expect(getPath(m, "tags.env")).toBe("prod");

@@ -304,6 +304,16 @@ describe("update", () => {
     const read = await provider().read(id, outs);
     expect(read.props).toEqual(outs);
   });
+  it("skips a step the VM already shows (a re-run after a half-done update repeats nothing), and lists networks only for a network step", async () => {
+    const vm = await up({ ...validCreate, hostname: "upd-skip", tierId: 2 });
+    await outOfBand(vm.id, { tierId: 3 });
+    const before = requestCount();
+    const after = await change(vm.id, vm.outs, { ...validCreate, hostname: "upd-skip", tierId: 3 });
+    expect(opsSince(before)).not.toContain("changeTier");
+    expect(opsSince(before)).not.toContain("listVswitches");
+    expect(after).toMatchObject({ tierId: 3 });
+    expect((await simInstance(vm.id))!.tierId).toBe(3);
+  });
   it("never replaces the VM for a smaller disk: the diff shows the change and the update refuses it before any API call", async () => {
     const disk = outs.storage!;
     const checked = await provider().check(outs, { ...program, storage: 20, cpu: 4 });

@@ -212,6 +212,9 @@ describe("a VM in status Error", () => {
     const error = await instance().update(recorded.id, recorded.outs, news).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResourceInitError);
     expect((error as Error).message).toMatch(/status Error and starting it did not repair it.*pulumi up --replace.*pulumi destroy/);
+    // The failed start stays reachable as the cause (for the debug log and programs that inspect errors).
+    expect(((error as Error).cause as Error).cause).toBeInstanceOf(Error);
+    expect((((error as Error).cause as Error).cause as Error).message).toMatch(/status Error/);
     // and destroy still works
     await instance().delete(recorded.id, (error as ResourceInitError).properties);
     expect(await h.instance(recorded.id)).toBeUndefined();
