@@ -268,6 +268,7 @@ describe("values and overrides", () => {
         "runtime: nodejs",
         "config:",
         "  size: small", // own namespace: a default
+        "  app:tier: gold", // own namespace, named: a default too
         "  vmhost:region: jakarta", // another namespace: a value
         "  zones: [a, b]",
         "  replicas:",
@@ -281,6 +282,7 @@ describe("values and overrides", () => {
     const proj = readProject(dir);
     expect(proj.config).toEqual({
       size: { default: "small" },
+      "app:tier": { default: "gold" },
       "vmhost:region": { value: "jakarta" },
       zones: { default: ["a", "b"] },
       replicas: { type: "integer", default: 2 },
@@ -290,11 +292,16 @@ describe("values and overrides", () => {
     fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "config:\n  app:size: large\n");
     expect(await resolve("app", {}, { project: proj, secrets: { dbPassword: "pw" } })).toEqual({
       "app:size": { value: "large", secret: false },
+      "app:tier": { value: "gold", secret: false },
       "vmhost:region": { value: "jakarta", secret: false },
       "app:zones": { value: '["a","b"]', secret: false },
       "app:replicas": { value: "2", secret: false },
       "app:dbPassword": { value: "pw", secret: true },
     });
+    // A key with nothing after it is a null default: required, as a declaration without a default.
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: app\nruntime: nodejs\nconfig:\n  empty:\n");
+    expect(readProject(dir).config).toEqual({ empty: { default: null } });
+    await expect(resolve("app", {}, { project: readProject(dir) })).rejects.toThrow("missing configuration value 'empty'");
   });
 
   test("Pulumi.yaml project config: typed and secret declarations are enforced as by the CLI", async () => {
