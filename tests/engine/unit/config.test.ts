@@ -12,6 +12,7 @@ import {
   ProjectSettings,
   StackConfig,
   configEnv,
+  decryptSymmetric,
   plainConfig,
   passphraseKey,
   readProject,
@@ -159,6 +160,21 @@ describe("secure: values of the passphrase secrets provider", () => {
     );
     // ...and --secret gets past both.
     expect((await resolve("app", {}, { stack: "cloud", secrets: { "app:k": "v" } }))["app:k"]).toEqual({ value: "v", secret: true });
+  });
+});
+
+describe("secure: values that are not the CLI's ciphertext", () => {
+  // crypt.go symmetricCrypter.DecryptValue: each malformed form has its own message (none decrypts garbage).
+  const key = Buffer.alloc(32, 7);
+  const b64 = (n: number) => Buffer.alloc(n, 1).toString("base64");
+  test.each([
+    ["not three parts", `v1:${b64(12)}`, "bad value"],
+    ["another version", `v2:${b64(12)}:${b64(32)}`, "unknown value version"],
+    ["a nonce of 8 bytes", `v1:${b64(8)}:${b64(32)}`, "bad value: nonce size is incorrect"],
+    ["a sealed part shorter than any tag", `v1:${b64(12)}:${b64(2)}`, "message authentication failed"],
+    ["a wrong tag", `v1:${b64(12)}:${b64(32)}`, "message authentication failed"],
+  ])("%s: %s", (_what, value, message) => {
+    expect(() => decryptSymmetric(key, value)).toThrow(new Error(message));
   });
 });
 
