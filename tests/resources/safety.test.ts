@@ -144,6 +144,17 @@ describe("an interrupted up", () => {
     expect(adopted).toMatchObject({ id: orphan.uuid });
   });
 
+  it("a VM of the same hostname in another location is no twin: the create goes ahead", async () => {
+    const elsewhere = await h.client.instances.create({
+      locationId: 2, tierId: 2, templateId: 1, hostname: "two-cities", cpu: 2, memory: 4, storage: 40,
+      username: "deploy", password: "Blue-Horse-42", usePublicIp: false,
+    });
+    const created = await createAsEngine({ ...validCreate, hostname: "two-cities" });
+    expect(created).toMatchObject({ id: expect.any(String) });
+    expect((created as { id: string }).id).not.toBe(elsewhere.uuid);
+    expect(await named("two-cities")).toHaveLength(2);
+  });
+
   it("two resources of one stack declaring the same hostname, created at once: one VM, the other refused naming it", async () => {
     const [a, b] = await Promise.all([createAsEngine({ ...validCreate, hostname: "twice" }), createAsEngine({ ...validCreate, hostname: "twice" })]);
     const vms = await named("twice");
@@ -218,6 +229,23 @@ describe("a VM in status Error", () => {
     // and destroy still works
     await instance().delete(recorded.id, (error as ResourceInitError).properties);
     expect(await h.instance(recorded.id)).toBeUndefined();
+  });
+
+  it("an update of a VM that fell into Error since the last up does its step, fails saying so (no start was tried), and the next up repairs it", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "err-later" });
+    await h.admin("PATCH", `/instances/${vm.id}`, { status: "Error" });
+    const news = (await instance().check(vm.outs, { ...validCreate, hostname: "err-later", tierId: 3 })).inputs;
+    const error = await instance().update(vm.id, vm.outs, news).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    expect((error as Error).message).toContain(`updating instance ${vm.id} failed: instance ${vm.id} is in status Error. \`pulumi up\` again starts it to repair it; other ways out:`);
+    expect((error as Error).message).toMatch(/pulumi up --replace.*`pulumi destroy` \(done before the failure: changeTier\)/);
+    expect(await h.instance(vm.id)).toMatchObject({ tierId: 3 });
+    // As it says: the next up (the state records status Error) starts it.
+    const recorded = (error as ResourceInitError).properties as InstanceOutputs;
+    expect(recorded).toMatchObject({ status: "Error", tierId: 3 });
+    const again = (await instance().check(recorded, { ...validCreate, hostname: "err-later", tierId: 3 })).inputs;
+    expect(await instance().diff(vm.id, recorded, again)).toMatchObject({ changes: true, replaces: [] });
+    expect((await instance().update(vm.id, recorded, again)).outs).toMatchObject({ status: "Running", tierId: 3 });
   });
 
   it("its address, network, disk, rules and snapshots can still be deleted", async () => {

@@ -217,7 +217,15 @@ async function runSteps(
     }
     applied.add(step.kind);
   }
-  if (isFailureStatus(detail.status)) throw repairFailed(id, new Error(`the instance reports status ${detail.status}`));
+  // In Error with no repair that failed (a repair that fails throws above): the VM fell into Error outside this
+  // update (or during a later step). Not "starting it did not repair it": no start was tried. The error report
+  // records status Error, so the next up plans the repair.
+  if (isFailureStatus(detail.status))
+    throw new ProviderError(
+      `instance ${id} is in status ${detail.status}. \`pulumi up\` again starts it to repair it; other ways out: replace it with a new ` +
+        "VM (`pulumi up --replace <urn of this Instance>`; the data on this one is lost), repair it in the host's panel and run " +
+        "`pulumi refresh`, or delete it with `pulumi destroy`",
+    );
   return detail;
 }
 
