@@ -150,7 +150,8 @@ describe("create, clone, adopt", () => {
 
   it("clones a VM, then applies the declared sizes and password", async () => {
     const source = await up({ ...validCreate, hostname: "clone-src" });
-    const { id, outs } = await up({ cloneFrom: source.id, hostname: "clone-1", locationId: 1, tierId: 2, cpu: 4, password: "Green-Cat-77" });
+    // storage as the source's (40 GB): allowed, a clone's disk may stay as it is
+    const { id, outs } = await up({ cloneFrom: source.id, hostname: "clone-1", locationId: 1, tierId: 2, cpu: 4, storage: 40, password: "Green-Cat-77" });
     const vm = await simInstance(id);
     expect(vm).toMatchObject({ clonedFrom: source.id, hostname: "clone-1", cpu: 4, password: "Green-Cat-77", status: "Running" });
     expect(outs).toMatchObject({ cloneFrom: source.id, cpu: 4, memory: 4, storage: 40, templateId: 1 });
@@ -158,7 +159,7 @@ describe("create, clone, adopt", () => {
     expect(read.props).toEqual(outs);
     // a clone's state holds values the program never declared (templateId, username): Pulumi keeps its inputs
     expect(read.inputs).toBeUndefined();
-    const program = (await provider().check({}, { cloneFrom: source.id, hostname: "clone-1", locationId: 1, tierId: 2, cpu: 4, password: "Green-Cat-77" })).inputs;
+    const program = (await provider().check({}, { cloneFrom: source.id, hostname: "clone-1", locationId: 1, tierId: 2, cpu: 4, storage: 40, password: "Green-Cat-77" })).inputs;
     expect(await provider().diff(id, read.props, program)).toMatchObject({ changes: false });
   });
 
@@ -182,6 +183,18 @@ describe("create, clone, adopt", () => {
     const { id } = await cloning;
     expect(opsSince(before).filter((o) => o === "cloneInstance")).toHaveLength(1);
     expect(await simInstance(id)).toMatchObject({ clonedFrom: source.id, status: "Running" });
+  });
+
+  it("a clone of a source that stays busy fails at its deadline, naming the wait for the source", async () => {
+    const source = await up({ ...validCreate, hostname: "clone-stuck-src" });
+    await admin("POST", "/faults", { stickNext: { kind: "stop" } });
+    await createClient({ baseUrl: sim.url, apiKey: sim.apiKey }).instances.stop(source.id);
+    const before = requestCount();
+    await expect(up({ cloneFrom: source.id, hostname: "clone-late", locationId: 1, tierId: 2, timeouts: { create: "1s" } })).rejects.toThrow(
+      new RegExp(`^timed out after .* waiting for instance ${source.id} to be cloned as clone-late: instance ${source.id} to be idle`),
+    );
+    expect(opsSince(before)).not.toContain("cloneInstance");
+    await admin("POST", `/instances/${source.id}/finish-operation`, {});
   });
 
   it("adopts an existing VM without creating one or changing it", async () => {

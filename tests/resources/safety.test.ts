@@ -136,7 +136,13 @@ describe("an interrupted up", () => {
     const mark = h.mark();
     const next = await createAsEngine({ ...validCreate, hostname: "interrupted" });
     expect((next as { error: ProviderError }).error).toBeInstanceOf(ProviderError);
-    expect((next as { error: Error }).error.message).toContain(`adoptId: "${orphan.uuid}"`);
+    expect((next as { error: Error }).error.message).toBe(
+      `hostname: an instance named interrupted already exists in location 1 (${orphan.uuid}) and this resource does not manage it, ` +
+        "so no second one was created. It may be left by an interrupted or failed `pulumi up`. " +
+        `To manage it, set adoptId: "${orphan.uuid}" on this Instance (or run \`pulumi refresh --import-pending-creates <urn> ${orphan.uuid}\` ` +
+        "if Pulumi reports the create as pending); otherwise delete it or choose another hostname. (Replacing an Instance " +
+        "with `pulumi up --replace` while keeping its hostname needs the resource option deleteBeforeReplace: true.)",
+    );
     expect(h.operationsSince(mark)).not.toContain("createInstance");
     expect(await named("interrupted")).toHaveLength(1);
     // the way out it names works: adopting it
@@ -182,6 +188,39 @@ describe("adoption", () => {
     const result = await createAsEngine({ ...validCreate, hostname: "adopt-src", username: "someone", adoptId: vm.id });
     expect((result as { error: Error }).error.message).toMatch(/cannot adopt instance .*username: the VM's user is "deploy"/);
     expect(h.operationsSince(mark).every((op) => op?.startsWith("get") || op?.startsWith("list"))).toBe(true);
+  });
+
+  it("a refusal names every differing replace-forcing property with the VM's value", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "adopt-all-wrong" });
+    const result = await createAsEngine({ ...validCreate, hostname: "adopt-all-wrong", locationId: 2, templateId: 2, username: "someone", adoptId: vm.id });
+    expect((result as { error: Error }).error.message).toBe(
+      `cannot adopt instance ${vm.id} as declared (locationId: the VM is in location 1; templateId: the VM runs template 1; ` +
+        `username: the VM's user is "deploy"). These cannot change without a new VM, and an adopted VM is never replaced: ` +
+        "declare the VM's values (or leave them unset). Nothing was changed.",
+    );
+  });
+
+  it("says that declared sshKeys and backups of an adopted VM are not checked (the API does not show them), and only then", async () => {
+    const note = (id: string) =>
+      `adopting instance ${id}: the API does not show a VM's ssh keys or backup setting, so the declared sshKeys/backups are recorded as declared but not checked against the VM`;
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "adopt-note" });
+    let mark = progress.length;
+    await up<InstanceOutputs>(instance(), { adoptId: vm.id, backups: true });
+    expect(progress.slice(mark)).toContain(note(vm.id));
+    mark = progress.length;
+    await up<InstanceOutputs>(instance(), { adoptId: vm.id });
+    expect(progress.slice(mark)).not.toContain(note(vm.id));
+  });
+
+  it("waits out a running operation before adopting; past the deadline the error names that wait", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "adopt-busy" });
+    await h.setFaults({ stickNext: { kind: "stop" } });
+    await h.client.instances.stop(vm.id);
+    const result = await createAsEngine({ adoptId: vm.id, timeouts: { create: "1s" } });
+    expect((result as { error: Error }).error.message).toMatch(
+      new RegExp(`^timed out after .* waiting for instance ${vm.id} \\(adopted\\) to be idle \\(last status seen: stopping`),
+    );
+    await h.admin("POST", `/instances/${vm.id}/finish-operation`, {});
   });
 
   it("never replaces an adopted VM: the diff refuses, naming the property and the ways out, and the VM stays", async () => {
