@@ -176,6 +176,22 @@ describe("secure: values that are not the CLI's ciphertext", () => {
   ])("%s: %s", (_what, value, message) => {
     expect(() => decryptSymmetric(key, value)).toThrow(new Error(message));
   });
+
+  test("an empty secret (ciphertext of just the tag) decrypts to the empty string", () => {
+    expect(decryptSymmetric(key, pulumiEncrypt(key, ""))).toBe("");
+  });
+
+  test("encryptionsalt: malformed, another version, or a check value that does not open each get the CLI's message", async () => {
+    await expect(passphraseKey(PASSPHRASE, "v1:AAAA")).rejects.toThrow(new Error("malformed encryptionsalt"));
+    await expect(passphraseKey(PASSPHRASE, `v2:AAAA:${pulumiEncrypt(secrets.key, "pulumi")}`)).rejects.toThrow(new Error("unknown encryptionsalt version"));
+    // three parts is well-formed (the check value is the rest): it just does not open
+    await expect(passphraseKey(PASSPHRASE, "v1:AAAA:junk")).rejects.toThrow(/incorrect passphrase/);
+  });
+
+  test("each (passphrase, salt) key is derived once per process (a PBKDF2 of a million rounds takes a second)", async () => {
+    const first = passphraseKey(PASSPHRASE, secrets.encryptionSalt);
+    expect(await passphraseKey(PASSPHRASE, secrets.encryptionSalt)).toBe(await first); // the very same key, not derived again
+  });
 });
 
 describe("values and overrides", () => {
