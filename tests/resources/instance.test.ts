@@ -139,6 +139,9 @@ describe("create, clone, adopt", () => {
     const before = requestCount();
     const inputs = { ...validCreate, hostname: "too-small", templateId: 4, cpu: 2, memory: 4, storage: 30, dedicatedCpu: false, deleteOptions: { removePublicIp: true, removeBlockStorage: false } };
     await expect(provider().create(inputs)).rejects.toThrow(/storage: template 4 needs at least 40 GB/);
+    await expect(provider().create({ ...inputs, cpu: 1, storage: 40 })).rejects.toThrow(
+      new Error("cpu: template 4 needs at least 2 CPU; raise cpu to 2 or more"),
+    );
     expect(opsSince(before)).not.toContain("createInstance");
   });
 
@@ -530,6 +533,20 @@ describe("failures", () => {
     const { id } = await up({ ...validCreate, hostname: "reset-2" });
     expect((await simState()).instances.filter((i) => i.hostname === "reset-2").map((v) => v.uuid)).toEqual([id]);
     expect(opsSince(before).filter((o) => o === "createInstance")).toHaveLength(2);
+  });
+
+  it("an operation that ends without its change (dropped by the host) is never taken as done: the update fails at its deadline", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "dropped-op" });
+    await admin("POST", "/faults", { stickNext: { kind: "resize" } });
+    const news = (await provider().check(outs, { ...validCreate, hostname: "dropped-op", cpu: 4, timeouts: { update: "2s" } })).inputs;
+    const before = requestCount();
+    const updating = provider().update(id, outs, news).catch((e: unknown) => e);
+    await until(() => opsSince(before).includes("resizeInstance"));
+    await outOfBand(id, { cancelOperation: true }); // idle again, still 2 CPU
+    const err = await updating;
+    expect(err).toBeInstanceOf(ResourceInitError);
+    expect((err as Error).message).toMatch(new RegExp(`timed out after .* waiting for instance ${id} to resize to 4 CPU / 4 GB memory / 40 GB storage`));
+    expect((err as ResourceInitError).properties).toMatchObject({ cpu: 2 });
   });
 
   it("an update that fails half-way reports the truth with the id", async () => {
