@@ -257,6 +257,11 @@ describe("values and overrides", () => {
     expect(cases.map(([yamlText], i) => [yamlText, config[`app:k${i}`]?.value])).toEqual(cases);
   });
 
+  test("a map with a secure key and other keys is a plain object, not a secret (object.go isSecureValue: exactly one key)", async () => {
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "config:\n  app:o:\n    secure: not-ciphertext\n    note: x\n");
+    expect(await resolve("app", {})).toEqual({ "app:o": { value: '{"note":"x","secure":"not-ciphertext"}', secret: false } });
+  });
+
   test("a stack file that is not YAML is refused, naming the file and where in it", async () => {
     const file = path.join(dir, "Pulumi.dev.yaml");
     fs.writeFileSync(file, "config:\n  a: [1, 2\n");
