@@ -116,16 +116,31 @@ describe("check", () => {
 
 describe("create, clone, adopt", () => {
   it("creates a VM, waits until it settled, and a read right after shows no change", async () => {
+    const before = requestCount();
     const { id, outs, inputs } = await up({ ...validCreate, hostname: "create-1", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running", sshKeys: ["ssh-ed25519 AAAAC3Nz me@laptop"] });
     const vm = await simInstance(id);
     expect(vm).toMatchObject({ hostname: "create-1", cpu: 2, memoryGb: 4, storageGb: 40, status: "Running", operationFlag: 0, vswitchUuid: vs[0]!.uuid });
     expect(vm!.publicIpAddress).not.toBeNull();
+    // the address and the network come with the create request, not as changes after it
+    expect(opsSince(before).filter((o) => ["addPublicIp", "changePublicIp", "updatePrivateNetwork"].includes(o ?? ""))).toEqual([]);
     expect(outs).toMatchObject({ hostname: "create-1", status: "Running", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running", ipAddress: vm!.publicIpAddress, password: validCreate.password, privateNetwork: vs[0]!.name });
     const read = await provider().read(id, outs);
     expect(read.id).toBe(id);
     expect(read.props).toEqual(outs);
     expect(read.inputs).toEqual(inputs);
     expect(await provider().diff(id, read.props as InstanceOutputs, inputs)).toMatchObject({ changes: false });
+  });
+
+  it("creates a VM on a reserved address named at create, in the create request itself", async () => {
+    const free = (await simState()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!;
+    const before = requestCount();
+    const { id, outs } = await up({ ...validCreate, hostname: "create-on-reserved", publicNetworkId: free.uuid });
+    expect((await simInstance(id))!.publicIpUuid).toBe(free.uuid);
+    expect(outs).toMatchObject({ publicNetworkId: free.uuid, ipAddress: free.address });
+    expect(opsSince(before).filter((o) => ["addPublicIp", "changePublicIp"].includes(o ?? ""))).toEqual([]);
+    // the address goes back to the account's reserve (later cases use it)
+    await provider().delete(id, { ...outs, deleteOptions: { removePublicIp: false, removeBlockStorage: false } });
+    expect((await simState()).publicIps.find((p) => p.uuid === free.uuid)).toMatchObject({ instanceUuid: null });
   });
 
   it("refuses storage below the template minimum at check (preview), before creating anything", async () => {

@@ -205,6 +205,7 @@ describe("values and overrides", () => {
         "  enabled: true",
         "  ratio: 0.5",
         "  tiny: 0.0000001",
+        "  huge: 1.5e21", // two exponent digits already: kept (Go: 1.5e+21)
         "  day: 2024-01-02", // yaml.v3 keeps timestamp-looking values as strings when decoding into `any`
         "  quoted: '3'",
         "  empty:",
@@ -224,6 +225,7 @@ describe("values and overrides", () => {
       "app:enabled": { value: "true", secret: false },
       "app:ratio": { value: "0.5", secret: false },
       "app:tiny": { value: "1e-07", secret: false },
+      "app:huge": { value: "1.5e+21", secret: false },
       "app:day": { value: "2024-01-02", secret: false },
       "app:quoted": { value: "3", secret: false },
       "app:empty": { value: "null", secret: false },
@@ -234,6 +236,9 @@ describe("values and overrides", () => {
       "app:big": { value: "12345678901234567890", secret: false },
       "app:ids": { value: "[9007199254740993,16]", secret: false },
     });
+    // Go's encoding/json has no text for infinities: the CLI fails on them too.
+    fs.writeFileSync(path.join(dir, "Pulumi.inf.yaml"), "config:\n  big: .inf\n");
+    await expect(resolve("app", {}, { stack: "inf" })).rejects.toThrow("unsupported value Infinity");
     fs.writeFileSync(path.join(dir, "Pulumi.bad.yaml"), "config:\n  a:b:c: 1\n");
     await expect(resolve("app", {}, { stack: "bad" })).rejects.toThrow(/could not parse a:b:c as a configuration key/);
   });
