@@ -143,6 +143,14 @@ describe("create, clone, adopt", () => {
     expect((await simState()).publicIps.find((p) => p.uuid === free.uuid)).toMatchObject({ instanceUuid: null });
   });
 
+  it("creates a VM with dedicated CPU in the create request itself, not by a resize after it", async () => {
+    const before = requestCount();
+    const { id, outs } = await up({ ...validCreate, hostname: "create-dedicated", tierId: 3, dedicatedCpu: true });
+    expect((await simInstance(id))!.dedicatedCpu).toBe(true);
+    expect(outs).toMatchObject({ dedicatedCpu: true });
+    expect(opsSince(before)).not.toContain("resizeInstance");
+  });
+
   it("refuses storage below the template minimum at check (preview), before creating anything", async () => {
     const before = requestCount();
     const checked = await provider().check({}, { ...validCreate, hostname: "too-small", templateId: 4, cpu: 2, memory: 4, storage: 30 });
