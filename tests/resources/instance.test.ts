@@ -34,6 +34,8 @@ interface SimInstance {
   publicIpAddress: string | null;
   clonedFrom: string | null;
   operationFlag: number;
+  sshKeys: string[];
+  includeBackup: boolean;
 }
 interface SimState {
   instances: SimInstance[];
@@ -117,9 +119,11 @@ describe("check", () => {
 describe("create, clone, adopt", () => {
   it("creates a VM, waits until it settled, and a read right after shows no change", async () => {
     const before = requestCount();
-    const { id, outs, inputs } = await up({ ...validCreate, hostname: "create-1", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running", sshKeys: ["ssh-ed25519 AAAAC3Nz me@laptop"] });
+    const { id, outs, inputs } = await up({ ...validCreate, hostname: "create-1", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running", sshKeys: ["ssh-ed25519 AAAAC3Nz me@laptop"], backups: true });
     const vm = await simInstance(id);
     expect(vm).toMatchObject({ hostname: "create-1", cpu: 2, memoryGb: 4, storageGb: 40, status: "Running", operationFlag: 0, vswitchUuid: vs[0]!.uuid });
+    // write-only at the API (never shown on a VM): what only the create request can carry
+    expect(vm).toMatchObject({ sshKeys: ["ssh-ed25519 AAAAC3Nz me@laptop"], includeBackup: true });
     expect(vm!.publicIpAddress).not.toBeNull();
     // the address and the network come with the create request, not as changes after it
     expect(opsSince(before).filter((o) => ["addPublicIp", "changePublicIp", "updatePrivateNetwork"].includes(o ?? ""))).toEqual([]);
