@@ -289,7 +289,7 @@ function goNumber(n: number): string {
  * (plaintext.go `marshalText`): object keys sorted (byte order), `<`, `>`, `&`, U+2028 and U+2029 escaped.
  */
 export function goJson(v: unknown): string {
-  if (v === null || v === undefined) return "null";
+  if (v === null) return "null";
   if (typeof v === "string") {
     return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   }
@@ -425,7 +425,20 @@ export function readConfigJson(file: string, project: string): StackConfig {
 
 /** readConfigJson, plus which keys hold objects or lists (`{"value": {...}}`), for the project type checks. */
 function readConfigJsonValues(file: string, project: string): { config: StackConfig; objects: Set<string> } {
-  const parsed = configFileSchema.parse(JSON.parse(fs.readFileSync(file, "utf8")));
+  let json: unknown;
+  try {
+    json = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new Error(`${file} is not a JSON config file: ${errorText(e)}`);
+  }
+  const result = configFileSchema.safeParse(json);
+  if (!result.success) {
+    const where = result.error.issues[0]?.path.join(".");
+    throw new Error(
+      `${file}${where ? `: ${where}` : ""}: expected an object of keys to a string, number, boolean, {"value": <any JSON>} or {"secret": "<text>"}`,
+    );
+  }
+  const parsed = result.data;
   const config: StackConfig = {};
   const objects = new Set<string>();
   const noSecrets: Decrypt = () => {
@@ -438,7 +451,7 @@ function readConfigJsonValues(file: string, project: string): { config: StackCon
     } else {
       const raw = typeof v === "object" ? v.value : v;
       config[key] = configText(raw, noSecrets);
-      if (raw === null || raw === undefined || typeof raw === "object") objects.add(key);
+      if (raw === null || typeof raw === "object") objects.add(key);
     }
   }
   return { config, objects };

@@ -475,6 +475,13 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
     await expect(resolve("app", {}, { project, configFile, config: { o: '{"x":1}' } })).rejects.toThrow(
       "Stack 'dev' with configuration key 'o' must be of type 'object'",
     );
+    // what is not the file's format is refused naming the file and the key, before anything runs
+    fs.writeFileSync(configFile, JSON.stringify({ "app:o": {} }));
+    await expect(resolve("app", {}, { configFile })).rejects.toThrow(
+      new Error(`${configFile}: app:o: expected an object of keys to a string, number, boolean, {"value": <any JSON>} or {"secret": "<text>"}`),
+    );
+    fs.writeFileSync(configFile, "{");
+    await expect(resolve("app", {}, { configFile })).rejects.toThrow(`${configFile} is not a JSON config file: `);
   });
 
   test("a declared secret set as a secret passes; set plainly or by a default it is refused", async () => {
