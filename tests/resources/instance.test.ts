@@ -125,8 +125,10 @@ describe("create, clone, adopt", () => {
     // write-only at the API (never shown on a VM): what only the create request can carry
     expect(vm).toMatchObject({ sshKeys: ["ssh-ed25519 AAAAC3Nz me@laptop"], includeBackup: true });
     expect(vm!.publicIpAddress).not.toBeNull();
-    // the address and the network come with the create request, not as changes after it
-    expect(opsSince(before).filter((o) => ["addPublicIp", "changePublicIp", "updatePrivateNetwork"].includes(o ?? ""))).toEqual([]);
+    // Everything declared comes with the create request: after it only the status list ticks, one detail read
+    // and one network listing for the outputs (no password set again, no address or network change).
+    const ops = opsSince(before);
+    expect(ops.slice(ops.indexOf("createInstance") + 1).filter((o) => o !== "listInstances")).toEqual(["getInstance", "listVswitches"]);
     expect(outs).toMatchObject({ hostname: "create-1", status: "Running", publicIp: true, vswitchId: vs[0]!.uuid, powerState: "running", ipAddress: vm!.publicIpAddress, password: validCreate.password, privateNetwork: vs[0]!.name });
     const read = await provider().read(id, outs);
     expect(read.id).toBe(id);
@@ -494,7 +496,32 @@ describe("failures", () => {
     expect(err).toBeInstanceOf(ResourceInitError);
     const vm = (await simState()).instances.find((i) => i.hostname === "fail-deadline")!;
     expect((err as ResourceInitError).id).toBe(vm.uuid);
-    expect((err as Error).message).toMatch(/last status seen: creating/);
+    expect((err as Error).message).toMatch(
+      new RegExp(`^instance ${vm.uuid} \\(fail-deadline\\) was created but did not become ready: timed out after .* waiting for instance ${vm.uuid} \\(fail-deadline\\) to finish creating \\(last status seen: creating`),
+    );
+  });
+
+  it("a clone past its deadline says it was cloned, naming the wait; it records no password the clone does not have", async () => {
+    const source = await up({ ...validCreate, hostname: "clone-deadline-src" });
+    await admin("POST", "/faults", { stickNext: { kind: "clone" } });
+    const err = await up({ cloneFrom: source.id, hostname: "clone-deadline", locationId: 1, tierId: 2, password: "Green-Cat-77", timeouts: { create: "1s" } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResourceInitError);
+    const id = (err as ResourceInitError).id;
+    expect((err as Error).message).toMatch(
+      new RegExp(`^instance ${id} \\(clone-deadline\\) was cloned but did not become ready: timed out after .* waiting for instance ${id} \\(clone-deadline\\) to finish cloning`),
+    );
+    // the clone has its source's password until the password step ran: the state must not claim the declared one
+    expect((err as ResourceInitError).properties.password).toBeUndefined();
+    await admin("POST", `/instances/${id}/finish-operation`, {});
+  });
+
+  it("a clone whose password was set before a later step failed records that password", async () => {
+    const source = await up({ ...validCreate, hostname: "clone-pw-src" });
+    await admin("POST", "/faults", { failNext: { kind: "stop" } });
+    const err = await up({ cloneFrom: source.id, hostname: "clone-pw", locationId: 1, tierId: 2, password: "Green-Cat-77", powerState: "stopped" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResourceInitError);
+    expect((await simInstance((err as ResourceInitError).id))!.password).toBe("Green-Cat-77");
+    expect((err as ResourceInitError).properties).toMatchObject({ password: "Green-Cat-77" });
   });
 
   it("succeeds under a host rate limit, learned from its X-RateLimit headers instead of hammering into 429s", async () => {
