@@ -432,11 +432,57 @@ describe("delete", () => {
   it("deletes and releases the public address by default; a missing VM is already deleted", async () => {
     const { id, outs } = await up({ ...validCreate, hostname: "del-1", publicIp: true });
     const ip = (await simInstance(id))!.publicIpUuid;
+    let before = requestCount();
     await provider().delete(id, outs);
+    // the shared status list says "idle": no detail read of its own before the DELETE
+    expect(opsSince(before).slice(0, opsSince(before).indexOf("deleteInstance"))).not.toContain("getInstance");
     const s = await simState();
     expect(s.instances.find((i) => i.uuid === id)).toBeUndefined();
     expect(s.publicIps.find((p) => p.uuid === ip)).toBeUndefined();
+    before = requestCount();
     await expect(provider().delete(id, outs)).resolves.toBeUndefined();
+    expect(opsSince(before)).not.toContain("deleteInstance");
+  });
+
+  it("a state without deleteOptions (written before the option existed) deletes with the defaults: address released, disks kept", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "del-defaults", publicIp: true });
+    const ip = (await simInstance(id))!.publicIpUuid;
+    const disk = (await simState()).blockStorages.find((b) => b.locationId === 1 && b.instanceUuid === null)!;
+    await createClient({ baseUrl: sim.url, apiKey: sim.apiKey }).storage.attach(disk.uuid, { instanceId: id });
+    await provider().delete(id, { ...outs, deleteOptions: undefined });
+    const s = await simState();
+    expect(s.instances.find((i) => i.uuid === id)).toBeUndefined();
+    expect(s.publicIps.find((p) => p.uuid === ip)).toBeUndefined();
+    expect(s.blockStorages.find((b) => b.uuid === disk.uuid)).toMatchObject({ instanceUuid: null });
+  });
+
+  it("returns only once the VM is gone, and past its deadline names the wait", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "del-slow" });
+    await admin("POST", "/faults", { stickNext: { kind: "delete" } });
+    let done = false;
+    const before = requestCount();
+    const deleting = provider().delete(id, outs).finally(() => (done = true));
+    const after = () => opsSince(before).slice(opsSince(before).indexOf("deleteInstance") + 1);
+    await until(() => opsSince(before).includes("deleteInstance") && after().filter((o) => o === "listInstances").length >= 2);
+    expect(done).toBe(false); // still "deleting" at the host: not reported deleted
+    await admin("POST", `/instances/${id}/finish-operation`, {});
+    await deleting;
+    expect((await simState()).instances.find((i) => i.uuid === id)).toBeUndefined();
+
+    const late = await up({ ...validCreate, hostname: "del-late", timeouts: { delete: "1s" } });
+    await admin("POST", "/faults", { stickNext: { kind: "delete" } });
+    await expect(provider().delete(late.id, late.outs)).rejects.toThrow(new RegExp(`^timed out after .* waiting for instance ${late.id} to be deleted`));
+    await admin("POST", `/instances/${late.id}/finish-operation`, {});
+  });
+
+  it("a VM that stays busy past the delete deadline: the error names the wait for it to be idle, and nothing was sent", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "del-busy-late", timeouts: { delete: "1s" } });
+    await admin("POST", "/faults", { stickNext: { kind: "stop" } });
+    await createClient({ baseUrl: sim.url, apiKey: sim.apiKey }).instances.stop(id);
+    const before = requestCount();
+    await expect(provider().delete(id, outs)).rejects.toThrow(new RegExp(`^timed out after .* waiting for instance ${id} to be idle before deleting it`));
+    expect(opsSince(before)).not.toContain("deleteInstance");
+    await admin("POST", `/instances/${id}/finish-operation`, {});
   });
 
   it("keeps the public address and deletes block storage when the delete options say so", async () => {
@@ -499,6 +545,12 @@ describe("failures", () => {
     expect((err as Error).message).toMatch(
       new RegExp(`^instance ${vm.uuid} \\(fail-deadline\\) was created but did not become ready: timed out after .* waiting for instance ${vm.uuid} \\(fail-deadline\\) to finish creating \\(last status seen: creating`),
     );
+    // what to do next, and Pulumi's "failed to initialize" reasons say the same
+    expect((err as Error).message).toMatch(
+      /\. It is recorded in the stack: `pulumi up` reads it again and finishes or repairs it \(a VM in status Error is started\), and `pulumi destroy` deletes it\.$/,
+    );
+    expect((err as ResourceInitError).reasons).toEqual([(err as Error).message]);
+    expect((err as Error).cause).toBeInstanceOf(Error);
   });
 
   it("a clone past its deadline says it was cloned, naming the wait; it records no password the clone does not have", async () => {
