@@ -333,7 +333,6 @@ export function configText(raw: unknown, decrypt: Decrypt): ConfigValue {
 /** Pulumi.<stack>.yaml as read, values still raw (secure ones still encrypted). */
 export interface StackFile {
   file: string;
-  exists: boolean;
   encryptionSalt?: string;
   secretsProvider?: string;
   encryptedKey?: string;
@@ -354,7 +353,7 @@ const stackFileSchema = z
 /** Reads Pulumi.<stack>.yaml (a missing file is an empty config, as for the CLI). Nothing is decrypted here. */
 export function readStackFile(projectDir: string, stack: string, project: string): StackFile {
   const file = path.join(projectDir, `Pulumi.${stack}.yaml`);
-  if (!fs.existsSync(file)) return { file, exists: false, values: {} };
+  if (!fs.existsSync(file)) return { file, values: {} };
   const parsed = stackFileSchema.safeParse(parseYaml(file));
   if (!parsed.success) {
     throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ")}`);
@@ -364,7 +363,6 @@ export function readStackFile(projectDir: string, stack: string, project: string
   for (const [k, v] of Object.entries(s.config ?? {})) values[fullKey(k, project)] = v;
   return {
     file,
-    exists: true,
     encryptionSalt: s.encryptionsalt ?? undefined,
     secretsProvider: s.secretsprovider ?? undefined,
     encryptedKey: s.encryptedkey ?? undefined,

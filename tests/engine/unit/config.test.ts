@@ -137,6 +137,22 @@ describe("secure: values of the passphrase secrets provider", () => {
     await expect(resolve("foo", { PULUMI_CONFIG_PASSPHRASE: "" })).rejects.toThrow(/incorrect passphrase/);
   });
 
+  test("several encrypted keys are all named, in the plural; an explicit passphrase secrets provider is the passphrase one", async () => {
+    const enc = (s: string) => pulumiEncrypt(secrets.key, s);
+    const stack = (extra: string[]) =>
+      [...extra, `encryptionsalt: ${secrets.encryptionSalt}`, "config:", `  app:a:\n    secure: ${enc("1")}`, `  app:b:\n    secure: ${enc("2")}`].join("\n");
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), stack([]));
+    await expect(resolve("app", {})).rejects.toThrow(
+      `Pulumi.dev.yaml: app:a, app:b are encrypted (secure:) with the passphrase secrets provider: passphrase must be set with ` +
+        "PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE environment variables, or override them with --secret KEY=VALUE",
+    );
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), stack(["secretsprovider: passphrase"]));
+    expect(await resolve("app", { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE })).toEqual({
+      "app:a": { value: "1", secret: true },
+      "app:b": { value: "2", secret: true },
+    });
+  });
+
   test("PULUMI_CONFIG_PASSPHRASE_FILE is read (trimmed) when PULUMI_CONFIG_PASSPHRASE is not set", async () => {
     fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), PULUMI_WRITTEN_STACK);
     const file = path.join(dir, "passphrase.txt");
