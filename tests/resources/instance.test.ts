@@ -655,6 +655,52 @@ describe("failures", () => {
     expect((err as ResourceInitError).properties).toMatchObject({ cpu: 2 });
   });
 
+  it("a VM deleted by someone else while being created: the error carries its id and status Unknown (the next up reads it again)", async () => {
+    await admin("POST", "/faults", { stickNext: { kind: "create" } });
+    const before = requestCount();
+    const creating = up({ ...validCreate, hostname: "vanished" }).catch((e: unknown) => e);
+    await until(() => opsSince(before).includes("createInstance"));
+    const vm = (await simState()).instances.find((i) => i.hostname === "vanished")!;
+    await outOfBand(vm.uuid, { deleted: true });
+    const err = await creating;
+    expect(err).toBeInstanceOf(ResourceInitError);
+    expect((err as ResourceInitError).id).toBe(vm.uuid);
+    expect((err as Error).message).toContain(`instance ${vm.uuid} no longer exists`);
+    expect((err as ResourceInitError).properties).toMatchObject({ hostname: "vanished", cpu: 2, status: "Unknown" });
+  });
+
+  it("an address add whose answer was lost after the host did it is read back, not sent again (no second address billed)", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "lost-answer" });
+    await admin("POST", "/faults", { resetNext: { operation: "addPublicIp", afterProcessing: true } });
+    const addressesBefore = (await simState()).publicIps.length;
+    const before = requestCount();
+    const after = await change(id, outs, { ...validCreate, hostname: "lost-answer", publicIp: true });
+    expect(opsSince(before).filter((o) => o === "addPublicIp")).toHaveLength(1);
+    expect((await simState()).publicIps.length).toBe(addressesBefore + 1);
+    expect(after.ipAddress).toBe((await simInstance(id))!.publicIpAddress);
+    expect(after.ipAddress).toBeTruthy();
+  });
+
+  it("a clone whose source is gone by create time (check skipped) is refused naming cloneFrom, before any write", async () => {
+    const before = requestCount();
+    const missing = "6f1c0a2e-1111-4222-8333-444455556666";
+    await expect(provider().create({ cloneFrom: missing, hostname: "clone-nothing", locationId: 1, tierId: 2, deleteOptions: { removePublicIp: true, removeBlockStorage: false } })).rejects.toThrow(
+      new Error(`cloneFrom: there is no instance ${missing} to clone (check the uuid with getInstances)`),
+    );
+    expect(opsSince(before)).not.toContain("cloneInstance");
+  });
+
+  it("a VM deleted while waiting to adopt it is an error naming adoptId", async () => {
+    const { id } = await up({ ...validCreate, hostname: "adopt-vanish" });
+    await admin("POST", "/faults", { stickNext: { kind: "stop" } });
+    await createClient({ baseUrl: sim.url, apiKey: sim.apiKey }).instances.stop(id);
+    const before = requestCount();
+    const adopting = up({ adoptId: id }).catch((e: unknown) => e);
+    await until(() => opsSince(before).filter((o) => o === "listInstances").length >= 2);
+    await outOfBand(id, { deleted: true });
+    expect(await adopting).toEqual(new Error(`adoptId: instance ${id} disappeared while being adopted`));
+  });
+
   it("an update that fails half-way reports the truth with the id", async () => {
     const { id, outs } = await up({ ...validCreate, hostname: "half-way" });
     await admin("POST", "/faults", { failNext: { kind: "resize" } });
@@ -663,5 +709,11 @@ describe("failures", () => {
     expect(err).toBeInstanceOf(ResourceInitError);
     expect((err as ResourceInitError).id).toBe(id);
     expect((err as ResourceInitError).properties).toMatchObject({ tierId: 3, cpu: 2, status: "Error" });
+    // the message says what failed, what was done before (the tier, not the resize), and what the next up does
+    expect((err as Error).message).toMatch(
+      new RegExp(`^updating instance ${id} failed: .*status Error.* \\(done before the failure: changeTier\\)\\. The state records what the VM has now; \`pulumi up\` retries what is left\\.$`),
+    );
+    expect((err as ResourceInitError).reasons).toEqual([(err as Error).message]);
+    expect((err as Error).cause).toBeInstanceOf(Error);
   });
 });

@@ -339,6 +339,53 @@ describe("publicIp toggling", () => {
   });
 });
 
+describe("publicIp toggling when the reserved address is no longer ours to use", () => {
+  /** A VM whose address this resource took off (so it is remembered as reserved), and that address taken by another VM. */
+  async function reservedThenTaken(hostname: string): Promise<{ id: string; outs: InstanceOutputs; first: string }> {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname, publicIp: true });
+    const first = vm.outs.publicIpId!;
+    const news = (await instance().check(vm.outs, { ...validCreate, hostname, publicIp: false })).inputs;
+    const outs = (await instance().update(vm.id, vm.outs, news)).outs as InstanceOutputs;
+    expect(outs.reservedPublicIpId).toBe(first);
+    const other = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: `${hostname}-other` });
+    await h.outOfBand(other.id, { publicIp: first });
+    return { id: vm.id, outs, first };
+  }
+
+  it("publicIp: true again adds a new address, saying why the earlier one could not be reused", async () => {
+    const vm = await reservedThenTaken("reuse-taken");
+    const mark = progress.length;
+    const news = (await instance().check(vm.outs, { ...validCreate, hostname: "reuse-taken", publicIp: true })).inputs;
+    const outs = (await instance().update(vm.id, vm.outs, news)).outs as InstanceOutputs;
+    expect(outs.publicIpId).not.toBe(vm.first);
+    expect(outs.publicIpId).toBeTruthy();
+    expect(outs.reservedPublicIpId).toBeUndefined();
+    expect(progress.slice(mark).find((l) => l.startsWith(`instance ${vm.id}: its earlier public address ${vm.first} cannot be reused (`))).toMatch(
+      /\); adding a new one$/,
+    );
+  });
+
+  it("delete goes ahead when the reserved address cannot be taken back, saying it stays reserved", async () => {
+    const vm = await reservedThenTaken("release-taken");
+    const mark = progress.length;
+    await instance().delete(vm.id, vm.outs);
+    expect(await h.instance(vm.id)).toBeUndefined();
+    expect(progress.slice(mark).find((l) => l.startsWith(`instance ${vm.id}: could not take back its reserved address ${vm.first} to release it (`))).toMatch(
+      /\); it stays reserved$/,
+    );
+  });
+
+  it("delete of a VM already gone, with a reserved address remembered, is done", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "gone-reserved", publicIp: true });
+    const news = (await instance().check(vm.outs, { ...validCreate, hostname: "gone-reserved", publicIp: false })).inputs;
+    const outs = (await instance().update(vm.id, vm.outs, news)).outs as InstanceOutputs;
+    await h.outOfBand(vm.id, { deleted: true });
+    const mark = h.mark();
+    await expect(instance().delete(vm.id, outs)).resolves.toBeUndefined();
+    expect(h.operationsSince(mark)).not.toContain("deleteInstance");
+  });
+});
+
 describe("deadlines", () => {
   it("waiting behind another operation on the same VM ends by the resource's deadline, naming timeouts.update", async () => {
     const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "lock-wait" });
