@@ -503,7 +503,8 @@ export async function resolveStackConfig(src: ConfigSources): Promise<StackConfi
 
   const config: StackConfig = {};
   for (const [k, raw] of fromFile) {
-    if (raw === null || (typeof raw === "object" && secureCiphertext(raw) === undefined)) objects.add(k);
+    // A map, a list or null (typeof null is "object"): an object value for the type checks, as in the CLI.
+    if (typeof raw === "object" && secureCiphertext(raw) === undefined) objects.add(k);
     try {
       config[k] = configText(raw, decrypt);
     } catch (e) {

@@ -465,6 +465,8 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
     expect(await ok("boolean", "'false'")).toBe(true);
     expect(await ok("boolean", "yes")).toBe(false);
     expect(await ok("string", "'x'")).toBe(true);
+    expect(await ok("string", "")).toBe(false); // a key with nothing after it is null (an object value), not text
+    expect(await ok("string", "'null'")).toBe(true);
     expect(await ok("string", "{a: 1}")).toBe(false);
     expect(await ok("object", "{a: 1}")).toBe(true);
     expect(await ok("object", "[1]")).toBe(false);
