@@ -449,7 +449,7 @@ function readConfigJsonValues(file: string, project: string): { config: StackCon
     } else {
       const raw = typeof v === "object" ? v.value : v;
       config[key] = configText(raw, noSecrets);
-      if (raw === null || typeof raw === "object") objects.add(key);
+      if (typeof raw === "object") objects.add(key); // a map, a list or null
     }
   }
   return { config, objects };
