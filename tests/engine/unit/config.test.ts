@@ -477,6 +477,11 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
     expect(await ok("array", "x", { type: "string" })).toBe(false);
     fs.rmSync(path.join(dir, "Pulumi.dev.yaml"));
     await expect(check({ k: { type: "integer", default: 1.5 } })).rejects.toThrow("must be of type 'integer'");
+    // createConfigValue: string, integer and boolean defaults are text; anything else (1.5, a map) an object value
+    await expect(check({ k: { type: "string", default: 1.5 } })).rejects.toThrow("must be of type 'string'");
+    expect(await check({ k: { type: "string", default: "x" } })).toEqual({ "app:k": { value: "x", secret: false } });
+    expect(await check({ k: { type: "object", default: { a: 1 } } })).toEqual({ "app:k": { value: '{"a":1}', secret: false } });
+    expect(await check({ k: { type: "boolean", default: true } })).toEqual({ "app:k": { value: "true", secret: false } });
     expect(await check({ k: { type: "integer", default: 2 } })).toEqual({ "app:k": { value: "2", secret: false } });
     await expect(check({ k: { type: "array", items: { type: "array", items: { type: "string" } } } }, { k: "x" })).rejects.toThrow(
       "must be of type 'array<array<string>>'",
@@ -505,6 +510,11 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
   test("a declared secret set as a secret passes; set plainly or by a default it is refused", async () => {
     expect(await check({ k: { secret: true } }, {}, { k: "s" })).toEqual({ "app:k": { value: "s", secret: true } });
     await expect(check({ k: { secret: true, default: "d" } })).rejects.toThrow("Stack 'dev' with configuration key 'k' must be encrypted as it's secret");
+    // a secure: value of the stack file is checked as its decrypted text
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), `encryptionsalt: ${secrets.encryptionSalt}\nconfig:\n  app:k:\n    secure: ${pulumiEncrypt(secrets.key, "s3cret")}\n`);
+    expect(await resolve("app", { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }, { project: decl({ k: { type: "string", secret: true } }) })).toEqual({
+      "app:k": { value: "s3cret", secret: true },
+    });
   });
 
   test("what the program and the provider get: language-host keys, secret keys, plain values", () => {
