@@ -477,6 +477,10 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
     expect(await ok("array", "x", { type: "string" })).toBe(false);
     fs.rmSync(path.join(dir, "Pulumi.dev.yaml"));
     await expect(check({ k: { type: "integer", default: 1.5 } })).rejects.toThrow("must be of type 'integer'");
+    // several wrong: the first in key order is named, whatever the declaration order
+    await expect(check({ b: { type: "integer", default: "x" }, a: { type: "boolean", default: "y" } })).rejects.toThrow(
+      new Error("Stack 'dev' with configuration key 'a' must be of type 'boolean'"),
+    );
     // createConfigValue: string, integer and boolean defaults are text; anything else (1.5, a map) an object value
     await expect(check({ k: { type: "string", default: 1.5 } })).rejects.toThrow("must be of type 'string'");
     expect(await check({ k: { type: "string", default: "x" } })).toEqual({ "app:k": { value: "x", secret: false } });
