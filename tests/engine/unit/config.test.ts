@@ -490,6 +490,9 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
     await expect(check({ k: { type: "array", items: { type: "array", items: { type: "string" } } } }, { k: "x" })).rejects.toThrow(
       "must be of type 'array<array<string>>'",
     );
+    // A key of another namespace set nowhere (never required) is checked as the CLI's zero value: plain, empty text.
+    expect(await check({ "other:x": { type: "string" } })).toEqual({});
+    await expect(check({ "other:s": { secret: true } })).rejects.toThrow("Stack 'dev' with configuration key 'other:s' must be encrypted as it's secret");
     // A declared type with no value anywhere is checked as the empty string.
     await expect(check({ k: { type: "integer", value: null } })).rejects.toThrow("missing configuration value 'k'");
   });
