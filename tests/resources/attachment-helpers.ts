@@ -147,3 +147,12 @@ export async function preview(
   expect(checked.failures ?? []).toEqual([]);
   return provider.diff(id, olds, checked.inputs);
 }
+
+/** Polls a condition on what the simulator saw (not a timed sleep): resolves once it holds, fails after 10 s. */
+export async function until(condition: () => boolean): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > 10_000) throw new Error("condition not reached within 10 s");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

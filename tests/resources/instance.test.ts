@@ -11,6 +11,7 @@ import { resetContext, setProgressSink } from "../../provider/context";
 import { ResourceInitError } from "../../provider/resources/common/errors";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { badInputs, validCreate } from "./instance-cases";
+import { until } from "./attachment-helpers";
 
 type Provider = Required<import("@pulumi/pulumi").dynamic.ResourceProvider>;
 const provider = (): Provider => providers.Instance as Provider;
@@ -77,14 +78,6 @@ async function change(id: string, olds: InstanceOutputs, inputs: Record<string, 
 
 const requestCount = () => sim.requests().length;
 
-/** Polls a condition on the simulator's state (not a timed sleep): resolves once it holds, fails after 10 s. */
-async function until(condition: () => boolean): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > 10_000) throw new Error("condition not reached within 10 s");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 const opsSince = (n: number) => sim.requests().slice(n).map((r) => r.operation);
 
 let vs: SimState["vswitches"];

@@ -4,7 +4,7 @@
  * 404 semantics, adopt, ambiguous add reconciled without a second address, and a failure after the address
  * was assigned recorded with its id. Provider methods are called directly, as the dynamic-provider host would.
  */
-import { startHarness, up, preview, type FullProvider, type SimHarness } from "./attachment-helpers";
+import { startHarness, up, preview, until, type FullProvider, type SimHarness } from "./attachment-helpers";
 import { publicIpProvider } from "../../provider/resources/public-ip/provider";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import type { PublicIpOutputs } from "../../provider/resources/public-ip/inputs";
@@ -247,7 +247,11 @@ describe("adopt and ownership", () => {
     const mark = h.mark();
     const error = await up(provider, { instanceId: vm }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
-    expect((error as Error).message).toContain(`adoptId: "${existing.publicIpUuid}"`);
+    expect((error as Error).message).toBe(
+      `instance ${vm} already has public address ${existing.publicIpAddress} (${existing.publicIpUuid}): a PublicIp adds an address ` +
+        `only to an instance without one. To manage that address set adoptId: "${existing.publicIpUuid}"; if the Instance declares ` +
+        "publicIp, manage the address there instead (never both)",
+    );
     expect(h.operationsSince(mark).filter((o) => o === "addPublicIp" || o === "changePublicIp")).toEqual([]);
 
     const mark2 = h.mark();
@@ -270,7 +274,25 @@ describe("adopt and ownership", () => {
 
   it("refuses to adopt an address the instance does not hold", async () => {
     const vm = await h.newInstance("pip-adopt-wrong");
-    await expect(up(provider, { instanceId: vm, adoptId: reserved[0]!.uuid })).rejects.toThrow(/cannot adopt address .* holds no public address/);
+    await expect(up(provider, { instanceId: vm, adoptId: reserved[0]!.uuid })).rejects.toThrow(
+      new Error(
+        `cannot adopt address ${reserved[0]!.uuid}: instance ${vm} holds no public address; adoptId must be the uuid of the address the instance has now (see getInstance: publicIpId)`,
+      ),
+    );
+    await h.outOfBand(vm, { publicIp: true });
+    const held = (await h.instance(vm))!;
+    await expect(up(provider, { instanceId: vm, adoptId: reserved[0]!.uuid })).rejects.toThrow(
+      `cannot adopt address ${reserved[0]!.uuid}: instance ${vm} holds address ${held.publicIpAddress} (${held.publicIpUuid}); adoptId must be`,
+    );
+  });
+
+  it("adopting an address whose reverse DNS already is as declared sends no change", async () => {
+    const vm = await h.newInstance("pip-adopt-rdns");
+    const first = await up<PublicIpOutputs>(provider, { instanceId: vm, rdns: "same.example.com" });
+    const mark = h.mark();
+    const adopted = await up<PublicIpOutputs>(provider, { instanceId: vm, adoptId: first.id, rdns: "same.example.com" });
+    expect(adopted.outs).toMatchObject({ rdns: "same.example.com" });
+    expect(h.operationsSince(mark)).not.toContain("updateRdns");
   });
 });
 
@@ -367,6 +389,90 @@ describe("failures", () => {
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(ResourceInitError);
     expect((await h.instance(vm))!.publicIpUuid).toBeNull();
+  });
+
+  it("an add or change the host answers but never carries out is not taken as done: it fails at the deadline, naming the wait", async () => {
+    const network = getClient().network;
+    for (const [name, wanted] of [["pip-dropped-add", undefined], ["pip-dropped-change", reserved[0]!.uuid]] as const) {
+      const vm = await h.newInstance(name);
+      // answered as if done, but nothing happens at the host (the detail keeps showing no address)
+      const addSpy = jest.spyOn(network, "addPublicIp").mockResolvedValue({ instance: vm, public_ip: "203.0.113.9" } as never);
+      const changeSpy = jest.spyOn(network, "changePublicIp").mockResolvedValue({ instance: vm, public_ip: "203.0.113.9" } as never);
+      let error: unknown;
+      try {
+        error = await up(provider, { instanceId: vm, timeouts: { create: "1s" }, ...(wanted ? { publicNetworkId: wanted } : {}) }).catch((e: unknown) => e);
+      } finally {
+        addSpy.mockRestore();
+        changeSpy.mockRestore();
+      }
+      expect((error as Error).message).toMatch(
+        new RegExp(`^timed out after .* waiting for instance ${vm} to get ${wanted ? `public address ${wanted}` : "a public address"} \\(last status seen: Running`),
+      );
+      expect((await h.instance(vm))!.publicIpUuid).toBeNull();
+    }
+  });
+
+  it("a failed change to a reserved address never records the address the instance had before", async () => {
+    const vm = await h.newInstance("pip-fail-keep-old");
+    await h.outOfBand(vm, { publicIp: true });
+    const old = (await h.instance(vm))!.publicIpUuid;
+    const network = getClient().network;
+    const spy = jest.spyOn(network, "changePublicIp").mockRejectedValue(new Error("the host refused the change"));
+    let error: unknown;
+    try {
+      error = await up(provider, { instanceId: vm, publicNetworkId: reserved[1]!.uuid }).catch((e: unknown) => e);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(error).not.toBeInstanceOf(ResourceInitError);
+    expect((error as Error).message).toBe("the host refused the change");
+    expect((await h.instance(vm))!.publicIpUuid).toBe(old);
+  });
+
+  it("an instance that stays busy past the deadline: the error names the wait, and nothing was sent", async () => {
+    const vm = await h.newInstance("pip-busy-late");
+    await h.setFaults({ stickNext: { kind: "stop" } });
+    await getClient().instances.stop(vm);
+    const mark = h.mark();
+    await expect(up(provider, { instanceId: vm, timeouts: { create: "1s" } })).rejects.toThrow(
+      new RegExp(`^timed out after .* waiting for instance ${vm} to get a public address: instance ${vm} to be idle`),
+    );
+    expect(h.operationsSince(mark)).not.toContain("addPublicIp");
+    await h.admin("POST", `/instances/${vm}/finish-operation`, {});
+  });
+
+  it("an instance deleted while the create waited for it to be idle: the error says it does not exist", async () => {
+    const vm = await h.newInstance("pip-gone-waiting");
+    await h.setFaults({ stickNext: { kind: "stop" } });
+    await getClient().instances.stop(vm);
+    const mark = h.mark();
+    const creating = up(provider, { instanceId: vm }).catch((e: unknown) => e);
+    await until(() => h.operationsSince(mark).filter((o) => o === "listInstances").length >= 2);
+    await h.outOfBand(vm, { deleted: true });
+    expect(await creating).toEqual(new ProviderError(`instance ${vm} does not exist (instanceId must be the uuid of an existing instance)`));
+  });
+
+  it("an address that leaves the instance while its reverse DNS is set is recorded with its id, not forgotten", async () => {
+    const vm = await h.newInstance("pip-left-rdns");
+    const network = getClient().network;
+    const updateRdns = network.updateRdns.bind(network);
+    const spy = jest.spyOn(network, "updateRdns").mockImplementation(async (...args) => {
+      const answer = await updateRdns(...args);
+      await h.outOfBand(vm, { publicIp: false });
+      return answer;
+    });
+    let error: unknown;
+    try {
+      error = await up(provider, { instanceId: vm, rdns: "left.example.com" }).catch((e: unknown) => e);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const init = error as ResourceInitError;
+    expect(init.message).toBe(
+      `address ${init.id} is on instance ${vm}, but setting it up failed: address ${init.id} left instance ${vm} while it was being set up (changed out of band?)`,
+    );
+    expect(init.properties).toMatchObject({ instanceId: vm, publicIpId: init.id, ipAddress: "" });
   });
 
   it("lets a failure stand when the instance shows no address of this create afterwards", async () => {
