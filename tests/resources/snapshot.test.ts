@@ -331,3 +331,125 @@ describe("Snapshot lifecycle", () => {
     });
   });
 });
+
+describe("Snapshot waits on what the host's list shows", () => {
+  let vm: string;
+  beforeAll(async () => {
+    vm = await newInstance();
+    // another snapshot on the same VM: every record below must be of the snapshot its id names
+    await provider.create(await checked({ instanceId: vm, name: "neighbour" }));
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  const patchInstance = (patch: Record<string, unknown>) =>
+    fetch(`${sim.adminUrl}/instances/${vm}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(patch) });
+
+  /** From the moment createSnapshot answers, the provider's reads of the list go through `view`. */
+  function afterCreateAnswers(view: (list: Awaited<ReturnType<VmHostClient["snapshots"]["list"]>>, id: string) => typeof list): void {
+    const snapshots = getClient().snapshots;
+    const list = snapshots.list.bind(snapshots);
+    const create = snapshots.create.bind(snapshots);
+    jest.spyOn(snapshots, "create").mockImplementation(async (...args) => {
+      const answer = await create(...args);
+      jest.spyOn(snapshots, "list").mockImplementation(async (...a) => view(await list(...a), answer.snap_uuid));
+      return answer;
+    });
+  }
+
+  it("a snapshot the list keeps showing unfinished fails at the deadline, recorded as the list shows it", async () => {
+    afterCreateAnswers((list, id) => list.map((s) => (s.id === id ? { ...s, status: "Pending" } : s)));
+    const error = await provider.create(await checked({ instanceId: vm, name: "slow", timeouts: { create: "1s" } })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const init = error as ResourceInitError;
+    expect(init.message).toMatch(
+      new RegExp(`^snapshot ${init.id} of instance ${vm} did not become Ready: timed out after .* waiting for snapshot ${init.id} of instance ${vm} to be Ready \\(last status seen: Pending\\)`),
+    );
+    expect(init.properties).toMatchObject({ name: "slow", status: "Pending" });
+    jest.restoreAllMocks();
+    await provider.delete!(init.id, init.properties as SnapshotOutputs);
+  });
+
+  it("a snapshot that vanishes from the list before it is Ready fails, recorded with its id and the declared inputs", async () => {
+    afterCreateAnswers((list, id) => list.filter((s) => s.id !== id));
+    const error = await provider.create(await checked({ instanceId: vm, name: "vanishing" })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const init = error as ResourceInitError;
+    expect(init.message).toBe(
+      `snapshot ${init.id} of instance ${vm} did not become Ready: snapshot ${init.id} of instance ${vm} to be Ready failed: ` +
+        `snapshot ${init.id} disappeared from instance ${vm}'s list`,
+    );
+    expect(init.properties).toEqual({ instanceId: vm, name: "vanishing", description: "Created by Pulumi" });
+    jest.restoreAllMocks();
+    await provider.delete!(init.id, { ...init.properties, status: "Ready" } as SnapshotOutputs);
+  });
+
+  it("delete returns only once the list no longer shows the snapshot; one shown in Error fails; one shown past the deadline names the wait", async () => {
+    const snapshots = getClient().snapshots;
+    const list = snapshots.list.bind(snapshots);
+    const take = async (name: string, timeouts?: Record<string, string>) =>
+      provider.create(await checked({ instanceId: vm, name, ...(timeouts ? { timeouts } : {}) }));
+
+    // still listed for a while after the host finished the delete
+    const lagging = await take("lagging");
+    const stale = (await list(vm)).find((s) => s.id === lagging.id)!;
+    let lag = true;
+    let reads = 0;
+    jest.spyOn(snapshots, "list").mockImplementation(async (id) => {
+      const now = await list(id);
+      reads++;
+      return lag && !now.some((s) => s.id === stale.id) ? [...now, stale] : now;
+    });
+    let done = false;
+    const deleting = provider.delete!(lagging.id, lagging.outs).finally(() => (done = true));
+    const start = reads;
+    while (reads < start + 3) await new Promise((r) => setTimeout(r, 10)); // polled (each read is a request), not a sleep for timing
+    expect(done).toBe(false);
+    lag = false;
+    await deleting;
+    jest.restoreAllMocks();
+
+    for (const [name, status, timeouts, message] of [
+      ["failing", "Error", undefined, "the API reports status Error"],
+      ["stuck", "Deleting", { delete: "1s" }, "timed out after"],
+    ] as const) {
+      const snap = await take(name, timeouts);
+      const shown = { ...(await list(vm)).find((s) => s.id === snap.id)!, status };
+      jest.spyOn(snapshots, "list").mockImplementation(async (id) => [...(await list(id)).filter((s) => s.id !== snap.id), shown]);
+      const error = await provider.delete!(snap.id, snap.outs).catch((e: unknown) => e);
+      jest.restoreAllMocks();
+      expect((error as Error).message).toContain(message);
+      if (status === "Deleting") expect((error as Error).message).toContain(`waiting for snapshot ${snap.id} of instance ${vm} to be deleted (last status seen: Deleting)`);
+    }
+  });
+
+  it("a delete behind an operation that never ends fails at the deadline naming the wait, having sent nothing", async () => {
+    const snap = await provider.create(await checked({ instanceId: vm, name: "behind-busy", timeouts: { delete: "1s" } }));
+    sim.setFaults({ stickNext: { kind: "stop" } });
+    await client.instances.stop(vm);
+    const since = lastSeq();
+    await expect(provider.delete!(snap.id, snap.outs)).rejects.toThrow(
+      new RegExp(`^timed out after .* waiting for deletion of snapshot ${snap.id} of instance ${vm}: instance ${vm} to be idle`),
+    );
+    expect(writes(since)).toEqual([]);
+    await patchInstance({ cancelOperation: true });
+    await client.instances.start(vm).catch(() => undefined);
+    await waitUntilRunning(client, vm);
+  });
+
+  it("refusals name everything: a snapshot of our name we do not manage, an adoption whose name and description differ", async () => {
+    const { snap_uuid } = await client.snapshots.create(vm, { name: "foreign", description: "panel" });
+    await waitUntilRunning(client, vm);
+    await expect(provider.create(await checked({ instanceId: vm, name: "foreign" }))).rejects.toThrow(
+      new Error(
+        `name: instance ${vm} already has a snapshot named "foreign" (${snap_uuid}) that this resource does not manage, so no second one was ` +
+          `taken. It may be left by an interrupted pulumi up. To manage it, set adoptId: "${snap_uuid}"; otherwise delete it or choose another name.`,
+      ),
+    );
+    await expect(provider.create(await checked({ instanceId: vm, name: "other", description: "mine", adoptId: snap_uuid }))).rejects.toThrow(
+      new Error(
+        `cannot adopt snapshot ${snap_uuid} as declared: its name is "foreign" and its description is "panel". A snapshot cannot be changed, ` +
+          "so set these inputs to its values (otherwise the next up would replace the adopted snapshot).",
+      ),
+    );
+  });
+});
