@@ -173,6 +173,15 @@ function pathContains(path: Array<string | number>, other: Array<string | number
 }
 
 /**
+ * `prefix` extended by an object key as Pulumi writes property paths (properties_path.go PropertyPath.String):
+ * a key holding `.`, `[`, `]` or `"` is quoted (`obj["a.b"]`), so the path parses back to the same keys.
+ */
+function pathWithKey(prefix: string, key: string): string {
+  if (/[.[\]"]/.test(key)) return `${prefix}[${JSON.stringify(key)}]`;
+  return prefix ? `${prefix}.${key}` : key;
+}
+
+/**
  * The changed leaf paths between two values (what Pulumi's NewDetailedDiffFromObjectDiff lists when it
  * diffs inputs itself): nested objects by key, arrays by index, a whole value when its kind changes.
  */
@@ -182,7 +191,7 @@ function diffPaths(olds: PropertyValue | undefined, news: PropertyValue | undefi
   const n = news === undefined ? undefined : unwrapSecrets(news);
   const isObj = (v: PropertyValue | undefined): v is PropertyMap => typeof v === "object" && v !== null && !Array.isArray(v);
   if (isObj(o) && isObj(n)) {
-    for (const k of new Set([...Object.keys(o), ...Object.keys(n)])) diffPaths(o[k], n[k], prefix ? `${prefix}.${k}` : k, out);
+    for (const k of new Set([...Object.keys(o), ...Object.keys(n)])) diffPaths(o[k], n[k], pathWithKey(prefix, k), out);
   } else if (Array.isArray(o) && Array.isArray(n)) {
     for (let i = 0; i < Math.max(o.length, n.length); i++) diffPaths(o[i], n[i], `${prefix}[${i}]`, out);
   } else {
@@ -204,7 +213,8 @@ function applyReplaceOnChanges(d: EngineDiff, replaceOnChanges: string[], hasIni
   if (changes || hasInitErrors) {
     const paths = replaceOnChanges.map(parsePath);
     for (const k of [...d.changedKeys, ...d.paths]) {
-      if (paths.some((p) => pathContains(p, parsePath(k)))) replaceKeys.add(k.split(/[.[]/)[0]);
+      const parsed = parsePath(k);
+      if (paths.some((p) => pathContains(p, parsed))) replaceKeys.add(String(parsed[0]));
     }
     if (hasInitErrors && paths.some((p) => pathContains(p, [INIT_ERROR_KEY]))) {
       replaceKeys.add(INIT_ERROR_KEY);

@@ -374,6 +374,24 @@ describe("resource options", () => {
     expect(run4.deployment.steps.find((x) => x.name === "a")).toMatchObject({ op: "update" });
   });
 
+  test("replaceOnChanges paths: an index names that index only, many-digit indexes, quoted keys with dots, a list that grows", async () => {
+    const eleven = Array.from({ length: 11 }, (_, i) => i);
+    const s = await stackOf([["a", { size: 1, list: [1, 2], big: eleven, obj: { "a.b": 1 } }]]);
+    const opOf = async (inputs: PropertyMap, replaceOnChanges: string[]): Promise<string | undefined> => {
+      const p = new FakeProvider(2);
+      p.faults.unknownDiff.add("a");
+      const run = await up(p, s, async (r) => r.register("a", inputs, { replaceOnChanges }));
+      return run.deployment.steps.find((x) => x.name === "a")?.op;
+    };
+    const base = { size: 1, list: [1, 2], big: eleven, obj: { "a.b": 1 } };
+    expect(await opOf({ ...base, list: [9, 2] }, ["list[1]"])).toBe("update");
+    expect(await opOf({ ...base, list: [9, 2] }, ["list[0]"])).toBe("replace");
+    expect(await opOf({ ...base, big: [...eleven.slice(0, 10), 99] }, ["big[10]"])).toBe("replace");
+    expect(await opOf({ ...base, big: [...eleven.slice(0, 10), 99] }, ["big[1]"])).toBe("update");
+    expect(await opOf({ ...base, obj: { "a.b": 2 } }, ['obj["a.b"]'])).toBe("replace");
+    expect(await opOf({ ...base, list: [1, 2, 3] }, ["list[2]"])).toBe("replace");
+  });
+
   test("protect: a replace is refused when old and new are protected; preview reports it and still shows the replace", async () => {
     const s = await stackOf([["a", { size: 1, zone: "z1" }, { protect: true }]]);
     const p = new FakeProvider();
