@@ -1,5 +1,5 @@
 import { UNKNOWN_VALUE } from "../common/check";
-import { addressDiffers, diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
+import { addressDiffers, adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
 const VS1 = "11111111-1111-4111-8111-111111111111";
@@ -136,5 +136,22 @@ describe("Instance diff", () => {
     const state = { ...olds, publicIp: undefined, vswitchId: undefined };
     expect(diffInstance({ ...state, ipAddress: null, publicIpId: null, privateNetwork: null }, unmanaged).changes).toBe(false);
     expect(diffInstance({ ...state, ipAddress: "1.2.3.4", publicIpId: IP2, privateNetwork: "x" }, unmanaged).changes).toBe(false);
+  });
+});
+
+describe("adoptionRefusal", () => {
+  const adopted = { ...inputs, adoptId: "6f1c0a2e-1111-4222-8333-444455556666" } as InstanceOutputs;
+  it("names each replace-forcing difference with both values, the ways out, and the ssh keys note", () => {
+    expect(adoptionRefusal("vm-1", { ...adopted, templateId: undefined }, { ...adopted, templateId: 2, sshKeys: ["k2"] } as InstanceInputs, ["templateId", "sshKeys"])).toBe(
+      'instance vm-1 was adopted (adoptId) and templateId (the VM has null, the program declares 2), sshKeys (the VM has ["ssh-ed25519 AAAA me"], ' +
+        'the program declares ["k2"]) can only change with a new VM; an adopted VM is never replaced by Pulumi, because the replacement would adopt ' +
+        "the same VM and then delete it. Declare the VM's value for templateId, sshKeys, or, to get a new VM deliberately, remove adoptId and run " +
+        "pulumi up (the adopted VM and its data are deleted once the new one exists). Nothing was changed. (The API cannot show a VM's ssh keys: " +
+        "the adopted VM's keys are the ones recorded at adoption.)",
+    );
+  });
+  it("refuses nothing once adoptId is removed from the program, or for a VM never adopted", () => {
+    expect(adoptionRefusal("vm-1", adopted, { ...adopted, adoptId: undefined } as InstanceInputs, ["username"])).toBeUndefined();
+    expect(adoptionRefusal("vm-1", { ...adopted, adoptId: undefined }, adopted as InstanceInputs, ["username"])).toBeUndefined();
   });
 });

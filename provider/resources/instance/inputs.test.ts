@@ -65,3 +65,31 @@ describe("Instance check", () => {
     else expect(p).toMatch(problem);
   });
 });
+
+describe("Instance check messages, exactly", () => {
+  const reasons = (inputs: Record<string, unknown>) => checkInstanceInputs(inputs).failures?.map((f) => `${f.property}: ${f.reason}`);
+
+  it("a clone names what it still needs, without the create-only hints", () => {
+    expect(reasons({ cloneFrom: "6f1c0a2e-1111-4222-8333-444455556666" })).toEqual([
+      "locationId: locationId is required when cloning (cloneFrom)",
+      "tierId: tierId is required when cloning (cloneFrom)",
+      "hostname: hostname is required, e.g. web-1 when cloning (cloneFrom)",
+    ]);
+  });
+
+  it("deleteOptions of the wrong type, or with unknown keys (all named)", () => {
+    expect(reasons({ ...validCreate, deleteOptions: "yes" })).toEqual([
+      "deleteOptions: deleteOptions must be an object such as { removePublicIp: true, removeBlockStorage: false }",
+    ]);
+    expect(reasons({ ...validCreate, deleteOptions: { removeIp: true, keepDisks: true } })).toEqual([
+      "deleteOptions.removeIp: deleteOptions only takes removePublicIp and removeBlockStorage (true or false), not removeIp, keepDisks",
+      "deleteOptions.keepDisks: deleteOptions only takes removePublicIp and removeBlockStorage (true or false), not removeIp, keepDisks",
+    ]);
+  });
+
+  it("passwords: 72 bytes is the most, and each character class is needed", () => {
+    expect(passwordProblem(`Aa1${"x".repeat(69)}`)).toBeUndefined();
+    expect(passwordProblem(`Aa1${"x".repeat(70)}`)).toMatch(/^password must be at most 72 bytes/);
+    expect(passwordProblem("BLUEHORSE42")).toBe("password must mix lowercase letters, uppercase letters and digits, e.g. Blue-Horse-42");
+  });
+});
