@@ -457,6 +457,21 @@ describe("pending operations (backend/snapshot.go, deployment_executor.go printP
     expect(run.text()).toContain("warning: Attempting to deploy or update resources with 2 pending operations from previous deployment.");
     expect(run.text()).toContain(`  * ${urnOf("lost")}, interrupted while creating\n  * ${urnOf("a")}, interrupted while updating\n`);
     expect(run.text()).toContain("`refresh --clear-pending-creates`");
+    // the CLI's text (deployment_executor.go printPendingOperationsWarning), whole
+    expect(run.text()).toContain(
+      [
+        "warning: Attempting to deploy or update resources with 2 pending operations from previous deployment.",
+        `  * ${urnOf("lost")}, interrupted while creating`,
+        `  * ${urnOf("a")}, interrupted while updating`,
+        "These resources are in an unknown state because the engine was interrupted while waiting for changes to these resources to " +
+          "complete. You should confirm whether or not the operations listed completed successfully by checking the state of the " +
+          "resources in the cloud.",
+        "",
+        "Once you have confirmed the status of the interrupted operations, you can repair your stack using `refresh`, which will " +
+          "refresh the state from the provider and clear the pending operations if there are any (pending CREATE operations are " +
+          "cleared only with `refresh --clear-pending-creates`).",
+      ].join("\n"),
+    );
     expect(run.state().pending_operations).toEqual([old.pending_operations?.[0]]);
 
     const quiet = [new Run(new FakeProvider(), old, { dryRun: true }), new Run(new FakeProvider(), old)];
