@@ -155,3 +155,10 @@ describe("adoptionRefusal", () => {
     expect(adoptionRefusal("vm-1", { ...adopted, adoptId: undefined }, adopted as InstanceInputs, ["username"])).toBeUndefined();
   });
 });
+
+describe("object inputs compare by content, not key order", () => {
+  it("deleteOptions written in another order is no change", () => {
+    const news = { ...inputs, deleteOptions: { removeBlockStorage: false, removePublicIp: true } } as InstanceInputs;
+    expect(diffInstance(olds, news)).toMatchObject({ changes: false });
+  });
+});

@@ -93,3 +93,17 @@ describe("Instance check messages, exactly", () => {
     expect(passwordProblem("BLUEHORSE42")).toBe("password must mix lowercase letters, uppercase letters and digits, e.g. Blue-Horse-42");
   });
 });
+
+describe("Instance check: one failure per property, defaults only for a new VM", () => {
+  it("a property wrong in form and in combination is named once", () => {
+    const failures = checkInstanceInputs({ adoptId: "6f1c0a2e-1111-4222-8333-444455556666", cloneFrom: "web-1" }).failures ?? [];
+    expect(failures.filter((f) => f.property === "cloneFrom")).toHaveLength(1);
+  });
+  it("dedicatedCpu: false is filled in for a create only (a clone or an adopted VM keeps what it has)", () => {
+    const clone = checkInstanceInputs({ cloneFrom: "6f1c0a2e-1111-4222-8333-444455556666", hostname: "c-1", locationId: 1, tierId: 2 });
+    expect(clone.failures).toBeUndefined();
+    expect(clone.inputs).not.toHaveProperty("dedicatedCpu");
+    const adopt = checkInstanceInputs({ adoptId: "6f1c0a2e-1111-4222-8333-444455556666" });
+    expect(adopt.inputs).not.toHaveProperty("dedicatedCpu");
+  });
+});
