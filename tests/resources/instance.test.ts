@@ -148,6 +148,9 @@ describe("create, clone, adopt", () => {
     expect((await simInstance(id))!.dedicatedCpu).toBe(true);
     expect(outs).toMatchObject({ dedicatedCpu: true });
     expect(opsSince(before)).not.toContain("resizeInstance");
+    // no private network declared: the outputs need no network listing
+    const ops = opsSince(before);
+    expect(ops.slice(ops.indexOf("createInstance"))).not.toContain("listVswitches");
   });
 
   it("refuses storage below the template minimum at check (preview), before creating anything", async () => {

@@ -10,7 +10,7 @@
  * - every wait, the per-instance lock included, ends by the resource's deadline, naming the right key.
  */
 import { providers } from "../../provider";
-import { resetContext, setProgressSink } from "../../provider/context";
+import { getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import { instanceLock } from "../../provider/resources/common/lock";
 import { replacementsInProgress } from "../../provider/resources/common/replacements";
@@ -373,6 +373,37 @@ describe("publicIp toggling when the reserved address is no longer ours to use",
     expect(progress.slice(mark).find((l) => l.startsWith(`instance ${vm.id}: could not take back its reserved address ${vm.first} to release it (`))).toMatch(
       /\); it stays reserved$/,
     );
+  });
+
+  it("reusing the reserved address says so; a refusal other than 'not usable' stops the update instead of adding another address", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "reuse-says", publicIp: true });
+    const first = vm.outs.publicIpId!;
+    const off = (await instance().check(vm.outs, { ...validCreate, hostname: "reuse-says", publicIp: false })).inputs;
+    const outs = (await instance().update(vm.id, vm.outs, off)).outs as InstanceOutputs;
+    const on = (await instance().check(outs, { ...validCreate, hostname: "reuse-says", publicIp: true })).inputs;
+    // the host fails the reuse for another reason (an outage): no second address is added behind the user's back
+    const spy = jest.spyOn(getClient().network, "changePublicIp").mockRejectedValue(new Error("the host is down"));
+    const mark = h.mark();
+    const error = await instance().update(vm.id, outs, on).catch((e: unknown) => e);
+    spy.mockRestore();
+    expect((error as Error).message).toContain("the host is down");
+    expect(h.operationsSince(mark)).not.toContain("addPublicIp");
+    const before = progress.length;
+    const back = (await instance().update(vm.id, outs, on)).outs as InstanceOutputs;
+    expect(back.publicIpId).toBe(first);
+    expect(progress.slice(before)).toContain(`instance ${vm.id}: reusing its earlier public address ${first}`);
+  });
+
+  it("a state that remembers a reserved address the VM holds again (assigned back outside Pulumi) reads without it", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "reserved-back", publicIp: true });
+    const first = vm.outs.publicIpId!;
+    const off = (await instance().check(vm.outs, { ...validCreate, hostname: "reserved-back", publicIp: false })).inputs;
+    const outs = (await instance().update(vm.id, vm.outs, off)).outs as InstanceOutputs;
+    expect(outs.reservedPublicIpId).toBe(first);
+    await h.outOfBand(vm.id, { publicIp: first });
+    const read = await instance().read(vm.id, outs);
+    expect(read.props).toMatchObject({ publicIpId: first });
+    expect(read.props).not.toHaveProperty("reservedPublicIpId");
   });
 
   it("delete of a VM already gone, with a reserved address remembered, is done", async () => {
