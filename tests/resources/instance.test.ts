@@ -418,7 +418,9 @@ describe("drift", () => {
   it("an address or network managed by other resources is not drift of an Instance that leaves them unset", async () => {
     const plain = await up({ ...validCreate, hostname: "drift-unmanaged" });
     await outOfBand(plain.id, { publicIp: reservedIps[2]!.uuid, vswitchId: vs[1]!.uuid });
+    const before = requestCount();
     const read = await provider().read(plain.id, plain.outs);
+    expect(opsSince(before)).toEqual(["getInstance"]); // refresh: one request, no network listing for an unmanaged network
     expect(read.props).toMatchObject({ ipAddress: reservedIps[2]!.address, privateNetwork: vs[1]!.name });
     expect(await provider().diff(plain.id, read.props, plain.inputs)).toMatchObject({ changes: false });
   });
