@@ -679,6 +679,29 @@ describe("failures", () => {
     expect(after.ipAddress).toBeTruthy();
   });
 
+  it("an address add lost before the host did it fails the update at once saying so, with no address added; the next up adds one", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "lost-before" });
+    await admin("POST", "/faults", { resetNext: { operation: "addPublicIp", afterProcessing: false } });
+    const addressesBefore = (await simState()).publicIps.length;
+    const before = requestCount();
+    const err = await change(id, outs, { ...validCreate, hostname: "lost-before", publicIp: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResourceInitError);
+    expect((err as Error).message).toBe(
+      `updating instance ${id} failed: addPublicIp (PATCH /instance/{instance_uuid}/ip/add) failed: the request may or may not have taken effect. ` +
+        "It was not re-sent automatically because repeating it could do it twice; check whether it happened before retrying. " +
+        "The state records what the VM has now; `pulumi up` retries what is left.",
+    );
+    expect((err as ResourceInitError).id).toBe(id);
+    expect((err as ResourceInitError).properties).toMatchObject({ publicIp: false, ipAddress: null });
+    // read back once (not re-sent blindly, not waited on until the deadline)
+    expect(opsSince(before).filter((o) => o === "addPublicIp")).toHaveLength(1);
+    expect(opsSince(before).filter((o) => o === "getInstance").length).toBeLessThanOrEqual(3);
+    expect((await simState()).publicIps.length).toBe(addressesBefore);
+    const after = await change(id, outs, { ...validCreate, hostname: "lost-before", publicIp: true });
+    expect((await simState()).publicIps.length).toBe(addressesBefore + 1);
+    expect(after.ipAddress).toBe((await simInstance(id))!.publicIpAddress);
+  });
+
   it("a clone whose source is gone by create time (check skipped) is refused naming cloneFrom, before any write", async () => {
     const before = requestCount();
     const missing = "6f1c0a2e-1111-4222-8333-444455556666";

@@ -19,7 +19,7 @@
 import { AmbiguousRequestError, systemClock } from "../../api";
 import { progressLog } from "../../context";
 import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
-import { errorText, ProviderError } from "./errors";
+import { errorClause, errorText, ProviderError } from "./errors";
 import { KeyedMutex } from "./lock";
 
 /** Thrown when a reconciliation read kept failing until the deadline: whether the object exists is unknown. */
@@ -133,7 +133,7 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
   const unknownOutcome = (cause: unknown): ProviderError =>
     new UnconfirmedWriteError(
       `the request for ${write.what} failed ambiguously (sent at ${startedAt.toISOString()}) and whether it took effect could not be ` +
-        `checked: ${errorText(cause)}. It may exist: look for it with ${write.howToFind}.`,
+        `checked: ${errorClause(cause)}. It may exist: look for it with ${write.howToFind}.`,
       write.what, startedAt, existing, write.howToFind,
       { cause },
     );

@@ -27,7 +27,7 @@ import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstance
 import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { instanceLock } from "../common/lock";
-import { errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { templateMinimums } from "../common/preflight";
 import { readPersistently, writeExactlyOnce } from "../common/reconcile";
 import { replacementsInProgress } from "../common/replacements";
@@ -381,7 +381,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   } catch (e) {
     const declared = mode === "clone" && !applied.has("password") ? { ...inputs, password: undefined } : inputs;
     const message =
-      `instance ${id} (${hostname}) was ${mode === "clone" ? "cloned" : "created"} but did not become ready: ${errorText(e)}. ` +
+      `instance ${id} (${hostname}) was ${mode === "clone" ? "cloned" : "created"} but did not become ready: ${errorClause(e)}. ` +
       "It is recorded in the stack: `pulumi up` reads it again and finishes or repairs it (a VM in status Error is started), " +
       "and `pulumi destroy` deletes it.";
     throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId), [message], { cause: e });
@@ -510,7 +510,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       const declared = { ...news, password: applied.has("password") ? news.password : olds.password };
       const done = steps.filter((s) => applied.has(s.kind)).map((s) => s.kind);
       const message =
-        `updating instance ${id} failed: ${errorText(e)}` +
+        `updating instance ${id} failed: ${errorClause(e)}` +
         (done.length ? ` (done before the failure: ${done.join(", ")})` : "") +
         ". The state records what the VM has now; `pulumi up` retries what is left.";
       throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId), [message], { cause: e });
