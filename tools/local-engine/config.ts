@@ -122,9 +122,12 @@ const projectSchema = z.object({
   runtime: z.union([
     z.string(),
     z.object({ name: z.string(), options: z.object({ typescript: z.boolean().optional() }).passthrough().nullish() }),
-  ]),
+  ], { error: "expected a runtime name (runtime: nodejs) or a name with options (runtime: {name: nodejs, options: {typescript: true}})" }),
   config: z.record(z.string(), z.unknown()).nullish(),
 });
+
+/** Each issue as `field.path: message` (`(top)` for the document itself), for the messages naming what is wrong. */
+const issuesText = (error: z.ZodError): string => error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ");
 
 /**
  * Reads Pulumi.yaml. TypeScript is assumed when not stated and the project has an index.ts or tsconfig.json,
@@ -137,7 +140,7 @@ export function readProject(projectDir: string): ProjectSettings {
   if (!fs.existsSync(file)) throw new Error(`no Pulumi.yaml in ${projectDir}`);
   const parsed = projectSchema.safeParse(parseYaml(file));
   if (!parsed.success) {
-    throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ")}`);
+    throw new Error(`${file}: ${issuesText(parsed.error)}`);
   }
   const p = parsed.data;
   const tsFlag = typeof p.runtime === "object" ? p.runtime.options?.typescript : undefined;
@@ -151,7 +154,7 @@ export function readProject(projectDir: string): ProjectSettings {
       continue;
     }
     const t = projectConfigTypeSchema.safeParse(raw);
-    if (!t.success) throw new Error(`${file}: config ${key}: ${t.error.issues.map((i) => i.message).join("; ")}`);
+    if (!t.success) throw new Error(`${file}: config ${key}: ${issuesText(t.error)}`);
     const declared: ProjectConfigType = { type: t.data.type, default: t.data.default, value: t.data.value, secret: t.data.secret };
     if (t.data.items) declared.items = t.data.items;
     config[key] = declared;
@@ -356,7 +359,7 @@ export function readStackFile(projectDir: string, stack: string, project: string
   if (!fs.existsSync(file)) return { file, values: {} };
   const parsed = stackFileSchema.safeParse(parseYaml(file));
   if (!parsed.success) {
-    throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ")}`);
+    throw new Error(`${file}: ${issuesText(parsed.error)}`);
   }
   const s = parsed.data ?? {};
   const values: Record<string, unknown> = {};

@@ -257,6 +257,36 @@ describe("values and overrides", () => {
     await expect(resolve("app", {}, { stack: "inf" })).rejects.toThrow("unsupported value Infinity");
     fs.writeFileSync(path.join(dir, "Pulumi.bad.yaml"), "config:\n  a:b:c: 1\n");
     await expect(resolve("app", {}, { stack: "bad" })).rejects.toThrow(/could not parse a:b:c as a configuration key/);
+    // the old <namespace>:config:<name> form has exactly two colons (config/key.go ParseKey): one more is refused
+    fs.writeFileSync(path.join(dir, "Pulumi.legacy.yaml"), "config:\n  vmhost:config:region: jkt\n");
+    expect(await resolve("app", {}, { stack: "legacy" })).toEqual({ "vmhost:region": { value: "jkt", secret: false } });
+    fs.writeFileSync(path.join(dir, "Pulumi.bad.yaml"), "config:\n  vmhost:config:region:x: jkt\n");
+    await expect(resolve("app", {}, { stack: "bad" })).rejects.toThrow(
+      "could not parse vmhost:config:region:x as a configuration key (configuration keys should be of the form `<namespace>:<name>`)",
+    );
+  });
+
+  test("a byte-order mark that starts a file (Windows editors write one) is dropped; one inside a value is kept", async () => {
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "\uFEFFname: app\nruntime: nodejs\n");
+    expect(readProject(dir).name).toBe("app");
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "\uFEFFconfig:\n  greeting: \"a\uFEFFb\"\n");
+    expect(await resolve("app", {})).toEqual({ "app:greeting": { value: "a\uFEFFb", secret: false } });
+  });
+
+  test("a Pulumi.yaml that is not a project is refused naming the file and each field wrong, by its path", () => {
+    const file = path.join(dir, "Pulumi.yaml");
+    fs.writeFileSync(file, "- name: app\n");
+    expect(() => readProject(dir)).toThrow(new Error(`${file}: (top): Invalid input: expected object, received array`));
+    fs.writeFileSync(file, "name: 42\nruntime:\n  options:\n    typescript: maybe\n");
+    expect(() => readProject(dir)).toThrow(
+      new Error(
+        `${file}: name: Invalid input: expected string, received number; runtime: expected a runtime name (runtime: nodejs) or a name with options (runtime: {name: nodejs, options: {typescript: true}})`,
+      ),
+    );
+    fs.writeFileSync(file, "name: app\nruntime: nodejs\nconfig:\n  ports:\n    type: array\n    items:\n      type: 80\n    secret: maybe\n");
+    expect(() => readProject(dir)).toThrow(
+      new Error(`${file}: config ports: items.type: Invalid input: expected string, received number; secret: Invalid input: expected boolean, received string`),
+    );
   });
 
   test("integers as gopkg.in/yaml.v3 reads them: 0o/0b/hex/octal with signs, exact within int64 and uint64, floats beyond", async () => {
