@@ -73,8 +73,7 @@ const goYamlInt = new yaml.Type("tag:yaml.org,2002:int", {
     const v = goInt(data)!;
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
   },
-  predicate: (v: unknown) => typeof v === "bigint",
-  represent: (v: object) => String(v),
+  // no predicate/represent: files are only read (yaml.load), never written with this schema
 });
 
 function goInt(text: string): bigint | undefined {

@@ -159,6 +159,10 @@ describe("secure: values of the passphrase secrets provider", () => {
     fs.writeFileSync(file, "TestConfigRoundtripComments\n");
     const config = await resolve("foo", { PULUMI_CONFIG_PASSPHRASE_FILE: file });
     expect(config["foo:d"]).toEqual({ value: "secret-value", secret: true });
+    // a file that cannot be read is named as such, not taken as "no passphrase"
+    await expect(resolve("foo", { PULUMI_CONFIG_PASSPHRASE_FILE: path.join(dir, "missing.txt") })).rejects.toThrow(
+      /^unable to read PULUMI_CONFIG_PASSPHRASE_FILE: ENOENT: no such file or directory, open '.*missing\.txt'$/,
+    );
   });
 
   test("other secrets providers (KMS, Pulumi Cloud) are refused clearly; --secret overrides still work", async () => {
