@@ -171,12 +171,18 @@ describe("secure: values of the passphrase secrets provider", () => {
       ["secretsprovider: awskms://alias/pulumi", "encryptedkey: AQICAHh", "config:", "  app:k:", "    secure: AAABAxyz"].join("\n"),
     );
     await expect(resolve("app", { PULUMI_CONFIG_PASSPHRASE: "x" })).rejects.toThrow(
-      /app:k is encrypted \(secure:\) with the secrets provider "awskms:\/\/alias\/pulumi", which the local engine does not support/,
+      new Error(
+        `${path.join(dir, "Pulumi.dev.yaml")}: app:k is encrypted (secure:) with the secrets provider "awskms://alias/pulumi", which the local ` +
+          "engine does not support (only the passphrase provider), or override it with --secret KEY=VALUE",
+      ),
     );
     // A Pulumi Cloud stack's file: secure values, no salt, no provider line.
     fs.writeFileSync(path.join(dir, "Pulumi.cloud.yaml"), ["config:", "  app:k:", "    secure: AAABAxyz"].join("\n"));
     await expect(resolve("app", { PULUMI_CONFIG_PASSPHRASE: "x" }, { stack: "cloud" })).rejects.toThrow(
-      /app:k is encrypted \(secure:\) but the file has no encryptionsalt: the values were encrypted by Pulumi Cloud/,
+      new Error(
+        `${path.join(dir, "Pulumi.cloud.yaml")}: app:k is encrypted (secure:) but the file has no encryptionsalt: the values were encrypted ` +
+          "by Pulumi Cloud or another secrets provider the local engine cannot use (only the passphrase provider), or override it with --secret KEY=VALUE",
+      ),
     );
     // ...and --secret gets past both.
     expect((await resolve("app", {}, { stack: "cloud", secrets: { "app:k": "v" } }))["app:k"]).toEqual({ value: "v", secret: true });
@@ -546,6 +552,23 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
     );
     fs.writeFileSync(configFile, "{");
     await expect(resolve("app", {}, { configFile })).rejects.toThrow(`${configFile} is not a JSON config file: `);
+    fs.writeFileSync(configFile, "[1]");
+    await expect(resolve("app", {}, { configFile })).rejects.toThrow(
+      new Error(`${configFile}: expected an object of keys to a string, number, boolean, {"value": <any JSON>} or {"secret": "<text>"}`),
+    );
+    // secure: is the stack file's ciphertext, which a config file cannot carry, not even inside a value
+    fs.writeFileSync(configFile, JSON.stringify({ "app:k": { value: { db: { secure: "v1:abc:def" } } } }));
+    await expect(resolve("app", {}, { configFile })).rejects.toThrow(
+      new Error(`${configFile}: {"secure": ...} values are not supported in a config file; use {"secret": "value"}`),
+    );
+  });
+
+  test("a stack file that is not a stack's settings is refused naming the file and the field", async () => {
+    const file = path.join(dir, "Pulumi.dev.yaml");
+    fs.writeFileSync(file, "config: [a, b]\n");
+    await expect(resolve("app", {})).rejects.toThrow(new Error(`${file}: config: Invalid input: expected record, received array`));
+    fs.writeFileSync(file, "- config\n");
+    await expect(resolve("app", {})).rejects.toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: \\(top\\): `));
   });
 
   test("a declared secret set as a secret passes; set plainly or by a default it is refused", async () => {
