@@ -527,6 +527,11 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
     expect(await check({ k: { type: "object", default: { a: 1 } } })).toEqual({ "app:k": { value: '{"a":1}', secret: false } });
     expect(await check({ k: { type: "boolean", default: true } })).toEqual({ "app:k": { value: "true", secret: false } });
     expect(await check({ k: { type: "integer", default: 2 } })).toEqual({ "app:k": { value: "2", secret: false } });
+    // ...so a boolean or integer default is also a string's text, where a map or 1.5 is not
+    expect(await check({ b: { type: "string", default: true }, i: { type: "string", default: 2 } })).toEqual({
+      "app:b": { value: "true", secret: false },
+      "app:i": { value: "2", secret: false },
+    });
     await expect(check({ k: { type: "array", items: { type: "array", items: { type: "string" } } } }, { k: "x" })).rejects.toThrow(
       "must be of type 'array<array<string>>'",
     );
@@ -552,6 +557,13 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
     );
     fs.writeFileSync(configFile, "{");
     await expect(resolve("app", {}, { configFile })).rejects.toThrow(`${configFile} is not a JSON config file: `);
+    // a config file's plain values are text for the type checks, its {"value": ...} maps and lists objects
+    fs.writeFileSync(configFile, JSON.stringify({ "app:s": "text", "app:n": 3, "app:m": { value: { a: 1 } } }));
+    expect(await resolve("app", {}, { project: decl({ s: { type: "string" }, n: { type: "string" } }), configFile })).toMatchObject({
+      "app:s": { value: "text" },
+      "app:n": { value: "3" },
+    });
+    await expect(resolve("app", {}, { project: decl({ m: { type: "string" } }), configFile })).rejects.toThrow("Stack 'dev' with configuration key 'm' must be of type 'string'");
     fs.writeFileSync(configFile, "[1]");
     await expect(resolve("app", {}, { configFile })).rejects.toThrow(
       new Error(`${configFile}: expected an object of keys to a string, number, boolean, {"value": <any JSON>} or {"secret": "<text>"}`),
