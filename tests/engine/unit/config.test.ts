@@ -511,6 +511,9 @@ describe("project config declarations, in detail (pkg/workspace/config.go mergeC
     expect(await ok("object", "{a: 1}")).toBe(true);
     expect(await ok("object", "[1]")).toBe(false);
     expect(await ok("object", "x")).toBe(false);
+    expect(await ok("object", "")).toBe(false); // null is no map
+    expect(await ok("array", "[true, false]", { type: "boolean" })).toBe(true);
+    expect(await ok("array", "[{a: 1}, null]", { type: "object" })).toBe(false);
     expect(await ok("array", "[[1, 2], [3]]", { type: "array", items: { type: "integer" } })).toBe(true);
     expect(await ok("array", "[[1, x]]", { type: "array", items: { type: "integer" } })).toBe(false);
     expect(await ok("array", "[1]")).toBe(false); // an array needs its items' type
