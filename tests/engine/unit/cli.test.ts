@@ -115,3 +115,25 @@ test("the first SIGINT cancels the run (steps under way finish); the handlers ar
   expect(process.listenerCount("SIGINT")).toBe(before);
   expect(process.listenerCount("SIGTERM")).toBe(beforeTerm);
 });
+
+test("a second SIGINT exits at once (1), saying that the operations under way stay pending; the first does not exit", async () => {
+  const exit = jest.spyOn(process, "exit").mockImplementation((() => undefined) as never);
+  const stderr = jest.spyOn(process.stderr, "write").mockImplementation(() => true);
+  await main(["up"], async (o) => {
+    process.emit("SIGINT");
+    expect(exit).not.toHaveBeenCalled();
+    process.emit("SIGINT");
+    return fakeRun(1).run(o);
+  });
+  expect(exit).toHaveBeenCalledWith(1);
+  expect(stderr).toHaveBeenCalledWith("terminating immediately: operations under way stay pending in the state\n");
+});
+
+test("the run's output lines go to stdout, one a line", async () => {
+  const stdout = jest.spyOn(process.stdout, "write").mockImplementation(() => true);
+  await main(["preview"], async (o) => {
+    o.onOutput?.("Previewing update (dev)");
+    return fakeRun(0).run(o);
+  });
+  expect(stdout).toHaveBeenCalledWith("Previewing update (dev)\n");
+});

@@ -7,6 +7,7 @@ import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as aliasproto from "@pulumi/pulumi/proto/alias_pb";
+import * as callbackproto from "@pulumi/pulumi/proto/callback_pb";
 import * as engrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 import * as engproto from "@pulumi/pulumi/proto/engine_pb";
 import * as resrpc from "@pulumi/pulumi/proto/resource_grpc_pb";
@@ -164,7 +165,25 @@ test("invokes and the unsupported services say what is not supported", async () 
     code: grpc.status.UNIMPLEMENTED,
     details: "Call (methods of component resources) is not supported by the local engine",
   });
+  const unsupported: Array<[Promise<unknown>, string]> = [
+    [call(monitor.registerStackTransform.bind(monitor), new callbackproto.Callback()), "Stack transforms"],
+    [call(monitor.registerStackInvokeTransform.bind(monitor), new callbackproto.Callback()), "Invoke transforms"],
+    [call(monitor.registerResourceHook.bind(monitor), new resproto.RegisterResourceHookRequest()), "Resource hooks"],
+    [call(monitor.registerErrorHook.bind(monitor), new resproto.RegisterErrorHookRequest()), "Error hooks"],
+    [call(monitor.registerPackage.bind(monitor), new resproto.RegisterPackageRequest()), "Parameterized packages"],
+  ];
+  for (const [answer, what] of unsupported) {
+    await expect(answer).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED, details: `${what} is not supported by the local engine` });
+  }
   await call(monitor.signalAndWaitForShutdown.bind(monitor), new Empty());
+});
+
+test("a registration larger than gRPC's 4 MB default (a big user-data script, many resources' inputs) is taken", async () => {
+  const big = "x".repeat(6 * 1024 * 1024);
+  const req = new resproto.RegisterResourceRequest().setType("vmhost:index:Instance").setName("big").setCustom(true);
+  req.setObject(Struct.fromJavaScript({ userData: big }));
+  await call(monitor.registerResource.bind(monitor), req);
+  expect((handler.registered[0].object as { userData: string }).userData).toHaveLength(big.length);
 });
 
 test("engine log: severities mapped, the URN passed on; root resource remembered", async () => {
