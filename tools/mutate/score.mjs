@@ -69,7 +69,9 @@ for (const [rel, mutants] of counted) {
     if (m.status === "Killed") t.killed++;
     else if (m.status === "Timeout") t.timeout++;
     else if (m.status === "CompileError" || m.status === "RuntimeError" || m.status === "Ignored") t.errors++;
-    else if (equivalents.has(key) && m.status === "Survived") {
+    // A listed mutant that survived, or that no test reaches because no input can (a branch the types require
+    // but the wire format never takes), is left out of the score.
+    else if (equivalents.has(key) && (m.status === "Survived" || m.status === "NoCoverage")) {
       equivalents.get(key).used = true;
       t.equivalent++;
     } else if (m.status === "Survived") t.survived++;
