@@ -152,24 +152,58 @@ interface CustomPlan {
 }
 
 /**
- * Pulumi's property paths (`a.b`, `a[0]`, `a["b"]`, `*`), parsed for {@link pathContains}
- * (sdk/go/common/resource/properties_path.go ParsePropertyPath).
+ * Pulumi's property paths (`a.b`, `a[0]`, `a["b"]`, `a[*]`, `*`), parsed as the engine does
+ * (sdk/go/common/resource/properties_path.go parsePropertyPath, not strict): a name runs to the next `.` or
+ * `[`; `["..."]` is a key (`\"` inside is a quote); `[*]` the wildcard; `[n]` an index. A path that does not
+ * parse is an error with the engine's message (step_generator.go applyReplaceOnChanges returns it).
  */
 function parsePath(path: string): Array<string | number> {
   const parts: Array<string | number> = [];
-  const re = /([^.[\]]+)|\[(\d+)\]|\["([^"]*)"\]/g;
-  for (const m of path.matchAll(re)) {
-    if (m[1] !== undefined) parts.push(m[1]);
-    else if (m[2] !== undefined) parts.push(Number(m[2]));
-    else parts.push(m[3]);
+  if (path.startsWith(".")) throw new Error("expected property path to start with a name or index");
+  let rest = path;
+  while (rest.length > 0) {
+    if (rest[0] === ".") {
+      rest = rest.slice(1);
+      if (rest.length === 0) throw new Error("expected property path to end with a name or index");
+    } else if (rest[0] === "[" && rest[1] === '"') {
+      let key = "";
+      let i = 2;
+      for (;;) {
+        if (i >= rest.length) throw new Error("missing closing quote in property name");
+        if (rest[i] === '"') break;
+        if (rest[i] === "\\" && rest[i + 1] === '"') {
+          key += '"';
+          i += 2;
+        } else key += rest[i++];
+      }
+      if (rest[i + 1] !== "]") throw new Error("missing closing bracket in property access");
+      parts.push(key);
+      rest = rest.slice(i + 2);
+    } else if (rest[0] === "[") {
+      const close = rest.indexOf("]");
+      if (close === -1) throw new Error("missing closing bracket in array index");
+      const segment = rest.slice(1, close);
+      // strconv.ParseInt(segment, 10, 0): an optional sign and decimal digits
+      if (segment !== "*" && !/^[+-]?\d+$/.test(segment)) throw new Error(`invalid array index: strconv.ParseInt: parsing "${segment}": invalid syntax`);
+      parts.push(segment === "*" ? "*" : Number(segment));
+      rest = rest.slice(close + 1);
+    } else {
+      const end = rest.search(/[.[]/);
+      const name = end === -1 ? rest : rest.slice(0, end);
+      parts.push(name);
+      rest = rest.slice(name.length);
+    }
   }
   return parts;
 }
 
-/** True when `path` is `other` or a prefix of it, `*` matching any key (properties_path.go PropertyPath.Contains). */
+/**
+ * True when `path` is `other` or a prefix of it (properties_path.go PropertyPath.Contains): `*` matches any key
+ * or index at its level, an index only that index, a key only that key.
+ */
 function pathContains(path: Array<string | number>, other: Array<string | number>): boolean {
   if (other.length < path.length) return false;
-  return path.every((p, i) => (p === "*" && typeof other[i] === "string") || p === other[i]);
+  return path.every((p, i) => p === "*" || p === other[i]);
 }
 
 /**

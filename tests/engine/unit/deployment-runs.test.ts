@@ -390,6 +390,31 @@ describe("resource options", () => {
     expect(await opOf({ ...base, big: [...eleven.slice(0, 10), 99] }, ["big[1]"])).toBe("update");
     expect(await opOf({ ...base, obj: { "a.b": 2 } }, ['obj["a.b"]'])).toBe("replace");
     expect(await opOf({ ...base, list: [1, 2, 3] }, ["list[2]"])).toBe("replace");
+    // * matches any key or index at its level (properties_path.go Contains), as a name or in brackets
+    expect(await opOf({ ...base, list: [9, 2] }, ["list[*]"])).toBe("replace");
+    expect(await opOf({ ...base, big: [...eleven.slice(0, 10), 99] }, ["big.*"])).toBe("replace");
+    expect(await opOf({ ...base, list: [9, 2] }, ["*"])).toBe("replace");
+    expect(await opOf({ ...base, list: [9, 2] }, ["obj.*"])).toBe("update");
+    // a quoted key may hold \" and ], and runs to its closing quote
+    expect(await opOf({ ...base, obj: { 'say "hi"]': 1 } }, ['obj["say \\"hi\\"]"]'])).toBe("replace");
+    expect(await opOf({ ...base, obj: { 'say "hi"]': 1 } }, ['obj["say"]'])).toBe("update");
+  });
+
+  test("a replaceOnChanges path that does not parse fails the resource with the engine's message, before any change", async () => {
+    const s = await stackOf([["a", { size: 1, list: [1] }]]);
+    for (const [path, message] of [
+      [".size", "expected property path to start with a name or index"],
+      ["size.", "expected property path to end with a name or index"],
+      ['list["x', "missing closing quote in property name"],
+      ['list["x"', "missing closing bracket in property access"],
+      ["list[0", "missing closing bracket in array index"],
+      ["list[x]", 'invalid array index: strconv.ParseInt: parsing "x": invalid syntax'],
+    ]) {
+      const p = new FakeProvider();
+      const run = await up(p, s, async (r) => r.register("a", { size: 2, list: [1] }, { replaceOnChanges: [path] }));
+      expect(run.deployment.errors).toEqual([`${TYPE} "a": ${message}`]);
+      expect(p.changes()).toEqual([]);
+    }
   });
 
   test("protect: a replace is refused when old and new are protected; preview reports it and still shows the replace", async () => {
