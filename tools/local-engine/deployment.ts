@@ -258,13 +258,16 @@ function applyReplaceOnChanges(d: EngineDiff, replaceOnChanges: string[], hasIni
   return { changes, replaceKeys: [...replaceKeys] };
 }
 
-/** Every URN a resource depends on: parent, dependencies, property dependencies, deletedWith (state.go GetAllDependencies). */
+/**
+ * Every URN a resource depends on: parent, dependencies, property dependencies, deletedWith (state.go
+ * GetAllDependencies). Only ever asked whether it holds a given resource's URN, so an empty entry (the proto's
+ * unset string) would be harmless; none is added.
+ */
 function allDependencies(r: ResourceState): Set<string> {
   const deps = new Set<string>(r.dependencies);
   if (r.parent) deps.add(r.parent);
   for (const urns of Object.values(r.propertyDependencies ?? {})) for (const u of urns) deps.add(u);
   if (r.deletedWith) deps.add(r.deletedWith);
-  deps.delete("");
   return deps;
 }
 

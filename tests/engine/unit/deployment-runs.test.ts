@@ -414,6 +414,9 @@ describe("resource options", () => {
       const run = await up(p, s, async (r) => r.register("a", { size: 2, list: [1] }, { replaceOnChanges: [path] }));
       expect(run.deployment.errors).toEqual([`${TYPE} "a": ${message}`]);
       expect(p.changes()).toEqual([]);
+      // ...and is never read when nothing changed (applyReplaceOnChanges returns before parsing)
+      const same = await up(new FakeProvider(), s, async (r) => r.register("a", { size: 1, list: [1] }, { replaceOnChanges: [path] }));
+      expect(same.deployment.errors).toEqual([]);
     }
   });
 
