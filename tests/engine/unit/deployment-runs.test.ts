@@ -398,6 +398,11 @@ describe("resource options", () => {
     // a quoted key may hold \" and ], and runs to its closing quote
     expect(await opOf({ ...base, obj: { 'say "hi"]': 1 } }, ['obj["say \\"hi\\"]"]'])).toBe("replace");
     expect(await opOf({ ...base, obj: { 'say "hi"]': 1 } }, ['obj["say"]'])).toBe("update");
+    // a backslash not before a quote is part of the key; an index may carry a sign (strconv.ParseInt)
+    expect(await opOf({ ...base, obj: { "a\\b": 1 } }, ['obj["a\\b"]'])).toBe("replace");
+    expect(await opOf({ ...base, list: [1, 9] }, ["list[+1]"])).toBe("replace");
+    // a path longer than the change does not contain it: a whole new object is not "every key of it"
+    expect(await opOf({ ...base, tags: { env: "x" } }, ["tags.*"])).toBe("update");
   });
 
   test("a replaceOnChanges path that does not parse fails the resource with the engine's message, before any change", async () => {
@@ -409,6 +414,8 @@ describe("resource options", () => {
       ['list["x"', "missing closing bracket in property access"],
       ["list[0", "missing closing bracket in array index"],
       ["list[x]", 'invalid array index: strconv.ParseInt: parsing "x": invalid syntax'],
+      ["list[x1]", 'invalid array index: strconv.ParseInt: parsing "x1": invalid syntax'],
+      ["list[1x]", 'invalid array index: strconv.ParseInt: parsing "1x": invalid syntax'],
     ]) {
       const p = new FakeProvider();
       const run = await up(p, s, async (r) => r.register("a", { size: 2, list: [1] }, { replaceOnChanges: [path] }));
