@@ -281,6 +281,8 @@ describe("values and overrides", () => {
     expect(readProject(dir).name).toBe("app");
     fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "\uFEFFconfig:\n  greeting: \"a\uFEFFb\"\n");
     expect(await resolve("app", {})).toEqual({ "app:greeting": { value: "a\uFEFFb", secret: false } });
+    fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "config:\n  greeting: \"a\uFEFFb\"\n");
+    expect(await resolve("app", {})).toEqual({ "app:greeting": { value: "a\uFEFFb", secret: false } });
   });
 
   test("a Pulumi.yaml that is not a project is refused naming the file and each field wrong, by its path", () => {
