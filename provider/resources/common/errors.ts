@@ -26,5 +26,5 @@ export class ProviderError extends Error {
 /** The message of an error (or the text of a thrown non-error), for the messages that report it. */
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** {@link errorText} without its final period, for a message whose sentence goes on after it (no "..". ). */
+/** {@link errorText} without its final period, for a message whose sentence goes on after it (never "failed.. The"). */
 export const errorClause = (e: unknown): string => errorText(e).replace(/\.+$/, "");
