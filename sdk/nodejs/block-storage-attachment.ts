@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { VmhostResource } from "./registration";
 import { providerStub } from "./stub";
 import { warnIgnoredOptions, optionInputs } from "./options";
 import type { AttachmentTimeouts } from "./public-ip";
@@ -36,7 +37,7 @@ export interface BlockStorageAttachmentArgs {
  * export const dataSize = data.sizeGb;
  * ```
  */
-export class BlockStorageAttachment extends pulumi.dynamic.Resource {
+export class BlockStorageAttachment extends VmhostResource {
   /** The attached block storage's uuid. */
   public readonly blockStorageId!: pulumi.Output<string>;
   /** The instance the disk is attached to. */

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { VmhostResource } from "./registration";
 import { providerStub } from "./stub";
 import { warnIgnoredOptions, optionInputs } from "./options";
 
@@ -51,7 +52,7 @@ export interface FirewallRuleArgs {
  * new vmhost.FirewallRule("https", { instanceId: web.id, protocol: "tcp", port: 443, action: "accept" });
  * ```
  */
-export class FirewallRule extends pulumi.dynamic.Resource {
+export class FirewallRule extends VmhostResource {
   /** The instance's uuid. */
   public readonly instanceId!: pulumi.Output<string>;
   /** `"tcp"` or `"udp"`. */

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { VmhostResource } from "./registration";
 import { providerStub } from "./stub";
 import { warnIgnoredOptions, optionInputs } from "./options";
 
@@ -105,7 +106,7 @@ export interface InstanceArgs {
  * export const ip = web.ipAddress;
  * ```
  */
-export class Instance extends pulumi.dynamic.Resource {
+export class Instance extends VmhostResource {
   public readonly locationId!: pulumi.Output<number>;
   public readonly templateId!: pulumi.Output<number>;
   public readonly tierId!: pulumi.Output<number>;

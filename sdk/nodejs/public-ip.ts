@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { VmhostResource } from "./registration";
 import { providerStub } from "./stub";
 import { warnIgnoredOptions, optionInputs } from "./options";
 
@@ -65,7 +66,7 @@ export interface PublicIpArgs {
  * export const webAddress = address.ipAddress;
  * ```
  */
-export class PublicIp extends pulumi.dynamic.Resource {
+export class PublicIp extends VmhostResource {
   /** The instance holding the address. */
   public readonly instanceId!: pulumi.Output<string>;
   /** The reserved address asked for, if any. */

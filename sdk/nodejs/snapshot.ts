@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { VmhostResource } from "./registration";
 import { providerStub } from "./stub";
 import { warnIgnoredOptions, optionInputs } from "./options";
 
@@ -60,7 +61,7 @@ export interface SnapshotArgs {
  * export const snapshotStatus = beforeUpgrade.status;
  * ```
  */
-export class Snapshot extends pulumi.dynamic.Resource {
+export class Snapshot extends VmhostResource {
   /** The snapshotted instance's uuid. */
   public readonly instanceId!: pulumi.Output<string>;
   /** The snapshot's name. */

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { VmhostResource } from "./registration";
 import { providerStub } from "./stub";
 import { warnIgnoredOptions, optionInputs } from "./options";
 import type { AttachmentTimeouts } from "./public-ip";
@@ -43,7 +44,7 @@ export interface VswitchAttachmentArgs {
  * export const network = backend.networkIp;
  * ```
  */
-export class VswitchAttachment extends pulumi.dynamic.Resource {
+export class VswitchAttachment extends VmhostResource {
   /** The attached instance. */
   public readonly instanceId!: pulumi.Output<string>;
   /** The private network's uuid. */

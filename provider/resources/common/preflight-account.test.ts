@@ -49,7 +49,7 @@ describe("catalogueFor", () => {
     const { pool, client } = mockClient({ maxRetries: 0 });
     pool.intercept({ path: SIZES, method: "GET" }).reply(200, { message: "ok", data: [] });
     pool.intercept({ path: /.*/, method: "GET" }).reply(404, { message: "no such route" }).persist();
-    const cat = await catalogueFor(client);
+    const cat = await catalogueFor(client, true);
     expect(cat).toEqual({ locations: undefined, tiers: undefined, templates: undefined, vswitches: undefined });
     for (const what of ["locations", "tiers", "OS templates", "private networks"])
       expect(progress.lines).toContainEqual(expect.stringMatching(new RegExp(`^could not read the ${what} at preview \\(.+\\); the API will check these values at up$`)));
@@ -62,7 +62,19 @@ describe("catalogueFor", () => {
       data: [{ uuid: "0A1B2C3D-4E5F-4A6B-8C7D-9E8F7A6B5C4D", name: "backend", tag: 7, location: "Jakarta", status: "active", gateway: null }],
     });
     pool.intercept({ path: /.*/, method: "GET" }).reply(404, { message: "no such route" }).persist();
-    expect((await catalogueFor(client)).vswitches).toEqual([{ uuid: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d", name: "backend", location: "Jakarta" }]);
+    expect((await catalogueFor(client, true)).vswitches).toEqual([{ uuid: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d", name: "backend", location: "Jakarta" }]);
+  });
+  it("reads the private networks only for a resource that names one (a fleet of VMs without one sends a request less)", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    const paths: string[] = [];
+    pool.intercept({ path: (p) => (paths.push(p), true), method: "GET" }).reply(200, { message: "ok", data: [] }).persist();
+    await catalogueFor(client);
+    await previewFailures("Instance", { locationId: 1, tierId: 1, templateId: 1, hostname: "web-1" }, client, true);
+    await previewFailures("Instance", { locationId: 1, tierId: 1, templateId: 1, hostname: "web-2", vswitchId: "" }, client, true);
+    expect(paths.filter((p) => p.includes("vswitches"))).toEqual([]);
+    await previewFailures("Instance", { locationId: 1, tierId: 1, templateId: 1, hostname: "web-3", vswitchId: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, client, true);
+    await previewFailures("VswitchAttachment", { instanceId: "9f1c2b7e-3a4d-4c5e-8f90-1a2b3c4d5e6f", vswitchId: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, client);
+    expect(paths.filter((p) => p.includes("vswitches"))).toEqual(["/v1/network/vswitches"]); // once, then shared
   });
 });
 

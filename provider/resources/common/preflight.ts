@@ -206,41 +206,54 @@ async function optionalList<T>(what: string, read: () => Promise<T>): Promise<T 
   }
 }
 
-/** Reads the account check and the catalogue, once. */
+/** Reads the account check and the catalogue (without the private networks: see {@link catalogueFor}), once. */
 async function loadCatalogue(client: VmHostClient): Promise<Catalogue> {
   await checkAccount(client);
-  const [locations, tiers, systems, vswitches] = await Promise.all([
+  const [locations, tiers, systems] = await Promise.all([
     optionalList("locations", () => client.catalog.locations()),
     optionalList("tiers", () => client.catalog.tiers()),
     optionalList("OS templates", () => client.catalog.systems()),
-    optionalList("private networks", () => client.network.listVswitches()),
   ]);
-  return {
-    locations: locations && locationsOf(locations),
-    tiers: tiers && tiersOf(tiers),
-    templates: systems && templatesOf(systems),
-    vswitches: vswitches?.map((v) => ({ uuid: v.uuid.toLowerCase(), name: v.name, location: v.location.name })),
+  return { locations: locations && locationsOf(locations), tiers: tiers && tiersOf(tiers), templates: systems && templatesOf(systems) };
+}
+
+async function loadVswitches(client: VmHostClient): Promise<CatalogueVswitch[] | undefined> {
+  const vswitches = await optionalList("private networks", () => client.network.listVswitches());
+  return vswitches?.map((v) => ({ uuid: v.uuid.toLowerCase(), name: v.name, location: v.location.name }));
+}
+
+/**
+ * One read per client (one client per configuration per process, see `getClient`), shared by concurrent checks.
+ * A failure is not remembered: the next check asks again (a long-lived process must not keep failing every
+ * check after one unreachable moment).
+ */
+function oncePerClient<T>(load: (client: VmHostClient) => Promise<T>): (client: VmHostClient) => Promise<T> {
+  const loaded = new WeakMap<VmHostClient, Promise<T>>();
+  return (client) => {
+    let pending = loaded.get(client);
+    if (!pending) {
+      const started = load(client);
+      pending = started;
+      loaded.set(client, started);
+      started.catch(() => {
+        if (loaded.get(client) === started) loaded.delete(client);
+      });
+    }
+    return pending;
   };
 }
 
-const catalogues = new WeakMap<VmHostClient, Promise<Catalogue>>();
+const baseCatalogueFor = oncePerClient(loadCatalogue);
+const vswitchesFor = oncePerClient(loadVswitches);
 
 /**
- * The account check and catalogue of a client: read once per client (one client per configuration per
- * process, see `getClient`), shared by concurrent checks.
+ * The account check and catalogue of a client, each read once per client. The private networks are read only
+ * when `withVswitches` (a resource names a vswitchId): a fleet of VMs without one sends one request less before
+ * its first create, which on a rate-limited host delays every create behind it.
  */
-export function catalogueFor(client: VmHostClient): Promise<Catalogue> {
-  let pending = catalogues.get(client);
-  if (!pending) {
-    pending = loadCatalogue(client);
-    catalogues.set(client, pending);
-    // a failure is not remembered: the next check asks again (a long-lived process must not keep failing
-    // every check after one unreachable moment)
-    pending.catch(() => {
-      if (catalogues.get(client) === pending) catalogues.delete(client);
-    });
-  }
-  return pending;
+export async function catalogueFor(client: VmHostClient, withVswitches = false): Promise<Catalogue> {
+  const [cat, vswitches] = await Promise.all([baseCatalogueFor(client), withVswitches ? vswitchesFor(client) : undefined]);
+  return withVswitches ? { ...cat, vswitches } : cat;
 }
 
 // ---------------------------------------------------------------------------------------------- rules
@@ -387,7 +400,8 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
 export async function previewFailures(
   name: ResourceName, inputs: Record<string, unknown>, client: VmHostClient, isNew = false,
 ): Promise<CheckFailure[]> {
-  const cat = await catalogueFor(client);
+  const namesVswitch = typeof inputs.vswitchId === "string" && inputs.vswitchId !== "" && known(inputs.vswitchId);
+  const cat = await catalogueFor(client, namesVswitch && (name === "Instance" || name === "VswitchAttachment"));
   switch (name) {
     case "Instance":
       return [...instanceCatalogueFailures(inputs, cat), ...(isNew ? await instanceSourceFailures(client, inputs) : [])];
