@@ -312,13 +312,38 @@ describe("instance waits", () => {
     await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-short", deadline: deadline(600_000), until: (d) => d.cpu === 2, clock: waitClock });
     expect(countOf("listInstances", from)).toBeGreaterThan(1);
     expect(countOf("getInstance", from)).toBe(2);
-    // learned as taking two ticks (not within two): the shared list watches it from the start, and the detail is
-    // read once, when it has ended
+    // learned as taking two ticks (not within two) but running 10 s: no early detail read; the one made at the usual
+    // end finds it running, and the detail is read again when the list shows it ended
     durationsFor(client.baseUrl).learn("resize-two-ticks", 2 * statusPollerFor(client).intervalMs);
     await client.instances.resize(uuid, { cpu: 3, memory: 2, storage: 20 });
     from = sim.requests().length;
     await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-two-ticks", deadline: deadline(600_000), until: (d) => d.cpu === 3, clock: waitClock });
-    expect(countOf("getInstance", from)).toBe(1);
+    expect(countOf("getInstance", from)).toBe(2);
+    expect(countOf("listInstances", from)).toBeGreaterThan(1);
+    forgetDurations();
+  });
+
+  it("a known kind's detail is read shortly after its usual end, without waiting for a list tick: when the end holds, that read settles it", async () => {
+    forgetDurations();
+    const uuid = await createVm("end-read");
+    clock.advanceSeconds(10);
+    const interval = statusPollerFor(client).intervalMs;
+    durationsFor(client.baseUrl).learn("resize-known", 10_000); // the simulator's operations take 10 s
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
+    const from = sim.requests().length;
+    const sentAt = clock.now();
+    const settled = await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-known", deadline: deadline(600_000), until: (d) => d.cpu === 2, clock: waitClock });
+    expect(settled.cpu).toBe(2);
+    const reads = sim.requests().slice(from);
+    // one detail read (the outputs need it anyway), made a third of an interval after the usual end
+    expect(reads.filter((r) => r.operation === "getInstance").map((r) => Date.parse(r.time) - sentAt)).toEqual([10_000 + Math.ceil(interval / 3)]);
+    // the list watched the time before it, from a tenth before the usual end, and no list tick came within an interval of it
+    const ticks = reads.filter((r) => r.operation === "listInstances").map((r) => Date.parse(r.time) - sentAt);
+    expect(ticks.length).toBeGreaterThan(1);
+    expect(ticks.every((t) => t >= 9_000 - interval || t === 0)).toBe(true);
+    expect(ticks.every((t) => t <= 10_000 + interval / 3 - interval)).toBe(true);
+    // learned as the middle between the last answer that saw it running and the settled one: about 10 s again
+    expect(Math.abs(durationsFor(client.baseUrl).expected("resize-known")! - 10_000)).toBeLessThan(interval);
     forgetDurations();
   });
 

@@ -3,7 +3,7 @@ import { systemClock, type Clock } from "../clock";
 import { progressLog } from "../context";
 import { instanceLock } from "../resources/common/lock";
 import { durationsFor } from "./durations";
-import { Deadline, defaultPollSchedule, pollUntil, retryUntilDeadline, WaitFailedError, WaitTimeoutError, type PollSchedule, type PollVerdict } from "./poll";
+import { Deadline, defaultPollSchedule, pollUntil, retryUntilDeadline, WaitFailedError, WaitTimeoutError, type PlannedPoll, type PollSchedule, type PollVerdict } from "./poll";
 import { statusPollerFor } from "./status-poller";
 
 /** Statuses that mean the last operation failed: the wait ends at once instead of running to its deadline. */
@@ -110,32 +110,62 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
   // reading the detail. Same requests when it has ended (the settled detail is read either way), one more when
   // not; then the shared list watches it like any other wait. (A chain of such operations, e.g. a fleet's
   // addresses each after its VM, would otherwise wait a tick per link.)
-  let detailFirst = expectedMs !== undefined && expectedMs < 2 * statusPollerFor(client).intervalMs;
+  const intervalMs = statusPollerFor(client).intervalMs;
+  let detailFirst = expectedMs !== undefined && expectedMs < 2 * intervalMs;
+  // A longer operation of a known kind: its detail is read at the usual end, shortly after it (the "end read"),
+  // not at the next list tick after it. The settled detail is read once either way (the outputs come from it), so
+  // this costs no request when the usual end holds, and one when the operation runs longer (the list then watches
+  // it again). It is faster, and on a rate-limited host it spreads the detail reads of a fleet as its creates were
+  // spread instead of releasing a tick's worth of them at once (10 reads queued behind one tick, seen in make bench).
+  // Ticks still watch the time before it, so an operation that ends early is noticed as before.
+  const endRead: PlannedPoll | undefined =
+    expectedMs !== undefined && !detailFirst ? { atMs: expectedMs + intervalMs * END_READ_MARGIN, leadMs: intervalMs } : undefined;
+  let endReadDone = false;
+  // When the last poll that saw the operation running was answered: the end lies between it and the settled answer.
+  let runningSeenAt: number | undefined;
   const detail = await pollUntil<InstanceDetail>({
     what: opts.what,
     deadline: opts.deadline,
     expectedMs,
+    planned: endRead,
     log: progressLog,
     ...pollTiming(opts.clock),
     poll: async () => {
-      const seen = await observe(client, uuid, opts.clock !== undefined, detailFirst);
+      const atEnd = endRead !== undefined && !endReadDone && clock.now() - started >= endRead.atMs;
+      if (atEnd) endReadDone = true;
+      const verdict = await settledVerdict(detailFirst || atEnd);
       detailFirst = false;
-      if (!seen) return gone;
-      const failOnError = opts.failOnErrorStatus !== false;
-      const status = seen.row ?? seen.detail;
-      if (failOnError && isFailureStatus(status.status)) return { failed: true, message: `the instance reports status ${status.status}` };
-      if (status.operation_flag !== 0) return { done: false, status: `${status.status} (operation running)` };
-      // The list says no operation runs: the detail has what `until` checks (sizes, tier, addresses, network).
-      const d = seen.detail ?? (await client.instances.find(uuid));
-      if (!d) return gone;
-      if (failOnError && isFailureStatus(d.status)) return { failed: true, message: `the instance reports status ${d.status}` };
-      if (d.operation_flag === 0 && (!opts.until || opts.until(d))) return { done: true, value: d };
-      return { done: false, status: d.operation_flag !== 0 ? `${d.status} (operation running)` : d.status };
+      if ("done" in verdict && !verdict.done) runningSeenAt = clock.now();
+      return verdict;
     },
   });
-  learnDuration(client, opts.kind, clock.now() - started);
+  // Learned as the middle between the last answer that saw it running and the settled one (about the real end), not
+  // when the end was noticed: the end read is planned from it, and a noticed time would creep later run after run.
+  const settledAt = clock.now();
+  learnDuration(client, opts.kind, (runningSeenAt !== undefined ? (runningSeenAt + settledAt) / 2 : settledAt) - started);
   return detail;
+
+  async function settledVerdict(readDetail: boolean): Promise<PollVerdict<InstanceDetail>> {
+    const seen = await observe(client, uuid, opts.clock !== undefined, readDetail);
+    if (!seen) return gone;
+    const failOnError = opts.failOnErrorStatus !== false;
+    const status = seen.row ?? seen.detail;
+    if (failOnError && isFailureStatus(status.status)) return { failed: true, message: `the instance reports status ${status.status}` };
+    if (status.operation_flag !== 0) return { done: false, status: `${status.status} (operation running)` };
+    // The list says no operation runs: the detail has what `until` checks (sizes, tier, addresses, network).
+    const d = seen.detail ?? (await client.instances.find(uuid));
+    if (!d) return gone;
+    if (failOnError && isFailureStatus(d.status)) return { failed: true, message: `the instance reports status ${d.status}` };
+    if (d.operation_flag === 0 && (!opts.until || opts.until(d))) return { done: true, value: d };
+    return { done: false, status: d.operation_flag !== 0 ? `${d.status} (operation running)` : d.status };
+  }
 }
+
+/**
+ * How long after the usual end of an operation its end read is made, in poll intervals: a little later than the
+ * learned end, which is known to within about half an interval, so the read rarely comes too early.
+ */
+const END_READ_MARGIN = 1 / 3;
 
 /**
  * Polls until the instance is gone (404 on its detail; the list not showing it is only a hint). Used after

@@ -49,6 +49,17 @@ describe("polling schedule", () => {
     expect(nextPollDelay(90_250, 60_000, schedule)).toBe(250);
     expect(nextPollDelay(90_260, 60_000, schedule)).toBe(3_026);
   });
+  it("a planned poll: no poll starts within its lead before it, the sleep ends at it instead; after it the schedule is as before", () => {
+    const planned = { atMs: 60_300, leadMs: 900 };
+    expect(nextPollDelay(0, 60_000, schedule, planned)).toBe(54_000);
+    expect(nextPollDelay(54_000, 60_000, schedule, planned)).toBe(250);
+    expect(nextPollDelay(59_100, 60_000, schedule, planned)).toBe(250); // answered by 59_350 + a tick: before it
+    expect(nextPollDelay(59_200, 60_000, schedule, planned)).toBe(1_100); // would start within the lead: sleep until it
+    expect(nextPollDelay(60_300, 60_000, schedule, planned)).toBe(250);
+    expect(nextPollDelay(90_260, 60_000, schedule, planned)).toBe(3_026);
+    // a planned poll far ahead of a long sleep cuts it short
+    expect(nextPollDelay(0, 60_000, schedule, { atMs: 30_000, leadMs: 900 })).toBe(30_000);
+  });
   it("far past the usual finish backs off up to the cap", () => {
     expect(nextPollDelay(120_000, 60_000, schedule)).toBe(6_000);
     expect(nextPollDelay(3_600_000, 60_000, schedule)).toBe(10_000);

@@ -52,8 +52,28 @@ export const defaultPollSchedule: PollSchedule = {
   maxMs: Number(process.env.VMHOST_POLL_MAX_MS ?? 10_000),
 };
 
-/** The delay before the next poll, given how long we have waited and how long the operation usually takes. */
-export function nextPollDelay(elapsedMs: number, expectedMs: number | undefined, schedule: PollSchedule): number {
+/**
+ * A poll the wait makes at a set time (the end read of waitForInstanceSettled): no other poll starts within
+ * `leadMs` before it (a poll answered by the next shared tick could otherwise still be waiting then).
+ */
+export interface PlannedPoll {
+  /** When, in ms since the wait started. */
+  atMs: number;
+  /** How long before it no other poll starts. */
+  leadMs: number;
+}
+
+/**
+ * The delay before the next poll, given how long we have waited, how long the operation usually takes, and the
+ * planned poll still ahead, if any (the delay then ends at it rather than just before it).
+ */
+export function nextPollDelay(elapsedMs: number, expectedMs: number | undefined, schedule: PollSchedule, planned?: PlannedPoll): number {
+  const delay = scheduledDelay(elapsedMs, expectedMs, schedule);
+  if (planned && elapsedMs < planned.atMs && elapsedMs + delay > planned.atMs - planned.leadMs) return planned.atMs - elapsedMs;
+  return delay;
+}
+
+function scheduledDelay(elapsedMs: number, expectedMs: number | undefined, schedule: PollSchedule): number {
   const { fastMs, maxMs } = schedule;
   if (expectedMs === undefined) return fastMs;
   // Wake a tenth early (at least one interval): durations vary a little from one operation to the next.
@@ -123,6 +143,8 @@ export interface PollOptions<T> {
   poll: () => Promise<PollVerdict<T>>;
   /** Usual duration of the operation, if known: polling is fast around it. */
   expectedMs?: number;
+  /** A poll due at a set time (see {@link PlannedPoll}); `poll` itself decides what that poll reads. */
+  planned?: PlannedPoll;
   schedule?: PollSchedule;
   log?: ProgressLogger;
   /** Progress is logged at most this often (and only for waits longer than it). */
@@ -200,7 +222,7 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
     // Whole milliseconds, at least one: the time until a learned end can come out as a sliver (0.0001 ms, from
     // floating-point rounding at epoch magnitudes), which a clock at today's epoch cannot add: the wait then polled
     // in a loop with the time standing still (found as a hanging test).
-    const delay = Math.max(1, Math.ceil(Math.min(nextPollDelay(elapsed, opts.expectedMs, schedule), opts.deadline.remainingMs())));
+    const delay = Math.max(1, Math.ceil(Math.min(nextPollDelay(elapsed, opts.expectedMs, schedule, opts.planned), opts.deadline.remainingMs())));
     await sleep(delay);
   }
 }
