@@ -320,6 +320,14 @@ describe("instance waits", () => {
     await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-two-ticks", deadline: deadline(600_000), until: (d) => d.cpu === 3, clock: waitClock });
     expect(countOf("getInstance", from)).toBe(2);
     expect(countOf("listInstances", from)).toBeGreaterThan(1);
+    // that end read came too early: later waits of the kind in this process do without one (a fleet on a host whose
+    // durations vary would otherwise pay a wasted read per VM), so the detail is read once, when the list shows the end
+    forgetDurations();
+    durationsFor(client.baseUrl).learn("resize-two-ticks", 2 * statusPollerFor(client).intervalMs);
+    await client.instances.resize(uuid, { cpu: 4, memory: 2, storage: 20 });
+    from = sim.requests().length;
+    await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-two-ticks", deadline: deadline(600_000), until: (d) => d.cpu === 4, clock: waitClock });
+    expect(countOf("getInstance", from)).toBe(1);
     forgetDurations();
   });
 
@@ -335,13 +343,13 @@ describe("instance waits", () => {
     const settled = await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-known", deadline: deadline(600_000), until: (d) => d.cpu === 2, clock: waitClock });
     expect(settled.cpu).toBe(2);
     const reads = sim.requests().slice(from);
-    // one detail read (the outputs need it anyway), made a third of an interval after the usual end
-    expect(reads.filter((r) => r.operation === "getInstance").map((r) => Date.parse(r.time) - sentAt)).toEqual([10_000 + Math.ceil(interval / 3)]);
+    // one detail read (the outputs need it anyway), made half an interval after the usual end
+    expect(reads.filter((r) => r.operation === "getInstance").map((r) => Date.parse(r.time) - sentAt)).toEqual([10_000 + Math.ceil(interval / 2)]);
     // the list watched the time before it, from a tenth before the usual end, and no list tick came within an interval of it
     const ticks = reads.filter((r) => r.operation === "listInstances").map((r) => Date.parse(r.time) - sentAt);
     expect(ticks.length).toBeGreaterThan(1);
     expect(ticks.every((t) => t >= 9_000 - interval || t === 0)).toBe(true);
-    expect(ticks.every((t) => t <= 10_000 + interval / 3 - interval)).toBe(true);
+    expect(ticks.every((t) => t <= 10_000 + interval / 2 - interval)).toBe(true);
     // learned as the middle between the last answer that saw it running and the settled one: about 10 s again
     expect(Math.abs(durationsFor(client.baseUrl).expected("resize-known")! - 10_000)).toBeLessThan(interval);
     forgetDurations();

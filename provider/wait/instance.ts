@@ -115,9 +115,10 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
   // A longer operation of a known kind: its detail is read at the usual end, shortly after it (the "end read"),
   // not at the next list tick after it. The settled detail is read once either way (the outputs come from it), so
   // this costs no request when the usual end holds, and one when the operation runs longer (the list then watches
-  // it again). It is faster, and on a rate-limited host it spreads the detail reads of a fleet as its creates were
-  // spread instead of releasing a tick's worth of them at once (10 reads queued behind one tick, seen in make bench).
-  // Ticks still watch the time before it, so an operation that ends early is noticed as before.
+  // it again, and later waits of the kind in this process do without end reads). It is faster, and on a
+  // rate-limited host it spreads the detail reads of a fleet as its creates were spread instead of releasing a
+  // tick's worth of them at once (10 reads queued behind one tick, seen in make bench). Ticks still watch the
+  // time before it, so an operation that ends early is noticed as before.
   const endRead: PlannedPoll | undefined =
     expectedMs !== undefined && !detailFirst ? { atMs: expectedMs + intervalMs * END_READ_MARGIN, leadMs: intervalMs } : undefined;
   let endReadDone = false;
@@ -131,11 +132,14 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
     log: progressLog,
     ...pollTiming(opts.clock),
     poll: async () => {
-      const atEnd = endRead !== undefined && !endReadDone && clock.now() - started >= endRead.atMs;
+      const atEnd = endRead !== undefined && !endReadDone && clock.now() - started >= endRead.atMs && !endReadsMissed(client, opts.kind);
       if (atEnd) endReadDone = true;
       const verdict = await settledVerdict(detailFirst || atEnd);
       detailFirst = false;
-      if ("done" in verdict && !verdict.done) runningSeenAt = clock.now();
+      if ("done" in verdict && !verdict.done) {
+        runningSeenAt = clock.now();
+        if (atEnd) endReadMissed(client, opts.kind);
+      }
       return verdict;
     },
   });
@@ -162,10 +166,23 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
 }
 
 /**
- * How long after the usual end of an operation its end read is made, in poll intervals: a little later than the
- * learned end, which is known to within about half an interval, so the read rarely comes too early.
+ * How long after the usual end of an operation its end read is made, in poll intervals: half of one, as the learned
+ * end (the middle between two answers about an interval apart) is known to within half an interval.
  */
-const END_READ_MARGIN = 1 / 3;
+const END_READ_MARGIN = 1 / 2;
+
+/**
+ * Kinds whose end read came too early in this process (the operation ran longer than usual), per client. Their
+ * waits go back to the list ticks for the rest of the process: on a host whose durations vary, a fleet would
+ * otherwise pay a wasted detail read per VM. The next process tries again, with what this one learned.
+ */
+const missedEndReads = new WeakMap<VmHostClient, Set<string | undefined>>();
+const endReadsMissed = (client: VmHostClient, kind: string | undefined): boolean => missedEndReads.get(client)?.has(kind) ?? false;
+function endReadMissed(client: VmHostClient, kind: string | undefined): void {
+  const kinds = missedEndReads.get(client) ?? new Set();
+  kinds.add(kind);
+  missedEndReads.set(client, kinds);
+}
 
 /**
  * Polls until the instance is gone (404 on its detail; the list not showing it is only a hint). Used after
