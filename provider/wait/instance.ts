@@ -4,6 +4,7 @@ import { progressLog } from "../context";
 import { instanceLock } from "../resources/common/lock";
 import { durationsFor } from "./durations";
 import { Deadline, defaultPollSchedule, pollUntil, retryUntilDeadline, WaitFailedError, WaitTimeoutError, type PlannedPoll, type PollSchedule, type PollVerdict } from "./poll";
+import { perClient } from "./batched-asks";
 import { statusPollerFor } from "./status-poller";
 
 /** Statuses that mean the last operation failed: the wait ends at once instead of running to its deadline. */
@@ -176,13 +177,9 @@ const END_READ_MARGIN = 1 / 2;
  * waits go back to the list ticks for the rest of the process: on a host whose durations vary, a fleet would
  * otherwise pay a wasted detail read per VM. The next process tries again, with what this one learned.
  */
-const missedEndReads = new WeakMap<VmHostClient, Set<string | undefined>>();
-const endReadsMissed = (client: VmHostClient, kind: string | undefined): boolean => missedEndReads.get(client)?.has(kind) ?? false;
-function endReadMissed(client: VmHostClient, kind: string | undefined): void {
-  const kinds = missedEndReads.get(client) ?? new Set();
-  kinds.add(kind);
-  missedEndReads.set(client, kinds);
-}
+const missedEndReadsOf = perClient((_client: VmHostClient) => new Set<string | undefined>());
+const endReadsMissed = (client: VmHostClient, kind: string | undefined): boolean => missedEndReadsOf(client).has(kind);
+const endReadMissed = (client: VmHostClient, kind: string | undefined): void => void missedEndReadsOf(client).add(kind);
 
 /**
  * Polls until the instance is gone (404 on its detail; the list not showing it is only a hint). Used after
