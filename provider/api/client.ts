@@ -16,7 +16,7 @@ import { createNetworkApi, type NetworkApi } from "./areas/network";
 import { createSnapshotsApi, type SnapshotsApi } from "./areas/snapshots";
 import { createStorageApi, type StorageApi } from "./areas/storage";
 import { debugLoggingEnabled, redactingLogger, stderrLogger, type RequestLogger } from "./log";
-import { limiterFor, RateLimiter } from "./limiter";
+import { limiterFor, RateLimiter, type RateLimitView } from "./limiter";
 import type { CallFunction, OperationData } from "./operations";
 import { applyRouteOverrides, type EffectiveRoutes, type RouteOverrides } from "./overrides";
 import { debugStep, errorStep, parseStep, rateLimitStep, retryStep, sendStep, type PreparedRequest } from "./pipeline";
@@ -87,6 +87,8 @@ export interface VmHostClient {
   readonly catalog: CatalogApi;
   /** Credit, payments, billing reports. */
   readonly billing: BillingApi;
+  /** The account's rate limiter, as far as work that can wait for a quieter moment needs to know it. */
+  readonly rateLimit: RateLimitView;
 }
 
 const clientOptionsSchema = z.object({
@@ -200,5 +202,6 @@ export function createClient(options: ClientOptions): VmHostClient {
     backups: createBackupsApi(typedCall),
     catalog: createCatalogApi(cachingCall),
     billing: createBillingApi(typedCall),
+    rateLimit: limiter,
   };
 }

@@ -13,11 +13,15 @@
  * - A 429 pauses every request of the account until the window ends (`Reset` when it falls inside
  *   `Retry-After`, being more precise than whole seconds; else `Retry-After`); then the whole limit is available.
  * - When the budget is spent and the window's end is unknown, one probe request goes out a second after the
- *   budget ran out (not a second after the next request queued: that held a fleet's status reads for up to a
- *   second into every new window, seen in make bench), and then at most one a second: its answer tells the new
- *   budget (`Remaining`) or, as a 429, when the window ends. (Windows are not predicted
- *   from earlier ones: a window length guessed from two 429s far apart once held a 50-VM fleet for 30 s at a
- *   time with nothing sent; a probe a second costs at most one 429 per window.)
+ *   window began, as far as the answers tell: the window began no later than its first answer we saw arrived (the
+ *   first answer of the process, or the first whose `Remaining` went up instead of down). Not a second after the
+ *   budget ran out: a fleet that spent a window just before it ended then sent nothing for most of the next one
+ *   (0.9 s lost in about half the make bench runs); nor a second after the next request queued (that held a
+ *   fleet's status reads for up to a second into every new window). Then at most one probe a second: its answer
+ *   tells the new budget (`Remaining`) or, as a 429, when the window ends. On a host whose windows last one
+ *   second a probe so timed never comes early; on one with longer windows it costs at most one 429 per window,
+ *   which names the window's end. (Window lengths are not predicted from earlier windows: a length guessed from
+ *   two 429s far apart once held a 50-VM fleet for 30 s at a time with nothing sent.)
  * - Requests are granted strictly in arrival order (one FIFO queue), so no resource starves behind a busy one.
  * - `vmhost:maxRequestsPerSecond` stays as a cap (a token bucket, {@link Pacer}) on top of what is learned.
  *
@@ -29,6 +33,15 @@ import { accountKey, Pacer } from "./pacer";
 
 /** How long to hold requests when the budget is spent and the window's end is unknown (then probe once). */
 export const PROBE_INTERVAL_MS = 1_000;
+
+/**
+ * Whether the host's rate limit is what paces the account's requests right now: read by work that can be left
+ * out when requests compete for the limit (wait/status-poller.ts skips a list tick that only watches for an early end).
+ */
+export interface RateLimitView {
+  /** True when requests are queued, or the window's budget ran out (or a 429 came) within the last `withinMs`. */
+  reachedWithin(withinMs: number): boolean;
+}
 
 /** Counters of one limiter, for `make bench` and debugging. */
 export interface LimiterStats {
@@ -53,14 +66,21 @@ function headerNumber(headers: Record<string, string | undefined>, name: string)
 }
 
 /** A fair, self-tuning limiter for one account (see the module comment). */
-export class RateLimiter {
+export class RateLimiter implements RateLimitView {
   private readonly cap: Pacer;
+  /** When the budget was last seen spent (a grant took its last request, an answer said 0 left, or a 429). */
+  private exhaustedAt = -Infinity;
   private limit: number | undefined;
   private budget: number | undefined;
   private windowEndsAt: number | undefined;
   private pausedUntil = 0;
   /** When the budget was last seen spent (undefined while a budget is left or none is known): a probe is due a second later. */
   private spentAt: number | undefined;
+  /** When the first answer known to come from the current window arrived (the window began no later). */
+  private windowSeenAt: number | undefined;
+  /** `Remaining` of the newest answer: one that does not go down from it comes from a new window. */
+  private newestRemaining: number | undefined;
+  private lastProbeAt = -Infinity;
   private tickets = 0;
   private newestObserved = 0;
   private answered = false;
@@ -121,6 +141,11 @@ export class RateLimiter {
     });
   }
 
+  reachedWithin(withinMs: number): boolean {
+    const now = this.clock.now();
+    return this.queue.length > 0 || this.pausedUntil > now || now - this.exhaustedAt <= withinMs;
+  }
+
   /** Holds every request of the account until `untilMs`; an earlier time never shortens a later pause. */
   pauseUntil(untilMs: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, untilMs);
@@ -140,6 +165,10 @@ export class RateLimiter {
       if (limit !== undefined && limit > 0) this.limit = limit;
       const remaining = headerNumber(response.headers, "x-ratelimit-remaining");
       if (remaining !== undefined && ticket >= this.newestObserved) {
+        // In one window every later request leaves less (answers are taken in ticket order); a request that
+        // overtook an earlier one on the way can look like a new window: the probe then comes later, never early.
+        if (this.newestRemaining === undefined || remaining >= this.newestRemaining) this.windowSeenAt = now;
+        this.newestRemaining = remaining;
         this.newestObserved = ticket;
         // Requests granted after this one were sent later: the service counts them in this window too.
         this.budget = Math.max(0, remaining - (this.tickets - ticket));
@@ -150,6 +179,7 @@ export class RateLimiter {
         this.newestObserved = ticket;
         this.budget = undefined;
         this.windowEndsAt = undefined;
+        this.newestRemaining = undefined;
       }
       if (response.status === 429) {
         this.throttled += 1;
@@ -160,7 +190,10 @@ export class RateLimiter {
       // A budget again (or none known): no probe due. Spent: a probe is due a second from now, or stays due when
       // it already was.
       if (this.budget === undefined || this.budget > 0) this.spentAt = undefined;
-      else this.spentAt ??= now;
+      else {
+        this.spentAt ??= now;
+        this.exhaustedAt = now;
+      }
     }
     // The answer may free the queue (a probe's answer names the new window's budget): wake a pump that sleeps
     // towards the next probe, so it decides again now. Left asleep, it held every queued request for the rest
@@ -197,17 +230,23 @@ export class RateLimiter {
     if (this.pausedUntil > now) return this.pausedUntil - now;
     if (!this.answered && this.inFlight > 0) return Infinity; // woken by observe()
     if (this.windowEndsAt !== undefined) {
-      // The window has ended (the pause, which lasts at least until its end, is over): the whole limit again.
+      // The window has ended (the pause, which lasts at least until its end, is over): the whole limit again, in a
+      // window that began right then.
       this.budget = this.limit;
       this.spentAt = undefined;
+      this.windowSeenAt = this.windowEndsAt;
+      this.newestRemaining = this.limit;
       this.windowEndsAt = undefined;
     }
     if (this.budget !== undefined && this.budget <= 0) {
       // The window's end is unknown here: a known end is also the pause's end (observe pauses until it), which
       // returned above.
-      const probeAt = (this.spentAt ??= now) + PROBE_INTERVAL_MS;
+      const spentAt = (this.spentAt ??= now);
+      const windowBegan = Math.min(spentAt, this.windowSeenAt ?? spentAt);
+      const probeAt = Math.max(windowBegan, this.lastProbeAt) + PROBE_INTERVAL_MS;
       if (now < probeAt) return probeAt - now;
-      this.spentAt = undefined; // the probe's grant spends the budget again: the next probe is due a second after it
+      this.spentAt = undefined; // the probe's grant spends the budget again
+      this.lastProbeAt = now; // and the next probe is due a second after it at the earliest
       this.budget = 1; // one probe: its answer tells the window
     }
     return this.cap.delayMs();
@@ -228,7 +267,10 @@ export class RateLimiter {
         }
         const waiter = this.queue.shift()!;
         if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
-        if (this.budget !== undefined && --this.budget <= 0) this.spentAt ??= this.clock.now();
+        if (this.budget !== undefined && --this.budget <= 0) {
+          this.spentAt ??= this.clock.now();
+          this.exhaustedAt = this.clock.now();
+        }
         this.cap.take();
         this.inFlight += 1;
         this.tickets += 1;

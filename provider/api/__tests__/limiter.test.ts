@@ -67,6 +67,67 @@ describe("rate limiter: learns the host's limit from its answers", () => {
     expect(sleeps).toEqual([PROBE_INTERVAL_MS]);
   });
 
+  it("tells whether the limit was reached lately: budget spent, a request queued, or a 429's pause", async () => {
+    const { clock, advance } = steppedClock(1_700_000_000_000);
+    const limiter = new RateLimiter(undefined, clock);
+    expect(limiter.reachedWithin(1000)).toBe(false); // nothing learned yet: nothing says the limit paces us
+    const a = await limiter.acquire();
+    limiter.observe(a, answer(200, { "x-ratelimit-limit": "2", "x-ratelimit-remaining": "1" }));
+    expect(limiter.reachedWithin(1000)).toBe(false); // one left
+    await limiter.acquire(); // the last of the window
+    expect(limiter.reachedWithin(1000)).toBe(true);
+    await advance(1001);
+    expect(limiter.reachedWithin(1000)).toBe(false); // a second later: not lately
+    // A request queued (the budget spent; its probe is not due yet) counts as reached while it waits.
+    const queued = limiter.acquire();
+    await settle();
+    expect(limiter.reachedWithin(0)).toBe(true);
+    await advance(PROBE_INTERVAL_MS);
+    const b = await queued;
+    // A 429: the account is paused until the window's end, and the limit was reached now.
+    limiter.observe(b, answer(429, { "retry-after": "5" }));
+    await advance(2000);
+    expect(limiter.reachedWithin(1000)).toBe(true); // still paused (3 s left)
+    await advance(3000);
+    expect(limiter.reachedWithin(1000)).toBe(false);
+  });
+
+  it("a window spent just before its end: the probe goes a second after the window's first answer, not a second after the spend", async () => {
+    const { clock, advance, now } = steppedClock(1_700_000_000_400);
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    await advance(10);
+    limiter.observe(a, answer(200, { "x-ratelimit-limit": "3", "x-ratelimit-remaining": "2" })); // the window began by now (.410)
+    await advance(540);
+    const [b, c] = [await limiter.acquire(), await limiter.acquire()]; // spent at .950
+    limiter.observe(b, answer(200, { "x-ratelimit-remaining": "1" }));
+    limiter.observe(c, answer(200, { "x-ratelimit-remaining": "0" }));
+    const grantedAt: number[] = [];
+    const probe = limiter.acquire().then((t) => (grantedAt.push(now()), t));
+    await advance(459);
+    expect(grantedAt).toEqual([]);
+    await advance(1);
+    expect(grantedAt).toEqual([1_700_000_001_410]); // a second after .410 (the old rule: 1.950, most of a window lost)
+    // Its answer is a 429 that names no window end: the next probe a second after this one, not at once.
+    limiter.observe(await probe, answer(429, {}));
+    const next = limiter.acquire().then((t) => (grantedAt.push(now()), t));
+    await advance(999);
+    expect(grantedAt).toHaveLength(1);
+    await advance(1);
+    expect(grantedAt[1]).toBe(1_700_000_002_410);
+    // That one says a new window began (Remaining went up): the budget is used at once, and the next probe is a
+    // second after this answer.
+    limiter.observe(await next, answer(200, { "x-ratelimit-remaining": "2" }));
+    await limiter.acquire();
+    await limiter.acquire();
+    const last = limiter.acquire().then(() => grantedAt.push(now()));
+    await advance(999);
+    expect(grantedAt).toHaveLength(2);
+    await advance(1);
+    await last;
+    expect(grantedAt[2]).toBe(1_700_000_003_410);
+  });
+
   it("a 429 holds every request until the window's end (X-RateLimit-Reset, more precise than Retry-After)", async () => {
     const { clock, sleeps } = fakeClock(1_700_000_000_300);
     const limiter = new RateLimiter(undefined, clock);
