@@ -2,7 +2,7 @@ import { createClient, type VmHostClient } from "../provider/api";
 import { Deadline, WaitFailedError, WaitTimeoutError } from "../provider/wait/poll";
 import { BusyError } from "../provider/api";
 import { forgetDurations, durationsFor } from "../provider/wait/durations";
-import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle } from "../provider/wait/instance";
+import { endEstimate, isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle } from "../provider/wait/instance";
 import { setProgressSink } from "../provider/context";
 import { statusPollerFor } from "../provider/wait/status-poller";
 import { startSimulator, ManualClock } from "../simulator";
@@ -355,6 +355,86 @@ describe("instance waits", () => {
     forgetDurations();
   });
 
+  it("a timer that fires a millisecond early still makes the end read (not a list tick, then the read a tick later)", async () => {
+    forgetDurations();
+    const uuid = await createVm("end-read-early-timer");
+    clock.advanceSeconds(10);
+    const interval = statusPollerFor(client).intervalMs;
+    // The system clock's timers can fire a millisecond before Date.now() reaches their time.
+    const earlyClock = { now: () => clock.now(), sleep: async (ms: number) => clock.advanceSeconds((ms > 1 ? ms - 1 : ms) / 1000) };
+    durationsFor(client.baseUrl).learn("resize-early", 10_000);
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
+    const from = sim.requests().length;
+    const sentAt = clock.now();
+    await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-early", deadline: deadline(600_000), until: (d) => d.cpu === 2, clock: earlyClock });
+    const reads = sim.requests().slice(from);
+    expect(reads.filter((r) => r.operation === "getInstance")).toHaveLength(1);
+    const lastTick = Math.max(...reads.filter((r) => r.operation === "listInstances").map((r) => Date.parse(r.time) - sentAt));
+    expect(lastTick).toBeLessThanOrEqual(10_000 + interval / 2 - interval);
+    forgetDurations();
+  });
+
+  it("while the host's rate limit paces the requests, the list does not watch before the end read: that read notices the end", async () => {
+    forgetDurations();
+    const uuid = await createVm("end-read-busy");
+    clock.advanceSeconds(10);
+    const interval = statusPollerFor(client).intervalMs;
+    // A client of the same account whose limiter says the limit was reached lately (a fleet's requests queue).
+    const busy: VmHostClient = { ...client, rateLimit: { reachedWithin: () => true } };
+    durationsFor(client.baseUrl).learn("resize-busy", 10_000);
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
+    let from = sim.requests().length;
+    let sentAt = clock.now();
+    await waitForInstanceSettled(busy, uuid, { what: "resize", kind: "resize-busy", deadline: deadline(600_000), until: (d) => d.cpu === 2, clock: waitClock });
+    expect(countOf("listInstances", from)).toBe(0);
+    expect(sim.requests().slice(from).map((r) => [r.operation, Date.parse(r.time) - sentAt])).toEqual([["getInstance", 10_000 + Math.ceil(interval / 2)]]);
+    // Nothing saw it running near its end: what was known stays (not the noticed time, which would creep later)
+    expect(durationsFor(client.baseUrl).expected("resize-busy")).toBe(10_000);
+    // The operation runs longer than usual: the end read finds it running, and from then on the list watches it
+    // (the wait needs the list now, busy or not) until it ends.
+    forgetDurations();
+    durationsFor(client.baseUrl).learn("resize-busy", 5_000);
+    await client.instances.resize(uuid, { cpu: 3, memory: 2, storage: 20 });
+    from = sim.requests().length;
+    sentAt = clock.now();
+    const settled = await waitForInstanceSettled(busy, uuid, { what: "resize", kind: "resize-busy", deadline: deadline(600_000), until: (d) => d.cpu === 3, clock: waitClock });
+    expect(settled.cpu).toBe(3);
+    const ticks = sim.requests().slice(from).filter((r) => r.operation === "listInstances").map((r) => Date.parse(r.time) - sentAt);
+    expect(ticks.length).toBeGreaterThan(1);
+    expect(ticks.every((t) => t > 5_000)).toBe(true);
+    expect(countOf("getInstance", from)).toBe(2); // the early end read, and the settled detail
+    forgetDurations();
+  });
+
+  it("a wait that started knowing nothing adopts a duration learned meanwhile (a fleet's first VM to finish) and reads at that end", async () => {
+    forgetDurations();
+    const uuid = await createVm("adopts-duration");
+    clock.advanceSeconds(10);
+    const interval = statusPollerFor(client).intervalMs;
+    const busy: VmHostClient = { ...client, rateLimit: { reachedWithin: () => true } };
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
+    const from = sim.requests().length;
+    const sentAt = clock.now();
+    // Another VM's resize of 10 s ends 3 s into this wait (learned by its own wait, in this process).
+    let taught = false;
+    const teachingClock = {
+      now: () => clock.now(),
+      sleep: async (ms: number) => {
+        clock.advanceSeconds(ms / 1000);
+        if (!taught && clock.now() - sentAt >= 3_000) {
+          taught = true;
+          durationsFor(client.baseUrl).learn("resize-adopt", 10_000);
+        }
+      },
+    };
+    await waitForInstanceSettled(busy, uuid, { what: "resize", kind: "resize-adopt", deadline: deadline(600_000), until: (d) => d.cpu === 2, clock: teachingClock });
+    const reads = sim.requests().slice(from).map((r) => [r.operation, Date.parse(r.time) - sentAt] as const);
+    // The list until it was learned (nothing known: fast polling), then nothing until the end read.
+    expect(reads.filter(([op, at]) => op === "listInstances" && at < 3_000).length).toBeGreaterThan(1);
+    expect(reads.filter(([, at]) => at >= 3_000 + interval)).toEqual([["getInstance", 10_000 + Math.ceil(interval / 2)]]);
+    forgetDurations();
+  });
+
   it("learns how long an operation kind took, on the waits' clock, so the next wait polls around it", async () => {
     forgetDurations();
     const uuid = await createVm("learns-1");
@@ -367,6 +447,24 @@ describe("instance waits", () => {
     await waitForInstanceGone(client, uuid, { what: "deletion", deadline: deadline(600_000), clock: waitClock });
     expect(durationsFor(client.baseUrl).expected("delete")).toBeGreaterThanOrEqual(10_000);
     forgetDurations();
+  });
+});
+
+describe("where an operation most likely ended (what is learned)", () => {
+  const interval = 900;
+  it("answers at most two intervals apart: their middle", () => {
+    expect(endEstimate(10_000, 10_900, undefined, interval)).toBe(10_450);
+    expect(endEstimate(10_000, 11_800, 30_000, interval)).toBe(10_900);
+  });
+  it("further apart (watch ticks left out): the usual end where it fits between them, else the nearer answer", () => {
+    expect(endEstimate(2_000, 10_450, 10_000, interval)).toBe(10_000);
+    expect(endEstimate(undefined, 10_450, 10_000, interval)).toBe(10_000);
+    expect(endEstimate(2_000, 10_450, 12_000, interval)).toBe(10_450); // ended before the usual end
+    expect(endEstimate(2_000, 10_450, 1_000, interval)).toBe(2_000); // still running after it
+  });
+  it("nothing known and no answer near the end: the middle, or the settled answer when nothing saw it running", () => {
+    expect(endEstimate(2_000, 10_000, undefined, interval)).toBe(6_000);
+    expect(endEstimate(undefined, 50, undefined, interval)).toBe(50);
   });
 });
 

@@ -30,6 +30,8 @@ interface Asker<Q, A> {
 export interface Batch<Q> {
   /** Closes the batch (asks from now on wait for the next read) and returns its questions; the same on every call. */
   close(): Q[];
+  /** The questions so far, without closing the batch (all of them once it is closed). */
+  peek(): Q[];
 }
 
 /** Shares reads between askers (see the module comment). */
@@ -88,7 +90,7 @@ export class BatchedAsks<Q, A> {
       }
       return askers;
     };
-    const batch: Batch<Q> = { close: () => close().map((a) => a.question) };
+    const batch: Batch<Q> = { close: () => close().map((a) => a.question), peek: () => (askers ?? this.pending).map((a) => a.question) };
     if (!this.options.holdOpen) close();
     try {
       const answer = await this.readFor(batch);

@@ -5,7 +5,7 @@ import { instanceLock } from "../resources/common/lock";
 import { durationsFor } from "./durations";
 import { Deadline, defaultPollSchedule, pollUntil, retryUntilDeadline, WaitFailedError, WaitTimeoutError, type PlannedPoll, type PollSchedule, type PollVerdict } from "./poll";
 import { perClient } from "./batched-asks";
-import { statusPollerFor } from "./status-poller";
+import { statusPollerFor, TICK_SKIPPED } from "./status-poller";
 
 /** Statuses that mean the last operation failed: the wait ends at once instead of running to its deadline. */
 export function isFailureStatus(status: string): boolean {
@@ -86,11 +86,11 @@ type Seen = { row: InstanceListItem; detail?: undefined } | { detail: InstanceDe
  * straight away (the first look at an operation that usually ends within two ticks: waitForInstanceSettled).
  */
 async function observe(client: VmHostClient, uuid: string, injectedTime: boolean, detailFirst = false): Promise<Seen> {
-  if (detailFirst) {
-    const detail = await client.instances.find(uuid);
-    return detail ? { detail } : undefined;
-  }
-  const row = await statusPollerFor(client).status(uuid, { now: injectedTime });
+  return seenFrom(client, uuid, detailFirst ? undefined : await statusPollerFor(client).status(uuid, { now: injectedTime }));
+}
+
+/** What the list row shows, or (no row: not listed, or not asked) the detail; undefined when the instance is gone. */
+async function seenFrom(client: VmHostClient, uuid: string, row: InstanceListItem | undefined): Promise<Seen> {
   if (row) return { row };
   const detail = await client.instances.find(uuid);
   return detail ? { detail } : undefined;
@@ -105,7 +105,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
   const clock = opts.clock ?? systemClock;
   const started = clock.now();
   const gone = { failed: true, message: `instance ${uuid} no longer exists` } as const;
-  const expectedMs = expectedFor(client, opts);
+  let expectedMs = expectedFor(client, opts);
   // An operation that usually ends within two ticks of the shared poller (an address added, a rule changed): its
   // first look reads the detail directly instead of waiting up to a tick for the list to say "idle" and then
   // reading the detail. Same requests when it has ended (the settled detail is read either way), one more when
@@ -119,39 +119,68 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
   // it again, and later waits of the kind in this process do without end reads). It is faster, and on a
   // rate-limited host it spreads the detail reads of a fleet as its creates were spread instead of releasing a
   // tick's worth of them at once (10 reads queued behind one tick, seen in make bench). Ticks still watch the
-  // time before it, so an operation that ends early is noticed as before.
-  const endRead: PlannedPoll | undefined =
-    expectedMs !== undefined && !detailFirst ? { atMs: expectedMs + intervalMs * END_READ_MARGIN, leadMs: intervalMs } : undefined;
+  // time before it, so an operation that ends early is noticed as before, unless the host's rate limit is busy
+  // (status-poller.ts: those ticks are then left out, and the end read is what notices the end).
+  const endReadAfter = (expected: number | undefined): PlannedPoll | undefined =>
+    expected !== undefined && expected >= 2 * intervalMs ? { atMs: expected + intervalMs * END_READ_MARGIN, leadMs: intervalMs } : undefined;
+  let endRead = endReadAfter(expectedMs);
   let endReadDone = false;
   // When the last poll that saw the operation running was answered: the end lies between it and the settled answer.
   let runningSeenAt: number | undefined;
+  let lastStatus: string | undefined;
   const detail = await pollUntil<InstanceDetail>({
     what: opts.what,
     deadline: opts.deadline,
-    expectedMs,
-    planned: endRead,
+    // Read before every sleep: a wait that started knowing nothing adopts a duration learned meanwhile (below).
+    get expectedMs() {
+      return expectedMs;
+    },
+    get planned() {
+      return endRead;
+    },
     log: progressLog,
     ...pollTiming(opts.clock),
     poll: async () => {
-      const atEnd = endRead !== undefined && !endReadDone && clock.now() - started >= endRead.atMs && !endReadsMissed(client, opts.kind);
+      // A fleet's first VM to finish tells the others, started knowing nothing (a fresh process), when theirs end:
+      // they adopt its duration (and so an end read) while that end is still ahead; past it they keep polling fast.
+      if (expectedMs === undefined && opts.kind !== undefined) {
+        const learned = expectedFor(client, opts);
+        if (learned !== undefined && clock.now() - started < learned) {
+          expectedMs = learned;
+          endRead = endReadAfter(learned);
+        }
+      }
+      const plan = endRead;
+      const planned = plan !== undefined && !endReadDone && !endReadsMissed(client, opts.kind);
+      // (A little early counts: a timer of the system clock can fire a millisecond before Date.now() reaches its
+      // time, and this poll is the one pollUntil slept until. Missed, it waited for a tick: 0.6 s late in make bench.)
+      const atEnd = planned && clock.now() - started >= plan.atMs - TIMER_SLACK_MS;
       if (atEnd) endReadDone = true;
-      const verdict = await settledVerdict(detailFirst || atEnd);
+      const verdict = await settledVerdict(detailFirst || atEnd, planned && !atEnd);
       detailFirst = false;
+      if (verdict === TICK_SKIPPED) return { done: false, status: lastStatus ?? "not looked at yet (the host's rate limit is busy)" };
       if ("done" in verdict && !verdict.done) {
         runningSeenAt = clock.now();
+        lastStatus = verdict.status;
         if (atEnd) endReadMissed(client, opts.kind);
       }
       return verdict;
     },
   });
-  // Learned as the middle between the last answer that saw it running and the settled one (about the real end), not
-  // when the end was noticed: the end read is planned from it, and a noticed time would creep later run after run.
-  const settledAt = clock.now();
-  learnDuration(client, opts.kind, (runningSeenAt !== undefined ? (runningSeenAt + settledAt) / 2 : settledAt) - started);
+  const usualEnd = expectedMs !== undefined ? started + expectedMs : undefined;
+  learnDuration(client, opts.kind, endEstimate(runningSeenAt, clock.now(), usualEnd, intervalMs) - started);
   return detail;
 
-  async function settledVerdict(readDetail: boolean): Promise<PollVerdict<InstanceDetail>> {
-    const seen = await observe(client, uuid, opts.clock !== undefined, readDetail);
+  /** `watchOnly`: the end read is still ahead, the list only watches for an early end (status-poller.ts watch). */
+  async function settledVerdict(readDetail: boolean, watchOnly: boolean): Promise<PollVerdict<InstanceDetail> | typeof TICK_SKIPPED> {
+    let seen: Seen;
+    if (watchOnly && !readDetail) {
+      const row = await statusPollerFor(client).watch(uuid, { now: opts.clock !== undefined });
+      if (row === TICK_SKIPPED) return row;
+      seen = await seenFrom(client, uuid, row);
+    } else {
+      seen = await observe(client, uuid, opts.clock !== undefined, readDetail);
+    }
     if (!seen) return gone;
     const failOnError = opts.failOnErrorStatus !== false;
     const status = seen.row ?? seen.detail;
@@ -167,10 +196,27 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
 }
 
 /**
+ * When the operation most likely ended (a clock time), from the last answer that saw it running (if any) and the
+ * one that saw it settled: the end lies between them. Not when the end was noticed: the end read is planned from
+ * what is learned, and a noticed time would creep later run after run. Answers at most two poll intervals apart:
+ * their middle. Further apart (the watch ticks before an end read were left out on a busy host, status-poller.ts):
+ * the middle says little (it once put the end seconds early); the usual end (`expectedAt`) is kept where it fits
+ * between them, else the nearest of the two.
+ */
+export function endEstimate(runningSeenAt: number | undefined, settledAt: number, expectedAt: number | undefined, intervalMs: number): number {
+  if (runningSeenAt !== undefined && settledAt - runningSeenAt <= 2 * intervalMs) return (runningSeenAt + settledAt) / 2;
+  if (expectedAt === undefined) return runningSeenAt !== undefined ? (runningSeenAt + settledAt) / 2 : settledAt;
+  return Math.min(settledAt, Math.max(runningSeenAt ?? -Infinity, expectedAt));
+}
+
+/**
  * How long after the usual end of an operation its end read is made, in poll intervals: half of one, as the learned
  * end (the middle between two answers about an interval apart) is known to within half an interval.
  */
 const END_READ_MARGIN = 1 / 2;
+
+/** How early a poll may come and still be the end read (see its use). */
+const TIMER_SLACK_MS = 5;
 
 /**
  * Kinds whose end read came too early in this process (the operation ran longer than usual), per client. Their

@@ -141,10 +141,10 @@ export interface PollOptions<T> {
    * as "status unknown" until {@link MAX_CONSECUTIVE_POLL_FAILURES} come in a row; any other error ends the wait.
    */
   poll: () => Promise<PollVerdict<T>>;
-  /** Usual duration of the operation, if known: polling is fast around it. */
-  expectedMs?: number;
-  /** A poll due at a set time (see {@link PlannedPoll}); `poll` itself decides what that poll reads. */
-  planned?: PlannedPoll;
+  /** Usual duration of the operation, if known: polling is fast around it. Read before every sleep (may be a getter). */
+  readonly expectedMs?: number;
+  /** A poll due at a set time (see {@link PlannedPoll}); `poll` itself decides what that poll reads. Read like expectedMs. */
+  readonly planned?: PlannedPoll;
   schedule?: PollSchedule;
   log?: ProgressLogger;
   /** Progress is logged at most this often (and only for waits longer than it). */

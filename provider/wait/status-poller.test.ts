@@ -1,6 +1,6 @@
 import type { InstanceList, InstanceListItem } from "../api";
 import type { VmHostClient } from "../api";
-import { InstanceStatusPoller, pollIntervalMs, statusPollerFor } from "./status-poller";
+import { InstanceStatusPoller, pollIntervalMs, statusPollerFor, TICK_SKIPPED } from "./status-poller";
 
 const row = (uuid: string, status = "Running", operation_flag = 0) =>
   ({ uuid, hostname: uuid, status, operation_flag }) as unknown as InstanceListItem;
@@ -33,7 +33,31 @@ describe("shared instance status poller", () => {
     await Promise.all(rows.map((r) => poller.status(r.uuid)));
     expect(list.requests).toHaveLength(2);
     expect(list.requests[1]!.at - list.requests[0]!.at).toBeGreaterThanOrEqual(1000);
-    expect(poller.stats()).toEqual({ ticks: 2, requests: 2, answered: 100 });
+    expect(poller.stats()).toEqual({ ticks: 2, requests: 2, answered: 100, skipped: 0 });
+  });
+
+  it("leaves out a tick only watching waits asked for while the rate limit is busy; any other ask makes it", async () => {
+    const rows = [row("vm-1", "creating", 1), row("vm-2", "creating", 1)];
+    const list = fakeList(rows);
+    let busy = true;
+    const asked: number[] = [];
+    const poller = new InstanceStatusPoller(list.listPage, 1000, list.clock, { reachedWithin: (ms) => (asked.push(ms), busy) });
+    // Watchers only, limit busy: no request, every watcher told so.
+    expect(await Promise.all([poller.watch("vm-1"), poller.watch("vm-2")])).toEqual([TICK_SKIPPED, TICK_SKIPPED]);
+    expect(list.requests).toHaveLength(0);
+    expect(asked).toEqual([1000]); // "busy" = the limit was reached within the last second
+    // One wait that needs the status (an idle wait, a wait past its end read) makes the tick for every asker.
+    const [watched, needed] = await Promise.all([poller.watch("vm-1"), poller.status("vm-2")]);
+    expect(list.requests).toHaveLength(1);
+    expect(watched).toMatchObject({ uuid: "vm-1", status: "creating" });
+    expect(needed).toMatchObject({ uuid: "vm-2", status: "creating" });
+    // The limit no longer busy: watchers alone get their tick.
+    busy = false;
+    expect(await poller.watch("vm-1")).toMatchObject({ uuid: "vm-1" });
+    expect(list.requests).toHaveLength(2);
+    expect(poller.stats()).toEqual({ ticks: 2, requests: 2, answered: 3, skipped: 1 });
+    // A left-out tick still spaces the ticks: the first one made after it started an interval later.
+    expect(list.requests[0]!.at).toBeGreaterThanOrEqual(1000);
   });
 
   it("never answers a waiter with a tick that started before it asked", async () => {
@@ -106,7 +130,7 @@ describe("shared instance status poller", () => {
     expect((await first)?.uuid).toBe("vm-1");
     expect((await joined)?.status).toBe("stopping");
     expect(list.requests).toHaveLength(1);
-    expect(poller.stats()).toEqual({ ticks: 1, requests: 1, answered: 2 });
+    expect(poller.stats()).toEqual({ ticks: 1, requests: 1, answered: 2, skipped: 0 });
   });
 
   it("reads further pages only until every waited instance is found; an unlisted one is undefined", async () => {
@@ -144,7 +168,7 @@ describe("shared instance status poller: spacing and paging", () => {
     await Promise.all([poller.status("vm-1"), poller.status("vm-2"), poller.status("vm-1")]);
     await settle();
     expect(list.requests).toHaveLength(1);
-    expect(poller.stats()).toEqual({ ticks: 1, requests: 1, answered: 3 });
+    expect(poller.stats()).toEqual({ ticks: 1, requests: 1, answered: 3, skipped: 0 });
   });
 
   it("a tick asked for after the interval has passed starts at once; one asked for sooner waits the rest of it", async () => {
