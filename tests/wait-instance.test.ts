@@ -28,6 +28,9 @@ describe("instance waits", () => {
   afterAll(() => sim.close());
   beforeEach(() => sim.reset());
 
+  /** A client of the same account whose limiter says the limit was reached lately (a fleet's requests queue). */
+  const busyClient = (): VmHostClient => ({ ...client, rateLimit: { reachedWithin: () => true } });
+
   async function createVm(hostname: string): Promise<string> {
     const created = await client.instances.create({
       locationId: 1, tierId: 1, templateId: 2, hostname, cpu: 1, memory: 1, storage: 20,
@@ -379,8 +382,7 @@ describe("instance waits", () => {
     const uuid = await createVm("end-read-busy");
     clock.advanceSeconds(10);
     const interval = statusPollerFor(client).intervalMs;
-    // A client of the same account whose limiter says the limit was reached lately (a fleet's requests queue).
-    const busy: VmHostClient = { ...client, rateLimit: { reachedWithin: () => true } };
+    const busy = busyClient();
     durationsFor(client.baseUrl).learn("resize-busy", 10_000);
     await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
     let from = sim.requests().length;
@@ -411,7 +413,7 @@ describe("instance waits", () => {
     const uuid = await createVm("adopts-duration");
     clock.advanceSeconds(10);
     const interval = statusPollerFor(client).intervalMs;
-    const busy: VmHostClient = { ...client, rateLimit: { reachedWithin: () => true } };
+    const busy = busyClient();
     await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
     const from = sim.requests().length;
     const sentAt = clock.now();

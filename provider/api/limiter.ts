@@ -16,7 +16,7 @@
  *   window began, as far as the answers tell: the window began no later than its first answer we saw arrived (the
  *   first answer of the process, or the first whose `Remaining` went up instead of down). Not a second after the
  *   budget ran out: a fleet that spent a window just before it ended then sent nothing for most of the next one
- *   (0.9 s lost in about half the make bench runs); nor a second after the next request queued (that held a
+ *   (up to 0.9 s lost, in about half the make bench runs); nor a second after the next request queued (that held a
  *   fleet's status reads for up to a second into every new window). Then at most one probe a second: its answer
  *   tells the new budget (`Remaining`) or, as a 429, when the window ends. On a host whose windows last one
  *   second a probe so timed never comes early; on one with longer windows it costs at most one 429 per window,
@@ -167,11 +167,15 @@ export class RateLimiter implements RateLimitView {
       if (remaining !== undefined && ticket >= this.newestObserved) {
         // In one window every later request leaves less (answers are taken in ticket order); a request that
         // overtook an earlier one on the way can look like a new window: the probe then comes later, never early.
-        if (this.newestRemaining === undefined || remaining >= this.newestRemaining) this.windowSeenAt = now;
+        const newWindow = this.newestRemaining === undefined || remaining >= this.newestRemaining;
+        if (newWindow) this.windowSeenAt = now;
         this.newestRemaining = remaining;
         this.newestObserved = ticket;
-        // Requests granted after this one were sent later: the service counts them in this window too.
-        this.budget = Math.max(0, remaining - (this.tickets - ticket));
+        // Requests granted after this one were sent later: the service counts them in this window too. Within a
+        // window an answer only ever lowers the budget: two requests sent together can reach the host in the other
+        // order, and the later one's larger `Remaining` then overstated the budget by one (a 429 in make bench).
+        const counted = Math.max(0, remaining - (this.tickets - ticket));
+        this.budget = newWindow || this.budget === undefined ? counted : Math.min(this.budget, counted);
       } else if (remaining === undefined && response.status !== 429 && ticket >= this.newestObserved) {
         // An answer that reports no limit (the host stopped limiting, or this route is not throttled): the budget
         // is unknown again rather than counted down to 0 by grants that no answer refills, which held every

@@ -200,7 +200,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
  * one that saw it settled: the end lies between them. Not when the end was noticed: the end read is planned from
  * what is learned, and a noticed time would creep later run after run. Answers at most two poll intervals apart:
  * their middle. Further apart (the watch ticks before an end read were left out on a busy host, status-poller.ts):
- * the middle says little (it once put the end seconds early); the usual end (`expectedAt`) is kept where it fits
+ * the middle says little (it can be seconds off either way); the usual end (`expectedAt`) is kept where it fits
  * between them, else the nearest of the two.
  */
 export function endEstimate(runningSeenAt: number | undefined, settledAt: number, expectedAt: number | undefined, intervalMs: number): number {

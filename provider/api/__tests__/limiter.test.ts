@@ -128,6 +128,25 @@ describe("rate limiter: learns the host's limit from its answers", () => {
     expect(grantedAt[2]).toBe(1_700_000_003_410);
   });
 
+  it("two requests that reach the host in the other order do not raise the budget (the later one's Remaining is larger)", async () => {
+    const { clock, advance } = steppedClock(1_700_000_000_000);
+    const limiter = new RateLimiter(undefined, clock);
+    const a = await limiter.acquire();
+    limiter.observe(a, answer(200, { "x-ratelimit-limit": "4", "x-ratelimit-remaining": "3" }));
+    const [b, c, d] = [await limiter.acquire(), await limiter.acquire(), await limiter.acquire()]; // the window spent
+    // c reached the host before b: c was counted second (2 left), b third (1 left), d last (0 left).
+    limiter.observe(c, answer(200, { "x-ratelimit-remaining": "2" }));
+    limiter.observe(b, answer(200, { "x-ratelimit-remaining": "1" }));
+    let sent = false;
+    const next = limiter.acquire().then((t) => ((sent = true), t));
+    await advance(10);
+    expect(sent).toBe(false); // c's answer counted only d after it: "1 left" would have sent this into a 429
+    limiter.observe(d, answer(200, { "x-ratelimit-remaining": "0" }));
+    await advance(1000); // the probe, a second after the window's first answer
+    await next;
+    expect(sent).toBe(true);
+  });
+
   it("a 429 holds every request until the window's end (X-RateLimit-Reset, more precise than Retry-After)", async () => {
     const { clock, sleeps } = fakeClock(1_700_000_000_300);
     const limiter = new RateLimiter(undefined, clock);
