@@ -14,16 +14,18 @@ import type { RequestLogEntry } from "../../simulator";
 /** Where the fleet's Pulumi project is installed (kept between runs: npm then has little to do). */
 export const FLEET_DIR = path.join(os.tmpdir(), "vmhost-bench-fleet");
 
-const PROGRAM = `// Written by tools/bench/fleet.ts: N VMs (config bench:count), each with a PublicIp if bench:publicIp.
+const PROGRAM = `// Written by tools/bench/fleet.ts: N VMs (config bench:count), each with a PublicIp if bench:publicIp,
+// or with the Instance's own publicIp input if bench:inlineIp.
 const pulumi = require("@pulumi/pulumi");
 const vmhost = require("pulumi-vmhost");
 const config = new pulumi.Config();
 const count = config.requireNumber("count");
 const withIp = config.getBoolean("publicIp") ?? false;
+const inlineIp = config.getBoolean("inlineIp") ?? false;
 for (let i = 0; i < count; i++) {
   const vm = new vmhost.Instance("vm-" + i, {
     locationId: 1, tierId: 1, templateId: 2, hostname: "fleet-" + i, cpu: 1, memory: 1, storage: 20,
-    username: "ops", password: "Bench-passw0rd",
+    username: "ops", password: "Bench-passw0rd", ...(inlineIp ? { publicIp: true } : {}),
   });
   if (withIp) new vmhost.PublicIp("ip-" + i, { instanceId: vm.id });
 }

@@ -27,7 +27,10 @@ const REPO = path.resolve(__dirname, "..", "..", "..");
 const quick = process.argv.includes("--quick");
 /** `--fleet-only`: skip the settle part (about 7 minutes). */
 const fleetOnly = process.argv.includes("--fleet-only");
-/** `--cases 1,50ip`: only these fleet cases (N, with a PublicIp each when suffixed `ip`); for experiments. */
+/**
+ * `--cases 1,50ip`: only these fleet cases (N, with a PublicIp each when suffixed `ip`, with the Instance input
+ * `publicIp: true` when suffixed `inline`: not in the default report); for experiments.
+ */
 const casesArg = process.argv.includes("--cases") ? process.argv[process.argv.indexOf("--cases") + 1] : undefined;
 /** `BENCH_DUMP=dir`: writes each fleet case's request log there (to see where the time goes). */
 const dumpDir = process.env.BENCH_DUMP;
@@ -113,6 +116,8 @@ const FLEET_PARALLEL = 64;
 interface FleetCase {
   n: number;
   ip: boolean;
+  /** The address by the Instance input `publicIp: true` instead of a PublicIp resource. */
+  inline: boolean;
   up: EngineRun;
   refresh: EngineRun;
   destroy: EngineRun;
@@ -130,15 +135,16 @@ async function fleet(cacheRoot: string): Promise<boolean> {
   sim.setFaults({ rateLimitPerSecond: 10 });
   const env = { ...process.env, VMHOST_CACHE_DIR: path.join(cacheRoot, "fleet"), VMHOST_LOG: "" };
   const cases: FleetCase[] = [];
-  const plan: { n: number; ip: boolean }[] = casesArg
-    ? casesArg.split(",").map((c) => ({ n: Number(c.replace(/ip$/, "")), ip: c.endsWith("ip") }))
+  const plan: { n: number; ip: boolean; inline: boolean }[] = casesArg
+    ? casesArg.split(",").map((c) => ({ n: Number(c.replace(/(ip|inline)$/, "")), ip: c.endsWith("ip"), inline: c.endsWith("inline") }))
     : quick
-      ? [{ n: 1, ip: false }, { n: 10, ip: false }]
-      : [{ n: 1, ip: false }, { n: 10, ip: false }, { n: 50, ip: false }, { n: 1, ip: true }, { n: 50, ip: true }];
+      ? [{ n: 1, ip: false, inline: false }, { n: 10, ip: false, inline: false }]
+      : [1, 10, 50].map((n) => ({ n, ip: false, inline: false })).concat([1, 50].map((n) => ({ n, ip: true, inline: false })));
   try {
-    for (const { n, ip } of plan) {
-      const stateFile = path.join(cacheRoot, `fleet-${n}-${ip}.json`);
-      const args = ["--parallel", String(FLEET_PARALLEL), "--state", stateFile, "--config", `vmhost:baseUrl=${sim.url}`, "--secret", `vmhost:apiKey=${sim.apiKey}`, "--config", `count=${n}`, "--config", `publicIp=${ip}`];
+    for (const { n, ip, inline } of plan) {
+      const tag = ip ? "ip" : inline ? "inline" : "";
+      const stateFile = path.join(cacheRoot, `fleet-${n}-${ip}-${inline}.json`);
+      const args = ["--parallel", String(FLEET_PARALLEL), "--state", stateFile, "--config", `vmhost:baseUrl=${sim.url}`, "--secret", `vmhost:apiKey=${sim.apiKey}`, "--config", `count=${n}`, "--config", `publicIp=${ip}`, "--config", `inlineIp=${inline}`];
       const mark = () => sim.requests().length;
       let at = mark();
       const up = await runEngineCli(REPO, "up", args, env);
@@ -156,13 +162,13 @@ async function fleet(cacheRoot: string): Promise<boolean> {
         // The request logs of each command, for looking at where the time goes (BENCH_DUMP=dir).
         fs.mkdirSync(dumpDir, { recursive: true });
         const all = sim.requests();
-        fs.writeFileSync(path.join(dumpDir, `fleet-${n}${ip ? "ip" : ""}.json`), JSON.stringify({ up: up.seconds, refresh: refresh.seconds, destroy: destroy.seconds, log: all.slice(-(upRequests.all + refreshRequests.all + destroyRequests.all)) }));
+        fs.writeFileSync(path.join(dumpDir, `fleet-${n}${tag}.json`), JSON.stringify({ up: up.seconds, refresh: refresh.seconds, destroy: destroy.seconds, log: all.slice(-(upRequests.all + refreshRequests.all + destroyRequests.all)) }));
       }
-      process.stderr.write(`bench: N=${n}${ip ? "+IP" : ""} up requests by operation: ${JSON.stringify(upRequests.byOperation)}; destroy: ${JSON.stringify(destroyRequests.byOperation)}\n`);
+      process.stderr.write(`bench: N=${n}${tag} up requests by operation: ${JSON.stringify(upRequests.byOperation)}; destroy: ${JSON.stringify(destroyRequests.byOperation)}\n`);
       for (const [name, run] of [["up", up], ["refresh", refresh], ["destroy", destroy]] as const)
-        if (run.exitCode !== 0) say(`> ${name} N=${n}${ip ? "+IP" : ""} exited ${run.exitCode}: ${run.output.split("\n").filter((l) => /fail|error/i.test(l)).slice(0, 3).join(" | ")}`);
-      cases.push({ n, ip, up, refresh, destroy, upRequests, refreshRequests, destroyRequests, failures });
-      process.stderr.write(`bench: fleet N=${n}${ip ? " + PublicIp" : ""}: up ${up.seconds.toFixed(1)} s, destroy ${destroy.seconds.toFixed(1)} s\n`);
+        if (run.exitCode !== 0) say(`> ${name} N=${n}${tag} exited ${run.exitCode}: ${run.output.split("\n").filter((l) => /fail|error/i.test(l)).slice(0, 3).join(" | ")}`);
+      cases.push({ n, ip, inline, up, refresh, destroy, upRequests, refreshRequests, destroyRequests, failures });
+      process.stderr.write(`bench: fleet N=${n}${tag}: up ${up.seconds.toFixed(1)} s, destroy ${destroy.seconds.toFixed(1)} s\n`);
     }
   } finally {
     await sim.close();
@@ -179,13 +185,13 @@ async function fleet(cacheRoot: string): Promise<boolean> {
   for (const c of cases) {
     const resources = c.n * (c.ip ? 2 : 1);
     say(
-      `| ${c.n} Instance${c.n > 1 ? "s" : ""}${c.ip ? " + PublicIp each" : ""} | ${c.up.seconds.toFixed(1)} s | ${c.refresh.seconds.toFixed(1)} s (${(c.refreshRequests.all / resources).toFixed(2)} req./resource) | ` +
+      `| ${c.n} Instance${c.n > 1 ? "s" : ""}${c.ip ? " + PublicIp each" : c.inline ? " with publicIp: true" : ""} | ${c.up.seconds.toFixed(1)} s | ${c.refresh.seconds.toFixed(1)} s (${(c.refreshRequests.all / resources).toFixed(2)} req./resource) | ` +
         `${c.destroy.seconds.toFixed(1)} s | ${(c.upRequests.all / c.n).toFixed(1)} | ${(c.upRequests.status / c.n).toFixed(2)} | ` +
         `${c.upRequests.throttled + c.refreshRequests.throttled + c.destroyRequests.throttled} | ${c.failures} | ${mb(peak(c))} |`,
     );
   }
   say();
-  const find = (n: number, ip: boolean) => cases.find((c) => c.n === n && c.ip === ip);
+  const find = (n: number, ip: boolean) => cases.find((c) => c.n === n && c.ip === ip && !c.inline);
   let ok = cases.every((c) => c.failures === 0);
   say(`- goal: 0 failures: ${cases.reduce((a, c) => a + c.failures, 0)}: **${verdict(ok)}**`);
   const ratio = (a: FleetCase | undefined, b: FleetCase | undefined, pick: (c: FleetCase) => number, goal: number, label: string) => {
