@@ -31,6 +31,14 @@ describe("instance waits", () => {
   /** A client of the same account whose limiter says the limit was reached lately (a fleet's requests queue). */
   const busyClient = (): VmHostClient => ({ ...client, rateLimit: { reachedWithin: () => true } });
 
+  /** A VM whose create has ended, in a process that has learned no operation durations yet. */
+  async function idleVmKnowingNothing(hostname: string): Promise<string> {
+    forgetDurations();
+    const uuid = await createVm(hostname);
+    clock.advanceSeconds(10);
+    return uuid;
+  }
+
   async function createVm(hostname: string): Promise<string> {
     const created = await client.instances.create({
       locationId: 1, tierId: 1, templateId: 2, hostname, cpu: 1, memory: 1, storage: 20,
@@ -297,9 +305,7 @@ describe("instance waits", () => {
   });
 
   it("an operation kind that usually ends within two list ticks is looked at on the detail at once; if still running, the list watches it", async () => {
-    forgetDurations();
-    const uuid = await createVm("short-kind");
-    clock.advanceSeconds(10);
+    const uuid = await idleVmKnowingNothing("short-kind");
     // an address add ends at once on this host: learned as short, its one settled detail read goes out without a tick
     durationsFor(client.baseUrl).learn("public-ip-add", 100);
     await client.network.addPublicIp(uuid);
@@ -335,9 +341,7 @@ describe("instance waits", () => {
   });
 
   it("a known kind's detail is read shortly after its usual end, without waiting for a list tick: when the end holds, that read settles it", async () => {
-    forgetDurations();
-    const uuid = await createVm("end-read");
-    clock.advanceSeconds(10);
+    const uuid = await idleVmKnowingNothing("end-read");
     const interval = statusPollerFor(client).intervalMs;
     durationsFor(client.baseUrl).learn("resize-known", 10_000); // the simulator's operations take 10 s
     await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
@@ -359,9 +363,7 @@ describe("instance waits", () => {
   });
 
   it("a timer that fires a millisecond early still makes the end read (not a list tick, then the read a tick later)", async () => {
-    forgetDurations();
-    const uuid = await createVm("end-read-early-timer");
-    clock.advanceSeconds(10);
+    const uuid = await idleVmKnowingNothing("end-read-early-timer");
     const interval = statusPollerFor(client).intervalMs;
     // The system clock's timers can fire a millisecond before Date.now() reaches their time.
     const earlyClock = { now: () => clock.now(), sleep: async (ms: number) => clock.advanceSeconds((ms > 1 ? ms - 1 : ms) / 1000) };
@@ -378,9 +380,7 @@ describe("instance waits", () => {
   });
 
   it("while the host's rate limit paces the requests, the list does not watch before the end read: that read notices the end", async () => {
-    forgetDurations();
-    const uuid = await createVm("end-read-busy");
-    clock.advanceSeconds(10);
+    const uuid = await idleVmKnowingNothing("end-read-busy");
     const interval = statusPollerFor(client).intervalMs;
     const busy = busyClient();
     durationsFor(client.baseUrl).learn("resize-busy", 10_000);
@@ -409,9 +409,7 @@ describe("instance waits", () => {
   });
 
   it("a wait that started knowing nothing adopts a duration learned meanwhile (a fleet's first VM to finish) and reads at that end", async () => {
-    forgetDurations();
-    const uuid = await createVm("adopts-duration");
-    clock.advanceSeconds(10);
+    const uuid = await idleVmKnowingNothing("adopts-duration");
     const interval = statusPollerFor(client).intervalMs;
     const busy = busyClient();
     await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });

@@ -171,10 +171,13 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
   learnDuration(client, opts.kind, endEstimate(runningSeenAt, clock.now(), usualEnd, intervalMs) - started);
   return detail;
 
-  /** `watchOnly`: the end read is still ahead, the list only watches for an early end (status-poller.ts watch). */
+  /**
+   * `readDetail`: the detail straight away (a first look, or the end read). `watchOnly` (never with readDetail): the
+   * end read is still ahead, the list only watches for an early end (status-poller.ts watch).
+   */
   async function settledVerdict(readDetail: boolean, watchOnly: boolean): Promise<PollVerdict<InstanceDetail> | typeof TICK_SKIPPED> {
     let seen: Seen;
-    if (watchOnly && !readDetail) {
+    if (watchOnly) {
       const row = await statusPollerFor(client).watch(uuid, { now: opts.clock !== undefined });
       if (row === TICK_SKIPPED) return row;
       seen = await seenFrom(client, uuid, row);
