@@ -19,11 +19,10 @@ test("1a. an init failure on create stores exactly the error's properties as out
     c.faults.initFailCreate = ["with", "bare"];
     c.faults.bareInitError = ["bare"];
   });
-  const r = await p.run("up", [
-    { name: "with", size: 1 },
-    { name: "bare", size: 1 },
-  ]);
-  expect(r.ok).toBe(false);
+  // One failing resource per run: after the first failure a queued step would not run (test 1d).
+  expect((await p.run("up", [{ name: "with", size: 1 }])).ok).toBe(false);
+  // (a failed up deletes nothing, so "with" stays while this run's program declares only "bare")
+  expect((await p.run("up", [{ name: "bare", size: 1 }])).ok).toBe(false);
   const withProvider = stateOf("with")[0];
   const bare = stateOf("bare")[0];
   expect(withProvider.initErrors).toEqual([expect.stringMatching(/failed to become ready/)]);
@@ -56,6 +55,46 @@ test("1b. an init failure on update keeps the old inputs; the next up updates ag
   expect(p.cloud().log).toEqual(["update:u"]);
   expect(stateOf("u")[0]).toMatchObject({ inputs: expect.objectContaining({ size: 2 }) });
   expect(stateOf("u")[0].initErrors).toBeUndefined();
+});
+
+// step.go RefreshStep.Apply: `s.new.InitErrors = initErrors`, set only by a Read that reports a partial failure,
+// which the Node dynamic-provider host's read never does (sdk/nodejs/cmd/dynamic-provider/index.ts, read). So a
+// refresh clears the init errors, and the next up is forced into nothing: only the provider's Diff decides.
+test("1c. a refresh whose read succeeds clears init errors; the next up follows the provider's diff alone", async () => {
+  p.editCloud((c) => {
+    c.faults.initFailCreate = ["flaky"];
+  });
+  const program: ItemSpec[] = [{ name: "flaky", size: 1 }];
+  expect((await p.run("up", program)).ok).toBe(false);
+  expect(stateOf("flaky")[0].initErrors).toHaveLength(1);
+  p.editCloud((c) => {
+    c.faults = {};
+  });
+  expect((await p.run("refresh", program)).ok).toBe(true);
+  expect(stateOf("flaky")[0].initErrors).toBeUndefined();
+  p.clearLog();
+  // The fixture's diff compares inputs only: nothing differs, so nothing is done (the item stays "broken").
+  const again = await p.run("up", program);
+  expect(again.ok).toBe(true);
+  expect(changesOf(again)).toEqual([]);
+  expect(p.cloud().log).toEqual([]);
+});
+
+// step_executor.go: the first failed step cancels the executor's context (cancelDueToError), and executeChain
+// checks it before each step, so steps still waiting for a worker are never applied.
+test("1d. after a failed step, steps still waiting for a worker are not run", async () => {
+  p.editCloud((c) => {
+    c.faults.slowCreate = ["first"];
+    c.faults.failCreate = ["first"];
+  });
+  const r = await p.run("up", [
+    { name: "first", size: 1 },
+    { name: "second", size: 1 },
+  ], { parallel: 1 });
+  expect(r.ok).toBe(false);
+  expect(p.cloud().log).toEqual([]);
+  expect(p.item("second")).toBeUndefined();
+  expect(stateOf("second")).toEqual([]);
 });
 
 // step.go CreateStep.Apply: `s.old.Delete = true` (pending delete) is set only after the replacement's

@@ -132,6 +132,14 @@ class WorkerPool {
   }
 }
 
+/**
+ * A step that was queued when the deployment stopped (a step failed, or the run was cancelled): it is never
+ * applied. The real step executor cancels its context on the first failed step (step_executor.go
+ * cancelDueToError) and checks it before every step of a chain (executeChain: `case <-se.ctx.Done()`), so
+ * steps waiting for a worker are dropped, while those already running finish.
+ */
+class StepNotRun extends Error {}
+
 /** What one custom resource's registration will do. */
 interface CustomPlan {
   op: StepOp | "skip";
@@ -305,6 +313,8 @@ export class Deployment implements MonitorHandler {
   private readonly replaceTargets: Set<string>;
   /** Set by {@link cancel}: no new step starts. */
   private cancelled = false;
+  /** A step failed (set as it fails, before its error is recorded): queued steps are not run (see StepNotRun). */
+  private stepFailed = false;
 
   constructor(private readonly opts: DeploymentOptions) {
     this.oldResources = opts.old.resources;
@@ -724,15 +734,40 @@ export class Deployment implements MonitorHandler {
       return done();
     }
     if (this.cancelled) return { urn, id: "", object: {}, failed: true };
+    try {
+      return await this.applyCustom(plan, done);
+    } catch (e) {
+      if (e instanceof StepNotRun) return { urn, id: "", object: {}, failed: true };
+      throw e;
+    }
+  }
+
+  /** Runs one step on a worker, unless the deployment stopped while it waited for one (see StepNotRun). */
+  private runStep<T>(step: () => Promise<T>): Promise<T> {
+    return this.pool.run(async () => {
+      if (this.stepFailed || this.errors.length > 0 || this.cancelled) throw new StepNotRun();
+      try {
+        return await step();
+      } catch (e) {
+        // Before the worker is handed on: the error reaches `errors` only a few awaits later.
+        this.stepFailed = true;
+        throw e;
+      }
+    });
+  }
+
+  /** The steps of a planned create, update or replace (each on a worker: see runStep). */
+  private async applyCustom(plan: CustomPlan, done: () => RegistrationResult): Promise<RegistrationResult> {
+    const { op, entry, old, secretOutputs } = plan;
     // Provider calls can take minutes (a VM boots): say what is under way, then what it took.
     const started = Date.now();
     if (op === "create") {
-      await this.pool.run(() => this.create(entry, secretOutputs, "create"));
+      await this.runStep(() => this.create(entry, secretOutputs, "create"));
       this.record("create", entry, [], undefined, started);
       return done();
     }
     if (op === "update" && old) {
-      await this.pool.run(() => this.update(entry, old, secretOutputs));
+      await this.runStep(() => this.update(entry, old, secretOutputs));
       this.record("update", entry, plan.diffs, undefined, started);
       return done();
     }
@@ -746,14 +781,14 @@ export class Deployment implements MonitorHandler {
         const chain = new Set([old.urn, ...plan.dependents.map((d) => d.urn)]);
         const goesWith = (r: ResourceState): boolean => r.deletedWith !== undefined && chain.has(r.deletedWith);
         for (const d of [...plan.dependents].reverse()) {
-          await this.pool.run(() => this.deleteOne(d, "replace", goesWith(d)));
+          await this.runStep(() => this.deleteOne(d, "replace", goesWith(d)));
           this.markDeletedForReplace(d);
         }
-        await this.pool.run(() => this.deleteOne(old, "replace", goesWith(old)));
+        await this.runStep(() => this.deleteOne(old, "replace", goesWith(old)));
       }
     }
     const createBeforeDelete = old && !plan.deleteFirst && !plan.recreating ? old : undefined;
-    await this.pool.run(() => this.create(entry, secretOutputs, "replace", createBeforeDelete));
+    await this.runStep(() => this.create(entry, secretOutputs, "replace", createBeforeDelete));
     this.record("replace", entry, plan.diffs, plan.replaces, started);
     return done();
   }
@@ -1042,7 +1077,11 @@ export class Deployment implements MonitorHandler {
       const secretOutputs = [...secretKeysOf(r.outputs), ...secretKeysOf(r.inputs), ...r.additionalSecretOutputs];
       const outputs = wrapSecretKeys(res.outputs, secretOutputs);
       const inputs = res.inputs ? wrapSecretKeys(res.inputs, secretKeysOf(r.inputs)) : r.inputs;
-      refreshed.push({ ...r, id: res.id, outputs, inputs });
+      // A successful Read clears the init errors: RefreshStep.Apply (step.go) stores `InitErrors = initErrors`,
+      // which only a partial-failure Read sets, and the Node dynamic-provider host's read never reports one. So
+      // after a refresh the next up is no longer forced to Update: only the provider's Diff decides.
+      const { initErrors: _cleared, ...kept } = r;
+      refreshed.push({ ...kept, id: res.id, outputs, inputs });
       if (!outcome.drifted) {
         this.summary.same++;
         this.steps.push({ op: "same", urn: r.urn, type: r.type, name: r.name, diffs: [] });
