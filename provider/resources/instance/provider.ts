@@ -481,15 +481,13 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     const state = props as Partial<InstanceOutputs> & Record<string, unknown>;
     const declared = inputsFromState(state);
     const outs = await outputsFor(client, detail, declared, state.reservedPublicIpId);
-    // `inputs` (the input-named values of the state, password kept) only for a VM this resource created:
-    // there every read-back property (hostname, cpu, ...) is one the program declared, so they are exactly
-    // the user's inputs and a refresh right after an up changes nothing. For a clone or an adopted VM the
-    // state also holds read-back values the program never declared (a clone's templateId, an adopted VM's
-    // cpu): returning them would show as changed inputs at refresh, so Pulumi keeps its recorded inputs.
-    // Either way drift shows in the outputs, and the diff compares the outputs with the program.
-    if (createMode(declared) !== "create") return { id, props: outs };
-    // (Pulumi types ReadResult.inputs with the outputs type.)
-    return { id, props: outs, inputs: declared as unknown as Partial<InstanceOutputs> };
+    // No `inputs`: Pulumi then keeps the inputs of the last up (RefreshStep.Apply in pulumi/pulumi
+    // pkg/resource/deploy/step.go: `inputs := s.old.Inputs` unless Read returns some). Inputs rebuilt from the
+    // state we were given are the outputs of the PREVIOUS read: after a change in the panel and its undo, the
+    // refresh that follows would diff the fresh outputs against the drifted value and report drift where there
+    // is none (and a clone's or adopted VM's read-back values would look like declared inputs). Drift shows in
+    // the outputs, and every refresh and preview diffs them against the program's inputs.
+    return { id, props: outs };
   },
 
   async update(id, olds, news) {
