@@ -10,7 +10,7 @@ import { providers } from "../../provider";
 import { configure, getClient, resetContext, setProgressSink } from "../../provider/context";
 import { forgetDurations } from "../../provider/wait/durations";
 import { ProviderError } from "../../provider/resources/common/errors";
-import { replacementsInProgress } from "../../provider/resources/common/replacements";
+import { objectsOfThisStack, replacementsInProgress } from "../../provider/resources/common/replacements";
 import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { startHarness, type FullProvider, type SimHarness } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
@@ -29,6 +29,7 @@ afterAll(async () => {
 afterEach(async () => {
   await h.clearFaults();
   replacementsInProgress.clear();
+  objectsOfThisStack.clear();
 });
 
 /** Checks every input set (as the engine does before creating), then runs all creates at once. */

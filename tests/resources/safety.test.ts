@@ -13,8 +13,8 @@ import { providers } from "../../provider";
 import { getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import { instanceLock } from "../../provider/resources/common/lock";
-import { replacementsInProgress } from "../../provider/resources/common/replacements";
-import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
+import { objectsOfThisStack, replacementsInProgress } from "../../provider/resources/common/replacements";
+import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { startHarness, up, type FullProvider, type SimHarness } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 
@@ -33,6 +33,7 @@ afterAll(async () => {
 afterEach(async () => {
   await h.clearFaults();
   replacementsInProgress.clear(); // each case is a new provider process
+  objectsOfThisStack.clear();
 });
 
 const named = async (hostname: string) => (await h.state()).instances.filter((i) => i.hostname === hostname);
@@ -139,9 +140,10 @@ describe("an interrupted up", () => {
     expect((next as { error: Error }).error.message).toBe(
       `hostname: an instance named interrupted already exists in location 1 (${orphan.uuid}) and this resource does not manage it, ` +
         "so no second one was created. It may be left by an interrupted or failed `pulumi up`. " +
-        `To manage it, set adoptId: "${orphan.uuid}" on this Instance (or run \`pulumi refresh --import-pending-creates <urn> ${orphan.uuid}\` ` +
-        "if Pulumi reports the create as pending); otherwise delete it or choose another hostname. (Replacing an Instance " +
-        "with `pulumi up --replace` while keeping its hostname needs the resource option deleteBeforeReplace: true.)",
+        `To manage it, set adoptId: "${orphan.uuid}" on this Instance (then \`pulumi refresh --clear-pending-creates\` ` +
+        "drops Pulumi's warning about the interrupted create, once every VM it names is adopted or deleted); otherwise " +
+        "delete it or choose another hostname. (Replacing an Instance with `pulumi up --replace` while keeping its hostname " +
+        "needs the resource option deleteBeforeReplace: true.)",
     );
     expect(h.operationsSince(mark)).not.toContain("createInstance");
     expect(await named("interrupted")).toHaveLength(1);
@@ -161,13 +163,29 @@ describe("an interrupted up", () => {
     expect(await named("two-cities")).toHaveLength(2);
   });
 
-  it("two resources of one stack declaring the same hostname, created at once: one VM, the other refused naming it", async () => {
+  // Adopting the other resource's VM would make two resources own one VM (deleting either deletes the other's):
+  // the refusal says it is a clash inside the stack and never advises adoptId.
+  it("two resources of one stack declaring the same hostname, created at once: one VM, the other refused as a clash", async () => {
     const [a, b] = await Promise.all([createAsEngine({ ...validCreate, hostname: "twice" }), createAsEngine({ ...validCreate, hostname: "twice" })]);
     const vms = await named("twice");
     expect(vms).toHaveLength(1);
     const refused = ("error" in a ? a : b) as { error: Error };
-    expect(refused.error.message).toContain(`adoptId: "${vms[0]!.uuid}"`);
+    expect(refused.error.message).toContain(`instance ${vms[0]!.uuid} named twice in location 1 belongs to another resource of this stack`);
+    expect(refused.error.message).toContain("Give this Instance another hostname");
+    expect(refused.error.message).not.toContain("adoptId");
     expect([a, b].filter((r) => "id" in r)).toEqual([expect.objectContaining({ id: vms[0]!.uuid })]);
+  });
+
+  it("a new resource named like a VM of the stack from an earlier up (seen in this deployment's Diff) is refused as a clash", async () => {
+    const first = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "taken" });
+    objectsOfThisStack.clear(); // a later deployment: a new provider process
+    replacementsInProgress.clear();
+    // the engine diffs the existing resource (the program still declares it), then creates the new one
+    const checked = (await instance().check(first.outs, { ...validCreate, hostname: "taken" })).inputs as InstanceInputs;
+    expect(await instance().diff(first.id, first.outs, checked)).toMatchObject({ changes: false });
+    const second = await createAsEngine({ ...validCreate, hostname: "taken" });
+    expect((second as { error: Error }).error.message).toContain(`instance ${first.id} named taken in location 1 belongs to another resource of this stack`);
+    expect(await named("taken")).toHaveLength(1);
   });
 
   it("a create-before-delete replacement that keeps the hostname still works (the old VM is known from Diff)", async () => {

@@ -10,27 +10,44 @@
  * dynamic-provider host serves one process per deployment), so Diff notes the old id here and Create
  * lets exactly that one stand beside the new one.
  */
-export class ReplacementsInProgress {
-  private readonly oldIds = new Map<string, Set<string>>();
+class IdsByIdentity {
+  private readonly ids = new Map<string, Set<string>>();
 
-  /** Diff reported that the object `oldId` is replaced by one with identity `key`. */
-  note(key: string, oldId: string): void {
-    if (!oldId) return;
-    const ids = this.oldIds.get(key) ?? new Set<string>();
-    ids.add(oldId.toLowerCase());
-    this.oldIds.set(key, ids);
+  /** `id` is one of the objects noted under identity `key`. */
+  note(key: string, id: string): void {
+    if (!id) return;
+    const ids = this.ids.get(key) ?? new Set<string>();
+    ids.add(id.toLowerCase());
+    this.ids.set(key, ids);
   }
 
-  /** True when `id` is the old object of a replacement to identity `key`. */
-  isBeingReplaced(key: string, id: string): boolean {
-    return this.oldIds.get(key)?.has(id.toLowerCase()) ?? false;
+  /** True when `id` was noted under identity `key`. */
+  has(key: string, id: string): boolean {
+    return this.ids.get(key)?.has(id.toLowerCase()) ?? false;
   }
 
   /** Forgets everything (tests that simulate a new provider process). */
   clear(): void {
-    this.oldIds.clear();
+    this.ids.clear();
+  }
+}
+
+/** Old objects of replacements: Diff notes the old id under the new object's identity. */
+export class ReplacementsInProgress extends IdsByIdentity {
+  /** True when `id` is the old object of a replacement to identity `key`. */
+  isBeingReplaced(key: string, id: string): boolean {
+    return this.has(key, id);
   }
 }
 
 /** The process-wide record, shared by every resource provider. */
 export const replacementsInProgress = new ReplacementsInProgress();
+
+/**
+ * Objects that belong to resources of this stack, as this provider process has seen them: each object the
+ * engine diffed (it diffs every resource of the state the program still declares, with its id) and each one
+ * created here. A create that finds one of them under its identity meets a clash inside the stack (two
+ * resources declaring one hostname), not a leftover of an interrupted run, so its error must not advise adopting
+ * it: two resources would own one object, and deleting either would delete the other's.
+ */
+export const objectsOfThisStack = new IdsByIdentity();

@@ -125,6 +125,8 @@ describe("Instance diff", () => {
   it("a disk smaller than the VM's is refused with both ways out named; a larger or equal one is not", () => {
     const message = diskShrinkRefusal("vm-1", { ...olds, storage: 60 }, inputs);
     expect(message).toMatch(/instance vm-1 has a 60 GB disk and the program declares storage: 40; disks cannot shrink/);
+    // the deliberate way out works as given: --replace keeping the hostname needs deleteBeforeReplace
+    expect(message).toMatch(/pulumi up --replace .*deleteBeforeReplace: true for that run, or a new hostname/);
     expect(message).toMatch(/Declare storage: 60 \(or more\)/);
     expect(message).toMatch(/pulumi up --replace/);
     expect(diskShrinkRefusal("vm-1", olds, { ...inputs, storage: 80 })).toBeUndefined();

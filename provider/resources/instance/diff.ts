@@ -146,7 +146,8 @@ export function diskShrinkRefusal(id: string, olds: Olds, news: News): string | 
   return (
     `instance ${id} has a ${olds.storage} GB disk and the program declares storage: ${news.storage}; disks cannot shrink. ` +
     `Declare storage: ${olds.storage} (or more) to keep this VM, or replace it deliberately, losing its data, with ` +
-    `\`pulumi up --replace <urn of this Instance>\`. Nothing was changed.`
+    `\`pulumi up --replace <urn of this Instance>\` (keeping the hostname takes the resource option deleteBeforeReplace: ` +
+    "true for that run, or a new hostname: the new VM cannot be made while the old one holds the name). Nothing was changed."
   );
 }
 

@@ -30,7 +30,7 @@ import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { templateMinimums } from "../common/preflight";
 import { readPersistently, writeExactlyOnce } from "../common/reconcile";
-import { replacementsInProgress } from "../common/replacements";
+import { objectsOfThisStack, replacementsInProgress } from "../common/replacements";
 import { adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
@@ -258,7 +258,7 @@ async function createExactlyOnce(
   client: VmHostClient, hostname: string, locationId: number, deadline: Deadline, sendRequest: () => Promise<string>,
 ): Promise<string> {
   const key = identityKey(hostname, locationId);
-  return writeExactlyOnce({
+  const id = await writeExactlyOnce({
     what: `instance ${hostname} in location ${locationId}`,
     identity: key,
     deadline,
@@ -268,16 +268,31 @@ async function createExactlyOnce(
     refuseBeside: (existing) => {
       const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid));
       if (strangers.length === 0) return;
+      const ofThisStack = strangers.filter((uuid) => objectsOfThisStack.has(key, uuid));
+      if (ofThisStack.length > 0) {
+        throw new ProviderError(
+          `hostname: instance ${ofThisStack[0]} named ${hostname} in location ${locationId} belongs to another resource of this stack, ` +
+            "so no second one was created: two Instances cannot share a hostname in one location. Give this Instance another " +
+            "hostname. (Replacing an Instance with `pulumi up --replace` while keeping its hostname needs the resource option " +
+            "deleteBeforeReplace: true.)",
+        );
+      }
+      // No --import-pending-creates advice: that flag only rewrites the pending operation, and no code of the engine
+      // turns it into a resource (pulumi/pulumi pkg/cmd/pulumi/operations/refresh.go pendingCreatesToImports; the
+      // snapshot keeps only pending creates: pkg/backend/snapshot.go snap()). adoptId is the tested way.
       throw new ProviderError(
         `hostname: an instance named ${hostname} already exists in location ${locationId} (${strangers.join(", ")}) and this ` +
           "resource does not manage it, so no second one was created. It may be left by an interrupted or failed `pulumi up`. " +
-          `To manage it, set adoptId: "${strangers[0]}" on this Instance (or run \`pulumi refresh --import-pending-creates <urn> ${strangers[0]}\` ` +
-          "if Pulumi reports the create as pending); otherwise delete it or choose another hostname. (Replacing an Instance " +
-          "with `pulumi up --replace` while keeping its hostname needs the resource option deleteBeforeReplace: true.)",
+          `To manage it, set adoptId: "${strangers[0]}" on this Instance (then \`pulumi refresh --clear-pending-creates\` ` +
+          "drops Pulumi's warning about the interrupted create, once every VM it names is adopted or deleted); otherwise " +
+          "delete it or choose another hostname. (Replacing an Instance with `pulumi up --replace` while keeping its hostname " +
+          "needs the resource option deleteBeforeReplace: true.)",
       );
     },
     send: sendRequest,
   });
+  objectsOfThisStack.note(key, id);
+  return id;
 }
 
 /** Replace-forcing properties an adopted VM must already have as declared (create cannot change them). */
@@ -453,6 +468,8 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
   check: checkInstanceInputs,
 
   diff(olds, news, id) {
+    // The VM of a resource of this stack (a later create of the same name in this deployment is a clash: see createExactlyOnce)
+    if (typeof olds.hostname === "string" && typeof olds.locationId === "number") objectsOfThisStack.note(identityKey(olds.hostname, olds.locationId), id);
     const result = diffInstance(olds, news);
     const replaces = result.replaces ?? [];
     if (replaces.length > 0) {
