@@ -434,6 +434,8 @@ export class Deployment implements MonitorHandler {
       if (req.importId) throw new Error(`${req.name}: the import option is not supported by the local engine`);
       // Refused rather than ignored: ignoring it would delete what the user asked to keep.
       if (req.retainOnDelete) throw new Error(`${req.name}: retainOnDelete is not supported by the local engine`);
+      // Refused rather than ignored: a change of the trigger would replace the resource under real Pulumi.
+      if (req.replacementTrigger) throw new Error(`${req.name}: replacementTrigger is not supported by the local engine`);
       return await this.registerCustom(urn, req);
     } catch (e) {
       this.fail(`${req.type} "${req.name}": ${errorText(e)}`);

@@ -44,6 +44,8 @@ export interface RegistrationRequest {
   provider: string;
   importId: string;
   retainOnDelete: boolean;
+  /** The `replacementTrigger` option is set (a change of its value forces a replace); unsupported. */
+  replacementTrigger: boolean;
 }
 
 /** What RegisterResource answers. `failed` makes the program see unknown outputs instead of crashing. */
@@ -163,6 +165,8 @@ export async function startMonitor(handler: MonitorHandler, info: MonitorInfo): 
         provider: req.getProvider(),
         importId: req.getImportid(),
         retainOnDelete: req.getRetainondelete() ?? false,
+        // @pulumi/pulumi sends it without asking whether the engine supports it (runtime/resource.js)
+        replacementTrigger: req.hasReplacementTrigger(),
       });
       const res = new resproto.RegisterResourceResponse();
       res.setUrn(result.urn);

@@ -395,6 +395,7 @@ describe("failures (step_executor.go: after the first failed step no further cha
     await refuse("x", { provider: "urn:p::id" }, `${TYPE} "x": x: explicit providers are not supported by the local engine`);
     await refuse("x", { importId: "i-1" }, `${TYPE} "x": x: the import option is not supported by the local engine`);
     await refuse("x", { retainOnDelete: true }, `${TYPE} "x": x: retainOnDelete is not supported by the local engine`);
+    await refuse("x", { replacementTrigger: true }, `${TYPE} "x": x: replacementTrigger is not supported by the local engine`);
     await run.register("a", {});
     const dup = await run.register("a", {});
     expect(dup.failed).toBe(true);

@@ -194,6 +194,7 @@ export function request(name: string, object: PropertyMap, o: ResOpts = {}): Reg
     provider: "",
     importId: "",
     retainOnDelete: false,
+    replacementTrigger: false,
     ...o,
   };
 }

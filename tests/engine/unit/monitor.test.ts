@@ -5,7 +5,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
-import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { Struct, Value } from "google-protobuf/google/protobuf/struct_pb";
 import * as aliasproto from "@pulumi/pulumi/proto/alias_pb";
 import * as callbackproto from "@pulumi/pulumi/proto/callback_pb";
 import * as engrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
@@ -93,7 +93,8 @@ test("a registration reaches the handler with every option; its answer goes back
     .setAdditionalsecretoutputsList(["token"])
     .setProvider("urn:prov::id")
     .setImportid("i-1")
-    .setRetainondelete(true);
+    .setRetainondelete(true)
+    .setReplacementTrigger(Value.fromJavaScript("v1"));
   req.addAliases(new aliasproto.Alias().setUrn("urn:old2"));
   req.getPropertydependenciesMap().set("size", new resproto.RegisterResourceRequest.PropertyDependencies().setUrnsList(["urn:d1", "urn:d2"]));
   const res = await call<resproto.RegisterResourceRequest, resproto.RegisterResourceResponse>(monitor.registerResource.bind(monitor), req);
@@ -116,6 +117,7 @@ test("a registration reaches the handler with every option; its answer goes back
       provider: "urn:prov::id",
       importId: "i-1",
       retainOnDelete: true,
+      replacementTrigger: true,
     },
   ]);
   expect([res.getUrn(), res.getId(), res.getObject()?.toJavaScript(), res.getResult()]).toEqual(["urn:x", "id-1", { a: 1 }, resproto.Result.SUCCESS]);
@@ -124,7 +126,7 @@ test("a registration reaches the handler with every option; its answer goes back
 test("defaults: deleteBeforeReplace not set is undefined, empty object, a failed result is FAIL", async () => {
   handler.answer = { urn: "urn:y", id: "", object: {}, failed: true };
   const res = await call<resproto.RegisterResourceRequest, resproto.RegisterResourceResponse>(monitor.registerResource.bind(monitor), new resproto.RegisterResourceRequest().setType("t").setName("n").setDeletebeforereplace(true));
-  expect(handler.registered[0]).toMatchObject({ deleteBeforeReplace: undefined, object: {}, protect: false, retainOnDelete: false, propertyDependencies: {}, aliases: [] });
+  expect(handler.registered[0]).toMatchObject({ deleteBeforeReplace: undefined, object: {}, protect: false, retainOnDelete: false, replacementTrigger: false, propertyDependencies: {}, aliases: [] });
   expect(res.getResult()).toBe(resproto.Result.FAIL);
 });
 
