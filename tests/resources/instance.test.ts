@@ -236,13 +236,23 @@ describe("create, clone, adopt", () => {
     expect(await provider().diff(id, outs, { adoptId: existing.id, hostname: "adopt-me", cpu: 2, deleteOptions: outs.deleteOptions })).toMatchObject({ changes: false });
   });
 
-  it("adopts a VM left in Error (to repair or delete it under Pulumi)", async () => {
+  it("adopts a VM left in Error, recorded (to repair or delete it under Pulumi), but the up fails saying so", async () => {
     const broken = await up({ ...validCreate, hostname: "adopt-broken" });
     await outOfBand(broken.id, { status: "Error" });
-    const { id, outs } = await up({ adoptId: broken.id });
+    const checked = (await provider().check({}, { adoptId: broken.id })).inputs as InstanceInputs;
+    const failure = await provider().create(checked).then(() => undefined, (e: unknown) => e);
+    expect(failure).toBeInstanceOf(ResourceInitError);
+    const { id, properties, message } = failure as ResourceInitError;
+    expect(message).toMatch(/was adopted, but it is in status Error: it is recorded in the stack, and `pulumi up` again starts it/);
     expect(id).toBe(broken.id);
+    const outs = properties as unknown as InstanceOutputs;
     expect(outs.status).toBe("Error");
-    await provider().delete(id, outs);
+    // the next up (init errors force an update; after a refresh the diff asks for it) repairs it
+    expect(await provider().diff(id, outs, checked)).toMatchObject({ changes: true });
+    const repaired = (await provider().update(id, outs, checked)).outs as InstanceOutputs;
+    expect(repaired.status).toBe("Running");
+    expect((await simInstance(id))?.status).toBe("Running");
+    await provider().delete(id, repaired);
     expect(await simInstance(id)).toBeUndefined();
   });
 

@@ -33,8 +33,8 @@
  * - Interruption: the CLI dies; operations in flight stay pending in the state. At the next run only pending
  *   "creating" operations survive (snapshot.go: "we don't want to clear pending CREATE operations because
  *   these must require user intervention"); the engine creates the resource again from the program.
- *   `pulumi refresh` lets the user import the pending create under an id or clear it
- *   (pkg/cmd/pulumi/operations/refresh.go, pendingCreatesToImports / --clear-pending-creates).
+ *   `pulumi refresh --clear-pending-creates` drops them (pkg/cmd/pulumi/operations/refresh.go); what such a
+ *   create made is adopted by the program (`adoptId`) before that, as the provider's refusal advises.
  *
  * Not modelled: component resources, aliases, protect, ignoreChanges, retainOnDelete, previews.
  */
@@ -370,34 +370,17 @@ export class Engine {
   // ------------------------------------------------------------------------------------------- refresh
 
   /**
-   * `pulumi refresh`. `resolvePending` is the user's answer to each pending create (the interactive prompt,
-   * or --import-pending-creates / --clear-pending-creates): an id to import, or undefined to clear it.
+   * `pulumi refresh`; with `clearPendingCreates`, `--clear-pending-creates` drops the pending creates first
+   * (pkg/cmd/pulumi/operations/refresh.go filterMapPendingCreates). `--import-pending-creates` is not modelled:
+   * it only relabels the operation, and the next snapshot keeps only pending creates (backend/snapshot.go snap()),
+   * so nothing is imported.
    */
-  async refresh(resolvePending?: (op: PendingOperation) => string | undefined): Promise<RunResult> {
+  async refresh(options: { clearPendingCreates: boolean }): Promise<RunResult> {
     this.begin();
     try {
-      if (resolvePending) {
-        for (const op of this.state.pending.filter((p) => p.type === "creating")) {
-          const id = resolvePending(op);
-          this.state.pending = this.state.pending.filter((p) => p !== op);
-          if (id === undefined) {
-            this.trace(`  pending create of ${op.name} cleared`);
-            continue;
-          }
-          // Imported: the state gets the resource under that id; the refresh below reads it. When the URN is
-          // live (the create of a replacement was interrupted), the imported one is the replacement: the old
-          // one is marked for deletion, as a completed create-before-delete would have left it.
-          this.trace(`  pending create of ${op.name} imported as ${id}`);
-          const current = this.live(op.urn);
-          if (current) current.delete = true;
-          // Its dependencies: the resources whose ids its inputs name (the VM of a snapshot, say).
-          const named = new Set(Object.values(op.inputs).filter((v): v is string => typeof v === "string"));
-          const dependencies = this.state.resources.filter((r) => !r.delete && named.has(r.id)).map((r) => r.urn);
-          const decl = this.program.find((d) => d.name === op.name);
-          this.state.resources.push({
-            urn: op.urn, name: op.name, type: op.resourceType, id, inputs: op.inputs, outputs: op.inputs, dependencies, ...(decl ? this.deletedWithOf(decl) : {}),
-          });
-        }
+      if (options.clearPendingCreates) {
+        for (const op of this.state.pending.filter((p) => p.type === "creating")) this.trace(`  pending create of ${op.name} cleared`);
+        this.state.pending = this.state.pending.filter((p) => p.type !== "creating");
       }
       const outcomes = await Promise.allSettled(this.state.resources.map((r) => this.readOne(r)));
       const failed = outcomes.find((o) => o.status === "rejected");

@@ -5,7 +5,7 @@
  */
 import { startSimulator, type FaultsInput, type RunningSimulator } from "../../simulator";
 import { SeededRandom } from "../../simulator/ids";
-import { Engine, type DeclaredResource, type PendingOperation, type RunResult } from "./engine";
+import { Engine, type DeclaredResource, type RunResult } from "./engine";
 import type { ProviderHost } from "./host";
 import { compare, compareAfterDestroy, coveredBy, type Finding, type SimTruth } from "./truth";
 import { warpedClock } from "./warp";
@@ -350,10 +350,43 @@ class Lifecycle {
       const again = await this.withFaults(`${name} (re-run after the interruption)`, [], () => this.engine.up(this.program()));
       await this.endRun(again);
       await this.check(again.ok);
-      // Then, as the CLI asks, `pulumi refresh`, resolving the pending create (import what exists, else clear).
+      // Then what the README says: an object the interrupted create made is refused as a twin, naming it and
+      // adoptId; the user sets adoptId and runs `up` again, then `pulumi refresh --clear-pending-creates`.
+      if (await this.adoptWhatPendingCreatesMade()) {
+        // Re-run until it goes through, as a user would: a VM still being made is waited for (up to the deadline),
+        // one in Error is recorded with an error and repaired by the next up.
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          const adopted = await this.withFaults(`${name} (adopting what the interrupted create made, attempt ${attempt})`, [], () => this.engine.up(this.program()));
+          await this.endRun(adopted);
+          await this.check(adopted.ok);
+          if (adopted.ok) break;
+          await this.unstick();
+        }
+      }
       await this.refreshPhase();
     }
     await this.unstick();
+  }
+
+  /**
+   * For each pending create whose object exists and is in no state: `adoptId` on its declaration, as the refusal
+   * of the re-run advises (Instance, PublicIp, Snapshot, FirewallRule; an attachment's create is found done by
+   * the re-run). True when the program changed.
+   */
+  private async adoptWhatPendingCreatesMade(): Promise<boolean> {
+    const truth = await truthOf(this.sim);
+    const known = new Set(this.engine.state.resources.map((x) => x.id));
+    const specs: Record<string, Spec | undefined> = { vm: this.vm, address: this.deps.publicIp, snapshot: this.deps.snapshot, rule: this.deps.rule };
+    let changed = false;
+    for (const op of this.engine.state.pending.filter((p) => p.type === "creating")) {
+      const spec = specs[op.name];
+      const made = coveredBy(op, truth).filter((id) => !known.has(id));
+      if (!spec || made.length !== 1) continue;
+      this.log(`  (the user sets adoptId: "${made[0]}" on ${op.name}, as the refusal advises)`);
+      spec.adoptId = made[0];
+      changed = true;
+    }
+    return changed;
   }
 
   /** An `up` whose CLI dies while a create is in flight (the provider process is killed). */
@@ -381,13 +414,13 @@ class Lifecycle {
     return up;
   }
 
+  /**
+   * `pulumi refresh --clear-pending-creates` (the README's advice once what they made is adopted): not
+   * --import-pending-creates, which in Pulumi's source only relabels the operation, and nothing turns it into a
+   * resource. A pending create whose object nobody adopted is then forgotten: counted as an orphan.
+   */
   private async refreshPhase(): Promise<void> {
-    const truth = await truthOf(this.sim);
-    const resolve = (op: PendingOperation): string | undefined => {
-      const known = new Set(this.engine.state.resources.map((x) => x.id));
-      return coveredBy(op, truth).find((id) => !known.has(id));
-    };
-    const result = await this.withFaults("refresh", this.faultsFor("refresh"), () => this.engine.refresh(resolve));
+    const result = await this.withFaults("refresh", this.faultsFor("refresh"), () => this.engine.refresh({ clearPendingCreates: true }));
     await this.endRun(result);
     await this.check(false);
   }

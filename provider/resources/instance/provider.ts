@@ -329,7 +329,18 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     // A VM in Error can be adopted too (to repair or delete it under Pulumi): only a running operation is waited out.
     const detail = await waitUntilIdle(client, id, { what: `instance ${id} (adopted) to be idle`, deadline });
     if (!detail) throw new ProviderError(`adoptId: instance ${id} disappeared while being adopted`);
-    return { id, outs: await outputsFor(client, detail, inputs) };
+    const outs = await outputsFor(client, detail, inputs);
+    // Recorded, but the up fails: a stack whose up succeeded must not hold a VM in Error (e.g. the VM of an
+    // interrupted replacement that failed, adopted as the refusal advises: the old VM would then be deleted).
+    // The init error makes the next up update it, which starts it (the repair); after a refresh the diff asks for
+    // the repair by itself (status Error).
+    if (isFailureStatus(detail.status)) {
+      const message =
+        `instance ${id} was adopted, but it is in status ${detail.status}: it is recorded in the stack, and \`pulumi up\` again ` +
+        "starts it to repair it (or delete it with `pulumi destroy`)";
+      throw new ResourceInitError(message, id, outs, [message]);
+    }
+    return { id, outs };
   }
 
   const hostname = inputs.hostname!;
