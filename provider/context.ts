@@ -1,4 +1,4 @@
-import { createClient, resolveClientOptions, type StackConfigSource, type VmHostClient, ConfigurationError } from "./api";
+import { createClient, parsePositiveDuration, resolveClientOptions, type StackConfigSource, type VmHostClient, ConfigurationError } from "./api";
 import { systemClock } from "./clock";
 import { parseDuration } from "./resources/common/duration";
 import { Deadline, type TimeoutPhase } from "./wait/poll";
@@ -68,8 +68,8 @@ export function resourceTimeouts(input?: { create?: string; update?: string; del
     const envKey = `VMHOST_${kind.toUpperCase()}_TIMEOUT`;
     const configured = readConfig(key) ?? process.env[envKey];
     if (configured !== undefined && configured.trim() !== "") {
-      const ms = parseDuration(configured);
-      if (ms === undefined) throw new ConfigurationError(`${key} / ${envKey} must be a duration like "20m", got ${JSON.stringify(configured)}`);
+      const ms = parsePositiveDuration(configured);
+      if (ms === undefined) throw new ConfigurationError(`${key} / ${envKey} must be a positive duration like "20m", got ${JSON.stringify(configured)}`);
       return ms;
     }
     return defaultResourceTimeouts[kind];

@@ -8,6 +8,7 @@
  * | `vmhost:routes` (JSON)       | -                 | route overrides                           |
  * | `vmhost:maxRequestsPerSecond`| -                 | process-wide request rate (default: none) |
  * | `vmhost:requestTimeout`      | `VMHOST_REQUEST_TIMEOUT` | how long one request waits for an answer (default 60s) |
+ * | `vmhost:createTimeout`, `updateTimeout`, `deleteTimeout` | `VMHOST_CREATE_TIMEOUT`, ... | a resource's deadlines (read by context.ts; checked here, so preview refuses a bad one) |
  * | -                            | `VMHOST_LOG`      | `debug` logs every request to stderr      |
  *
  * Stack config wins over the environment.
@@ -95,9 +96,20 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
   let requestTimeoutMs: number | undefined;
   const timeoutText = read(input.config, "vmhost:requestTimeout") ?? read(env, "VMHOST_REQUEST_TIMEOUT");
   if (timeoutText) {
-    requestTimeoutMs = parseRequestTimeout(timeoutText);
+    requestTimeoutMs = parsePositiveDuration(timeoutText);
     if (requestTimeoutMs === undefined)
       problems.push(`vmhost:requestTimeout / VMHOST_REQUEST_TIMEOUT must be a duration such as "90s" or "2m" (or seconds), got ${JSON.stringify(timeoutText)}`);
+  }
+
+  // Resource deadlines are resolved per call (context.ts resourceTimeouts), but checked here with the rest: a
+  // preview then refuses a value that would fail the up after its first write, and 0 (a create that times out
+  // right after the VM was made).
+  for (const kind of ["create", "update", "delete"] as const) {
+    const key = `vmhost:${kind}Timeout`;
+    const envKey = `VMHOST_${kind.toUpperCase()}_TIMEOUT`;
+    const text = read(input.config, key) ?? read(env, envKey);
+    if (text && parsePositiveDuration(text) === undefined)
+      problems.push(`${key} / ${envKey} must be a positive duration such as "20m" or "90s" (or seconds), got ${JSON.stringify(text)}`);
   }
 
   let maxRequestsPerSecond: number | undefined;
@@ -120,7 +132,7 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
 }
 
 /** "90s", "2m", "500ms", "1m30s" or a bare number of seconds, in ms; undefined when not a positive duration. */
-export function parseRequestTimeout(text: string): number | undefined {
+export function parsePositiveDuration(text: string): number | undefined {
   const t = text.trim();
   if (/^\d+(\.\d+)?$/.test(t)) return Number(t) > 0 ? Number(t) * 1000 : undefined;
   if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(t)) return undefined;

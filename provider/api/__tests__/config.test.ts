@@ -1,4 +1,4 @@
-import { ConfigurationError, parseRequestTimeout, resolveClientOptions } from "../config";
+import { ConfigurationError, parsePositiveDuration, resolveClientOptions } from "../config";
 import { applyRouteOverrides, RouteOverrideError } from "../overrides";
 import { routes } from "../routes";
 import { stderrLogger } from "../log";
@@ -56,11 +56,11 @@ describe("vmhost:requestTimeout", () => {
     ["90s", 90_000], ["2m", 120_000], ["500ms", 500], ["1m30s", 90_000], ["1h", 3_600_000], ["1.5s", 1_500],
     ["0.25m", 15_000], ["30", 30_000], ["2.5", 2_500], [" 45s ", 45_000],
   ])("reads %p as %p ms", (text, ms) => {
-    expect(parseRequestTimeout(text)).toBe(ms);
+    expect(parsePositiveDuration(text)).toBe(ms);
   });
 
   it.each(["0", "0s", "0ms0s", "-5", "-5s", "abc", "5x", "s", "1m 30s", "1.s", ".5s", "5s!", "x5s", "1.5.2s", "1e3"])("refuses %p", (text) => {
-    expect(parseRequestTimeout(text)).toBeUndefined();
+    expect(parsePositiveDuration(text)).toBeUndefined();
   });
 
   it("a value that is no duration is a configuration error naming the key and the forms", () => {
@@ -68,6 +68,22 @@ describe("vmhost:requestTimeout", () => {
       'vmhost:requestTimeout / VMHOST_REQUEST_TIMEOUT must be a duration such as "90s" or "2m" (or seconds), got "soon"',
     );
     expect(resolveClientOptions({ config: { "vmhost:apiKey": "k", "vmhost:baseUrl": "https://api.dewavps.com/v1" }, env: { VMHOST_REQUEST_TIMEOUT: "2m" } }).timeouts).toEqual({ headersMs: 120_000, bodyMs: 120_000 });
+  });
+});
+
+describe("vmhost:createTimeout, updateTimeout, deleteTimeout", () => {
+  const base = { "vmhost:apiKey": "k", "vmhost:baseUrl": "https://api.dewavps.com/v1" };
+  it.each([
+    [{ "vmhost:createTimeout": "banana" }, {}, 'vmhost:createTimeout / VMHOST_CREATE_TIMEOUT must be a positive duration such as "20m" or "90s" (or seconds), got "banana"'],
+    [{}, { VMHOST_CREATE_TIMEOUT: "0" }, 'vmhost:createTimeout / VMHOST_CREATE_TIMEOUT must be a positive duration such as "20m" or "90s" (or seconds), got "0"'],
+    [{ "vmhost:deleteTimeout": "0s" }, {}, "vmhost:deleteTimeout / VMHOST_DELETE_TIMEOUT must be a positive duration"],
+    [{}, { VMHOST_UPDATE_TIMEOUT: "-5m" }, "vmhost:updateTimeout / VMHOST_UPDATE_TIMEOUT must be a positive duration"],
+  ])("refuses %p %p with the key and the env name, where preview checks configuration", (config, env, message) => {
+    expect(() => resolveClientOptions({ config: { ...base, ...config }, env })).toThrow(message);
+  });
+
+  it("accepts durations and leaves their resolution to each resource", () => {
+    expect(() => resolveClientOptions({ config: { ...base, "vmhost:createTimeout": "45m" }, env: { VMHOST_DELETE_TIMEOUT: "90" } })).not.toThrow();
   });
 });
 
