@@ -25,15 +25,15 @@ export interface RequestLogEntry {
 /** Receives log entries and their formatted line. */
 export type RequestLogger = (entry: RequestLogEntry, line: string) => void;
 
-/** Formats an entry as one line. */
+/** Formats an entry as one line (without the `vmhost: ` prefix: whoever writes the line adds it once). */
 export function formatLogLine(entry: RequestLogEntry): string {
   const status = entry.status === undefined ? `ERR${entry.error ? `(${entry.error})` : ""}` : String(entry.status);
-  return `vmhost: ${entry.method} ${entry.path} ${status} ${Math.round(entry.durationMs)}ms retry=${entry.retry} op=${entry.operation}`;
+  return `${entry.method} ${entry.path} ${status} ${Math.round(entry.durationMs)}ms retry=${entry.retry} op=${entry.operation}`;
 }
 
 /** Writes each line to stderr. */
 export const stderrLogger: RequestLogger = (_entry, line) => {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`vmhost: ${line}\n`);
 };
 
 /** True when `VMHOST_LOG` asks for debug logging (`debug`, case-insensitive). */

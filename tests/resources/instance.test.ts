@@ -157,7 +157,7 @@ describe("create, clone, adopt", () => {
   it("refuses storage below the template minimum at check (preview), before creating anything", async () => {
     const before = requestCount();
     const checked = await provider().check({}, { ...validCreate, hostname: "too-small", templateId: 4, cpu: 2, memory: 4, storage: 30 });
-    expect(checked.failures).toEqual([{ property: "storage", reason: expect.stringMatching(/storage: Windows Server 2022 \(template 4\) needs at least 40 GB/) }]);
+    expect(checked.failures).toEqual([{ property: "storage", reason: expect.stringMatching(/^Windows Server 2022 \(template 4\) needs at least 40 GB/) }]);
     expect(opsSince(before)).not.toContain("createInstance");
   });
 

@@ -99,7 +99,7 @@ describe("Instance against the catalogue, at preview", () => {
     // Windows Server 2022 (template 4) needs 2 CPU, 4 GB memory, 40 GB storage
     const failures = await failuresOf({ ...validCreate, templateId: 4, cpu: 1, memory: 2, storage: 30 });
     expect(failures).toEqual([
-      { property: "cpu", reason: expect.stringMatching(/Windows Server 2022 \(template 4\) needs at least 2 CPU; raise cpu to 2/) },
+      { property: "cpu", reason: expect.stringMatching(/Windows Server 2022 \(template 4\) needs at least 2 CPUs; raise cpu to 2/) },
       { property: "memory", reason: expect.stringMatching(/needs at least 4 GB; raise memory to 4/) },
       { property: "storage", reason: expect.stringMatching(/needs at least 40 GB; raise storage to 40/) },
     ]);
@@ -126,8 +126,8 @@ describe("Instance against the catalogue, at preview", () => {
 describe("Instance adoptId / cloneFrom, at preview", () => {
   const missing = "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab";
   it.each([
-    ["adoptId", { adoptId: missing }, /adoptId: there is no instance 6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab in this account to adopt \(getInstances lists them\)/],
-    ["cloneFrom", { cloneFrom: missing, hostname: "c-1", locationId: 1, tierId: 2 }, /cloneFrom: there is no instance .* to clone/],
+    ["adoptId", { adoptId: missing }, /^there is no instance 6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab in this account to adopt \(getInstances lists them\)/],
+    ["cloneFrom", { cloneFrom: missing, hostname: "c-1", locationId: 1, tierId: 2 }, /^there is no instance .* to clone/],
   ])("refuses %s naming no existing instance, for a new resource", async (property, inputs, message) => {
     const r = await provider("Instance").check({}, inputs);
     expect(r.failures).toEqual([{ property, reason: expect.stringMatching(message) }]);

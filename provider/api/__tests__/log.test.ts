@@ -16,7 +16,7 @@ describe("request log lines", () => {
     const log = redactingLogger((e, line) => seen.push({ entry: e, line }), "key-1234");
     const e = entry("/instance?search=key-1234");
     log(e, formatLogLine(e));
-    expect(seen[0]!.line).toBe("vmhost: GET /instance?search=[REDACTED] 200 12ms retry=0 op=listInstances");
+    expect(seen[0]!.line).toBe("GET /instance?search=[REDACTED] 200 12ms retry=0 op=listInstances");
     expect(seen[0]!.entry.path).toBe("/instance?search=[REDACTED]");
   });
 
@@ -35,7 +35,7 @@ describe("request log lines", () => {
 
   it("a failed attempt is logged as ERR with its error code", () => {
     const failed = { ...entry("/instance"), status: undefined, error: "ECONNRESET" } as RequestLogEntry;
-    expect(formatLogLine(failed)).toBe("vmhost: GET /instance ERR(ECONNRESET) 12ms retry=0 op=listInstances");
-    expect(formatLogLine({ ...failed, error: undefined } as RequestLogEntry)).toBe("vmhost: GET /instance ERR 12ms retry=0 op=listInstances");
+    expect(formatLogLine(failed)).toBe("GET /instance ERR(ECONNRESET) 12ms retry=0 op=listInstances");
+    expect(formatLogLine({ ...failed, error: undefined } as RequestLogEntry)).toBe("GET /instance ERR 12ms retry=0 op=listInstances");
   });
 });

@@ -43,8 +43,8 @@ describe("debug step", () => {
     await step({ request: request(), retry: 0 });
     await expect(step({ request: request(), retry: 1 })).rejects.toBeInstanceOf(TransportError);
     expect(lines).toEqual([
-      "vmhost: GET /instance/i-1/detail 503 0ms retry=0 op=getInstance",
-      "vmhost: GET /instance/i-1/detail ERR(ECONNRESET) 0ms retry=1 op=getInstance",
+      "GET /instance/i-1/detail 503 0ms retry=0 op=getInstance",
+      "GET /instance/i-1/detail ERR(ECONNRESET) 0ms retry=1 op=getInstance",
     ]);
   });
 
@@ -54,7 +54,7 @@ describe("debug step", () => {
     const times = [1_000, 1_250];
     const step = debugStep(scripted(ok("{}", 200)), (entry, line) => { entries.push(entry); lines.push(line); }, () => times.shift()!);
     await step({ request: request(), retry: 0 });
-    expect(lines).toEqual(["vmhost: GET /instance/i-1/detail 200 250ms retry=0 op=getInstance"]);
+    expect(lines).toEqual(["GET /instance/i-1/detail 200 250ms retry=0 op=getInstance"]);
     expect(Object.keys(entries[0]!)).not.toContain("error");
   });
 

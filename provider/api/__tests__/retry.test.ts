@@ -20,8 +20,8 @@ describe("retries of reads and idempotent writes", () => {
     expect(calls()).toHaveLength(2);
     expect(sleeps).toEqual([7000]);
     expect(logs.map((l) => l.replace(/ \d+ms/, ""))).toEqual([
-      "vmhost: GET /instance/size-template 429 retry=0 op=listSizeTemplates",
-      "vmhost: GET /instance/size-template 200 retry=1 op=listSizeTemplates",
+      "GET /instance/size-template 429 retry=0 op=listSizeTemplates",
+      "GET /instance/size-template 200 retry=1 op=listSizeTemplates",
     ]);
   });
 

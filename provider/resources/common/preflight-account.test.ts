@@ -105,7 +105,7 @@ describe("previewFailures of the attachments and of a new Instance's source", ()
     expect(await previewFailures("VswitchAttachment", { instanceId: VM, vswitchId: NET }, same)).toEqual([]);
     const missing = api({ vswitches: vswitchIn("Jakarta") });
     expect(await previewFailures("VswitchAttachment", { instanceId: VM, vswitchId: "1a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, missing)).toEqual([{
-      property: "vswitchId", reason: "vswitchId: there is no private network 1a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d in this account (list them with getVswitches)",
+      property: "vswitchId", reason: "there is no private network 1a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d in this account (list them with getVswitches)",
     }]);
   });
   it("BlockStorageAttachment: a disk of another location, or none of that id; an unknown instance is not compared", async () => {
@@ -125,10 +125,10 @@ describe("previewFailures of the attachments and of a new Instance's source", ()
   it("a new Instance: the VM to adopt or clone must exist; a failed read only logs", async () => {
     const client = api({});
     expect(await previewFailures("Instance", { adoptId: VM }, client, true)).toEqual([
-      { property: "adoptId", reason: `adoptId: there is no instance ${VM} in this account to adopt (getInstances lists them)` },
+      { property: "adoptId", reason: `there is no instance ${VM} in this account to adopt (getInstances lists them)` },
     ]);
     expect(await previewFailures("Instance", { cloneFrom: VM }, api({}), true)).toEqual([
-      { property: "cloneFrom", reason: `cloneFrom: there is no instance ${VM} in this account to clone (getInstances lists them)` },
+      { property: "cloneFrom", reason: `there is no instance ${VM} in this account to clone (getInstances lists them)` },
     ]);
     expect(await previewFailures("Instance", { cloneFrom: VM }, api({}), false)).toEqual([]);
     const { pool, client: failing } = mockClient({ maxRetries: 0 });

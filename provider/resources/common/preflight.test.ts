@@ -74,14 +74,14 @@ describe("instanceCatalogueFailures", () => {
     const noDedicated: Catalogue = { ...cat, tiers: [{ id: 2, name: "Standard", dedicatedCpuAvailable: false }] };
     expect(instanceCatalogueFailures({ ...ok, dedicatedCpu: true }, noDedicated)).toEqual([{
       property: "dedicatedCpu",
-      reason: "dedicatedCpu: the Standard tier (2) has no dedicated CPUs; set dedicatedCpu: false, or choose a tier that offers them (getTiers shows dedicatedCpuAvailable)",
+      reason: "the Standard tier (2) has no dedicated CPUs; set dedicatedCpu: false, or choose a tier that offers them (getTiers shows dedicatedCpuAvailable)",
     }]);
   });
   it("names a template without a version by its name alone", () => {
     const unversioned: Catalogue = { ...cat, templates: [{ id: 4, name: "Alpine", version: undefined, minCpu: 1, minMemory: 2, minStorage: 10 }] };
     expect(instanceCatalogueFailures({ ...ok, templateId: 4, memory: 1 }, unversioned)).toEqual([{
       property: "memory",
-      reason: "memory: Alpine (template 4) needs at least 2 GB; raise memory to 2 or more (getOsTemplates lists the minimums)",
+      reason: "Alpine (template 4) needs at least 2 GB; raise memory to 2 or more (getOsTemplates lists the minimums)",
     }]);
     expect(instanceCatalogueFailures({ ...ok, templateId: 9 }, unversioned)[0]?.reason).toBe(
       "templateId 9 is not an OS template of this host; valid: 4 (Alpine) (list them with getOsTemplates)",
@@ -104,7 +104,7 @@ describe("instanceCatalogueFailures", () => {
   it("lists the tiers that offer dedicated CPUs", () => {
     const tiers: Catalogue = { ...cat, tiers: [{ id: 2, name: "Standard", dedicatedCpuAvailable: false }, { id: 3, name: "Premium", dedicatedCpuAvailable: true }] };
     expect(instanceCatalogueFailures({ ...ok, dedicatedCpu: true }, tiers)[0]?.reason).toBe(
-      "dedicatedCpu: the Standard tier (2) has no dedicated CPUs; set dedicatedCpu: false, or choose a tier that offers them: 3 (Premium) (getTiers shows dedicatedCpuAvailable)",
+      "the Standard tier (2) has no dedicated CPUs; set dedicatedCpu: false, or choose a tier that offers them: 3 (Premium) (getTiers shows dedicatedCpuAvailable)",
     );
     expect(instanceCatalogueFailures({ ...ok, dedicatedCpu: false }, tiers)).toEqual([]);
   });
@@ -119,16 +119,16 @@ describe("instanceCatalogueFailures", () => {
   it("reports every minimum the sizes miss at once, with its unit", () => {
     const big: Catalogue = { ...cat, templates: [{ id: 1, name: "Ubuntu", version: "22.04", minCpu: 2, minMemory: 4, minStorage: 40 }] };
     expect(instanceCatalogueFailures({ ...ok, cpu: 1, memory: 2, storage: 20 }, big)).toEqual([
-      { property: "cpu", reason: "cpu: Ubuntu 22.04 (template 1) needs at least 2 CPU; raise cpu to 2 or more (getOsTemplates lists the minimums)" },
-      { property: "memory", reason: "memory: Ubuntu 22.04 (template 1) needs at least 4 GB; raise memory to 4 or more (getOsTemplates lists the minimums)" },
-      { property: "storage", reason: "storage: Ubuntu 22.04 (template 1) needs at least 40 GB; raise storage to 40 or more (getOsTemplates lists the minimums)" },
+      { property: "cpu", reason: "Ubuntu 22.04 (template 1) needs at least 2 CPUs; raise cpu to 2 or more (getOsTemplates lists the minimums)" },
+      { property: "memory", reason: "Ubuntu 22.04 (template 1) needs at least 4 GB; raise memory to 4 or more (getOsTemplates lists the minimums)" },
+      { property: "storage", reason: "Ubuntu 22.04 (template 1) needs at least 40 GB; raise storage to 40 or more (getOsTemplates lists the minimums)" },
     ]);
     expect(instanceCatalogueFailures({ ...ok, cpu: 2, memory: 4, storage: 40 }, big)).toEqual([]);
   });
   it("refuses a private network that is not in the account, or of another location (any letter case of uuid and name)", () => {
     const nets: Catalogue = { ...cat, vswitches: [{ uuid: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d", name: "net", location: "Surabaya" }] };
     expect(instanceCatalogueFailures({ ...ok, vswitchId: "9a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, nets)).toEqual([
-      { property: "vswitchId", reason: "vswitchId: there is no private network 9a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d in this account (list them with getVswitches)" },
+      { property: "vswitchId", reason: "there is no private network 9a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d in this account (list them with getVswitches)" },
     ]);
     expect(instanceCatalogueFailures({ ...ok, vswitchId: "0A1B2C3D-4E5F-4A6B-8C7D-9E8F7A6B5C4D" }, nets)).toEqual([{
       property: "vswitchId",

@@ -288,7 +288,7 @@ export function instanceCatalogueFailures(inputs: Record<string, unknown>, cat: 
     failures.push({
       property: "dedicatedCpu",
       reason:
-        `dedicatedCpu: the ${tier.name} tier (${tier.id}) has no dedicated CPUs; set dedicatedCpu: false, or choose a tier that offers them` +
+        `the ${tier.name} tier (${tier.id}) has no dedicated CPUs; set dedicatedCpu: false, or choose a tier that offers them` +
         (offering.length ? `: ${listIds(offering)}` : "") + " (getTiers shows dedicatedCpuAvailable)",
     });
   }
@@ -305,10 +305,10 @@ export function instanceCatalogueFailures(inputs: Record<string, unknown>, cat: 
     } else {
       // every minimum at once, so one run tells all the sizes to raise
       const label = `${template.name}${template.version ? ` ${template.version}` : ""} (template ${template.id})`;
-      for (const [key, least, unit] of [["cpu", template.minCpu, " CPU"], ["memory", template.minMemory, " GB"], ["storage", template.minStorage, " GB"]] as const) {
+      for (const [key, least, unit] of [["cpu", template.minCpu, " CPUs"], ["memory", template.minMemory, " GB"], ["storage", template.minStorage, " GB"]] as const) {
         const value = inputs[key];
         if (least !== undefined && typeof value === "number" && value < least)
-          failures.push({ property: key, reason: `${key}: ${label} needs at least ${least}${unit}; raise ${key} to ${least} or more (getOsTemplates lists the minimums)` });
+          failures.push({ property: key, reason: `${label} needs at least ${least}${unit}; raise ${key} to ${least} or more (getOsTemplates lists the minimums)` });
       }
     }
   }
@@ -316,7 +316,7 @@ export function instanceCatalogueFailures(inputs: Record<string, unknown>, cat: 
   if (typeof inputs.vswitchId === "string" && inputs.vswitchId !== "" && known(inputs.vswitchId) && cat.vswitches) {
     const vswitch = cat.vswitches.find((v) => sameUuid(v.uuid, inputs.vswitchId as string));
     if (!vswitch)
-      failures.push({ property: "vswitchId", reason: `vswitchId: there is no private network ${inputs.vswitchId} in this account (list them with getVswitches)` });
+      failures.push({ property: "vswitchId", reason: `there is no private network ${inputs.vswitchId} in this account (list them with getVswitches)` });
     else if (location && vswitch.location && vswitch.location.toLowerCase() !== location.name.toLowerCase())
       failures.push({
         property: "vswitchId",
@@ -339,7 +339,7 @@ async function vswitchAttachmentFailures(client: VmHostClient, inputs: Record<st
   if (typeof inputs.vswitchId !== "string" || !known(inputs.vswitchId) || !cat.vswitches) return [];
   const vswitch = cat.vswitches.find((v) => sameUuid(v.uuid, inputs.vswitchId as string));
   if (!vswitch)
-    return [{ property: "vswitchId", reason: `vswitchId: there is no private network ${inputs.vswitchId} in this account (list them with getVswitches)` }];
+    return [{ property: "vswitchId", reason: `there is no private network ${inputs.vswitchId} in this account (list them with getVswitches)` }];
   const location = await instanceLocation(client, inputs.instanceId);
   if (location && vswitch.location && vswitch.location.toLowerCase() !== location.name.toLowerCase())
     return [{
@@ -390,7 +390,7 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
     if (found === undefined)
       failures.push({
         property: key,
-        reason: `${key}: there is no instance ${id} in this account to ${key === "adoptId" ? "adopt" : "clone"} (getInstances lists them)`,
+        reason: `there is no instance ${id} in this account to ${key === "adoptId" ? "adopt" : "clone"} (getInstances lists them)`,
       });
   }
   return failures;
