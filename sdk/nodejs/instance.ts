@@ -33,7 +33,7 @@ export interface InstanceArgs {
   templateId?: pulumi.Input<number>;
   /** Integer id of the price tier. Changing it changes the tier in place (changeTier), keeping the VM. */
   tierId?: pulumi.Input<number>;
-  /** The VM's hostname: 1-63 lowercase letters, digits or hyphens, e.g. `web-1`. Changing it renames in place. */
+  /** The VM's hostname: 1-63 lowercase letters, digits, hyphens or dots (RFC 1123 labels), e.g. `web-1` or `db.internal`. Changing it renames in place. */
   hostname?: pulumi.Input<string>;
   /** The admin user created on the VM, e.g. `deploy`. Changing it replaces the VM. Not allowed with `cloneFrom`. */
   username?: pulumi.Input<string>;

@@ -28,9 +28,14 @@ describe("Instance check", () => {
     expect(r.failures?.find((f) => f.property === "hostName")?.reason).toMatch(/did you mean hostname/);
   });
 
+  it("accepts a hostname of dotted labels (a VM named db.internal.example in the panel can be declared as it is)", () => {
+    expect(checkInstanceInputs({ ...validCreate, hostname: "db.internal.example" }).failures).toBeUndefined();
+    expect(checkInstanceInputs({ ...validCreate, hostname: `${"a".repeat(30)}.${"b".repeat(33)}` }).failures?.map((f) => f.property)).toEqual(["hostname"]);
+  });
+
   it("says how to fix a hostname", () => {
     const r = checkInstanceInputs({ ...validCreate, hostname: "Web" });
-    expect(r.failures?.[0]?.reason).toMatch(/lowercase letters, digits or hyphens.*e\.g\. web-1/);
+    expect(r.failures?.[0]?.reason).toMatch(/lowercase letters, digits, hyphens or dots.*e\.g\. web-1 or db\.internal/);
   });
 
   it("needs only hostname, location and tier to clone, and nothing but adoptId to adopt", () => {

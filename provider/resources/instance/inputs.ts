@@ -4,8 +4,9 @@
  *
  * Rules the API does not publish (api-spec.md §8 "bounds of fields: not shown") are inferred and kept
  * conservative, each failure saying how to fix it:
- * - hostname: one DNS label (RFC 1123): 1-63 lowercase letters, digits or hyphens, not starting or ending with
- *   a hyphen. The panel shows it as the VM's name and it becomes the guest's hostname.
+ * - hostname: RFC 1123 labels (lowercase letters, digits or hyphens, none starting or ending with a hyphen)
+ *   separated by dots, 63 characters in all. The panel shows it as the VM's name and it becomes the guest's
+ *   hostname.
  * - username: a Linux user name: starts with a lowercase letter or `_`, then up to 31 lowercase letters,
  *   digits, `_` or `-`.
  * - password: 8 to 72 bytes (bcrypt, Laravel's default hasher, ignores bytes past 72) with at least one
@@ -21,7 +22,10 @@ import { checkInputs, isUnknown, type CheckFailure } from "../common/check";
 import { timeoutsOf, uuidOf, uuidOrBlankOf, type ResourceDocs } from "../common/fields";
 import type * as pulumi from "@pulumi/pulumi";
 
-const HOSTNAME_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+// RFC 1123 labels, dots allowed, 63 characters in all (the simulator's rule; the spec shows none): a VM named
+// like db.internal.example in the panel can be adopted as it is. Lowercase only: DNS names compare without case,
+// and a name the host folds would show as drift.
+const HOSTNAME_RE = /^(?=.{1,63}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const USERNAME_RE = /^[a-z_][a-z0-9_-]{0,31}$/;
 
 /**
@@ -93,7 +97,9 @@ const inputShape = {
   hostname: z
     .string({ error: "hostname must be a string, e.g. web-1" })
     .regex(HOSTNAME_RE, {
-      error: "hostname must be 1-63 lowercase letters, digits or hyphens, not starting or ending with a hyphen, e.g. web-1",
+      error:
+        "hostname must be 1-63 lowercase letters, digits, hyphens or dots (labels separated by dots, none starting or ending " +
+        "with a hyphen), e.g. web-1 or db.internal",
     })
     .optional(),
   username: z
@@ -150,7 +156,7 @@ const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
   tierId:
     "Integer id of the price tier (list them with getTiers, with whether each offers dedicated CPUs). Preview refuses an unknown id. " +
     "Changing it changes the tier in place.",
-  hostname: "The VM's hostname: 1-63 lowercase letters, digits or hyphens, e.g. web-1. Changing it renames the VM in place.",
+  hostname: "The VM's hostname: 1-63 lowercase letters, digits, hyphens or dots (RFC 1123 labels), e.g. web-1 or db.internal. Changing it renames the VM in place.",
   username: "The admin user created on the VM (a Linux user name), e.g. deploy. Changing it replaces the VM.",
   password:
     "The admin user's password: 8-72 bytes mixing lowercase, uppercase and digits, no spaces. Secret and write-only " +
