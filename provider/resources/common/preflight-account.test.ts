@@ -2,6 +2,7 @@
  * The account check at preview (checkAccount) and the catalogue's optional lists, against a mocked API: each
  * configuration mistake names the config key to fix; what says nothing about the configuration only logs.
  */
+import { errors } from "undici";
 import { captureProgressLines, mockClient } from "../../api/__tests__/helpers";
 import { samples } from "../../api/__tests__/samples";
 import { catalogueFor, checkAccount, previewFailures } from "./preflight";
@@ -35,6 +36,20 @@ describe("checkAccount", () => {
     const teapot = mockClient({ maxRetries: 0 });
     teapot.pool.intercept({ path: SIZES, method: "GET" }).reply(418, { message: "no" });
     await expect(checkAccount(teapot.client)).rejects.toThrow(/does not answer as this API \(GET \/instance\/size-template gave HTTP 418\)/);
+  });
+  it("a host that does not answer in time is named as slow (vmhost:requestTimeout), not as an unreachable URL", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: SIZES, method: "GET" }).replyWithError(new errors.HeadersTimeoutError());
+    const error = (await checkAccount(client).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^vmhost:requestTimeout: the API at https:\/\/api\.vmhost\.test\/v1 did not answer in time \(.*vmhost:requestTimeout/);
+    expect(error.message).not.toMatch(/vmhost:baseUrl/);
+  });
+  it("a connection that never opens blames the base URL, saying so once", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: SIZES, method: "GET" }).replyWithError(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+    const error = (await checkAccount(client).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^vmhost:baseUrl: could not reach the API at https:\/\/api\.vmhost\.test\/v1 \(/);
+    expect(error.message.match(/Check vmhost:baseUrl/gi)).toHaveLength(1);
   });
   it("a 5xx says nothing about the configuration: it only logs and lets preview go on", async () => {
     const { pool, client } = mockClient({ maxRetries: 0 });

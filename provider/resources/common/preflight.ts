@@ -187,8 +187,12 @@ export async function checkAccount(client: VmHostClient): Promise<void> {
           `${e instanceof ResponseFormatError ? "an answer that is not the API's" : `HTTP ${e.status}`})${baseUrlHint(client.baseUrl)}`,
         { cause: e },
       );
+    // A connection that never opened says "where is it"; an answer that did not come in time says "slow host":
+    // the timeout's own text names vmhost:requestTimeout then, and the base URL is not the suspect.
+    if (e instanceof TimeoutError && e.phase !== "connect")
+      throw new ProviderError(`vmhost:requestTimeout: ${where} did not answer in time (${errorText(e)})`, { cause: e });
     if (e instanceof NetworkError || e instanceof TimeoutError)
-      throw new ProviderError(`vmhost:baseUrl: could not reach ${where} (${errorText(e)}): check vmhost:baseUrl (VMHOST_BASE_URL) and the network`, { cause: e });
+      throw new ProviderError(`vmhost:baseUrl: could not reach ${where} (${errorText(e)})`, { cause: e });
     // a 5xx or 429 says nothing about the configuration: up will meet it (and retry) if it lasts
     progressLog(`could not check the API key at preview (${errorText(e)}); continuing`);
   }
