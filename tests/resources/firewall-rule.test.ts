@@ -9,6 +9,7 @@ import { createClient, type VmHostClient } from "../../provider/api";
 import { configure, getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ResourceInitError } from "../../provider/resources/common/errors";
 import { UNKNOWN_VALUE } from "../../provider/resources/common/check";
+import { REPLACE_ON_CHANGES_KEY } from "../../provider/resources/common/replace-on-changes";
 import { firewallRuleProvider } from "../../provider/resources/firewall-rule/provider";
 import type { FirewallRuleInputs, FirewallRuleOutputs } from "../../provider/resources/firewall-rule/inputs";
 import { snapshotProvider as typedSnapshotProvider } from "../../provider/resources/snapshot/provider";
@@ -165,6 +166,26 @@ describe("FirewallRule lifecycle", () => {
     const fixed = await provider.update!(created.id, read.props as FirewallRuleOutputs, inputs);
     expect(fixed.outs).toEqual(created.outs);
     expect(await apiRule(vm, created.id)).toEqual(expect.objectContaining({ action: "A", destination_port: "53" }));
+  });
+
+  // replaceOnChanges acts on what the rule's own diff finds changed: "0.0.0.0/0" is no source (the outputs leave
+  // it out), so the option must not replace the rule on every up (the replacement's create, an identical rule,
+  // would be refused anyway).
+  it("with replaceOnChanges on sourceIp (or '*'), a rule for any source written 0.0.0.0/0 is no change after create and after a read", async () => {
+    const registered = providers.FirewallRule;
+    const program = { instanceId: vm, protocol: "tcp", port: 2201, sourceIp: "0.0.0.0/0", action: "accept", [REPLACE_ON_CHANGES_KEY]: ["sourceIp"] };
+    const inputs = (await registered.check!({}, program)).inputs;
+    const created = await registered.create!(inputs);
+    expect(created.outs).not.toHaveProperty("sourceIp");
+    const unchanged = { changes: false, replaces: [], deleteBeforeReplace: false };
+    expect(await registered.diff!(created.id, created.outs, inputs)).toEqual(unchanged);
+    const read = await registered.read!(created.id, created.outs);
+    const anyInput = (await registered.check!(read.inputs, { ...program, [REPLACE_ON_CHANGES_KEY]: ["*"] })).inputs;
+    expect(await registered.diff!(created.id, read.props, anyInput)).toEqual(unchanged);
+    // a real change of the source still replaces the rule, as the option asks
+    const narrowed = (await registered.check!(inputs, { ...program, sourceIp: "203.0.113.0/24" })).inputs;
+    expect(await registered.diff!(created.id, read.props, narrowed)).toMatchObject({ changes: true, replaces: ["sourceIp"] });
+    await registered.delete!(created.id, read.props);
   });
 
   it("treats an unknown rule, or one whose instance is gone, as gone (read {} and delete succeeds)", async () => {

@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { checkInputs } from "./check";
+import type { ResourceDiff } from "./replace-on-changes";
 import { withUnconfirmedCreates } from "./unconfirmed";
 
 /** What one resource implements; `defineResourceProvider` wires it into Pulumi's dynamic-provider shape. */
@@ -12,8 +13,12 @@ export interface ResourceImplementation<Inputs, Outputs> {
    * required inputs differ per mode, create / clone / adopt); it must validate with `inputsSchema` too.
    */
   check?(news: Record<string, unknown>): pulumi.dynamic.CheckResult<Inputs>;
-  /** Pure diff of the state's outputs against the program's (checked) inputs; `id` is the object's id. */
-  diff(olds: Outputs, news: Inputs, id: string): pulumi.dynamic.DiffResult;
+  /**
+   * Pure diff of the state's outputs against the program's (checked) inputs; `id` is the object's id. It names
+   * the inputs it found changed (`changedKeys`), in its own terms, because `replaceOnChanges` acts on those
+   * only (common/replace-on-changes.ts).
+   */
+  diff(olds: Outputs, news: Inputs, id: string): ResourceDiff;
   create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
   /** Reads the object; `{}` when it is gone. `inputs`, when returned, may hold only the declared inputs. */
   read(id: string, props: Outputs): Promise<pulumi.dynamic.ReadResult<Partial<Outputs>>>;

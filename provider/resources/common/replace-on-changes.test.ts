@@ -1,44 +1,60 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { REPLACE_ON_CHANGES_KEY, replacesRequestedByOption, withReplaceOnChanges } from "./replace-on-changes";
+import { changedKeysOf, REPLACE_ON_CHANGES_KEY, replacesRequestedByOption, withReplaceOnChanges, type ResourceDiff } from "./replace-on-changes";
 
+/** A resource whose diff compares top-level inputs as they are, and names the ones that differ. */
+function rawDiff(olds: Record<string, unknown>, news: Record<string, unknown>): ResourceDiff {
+  const changedKeys = Object.keys(news).filter((k) => !k.startsWith("__") && JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
+  return { changes: changedKeys.length > 0, replaces: [], changedKeys };
+}
 const inner: pulumi.dynamic.ResourceProvider = {
   check: async (_olds, news) => ({ inputs: { ...news } }),
-  diff: async () => ({ changes: true, replaces: [] }),
+  diff: async (_id, olds, news) => rawDiff(olds, news),
   create: async () => ({ id: "x", outs: {} }),
 };
 const wrapped = withReplaceOnChanges("Instance", inner);
+/** A resource with a diff of its own: `diff` answers whatever the test says. */
+function withDiff(diff: pulumi.dynamic.DiffResult | ResourceDiff): pulumi.dynamic.ResourceProvider {
+  const provider: pulumi.dynamic.ResourceProvider = { ...inner, diff: async () => diff };
+  return withReplaceOnChanges("Instance", provider);
+}
+/** The program's top-level keys, all taken as changed by the resource: the path rules alone decide. */
+const every = (news: Record<string, unknown>): string[] => Object.keys(news);
 
 describe("replaceOnChanges applied by the provider", () => {
   it("reports a listed property that changed as a replace", async () => {
     const news = (await wrapped.check!({}, { hostname: "b", cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["hostname"] })).inputs;
-    expect(await wrapped.diff!("id", { hostname: "a", cpu: 2 }, news)).toMatchObject({ changes: true, replaces: ["hostname"] });
+    expect(await wrapped.diff!("id", { hostname: "a", cpu: 2 }, news)).toEqual({ changes: true, replaces: ["hostname"] });
   });
-  it("leaves unlisted changes in place, and listed unchanged ones alone", async () => {
-    expect(replacesRequestedByOption({ hostname: "a", cpu: 1 }, { hostname: "a", cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["hostname"] })).toEqual([]);
+  it("leaves unlisted changes in place, and listed unchanged ones alone", () => {
+    const news = { hostname: "a", cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["hostname"] };
+    expect(replacesRequestedByOption({ hostname: "a", cpu: 1 }, news, every(news))).toEqual([]);
   });
   it("compares nested paths and '*' (any input)", () => {
     const olds = { deleteOptions: { removePublicIp: true }, cpu: 1 };
-    expect(replacesRequestedByOption(olds, { deleteOptions: { removePublicIp: false }, cpu: 1, [REPLACE_ON_CHANGES_KEY]: ["deleteOptions.removePublicIp"] })).toEqual(["deleteOptions"]);
-    expect(replacesRequestedByOption(olds, { deleteOptions: { removePublicIp: true }, cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["*"] })).toEqual(["cpu"]);
+    const nested = { deleteOptions: { removePublicIp: false }, cpu: 1, [REPLACE_ON_CHANGES_KEY]: ["deleteOptions.removePublicIp"] };
+    expect(replacesRequestedByOption(olds, nested, every(nested))).toEqual(["deleteOptions"]);
+    const any = { deleteOptions: { removePublicIp: true }, cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["*"] };
+    expect(replacesRequestedByOption(olds, any, every(any))).toEqual(["cpu"]);
   });
   it("compares a nested path whose parent the state lacks or holds as null (a property added since) as changed", () => {
     const news = { deleteOptions: { removePublicIp: false }, [REPLACE_ON_CHANGES_KEY]: ["deleteOptions.removePublicIp"] };
-    expect(replacesRequestedByOption({}, news)).toEqual(["deleteOptions"]);
-    expect(replacesRequestedByOption({ deleteOptions: null }, news)).toEqual(["deleteOptions"]);
+    expect(replacesRequestedByOption({}, news, every(news))).toEqual(["deleteOptions"]);
+    expect(replacesRequestedByOption({ deleteOptions: null }, news, every(news))).toEqual(["deleteOptions"]);
   });
   it("skips a path that is not a string (a state written by hand) and still honours the others", () => {
-    expect(replacesRequestedByOption({ hostname: "a" }, { hostname: "b", [REPLACE_ON_CHANGES_KEY]: [5, "hostname"] })).toEqual(["hostname"]);
+    const news = { hostname: "b", [REPLACE_ON_CHANGES_KEY]: [5, "hostname"] };
+    expect(replacesRequestedByOption({ hostname: "a" }, news, every(news))).toEqual(["hostname"]);
   });
   it("asks nothing without the option, and never compares a listed property the program leaves unset", () => {
-    expect(replacesRequestedByOption({ hostname: "a" }, { hostname: "b" })).toEqual([]);
-    expect(replacesRequestedByOption({ hostname: "a", rdns: "x.example.com" }, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: ["rdns"] })).toEqual([]);
+    expect(replacesRequestedByOption({ hostname: "a" }, { hostname: "b" }, ["hostname"])).toEqual([]);
+    const news = { hostname: "a", [REPLACE_ON_CHANGES_KEY]: ["rdns"] };
+    expect(replacesRequestedByOption({ hostname: "a", rdns: "x.example.com" }, news, ["rdns"])).toEqual([]);
   });
   it("stores nothing for an empty list (no option in the state, so no diff when it is dropped)", async () => {
     expect((await wrapped.check!({}, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: [] })).inputs).toEqual({ hostname: "a" });
   });
   it("adds the replace when the resource's own diff names no replaces at all", async () => {
-    const noReplaces: pulumi.dynamic.ResourceProvider = { ...inner, diff: async () => ({ changes: false }) };
-    const bare = withReplaceOnChanges("Instance", noReplaces);
+    const bare = withDiff({ changes: true, changedKeys: ["hostname"] });
     expect(await bare.diff!("id", { hostname: "a" }, { hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] })).toEqual({ changes: true, replaces: ["hostname"] });
   });
   it("refuses a malformed value, naming replaceOnChanges", async () => {
@@ -46,11 +62,10 @@ describe("replaceOnChanges applied by the provider", () => {
     expect(r.failures).toEqual([expect.objectContaining({ property: "replaceOnChanges" })]);
   });
   it("adds nothing when the listed property did not change, and never names a replace twice", async () => {
-    const quiet: pulumi.dynamic.ResourceProvider = { ...inner, diff: async () => ({ changes: false }) };
-    expect(await withReplaceOnChanges("Instance", quiet).diff!("id", { hostname: "a" }, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: ["hostname"] }))
+    expect(await withDiff({ changes: false, changedKeys: [] }).diff!("id", { hostname: "a" }, { hostname: "a", [REPLACE_ON_CHANGES_KEY]: ["hostname"] }))
       .toEqual({ changes: false });
-    const already: pulumi.dynamic.ResourceProvider = { ...inner, diff: async () => ({ changes: true, replaces: ["hostname"] }) };
-    expect(await withReplaceOnChanges("Instance", already).diff!("id", { hostname: "a" }, { hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] }))
+    const already = withDiff({ changes: true, replaces: ["hostname"], changedKeys: ["hostname"] });
+    expect(await already.diff!("id", { hostname: "a" }, { hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] }))
       .toEqual({ changes: true, replaces: ["hostname"] });
   });
   it("keeps the check's own failures and adds the malformed option's", async () => {
@@ -74,5 +89,44 @@ describe("replaceOnChanges applied by the provider", () => {
         "Pulumi (the replacement would adopt the same one, then delete it). Remove adoptId to replace it deliberately, or remove those " +
         "properties from replaceOnChanges.",
     );
+  });
+});
+
+// The engine applies replaceOnChanges to the keys a provider's diff reports as changed, so each resource's own
+// comparison decides: a value the resource calls equal (a reordered list, another spelling of the same rule)
+// must never replace it, whatever the raw values look like.
+describe("replaceOnChanges acts only on what the resource's diff found changed", () => {
+  const olds = { sshKeys: ["a", "b"], cpu: 1 };
+  const reordered = { sshKeys: ["b", "a"], cpu: 1 };
+
+  it("replaces nothing for a listed property the resource calls unchanged, though its raw value differs", async () => {
+    const quiet = withDiff({ changes: false, replaces: [], changedKeys: [] });
+    expect(await quiet.diff!("id", olds, { ...reordered, [REPLACE_ON_CHANGES_KEY]: ["sshKeys"] })).toEqual({ changes: false, replaces: [] });
+    expect(await quiet.diff!("id", olds, { ...reordered, [REPLACE_ON_CHANGES_KEY]: ["*"] })).toEqual({ changes: false, replaces: [] });
+  });
+  it("nor when another property changed: that one stays an in-place update", async () => {
+    const cpuOnly = withDiff({ changes: true, replaces: [], changedKeys: ["cpu"] });
+    expect(await cpuOnly.diff!("id", olds, { ...reordered, cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["sshKeys"] })).toEqual({ changes: true, replaces: [] });
+    expect(await cpuOnly.diff!("id", olds, { ...reordered, cpu: 2, [REPLACE_ON_CHANGES_KEY]: ["*"] })).toEqual({ changes: true, replaces: ["cpu"] });
+  });
+  it("replaces for a nested path only when its own value changed, not for a sibling's change", () => {
+    const state = { deleteOptions: { removePublicIp: true, removeBlockStorage: false } };
+    const news = { deleteOptions: { removePublicIp: true, removeBlockStorage: true }, [REPLACE_ON_CHANGES_KEY]: ["deleteOptions.removePublicIp"] };
+    expect(replacesRequestedByOption(state, news, ["deleteOptions"])).toEqual([]);
+  });
+  it("adds nothing to a diff that reports no changes (the engine: only a DiffSome gets replaces), whatever keys it names", async () => {
+    const unsure = withDiff({ changes: false, replaces: [], changedKeys: ["sshKeys"] });
+    expect(await unsure.diff!("id", olds, { sshKeys: ["c"], cpu: 1, [REPLACE_ON_CHANGES_KEY]: ["sshKeys"] })).toEqual({ changes: false, replaces: [] });
+  });
+  it("adds nothing to a diff that names no changed keys (as the engine for a provider that sends none)", async () => {
+    const unnamed = withDiff({ changes: true, replaces: [] });
+    expect(await unnamed.diff!("id", olds, { sshKeys: ["c"], cpu: 1, [REPLACE_ON_CHANGES_KEY]: ["sshKeys"] })).toEqual({ changes: true, replaces: [] });
+    expect(changedKeysOf({ changes: true })).toEqual([]);
+    expect(changedKeysOf({ changes: true, changedKeys: ["a", 5] } as unknown as ResourceDiff)).toEqual(["a"]);
+  });
+  it("hands the host a plain DiffResult: changedKeys is the provider's own business", async () => {
+    const result = await wrapped.diff!("id", { hostname: "a" }, { hostname: "b" });
+    expect(result).toEqual({ changes: true, replaces: [] });
+    expect(result).not.toHaveProperty("changedKeys");
   });
 });

@@ -11,8 +11,35 @@ import { ProviderError } from "./errors";
  * provider's diff (@pulumi/pulumi cmd/dynamic-provider/index.ts, diffRPC), so with any dynamic provider the
  * option silently does nothing. Our resource classes see their options, so they pass the paths along as this
  * input, and the diff puts the changed ones in `replaces`, which the engine honours.
+ *
+ * Like the engine, the option only acts on what the resource's own diff found changed ({@link ResourceDiff}
+ * `changedKeys`): each resource compares in its own terms (a reordered `sshKeys` is the same VM, a firewall
+ * source `0.0.0.0/0` is no source), and a raw comparison of program and state here would replace on every
+ * run for values the resource itself calls equal.
  */
 export const REPLACE_ON_CHANGES_KEY = "__replaceOnChanges";
+
+/**
+ * A resource's diff with the top-level inputs it found changed, compared the way that resource compares them
+ * (its own normalisation, defaults and "unset = not managed" rules; a value unknown in preview counts as
+ * changed). It is the counterpart of the gRPC DiffResponse's `changedKeys`, the keys the real engine applies
+ * `replaceOnChanges` to, which the dynamic-provider host cannot send; `withReplaceOnChanges` consumes it and
+ * hands the engine the plain {@link pulumi.dynamic.DiffResult}.
+ */
+export interface ResourceDiff extends pulumi.dynamic.DiffResult {
+  /** The changed input properties (top-level names, each once), replacing ones included. */
+  readonly changedKeys: readonly string[];
+}
+
+/**
+ * The changed keys a diff result reports; none when it reports none (a diff not built as a
+ * {@link ResourceDiff}, e.g. the unconfirmed-create placeholder's, which replaces anyway): the option then
+ * adds nothing, as the engine adds nothing for a provider that reports no changed keys.
+ */
+export function changedKeysOf(result: pulumi.dynamic.DiffResult): readonly string[] {
+  const keys = (result as Partial<ResourceDiff>).changedKeys;
+  return Array.isArray(keys) ? keys.filter((k): k is string => typeof k === "string") : [];
+}
 
 function valueAt(bag: Record<string, unknown>, path: string): unknown {
   let value: unknown = bag;
@@ -27,19 +54,33 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === 
 
 /**
  * The top-level properties that `replaceOnChanges` turns into replaces: each listed path (`"hostname"`,
- * `"deleteOptions.removePublicIp"`, or `"*"` for any input) whose value in the program differs from the state.
- * A property the program leaves unset is not compared (as the diffs do for read-back values).
+ * `"deleteOptions.removePublicIp"`, or `"*"` for any input) whose top-level property the resource's diff
+ * found changed (`changedKeys`) and whose value in the program differs from the state's. A property the
+ * program leaves unset is not compared (as the diffs do for read-back values).
+ *
+ * Both conditions, because each alone is wrong: the raw comparison ignores the resource's normalisation
+ * (a reordered `sshKeys` would replace a VM), and `changedKeys` names only top-level properties (for
+ * `deleteOptions.removePublicIp`, a change of `removeBlockStorage` alone must not replace). A property the
+ * diff finds changed although the program's value equals the state's (the address `publicIp: true` asks for
+ * is gone) is put right in place, never replaced by the option.
  */
-export function replacesRequestedByOption(olds: Record<string, unknown>, news: Record<string, unknown>): string[] {
+export function replacesRequestedByOption(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  changedKeys: readonly string[],
+): string[] {
   const paths = news[REPLACE_ON_CHANGES_KEY];
   if (!Array.isArray(paths)) return [];
+  const changed = new Set(changedKeys);
   const keys = new Set<string>();
   for (const path of paths) {
     if (typeof path !== "string") continue;
     const candidates = path === "*" ? Object.keys(news).filter((k) => !k.startsWith("__")) : [path];
     for (const p of candidates) {
+      const top = p.split(".")[0]!;
+      if (!changed.has(top)) continue;
       const value = valueAt(news, p);
-      if (value !== undefined && !same(valueAt(olds, p), value)) keys.add(p.split(".")[0]!);
+      if (value !== undefined && !same(valueAt(olds, p), value)) keys.add(top);
     }
   }
   return [...keys];
@@ -48,8 +89,11 @@ export function replacesRequestedByOption(olds: Record<string, unknown>, news: R
 /**
  * Applies the `replaceOnChanges` resource option (see {@link REPLACE_ON_CHANGES_KEY}): `check` keeps the
  * paths the SDK passed (validated: a list of property paths) beside the resource's own checked inputs, and
- * `diff` adds the changed ones to `replaces`. An object adopted with `adoptId` is never replaced this way:
- * its "replacement" would adopt the same object and the engine would then delete it.
+ * `diff` adds the changed ones to `replaces`. As in the engine (step_generator.go applyReplaceOnChanges does
+ * nothing unless the diff is DiffSome), only a diff with `changes: true` gets replaces, and only for
+ * properties in its `changedKeys` ({@link replacesRequestedByOption}); `changedKeys` itself is dropped from
+ * the result, which is the plain DiffResult the host forwards. An object adopted with `adoptId` is never
+ * replaced this way: its "replacement" would adopt the same object and the engine would then delete it.
  */
 export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(resource: string, provider: P): P {
   const wrapped: pulumi.dynamic.ResourceProvider = { ...provider };
@@ -68,8 +112,11 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
   const diff = provider.diff?.bind(provider);
   if (diff) {
     wrapped.diff = async (id, olds, news) => {
-      const result = await diff(id, olds, news);
-      const requested = replacesRequestedByOption((olds ?? {}) as Record<string, unknown>, (news ?? {}) as Record<string, unknown>);
+      const full = await diff(id, olds, news);
+      const changedKeys = changedKeysOf(full);
+      const { changedKeys: _consumed, ...result } = full as Partial<ResourceDiff>;
+      if (result.changes !== true) return result;
+      const requested = replacesRequestedByOption((olds ?? {}) as Record<string, unknown>, (news ?? {}) as Record<string, unknown>, changedKeys);
       const added = requested.filter((k) => !(result.replaces ?? []).includes(k));
       if (added.length === 0) return result;
       const o = olds as Record<string, unknown>;
@@ -80,7 +127,7 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
             "never replaced by Pulumi (the replacement would adopt the same one, then delete it). Remove adoptId to replace it deliberately, " +
             "or remove those properties from replaceOnChanges.",
         );
-      return { ...result, changes: true, replaces: [...(result.replaces ?? []), ...added] };
+      return { ...result, replaces: [...(result.replaces ?? []), ...added] };
     };
   }
   return wrapped as P;

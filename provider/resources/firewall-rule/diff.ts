@@ -7,8 +7,8 @@
  * Values are compared in canonical form so equivalent spellings never show as drift: "22-22" = "22",
  * "203.0.113.7/32" = "203.0.113.7", no source = "0.0.0.0/0", an absent description = "" (the API may echo either).
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { isUnknown } from "../common/check";
+import type { ResourceDiff } from "../common/replace-on-changes";
 import type { FirewallRuleInputs, FirewallRuleOutputs } from "./inputs";
 
 /** Properties whose change moves the rule to a new one. */
@@ -60,13 +60,14 @@ export function changedApiProperties(olds: Partial<FirewallRuleOutputs>, news: P
 
 /**
  * Compares the state (outputs of the last create/read) with the checked inputs. Unknown preview values
- * count as changes (and as a replacement for instanceId).
+ * count as changes (and as a replacement for instanceId). `changedKeys` names every property that differs
+ * in canonical form (for replaceOnChanges).
  */
-export function diffFirewallRule(olds: Partial<FirewallRuleOutputs>, news: Partial<FirewallRuleInputs>): pulumi.dynamic.DiffResult {
+export function diffFirewallRule(olds: Partial<FirewallRuleOutputs>, news: Partial<FirewallRuleInputs>): ResourceDiff {
   const replaces: string[] = FIREWALL_RULE_REPLACE_PROPERTIES.filter((key) => isUnknown(news[key]) || !same(key, olds[key], news[key]));
   // The API treats a blank description as "not sent": removing a description can only be done by a new rule.
   if (!isUnknown(news.description) && (olds.description ?? "") !== "" && (news.description ?? "") === "") replaces.push("description");
   const local = FIREWALL_RULE_LOCAL_PROPERTIES.filter((key) => isUnknown(news[key]) || !same(key, olds[key], news[key]));
-  const changes = replaces.length > 0 || local.length > 0 || changedApiProperties(olds, news).length > 0;
-  return { changes, replaces: [...replaces], deleteBeforeReplace: false };
+  const changedKeys = [...new Set([...replaces, ...changedApiProperties(olds, news), ...local])];
+  return { changes: changedKeys.length > 0, replaces: [...replaces], deleteBeforeReplace: false, changedKeys };
 }

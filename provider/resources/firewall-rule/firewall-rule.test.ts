@@ -51,19 +51,19 @@ describe("FirewallRule inputs", () => {
 
 describe("FirewallRule diff", () => {
   const olds = { ...base, sourceIp: "203.0.113.7", description: "ssh" };
-  it.each<[string, Record<string, unknown>, boolean, string[], string[]]>([
-    ["nothing changed", { ...olds }, false, [], []],
-    ["equivalent spellings are not drift", { ...olds, port: "22-22", sourceIp: "203.0.113.7/32" }, false, [], []],
-    ["port", { ...olds, port: "2222" }, true, [], ["port"]],
-    ["action", { ...olds, action: "drop" }, true, [], ["action"]],
-    ["source removed", { ...olds, sourceIp: undefined }, true, [], ["sourceIp"]],
-    ["description removed: the API cannot blank it, so a new rule", { ...olds, description: undefined }, true, ["description"], ["description"]],
-    ["protocol and description", { ...olds, protocol: "udp", description: "dns" }, true, [], ["protocol", "description"]],
-    ["port unknown in preview", { ...olds, port: UNKNOWN_VALUE }, true, [], ["port"]],
-    ["instance: replaced", { ...olds, instanceId: VM2 }, true, ["instanceId"], []],
-    ["timeouts only: no API call", { ...olds, timeouts: { update: "1m" } }, true, [], []],
-  ])("%s", (_what, news, changes, replaces, api) => {
-    expect(diffFirewallRule(olds, news)).toEqual({ changes, replaces, deleteBeforeReplace: false });
+  it.each<[string, Record<string, unknown>, boolean, string[], string[], string[]]>([
+    ["nothing changed", { ...olds }, false, [], [], []],
+    ["equivalent spellings are not drift", { ...olds, port: "22-22", sourceIp: "203.0.113.7/32" }, false, [], [], []],
+    ["port", { ...olds, port: "2222" }, true, [], ["port"], ["port"]],
+    ["action", { ...olds, action: "drop" }, true, [], ["action"], ["action"]],
+    ["source removed", { ...olds, sourceIp: undefined }, true, [], ["sourceIp"], ["sourceIp"]],
+    ["description removed: the API cannot blank it, so a new rule", { ...olds, description: undefined }, true, ["description"], ["description"], ["description"]],
+    ["protocol and description", { ...olds, protocol: "udp", description: "dns" }, true, [], ["protocol", "description"], ["protocol", "description"]],
+    ["port unknown in preview", { ...olds, port: UNKNOWN_VALUE }, true, [], ["port"], ["port"]],
+    ["instance: replaced", { ...olds, instanceId: VM2 }, true, ["instanceId"], [], ["instanceId"]],
+    ["timeouts only: no API call", { ...olds, timeouts: { update: "1m" } }, true, [], [], ["timeouts"]],
+  ])("%s", (_what, news, changes, replaces, api, changedKeys) => {
+    expect(diffFirewallRule(olds, news)).toEqual({ changes, replaces, deleteBeforeReplace: false, changedKeys });
     expect(changedApiProperties(olds, news)).toEqual(api);
   });
 

@@ -1,6 +1,8 @@
 import { UNKNOWN_VALUE } from "../common/check";
 import { addressDiffers, adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
+import { providers } from "../../registry";
+import { REPLACE_ON_CHANGES_KEY } from "../common/replace-on-changes";
 
 const VS1 = "11111111-1111-4111-8111-111111111111";
 const IP1 = "22222222-2222-4222-8222-222222222222";
@@ -70,6 +72,8 @@ describe("Instance diff", () => {
     const replaces = expected.replaces ?? [];
     expect(d.replaces).toEqual(replaces);
     expect(d.changes).toBe(expected.changes ?? true);
+    // changedKeys (what replaceOnChanges acts on) names exactly the inputs the row changes
+    expect([...d.changedKeys].sort()).toEqual(Object.keys(change).sort());
     if (expected.steps && replaces.length === 0) expect(planInstanceUpdate(olds, news).map((s) => s.kind)).toEqual(expected.steps);
   });
 
@@ -102,7 +106,17 @@ describe("Instance diff", () => {
   });
   it("the same ssh keys in another order are no change (not a new VM)", () => {
     const twoKeys = { ...olds, sshKeys: ["ssh-ed25519 AAAA a", "ssh-ed25519 BBBB b"] } as InstanceOutputs;
-    expect(diffInstance(twoKeys, { ...inputs, sshKeys: ["ssh-ed25519 BBBB b", "ssh-ed25519 AAAA a"] })).toMatchObject({ changes: false, replaces: [] });
+    expect(diffInstance(twoKeys, { ...inputs, sshKeys: ["ssh-ed25519 BBBB b", "ssh-ed25519 AAAA a"] })).toMatchObject({ changes: false, replaces: [], changedKeys: [] });
+  });
+  it("names the address input that decides: a wrong reserved address is publicNetworkId, a missing or unwanted one publicIp", () => {
+    const pinned = { ...olds, publicNetworkId: IP1 } as InstanceOutputs;
+    expect(diffInstance(pinned, { ...inputs, publicNetworkId: IP2 }).changedKeys).toEqual(["publicNetworkId"]);
+    // the address publicIp: true asks for is gone (drift): the program's value is unchanged, the diff adds it back
+    expect(diffInstance({ ...olds, ipAddress: null, publicIpId: null } as InstanceOutputs, inputs).changedKeys).toEqual(["publicIp"]);
+    expect(diffInstance(olds, { ...inputs, publicIp: UNKNOWN_VALUE } as unknown as InstanceInputs).changedKeys).toEqual(["publicIp"]);
+  });
+  it("a VM in Error is a change to repair, but no input's change (replaceOnChanges never replaces it for that)", () => {
+    expect(diffInstance({ ...olds, status: "Error" } as InstanceOutputs, inputs)).toMatchObject({ changes: true, replaces: [], changedKeys: [] });
   });
 
   it("resize sends all three sizes, taking unchanged ones from the state", () => {
@@ -162,5 +176,32 @@ describe("object inputs compare by content, not key order", () => {
   it("deleteOptions written in another order is no change", () => {
     const news = { ...inputs, deleteOptions: { removeBlockStorage: false, removePublicIp: true } } as InstanceInputs;
     expect(diffInstance(olds, news)).toMatchObject({ changes: false });
+  });
+});
+
+// The replaceOnChanges option as the registered provider applies it (common/replace-on-changes.ts): on what
+// this diff finds changed, so a reorder of sshKeys, which the diff calls no change, never replaces the VM.
+describe("Instance diff with replaceOnChanges (the registered provider)", () => {
+  const twoKeys = ["ssh-ed25519 AAAA a@x", "ssh-ed25519 BBBB b@x"];
+  const state = { ...olds, sshKeys: twoKeys } as InstanceOutputs;
+  const diff = (news: Record<string, unknown>) => providers.Instance.diff!("vm-1", state, { ...inputs, sshKeys: twoKeys, ...news });
+
+  it("a reorder of sshKeys listed in replaceOnChanges (or under '*') is no change: a reorder never destroys a VM", async () => {
+    const reordered = [...twoKeys].reverse();
+    expect(await diff({ sshKeys: reordered, [REPLACE_ON_CHANGES_KEY]: ["sshKeys"] })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(await diff({ sshKeys: reordered, [REPLACE_ON_CHANGES_KEY]: ["*"] })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    // beside a real in-place change, the reorder still replaces nothing
+    expect(await diff({ sshKeys: reordered, cpu: 4, [REPLACE_ON_CHANGES_KEY]: ["sshKeys"] })).toMatchObject({ changes: true, replaces: [] });
+  });
+  it("still replaces for what the option names and the diff finds changed (README: a rename becomes a new VM)", async () => {
+    expect(await diff({ hostname: "web-2", [REPLACE_ON_CHANGES_KEY]: ["hostname"] })).toMatchObject({ changes: true, replaces: ["hostname"] });
+    expect(await diff({ sshKeys: [...twoKeys].reverse(), cpu: 4, [REPLACE_ON_CHANGES_KEY]: ["*"] })).toMatchObject({ changes: true, replaces: ["cpu"] });
+    const options = { deleteOptions: { removePublicIp: false, removeBlockStorage: false }, [REPLACE_ON_CHANGES_KEY]: ["deleteOptions.removePublicIp"] };
+    expect(await diff(options)).toMatchObject({ changes: true, replaces: ["deleteOptions"] });
+    expect(await diff({ sshKeys: ["ssh-ed25519 CCCC c@x"], [REPLACE_ON_CHANGES_KEY]: ["sshKeys"] })).toMatchObject({ changes: true, replaces: ["sshKeys"] });
+  });
+  it("repairs a VM in Error in place even under replaceOnChanges: ['*'] (no input changed)", async () => {
+    const failed = { ...state, status: "Error" } as InstanceOutputs;
+    expect(await providers.Instance.diff!("vm-1", failed, { ...inputs, sshKeys: twoKeys, [REPLACE_ON_CHANGES_KEY]: ["*"] })).toMatchObject({ changes: true, replaces: [] });
   });
 });

@@ -7,9 +7,9 @@
  * compared when the API reports it anyway (an adopted VM's cpu); `publicIp`, `publicNetworkId`, `vswitchId`
  * and `powerState` unset mean "not managed".
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { isFailureStatus } from "../../wait/instance";
 import { isUnknown } from "../common/check";
+import type { ResourceDiff } from "../common/replace-on-changes";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
 /** One in-place step of an update, in the order they run (see {@link planInstanceUpdate}). */
@@ -76,16 +76,20 @@ export function addressDiffers(olds: Olds, want: Extract<UpdateStep, { kind: "pu
 }
 
 /**
- * Whether the public-address inputs changed: the address differs from what the program asks for, or the
- * program starts or stops managing the address (a state-only change that records whether later reads
- * compare it).
+ * Which public-address inputs changed: the address differs from what the program asks for, or the program
+ * starts or stops managing the address (a state-only change that records whether later reads compare it).
+ * Each input is named by itself (for replaceOnChanges): a different reserved address is a `publicNetworkId`
+ * change, a missing or unwanted one a `publicIp` change; publicNetworkId, when set, decides the address.
  */
-function publicAddressChange(olds: Olds, news: News): boolean {
-  if (isUnknown(news.publicIp) || isUnknown(news.publicNetworkId)) return true;
-  const want = plannedAddress(news);
-  if ((olds.publicIp !== undefined) !== (news.publicIp !== undefined)) return true;
-  if ((olds.publicNetworkId !== undefined) !== (news.publicNetworkId !== undefined)) return true;
-  return want !== undefined && addressDiffers(olds, want);
+function publicAddressChanges(olds: Olds, news: News): Array<"publicIp" | "publicNetworkId"> {
+  const keys: Array<"publicIp" | "publicNetworkId"> = [];
+  const want = isUnknown(news.publicIp) || isUnknown(news.publicNetworkId) ? undefined : plannedAddress(news);
+  const addressWrong = want !== undefined && addressDiffers(olds, want);
+  if (isUnknown(news.publicIp) || (olds.publicIp !== undefined) !== (news.publicIp !== undefined) || (addressWrong && want.action !== "assign"))
+    keys.push("publicIp");
+  if (isUnknown(news.publicNetworkId) || (olds.publicNetworkId !== undefined) !== (news.publicNetworkId !== undefined) || (addressWrong && want.action === "assign"))
+    keys.push("publicNetworkId");
+  return keys;
 }
 
 /**
@@ -94,23 +98,25 @@ function publicAddressChange(olds: Olds, news: News): boolean {
  * {@link diskShrinkRefusal}). A replace would delete the VM and its data, and the usual cause is a disk grown
  * in the panel followed by an unattended `pulumi up --refresh` in CI, where nobody asked for a new VM.
  */
-export function diffInstance(olds: Olds, news: News): pulumi.dynamic.DiffResult {
+export function diffInstance(olds: Olds, news: News): ResourceDiff {
   const replaces: string[] = [];
   const changed: string[] = [];
   for (const key of REPLACE_ALWAYS) if (differs(olds, news, key)) replaces.push(key);
   for (const key of ["tierId", "cpu", "memory", "storage", "dedicatedCpu", "hostname", "password", "vswitchId", "powerState", "deleteOptions", "timeouts", "adoptId"]) {
     if (differs(olds, news, key)) changed.push(key);
   }
-  if (publicAddressChange(olds, news)) changed.push("publicIp");
+  changed.push(...publicAddressChanges(olds, news));
   // A VM left in Error (a failed create or operation, recorded in the state) is not converged, whatever the
-  // program says: the update repairs it or fails naming the status, so `up` never reports it as done.
-  if (needsRepair(olds)) changed.push("status");
-  const all = [...replaces, ...changed];
+  // program says: the update repairs it or fails naming the status, so `up` never reports it as done. That is
+  // no input's change, so it is not in changedKeys: replaceOnChanges (even "*") never replaces a VM for it.
+  const repair = needsRepair(olds);
+  const changedKeys = [...replaces, ...changed];
   return {
-    changes: all.length > 0,
+    changes: changedKeys.length > 0 || repair,
     replaces,
     // The VM keeps its uuid through every in-place change; only a replace makes a new one.
     deleteBeforeReplace: false,
+    changedKeys,
   };
 }
 

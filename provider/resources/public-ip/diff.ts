@@ -12,8 +12,8 @@
  * - timeouts, adoptId: recorded in place with no write (update only reads the address back), as in every
  *   resource: adoptId steers create only, but the state keeps what the program says.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { isUnknown } from "../common/check";
+import type { ResourceDiff } from "../common/replace-on-changes";
 import type { PublicIpInputs, PublicIpOutputs } from "./inputs";
 
 /** One step of an in-place PublicIp update, in the order they run. */
@@ -24,7 +24,7 @@ function differs(a: unknown, b: unknown): boolean {
 }
 
 /** Decides what changing a PublicIp from `olds` (state outputs) to `news` (checked inputs) means. */
-export function diffPublicIp(olds: PublicIpOutputs, news: PublicIpInputs): pulumi.dynamic.DiffResult {
+export function diffPublicIp(olds: PublicIpOutputs, news: PublicIpInputs): ResourceDiff {
   const replaces: string[] = [];
   const changed: string[] = [];
   if (isUnknown(news.instanceId) || news.instanceId !== olds.instanceId) replaces.push("instanceId");
@@ -39,8 +39,10 @@ export function diffPublicIp(olds: PublicIpOutputs, news: PublicIpInputs): pulum
   if (news.rdns !== undefined && (isUnknown(news.rdns) || news.rdns !== olds.rdns)) changed.push("rdns");
   if (differs(news.timeouts, olds.timeouts)) changed.push("timeouts");
   if (differs(news.adoptId, olds.adoptId)) changed.push("adoptId");
-  if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: false };
-  return { changes: changed.length > 0, replaces: [] };
+  // changedKeys: every property that differs, for replaceOnChanges
+  const changedKeys = [...replaces, ...changed];
+  if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: false, changedKeys };
+  return { changes: changed.length > 0, replaces: [], changedKeys };
 }
 
 /** The API steps of an in-place update (only rdns has one). */

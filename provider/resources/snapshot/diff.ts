@@ -2,8 +2,8 @@
  * Diff of a Snapshot: pure. A snapshot cannot be changed, so every property the API stores replaces it;
  * `adoptId` and `timeouts` only steer the provider and change without an API call.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { isUnknown } from "../common/check";
+import type { ResourceDiff } from "../common/replace-on-changes";
 import type { SnapshotInputs, SnapshotOutputs } from "./inputs";
 
 /** Properties whose change takes a new snapshot (and deletes the old one). */
@@ -17,19 +17,12 @@ function same(a: unknown, b: unknown): boolean {
 
 /**
  * Compares the state (outputs of the last create/read) with the checked inputs. A value unknown during
- * preview counts as a change, and as a replacement when its property replaces.
+ * preview counts as a change, and as a replacement when its property replaces. `changedKeys` names each
+ * property that differs (for replaceOnChanges).
  */
-export function diffSnapshot(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>): pulumi.dynamic.DiffResult {
-  const replaces: string[] = [];
-  let changes = false;
-  for (const key of SNAPSHOT_REPLACE_PROPERTIES) {
-    if (isUnknown(news[key]) || !same(olds[key], news[key])) {
-      replaces.push(key);
-      changes = true;
-    }
-  }
-  for (const key of SNAPSHOT_LOCAL_PROPERTIES) {
-    if (isUnknown(news[key]) || !same(olds[key], news[key])) changes = true;
-  }
-  return { changes, replaces, deleteBeforeReplace: false };
+export function diffSnapshot(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>): ResourceDiff {
+  const differs = (key: keyof SnapshotInputs): boolean => isUnknown(news[key]) || !same(olds[key], news[key]);
+  const replaces: string[] = SNAPSHOT_REPLACE_PROPERTIES.filter(differs);
+  const changedKeys = [...replaces, ...SNAPSHOT_LOCAL_PROPERTIES.filter(differs)];
+  return { changes: changedKeys.length > 0, replaces, deleteBeforeReplace: false, changedKeys };
 }

@@ -43,16 +43,16 @@ describe("Snapshot diff", () => {
     instanceId: VM, name: "s", description: "d", status: "Ready", isCurrentState: false, attachedStorage: [],
     currentHourlyPrice: 1, estimatedMonthly: 720, createdAt: "2024-01-01T00:00:00.000Z",
   };
-  it.each<[string, Record<string, unknown>, boolean, string[]]>([
-    ["nothing changed (computed outputs are not inputs)", { instanceId: VM, name: "s", description: "d" }, false, []],
-    ["name", { instanceId: VM, name: "t", description: "d" }, true, ["name"]],
-    ["description", { instanceId: VM, name: "s", description: "e" }, true, ["description"]],
-    ["instance", { instanceId: SNAP, name: "s", description: "d" }, true, ["instanceId"]],
-    ["instance unknown in preview", { instanceId: UNKNOWN_VALUE, name: "s", description: "d" }, true, ["instanceId"]],
-    ["timeouts only: recorded, no replacement", { instanceId: VM, name: "s", description: "d", timeouts: { delete: "5m" } }, true, []],
-    ["adoptId only: recorded, no replacement", { instanceId: VM, name: "s", description: "d", adoptId: SNAP }, true, []],
-  ])("%s", (_what, news, changes, replaces) => {
-    expect(diffSnapshot(olds, news)).toEqual({ changes, replaces, deleteBeforeReplace: false });
+  it.each<[string, Record<string, unknown>, boolean, string[], string[]]>([
+    ["nothing changed (computed outputs are not inputs)", { instanceId: VM, name: "s", description: "d" }, false, [], []],
+    ["name", { instanceId: VM, name: "t", description: "d" }, true, ["name"], ["name"]],
+    ["description", { instanceId: VM, name: "s", description: "e" }, true, ["description"], ["description"]],
+    ["instance", { instanceId: SNAP, name: "s", description: "d" }, true, ["instanceId"], ["instanceId"]],
+    ["instance unknown in preview", { instanceId: UNKNOWN_VALUE, name: "s", description: "d" }, true, ["instanceId"], ["instanceId"]],
+    ["timeouts only: recorded, no replacement", { instanceId: VM, name: "s", description: "d", timeouts: { delete: "5m" } }, true, [], ["timeouts"]],
+    ["adoptId only: recorded, no replacement", { instanceId: VM, name: "s", description: "d", adoptId: SNAP }, true, [], ["adoptId"]],
+  ])("%s", (_what, news, changes, replaces, changedKeys) => {
+    expect(diffSnapshot(olds, news)).toEqual({ changes, replaces, deleteBeforeReplace: false, changedKeys });
   });
 });
 
