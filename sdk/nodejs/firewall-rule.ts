@@ -19,7 +19,10 @@ export interface FirewallRuleArgs {
   instanceId: pulumi.Input<string>;
   /** `"tcp"` or `"udp"`. Changes in place. */
   protocol: pulumi.Input<"tcp" | "udp">;
-  /** Destination port 1-65535 (`22` or `"22"`) or an inclusive range `"8000-9000"`. Changes in place. */
+  /**
+   * Destination port 1-65535 (`22` or `"22"`) or an inclusive range `"8000-9000"` (or `"8000:9000"`, the same
+   * range: the API takes both and the rule is sent as written). Changes in place.
+   */
   port: pulumi.Input<number | string>;
   /** Only packets from this address or CIDR network match (`"203.0.113.7"`, `"10.0.0.0/8"`); leave it out for any source. Changes in place. */
   sourceIp?: pulumi.Input<string>;
@@ -57,7 +60,7 @@ export class FirewallRule extends VmhostResource {
   public readonly instanceId!: pulumi.Output<string>;
   /** `"tcp"` or `"udp"`. */
   public readonly protocol!: pulumi.Output<"tcp" | "udp">;
-  /** The destination port or range as text: `"22"`, `"8000-9000"`. */
+  /** The destination port or range as text, as the API reports it: `"22"`, `"8000-9000"` or `"8000:9000"`. */
   public readonly port!: pulumi.Output<string>;
   /** The matched source address or network; undefined = any source. */
   public readonly sourceIp!: pulumi.Output<string | undefined>;

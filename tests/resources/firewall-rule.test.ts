@@ -168,6 +168,31 @@ describe("FirewallRule lifecycle", () => {
     expect(await apiRule(vm, created.id)).toEqual(expect.objectContaining({ action: "A", destination_port: "53" }));
   });
 
+  // The API takes and stores a range as "8000:8100" or "8000-8100" (its own message proposes the colon one),
+  // and the panel may rewrite it: one rule either way, so no drift, and an input in either spelling.
+  it("a range the host stores with a colon is no drift against the dash; one declared with a colon is created as written", async () => {
+    const dashed = await checked({ instanceId: vm, protocol: "tcp", port: "8200-8300", action: "accept" });
+    const created = await provider.create(dashed);
+    await client.firewall.updateRule(vm, created.id, { destinationPort: "8200:8300" });
+    const read = await provider.read!(created.id, created.outs);
+    expect(read.props).toEqual(expect.objectContaining({ port: "8200:8300" }));
+    expect(await provider.diff!(created.id, read.props as FirewallRuleOutputs, dashed)).toEqual(expect.objectContaining({ changes: false }));
+    // a refresh's diff: the refreshed outputs against the inputs the read reports
+    expect(await provider.diff!(created.id, read.props as FirewallRuleOutputs, read.inputs as FirewallRuleInputs)).toEqual(expect.objectContaining({ changes: false }));
+
+    const colon = await checked({ instanceId: vm, protocol: "udp", port: "9200:9300", action: "drop" });
+    expect(colon.port).toBe("9200:9300");
+    const since = lastSeq();
+    const made = await provider.create(colon);
+    expect(writes(since).map((r) => r.status)).toEqual([200]);
+    expect((await apiRule(vm, made.id))?.destination_port).toBe("9200:9300");
+    const again = await provider.read!(made.id, made.outs);
+    const respelled = await checked({ instanceId: vm, protocol: "udp", port: "9200-9300", action: "drop" });
+    expect(await provider.diff!(made.id, again.props as FirewallRuleOutputs, respelled)).toEqual(expect.objectContaining({ changes: false }));
+    await provider.delete!(created.id, read.props as FirewallRuleOutputs);
+    await provider.delete!(made.id, again.props as FirewallRuleOutputs);
+  });
+
   // replaceOnChanges acts on what the rule's own diff finds changed: "0.0.0.0/0" is no source (the outputs leave
   // it out), so the option must not replace the rule on every up (the replacement's create, an identical rule,
   // would be refused anyway).

@@ -5,7 +5,8 @@
  * `adoptId` and `timeouts` change without an API call.
  *
  * Values are compared in canonical form so equivalent spellings never show as drift: "22-22" = "22",
- * "203.0.113.7/32" = "203.0.113.7", no source = "0.0.0.0/0", an absent description = "" (the API may echo either).
+ * "8000:8100" = "8000-8100", "203.0.113.7/32" = "203.0.113.7", no source = "0.0.0.0/0", an absent
+ * description = "" (the API may echo either).
  */
 import { isUnknown } from "../common/check";
 import type { ResourceDiff } from "../common/replace-on-changes";
@@ -18,13 +19,19 @@ export const FIREWALL_RULE_API_PROPERTIES = ["protocol", "port", "sourceIp", "ac
 /** Properties that change without an API call (recorded by `update`). */
 export const FIREWALL_RULE_LOCAL_PROPERTIES = ["adoptId", "timeouts"] as const;
 
-/** "22-22" -> "22"; anything else as given (validation happened in check). */
+/**
+ * The port in one spelling: "low-high" for a range, written with "-" or ":" (the API takes and stores both,
+ * and the panel may write either), and the bare port for a one-port range ("22-22", "22:22" -> "22").
+ * Anything else as given, trimmed (validation happened in check; a state may hold what the API echoed).
+ */
 export function canonicalPort(port: unknown): unknown {
   if (typeof port === "number") return String(port);
   if (typeof port !== "string") return port;
-  const m = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(port);
-  if (m && Number(m[1]) === Number(m[2])) return String(Number(m[1]));
-  return port.trim();
+  const m = /^\s*(\d+)\s*(?:[-:]\s*(\d+)\s*)?$/.exec(port);
+  if (!m) return port.trim();
+  const from = Number(m[1]);
+  const to = m[2] === undefined ? from : Number(m[2]);
+  return from === to ? String(from) : `${from}-${to}`;
 }
 
 /**

@@ -41,7 +41,19 @@ describe("FirewallRule inputs", () => {
     expect(result.failures).toEqual(expect.arrayContaining([{ property, reason: expect.stringMatching(reason) }]));
   });
 
-  it.each([["22", true], ["1-65535", true], ["80-80", true], ["065536", false], ["", false], ["-1", false]])(
+  it("takes a range written with a colon, as the API does, and keeps it as written (it is sent so)", () => {
+    expect(checkInputs(inputsSchema, { ...base, port: " 8000:9000 " }).inputs).toEqual({ ...base, port: "8000:9000" });
+    expect(ruleParams({ ...base, port: "8000:9000" }).destinationPort).toBe("8000:9000");
+    expect(checkInputs(inputsSchema, { ...base, port: "9000:8000" }).failures).toEqual([
+      { property: "port", reason: 'port must be a port 1-65535 like "22" or 22, or a range like "8000-9000" or "8000:9000" (low-high)' },
+    ]);
+  });
+
+  it.each([
+    ["22", true], ["1-65535", true], ["80-80", true], ["065536", false], ["", false], ["-1", false],
+    ["8000:8100", true], ["1:65535", true], ["22:22", true], ["9000:8000", false], ["1:65536", false], ["22:", false], [":22", false],
+    ["1-2:3", false], ["8000 : 8100", false],
+  ])(
     "port spec %p valid=%p", (text, ok) => expect(isValidPortSpec(text)).toBe(ok),
   );
   it.each([["203.0.113.7", true], ["10.0.0.0/8", true], ["0.0.0.0/0", true], ["2001:db8::/32", false], ["256.1.1.1", false], ["1.2.3.4/32", true], ["1.2.3.4/33", false], ["01.2.3.4", false], ["10.0.0.0/", false], ["1.2.3.4/8/9", false]])(
@@ -87,6 +99,11 @@ describe("FirewallRule sources and ports", () => {
     ["a real range and its first port", "22-23", "22", false],
     ["a range written inside other text", "x22-22", "22", false],
     ["a range followed by other text", "22-22x", "22", false],
+    ["a range with a colon (the panel's spelling) and with a dash", "8000:8100", "8000-8100", true],
+    ["a one-port range with a colon and the port", "22:22", "22", true],
+    ["a range with a colon, spaced, and with a dash", " 8000 : 8100 ", "8000-8100", true],
+    ["ranges with other ends", "8000:8100", "8000-8101", false],
+    ["a port with a leading zero and the port", "080", "80", true],
   ])("port: %s same=%p", (_what, a, b, same) => {
     expect(canonicalPort(a) === canonicalPort(b)).toBe(same);
   });
@@ -110,6 +127,10 @@ describe("FirewallRule sources and ports", () => {
     expect(diffFirewallRule({ ...base }, { ...base, description: "web" }).changes).toBe(true);
     expect(changedApiProperties({ ...base, sourceIp: "-" }, { ...base })).toEqual([]);
     expect(changedApiProperties({ ...base, port: "22" }, { ...base, port: "22-22" })).toEqual([]);
+    // the panel (or another tool) stores a range with a colon: the same rule, no drift and no update
+    expect(diffFirewallRule({ ...base, port: "8000:8100" }, { ...base, port: "8000-8100" })).toMatchObject({ changes: false, changedKeys: [] });
+    expect(diffFirewallRule({ ...base, port: "8000-8100" }, { ...base, port: "8000:8100" })).toMatchObject({ changes: false, changedKeys: [] });
+    expect(changedApiProperties({ ...base, port: "8000:8100" }, { ...base, port: "8000-8101" })).toEqual(["port"]);
     // each property compared by its own rule: a protocol is not a port, a description is not a network
     expect(changedApiProperties({ ...base, protocol: "tcp" }, { ...base, protocol: "udp" })).toEqual(["protocol"]);
     expect(changedApiProperties({ ...base, description: "lan/32" }, { ...base, description: "lan" })).toEqual(["description"]);
@@ -134,6 +155,7 @@ describe("FirewallRule mapping", () => {
     expect(ruleMatches({ ...rule, protocol: "udp" }, inputs)).toBe(false);
     expect(ruleMatches({ ...rule, action: "D" }, inputs)).toBe(false);
     expect(ruleMatches({ ...rule, destination_port: "23" }, inputs)).toBe(false);
+    expect(ruleMatches({ ...rule, destination_port: "8000:8100" }, { ...inputs, port: "8000-8100" })).toBe(true);
     expect(ruleMatches({ ...rule, source_ip: "0.0.0.0/0" }, inputs)).toBe(false);
     expect(ruleMatches({ ...rule, description: "other" }, inputs)).toBe(false);
     expect(ruleMatches({ ...rule, description: null }, inputs)).toBe(false);

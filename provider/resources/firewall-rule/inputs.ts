@@ -14,9 +14,14 @@ export const FIREWALL_PROTOCOLS = ["tcp", "udp"] as const;
 /** What a matching packet gets: accepted or dropped (wire `A` / `D`). */
 export const FIREWALL_ACTIONS = ["accept", "drop"] as const;
 
-/** A port "22" or an inclusive range "8000-9000", each 1-65535. */
+/**
+ * A port "22" or an inclusive range "8000-9000" or "8000:9000", each 1-65535. Both range spellings, because
+ * the API takes both (simulator/README.md: `destination_port` is a port or a range `8000:8100` /
+ * `8000-8100`) and its own validation message proposes the colon one ("a range like 8000:8100"), so users
+ * copy it from there and from the panel. The value is sent as written; the diff compares the two as equal.
+ */
 export function isValidPortSpec(text: string): boolean {
-  const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
+  const m = /^(\d{1,5})(?:[-:](\d{1,5}))?$/.exec(text);
   if (!m) return false;
   const from = Number(m[1]);
   const to = m[2] === undefined ? from : Number(m[2]);
@@ -45,8 +50,11 @@ export const firewallRuleTimeoutsSchema = timeoutsOf({
 const portInput = z
   .union([z.number(), z.string()], { error: 'port must be a port like "22" or a range like "8000-9000"' })
   .transform((v) => String(v).trim())
-  .refine(isValidPortSpec, { message: 'port must be a port 1-65535 like "22" or 22, or a range like "8000-9000" (low-high)' })
-  .describe('The destination port: a number 1-65535 (22 or "22") or an inclusive range "8000-9000". Changes in place.');
+  .refine(isValidPortSpec, { message: 'port must be a port 1-65535 like "22" or 22, or a range like "8000-9000" or "8000:9000" (low-high)' })
+  .describe(
+    'The destination port: a number 1-65535 (22 or "22") or an inclusive range "8000-9000" (or "8000:9000", the same range: ' +
+      "the API takes both and the rule is sent as written). Changes in place.",
+  );
 
 /** Validation schema of the FirewallRule inputs (used by `check`). */
 export const inputsSchema = z
@@ -98,7 +106,7 @@ export type FirewallRuleInputs = z.output<typeof inputsSchema>;
 
 /** The FirewallRule outputs: the inputs (normalized) as the API reports them. */
 export const outputsSchema = inputsSchema.extend({
-  port: z.string().describe('The destination port or range as text: "22" or "8000-9000".'),
+  port: z.string().describe('The destination port or range as text, as the API reports it: "22", "8000-9000" or "8000:9000".'),
 });
 
 /** The FirewallRule outputs (what `read` returns as props). */

@@ -18,7 +18,7 @@ import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
-import { changedApiProperties, diffFirewallRule } from "./diff";
+import { canonicalPort, changedApiProperties, diffFirewallRule } from "./diff";
 import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
 import { createParams, firewallRuleInputsOf, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
 
@@ -51,8 +51,9 @@ async function rulesLike(client: VmHostClient, inputs: FirewallRuleInputs): Prom
 async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, deadline: Deadline): Promise<string> {
   return writeExactlyOnce({
     what: `firewall rule ${inputs.protocol}/${inputs.port} (${inputs.action}) on instance ${inputs.instanceId}`,
-    // (coarser than "identical": rules of one port and protocol are only created one after another)
-    identity: `FirewallRule:${inputs.instanceId.toLowerCase()}/${inputs.protocol}/${inputs.port}`,
+    // (coarser than "identical": rules of one port and protocol are only created one after another; the port
+    // in canonical form, so "8000:8100" and "8000-8100", one rule to the API, wait for each other too)
+    identity: `FirewallRule:${inputs.instanceId.toLowerCase()}/${inputs.protocol}/${String(canonicalPort(inputs.port))}`,
     deadline,
     howToFind: "the instance's firewall rules in the host's panel",
     candidates: () => rulesLike(client, inputs),

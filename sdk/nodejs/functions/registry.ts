@@ -270,7 +270,7 @@ const firewallRuleInfoSchema = z
   .object({
     id: s("The rule's id: a FirewallRule's adoptId."),
     protocol: sn('"tcp" or "udp" (null when the API gives none).'),
-    port: sn('Destination port or range, e.g. "22" or "8000-9000" (null when the API gives none).'),
+    port: sn('Destination port or range, e.g. "22", "8000-9000" or "8000:9000" (null when the API gives none).'),
     sourceIp: sn("Source address or network, null for any."),
     action: sn('"accept" or "drop" (the API\'s own value when it is neither).'),
     description: sn("Description, null when none."),
