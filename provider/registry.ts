@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceName } from "../sdk/nodejs/stub";
-import { instanceProvider } from "./resources/instance/provider";
-import { snapshotProvider } from "./resources/snapshot/provider";
+import { instanceProvider, instanceReplacementIdentity } from "./resources/instance/provider";
+import { snapshotProvider, snapshotReplacementIdentity } from "./resources/snapshot/provider";
 import { firewallRuleProvider } from "./resources/firewall-rule/provider";
 import { publicIpProvider } from "./resources/public-ip/provider";
 import { vswitchAttachmentProvider } from "./resources/vswitch-attachment/provider";
@@ -12,8 +12,10 @@ import { withReplaceOnChanges } from "./resources/common/replace-on-changes";
 import { withRequestDeadlines } from "./wait/scope";
 
 /** Every resource's provider with the behaviour all of them share (each wrapper's comment says why). */
-function shared(name: ResourceName, provider: pulumi.dynamic.ResourceProvider): pulumi.dynamic.ResourceProvider {
-  return withRecordableFailures(withReplaceOnChanges(name, withRequestDeadlines(withPreviewChecks(name, provider))));
+function shared(
+  name: ResourceName, provider: pulumi.dynamic.ResourceProvider, replacementIdentity?: (news: Record<string, unknown>) => string | undefined,
+): pulumi.dynamic.ResourceProvider {
+  return withRecordableFailures(withReplaceOnChanges(name, withRequestDeadlines(withPreviewChecks(name, provider)), replacementIdentity));
 }
 
 /**
@@ -27,11 +29,11 @@ function shared(name: ResourceName, provider: pulumi.dynamic.ResourceProvider): 
  * `replaceOnChanges` resource option work, which the engine cannot apply to dynamic providers.
  */
 export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
-  Instance: shared("Instance", instanceProvider as pulumi.dynamic.ResourceProvider),
+  Instance: shared("Instance", instanceProvider as pulumi.dynamic.ResourceProvider, instanceReplacementIdentity),
   PublicIp: shared("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider),
   VswitchAttachment: shared("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider),
   BlockStorageAttachment: shared("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider),
-  Snapshot: shared("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider),
+  Snapshot: shared("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider, snapshotReplacementIdentity),
   FirewallRule: shared("FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider),
 };
 

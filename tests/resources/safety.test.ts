@@ -197,6 +197,18 @@ describe("an interrupted up", () => {
     await instance().delete(old.id, old.outs);
     expect((await named("replaced")).map((v) => v.uuid)).toEqual([created.id]);
   });
+
+  // The option's replaces are added outside the Instance's own diff (common/replace-on-changes.ts); the old VM
+  // must be known as replaced there too, or the replacement's create refuses it as a stranger of that name.
+  it("a replacement forced by replaceOnChanges that keeps the hostname works too", async () => {
+    const old = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "replaced-by-option" });
+    const news = (await instance().check(old.outs, { ...validCreate, hostname: "replaced-by-option", cpu: 4, __replaceOnChanges: ["cpu"] })).inputs;
+    expect((await instance().diff(old.id, old.outs, news)).replaces).toEqual(["cpu"]);
+    const created = await instance().create(news);
+    expect(created.id).not.toBe(old.id);
+    await instance().delete(old.id, old.outs);
+    expect((await named("replaced-by-option")).map((v) => v.uuid)).toEqual([created.id]);
+  });
 });
 
 describe("adoption", () => {

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ProviderError } from "./errors";
+import { replacementsInProgress } from "./replacements";
 
 /**
  * The input under which the SDK's resource classes hand the provider their `replaceOnChanges` resource option.
@@ -94,8 +95,16 @@ export function replacesRequestedByOption(
  * properties in its `changedKeys` ({@link replacesRequestedByOption}); `changedKeys` itself is dropped from
  * the result, which is the plain DiffResult the host forwards. An object adopted with `adoptId` is never
  * replaced this way: its "replacement" would adopt the same object and the engine would then delete it.
+ *
+ * `replacementIdentity`, for a resource whose create refuses a twin of an object it does not know (a VM of the
+ * same hostname, a snapshot of the same name): the identity the replacement will be created under. Whenever the
+ * final diff replaces (for the resource's own reasons or this option's), the old object is noted under it in
+ * {@link replacementsInProgress}, so the create accepts the old object standing beside the new one until the
+ * engine deletes it. Here, not in the resource's diff, because only here are all the replaces known.
  */
-export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(resource: string, provider: P): P {
+export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
+  resource: string, provider: P, replacementIdentity?: (news: Record<string, unknown>) => string | undefined,
+): P {
   const wrapped: pulumi.dynamic.ResourceProvider = { ...provider };
   const check = provider.check?.bind(provider);
   if (check) {
@@ -111,6 +120,11 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
   }
   const diff = provider.diff?.bind(provider);
   if (diff) {
+    const noteReplacement = (id: string, news: unknown, result: pulumi.dynamic.DiffResult): pulumi.dynamic.DiffResult => {
+      const key = result.replaces?.length ? replacementIdentity?.((news ?? {}) as Record<string, unknown>) : undefined;
+      if (key) replacementsInProgress.note(key, id);
+      return result;
+    };
     wrapped.diff = async (id, olds, news) => {
       const full = await diff(id, olds, news);
       const changedKeys = changedKeysOf(full);
@@ -118,7 +132,7 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
       if (result.changes !== true) return result;
       const requested = replacesRequestedByOption((olds ?? {}) as Record<string, unknown>, (news ?? {}) as Record<string, unknown>, changedKeys);
       const added = requested.filter((k) => !(result.replaces ?? []).includes(k));
-      if (added.length === 0) return result;
+      if (added.length === 0) return noteReplacement(id, news, result);
       const o = olds as Record<string, unknown>;
       const n = news as Record<string, unknown>;
       if (typeof o?.adoptId === "string" && typeof n?.adoptId === "string")
@@ -127,7 +141,7 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
             "never replaced by Pulumi (the replacement would adopt the same one, then delete it). Remove adoptId to replace it deliberately, " +
             "or remove those properties from replaceOnChanges.",
         );
-      return { ...result, replaces: [...(result.replaces ?? []), ...added] };
+      return noteReplacement(id, news, { ...result, replaces: [...(result.replaces ?? []), ...added] });
     };
   }
   return wrapped as P;

@@ -235,6 +235,13 @@ async function runSteps(
 const identityKey = (hostname: string, locationId: number): string => `Instance:${locationId}/${hostname}`;
 
 /**
+ * The identity a replacement VM is created under (withReplaceOnChanges notes the old VM there, so the create lets
+ * it stand beside the new one: create-before-delete keeps the hostname until the old VM is deleted).
+ */
+export const instanceReplacementIdentity = (news: Record<string, unknown>): string | undefined =>
+  typeof news.hostname === "string" && typeof news.locationId === "number" ? identityKey(news.hostname, news.locationId) : undefined;
+
+/**
  * Instances named `hostname` in `locationId` right now (exact name: `search` may match substrings; the list
  * rows name the location only as text, so the location is checked on each detail).
  */
@@ -487,9 +494,6 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       // Never replace an adopted VM: the replacement would adopt the same VM again, then the engine deletes it.
       const refusal = adoptionRefusal(id, olds, news, replaces);
       if (refusal) throw new ProviderError(refusal);
-      // The old VM may keep its hostname until the new one exists: let createExactlyOnce accept it beside the new one.
-      if (typeof news.hostname === "string" && typeof news.locationId === "number")
-        replacementsInProgress.note(identityKey(news.hostname, news.locationId), id);
     }
     return result;
   },

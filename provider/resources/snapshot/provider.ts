@@ -86,6 +86,10 @@ async function snapshotsNamed(client: VmHostClient, instanceId: string, name: st
 /** The identity no two snapshots of ours share: the name on an instance. */
 const identityKey = (instanceId: string, name: string): string => `Snapshot:${instanceId.toLowerCase()}/${name}`;
 
+/** The identity a replacement snapshot is taken under: one that keeps the name is taken before the old one is deleted. */
+export const snapshotReplacementIdentity = (news: Record<string, unknown>): string | undefined =>
+  typeof news.instanceId === "string" && typeof news.name === "string" ? identityKey(news.instanceId, news.name) : undefined;
+
 /**
  * Sends createSnapshot exactly once (common/reconcile.ts) and returns the new snapshot's uuid. A failure
  * AFTER the API answered (waiting for the instance to settle) is thrown as a ResourceInitError with the
@@ -165,13 +169,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
   inputsSchema,
   findUnconfirmed: async (recorded) =>
     recorded.instanceId && recorded.name ? snapshotsNamed(getClient(), recorded.instanceId, recorded.name) : [],
-  diff(olds, news, id) {
-    const result = diffSnapshot(olds, news);
-    // A replacement that keeps the name is taken before the old snapshot is deleted: let the create accept it.
-    if (result.replaces?.length && typeof news.instanceId === "string" && typeof news.name === "string")
-      replacementsInProgress.note(identityKey(news.instanceId, news.name), id);
-    return result;
-  },
+  diff: (olds, news) => diffSnapshot(olds, news),
 
   async create(inputs: SnapshotInputs): Promise<pulumi.dynamic.CreateResult<SnapshotOutputs>> {
     const client = getClient();
