@@ -7,7 +7,7 @@ import "./instance-env";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 import { providers } from "../../provider";
 import { createClient } from "../../provider/api";
-import { resetContext, setProgressSink } from "../../provider/context";
+import { getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ResourceInitError } from "../../provider/resources/common/errors";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { badInputs, validCreate } from "./instance-cases";
@@ -594,6 +594,56 @@ describe("failures", () => {
     // the clone has its source's password until the password step ran: the state must not claim the declared one
     expect((err as ResourceInitError).properties.password).toBeUndefined();
     await admin("POST", `/instances/${id}/finish-operation`, {});
+  });
+
+  /**
+   * The clone request is sent through the SOURCE's operation queue, which waits for the source to settle after
+   * the API answered. `afterAnswer` runs right after the answer (the clone exists from then on) to make that
+   * wait fail; the clone must still be recorded under its uuid, never orphaned.
+   */
+  async function cloneWhoseSourceWaitFails(hostname: string, afterAnswer: (sourceId: string) => Promise<unknown>, extra: Record<string, unknown> = {}) {
+    const source = await up({ ...validCreate, hostname: `${hostname}-src` });
+    const instances = getClient().instances;
+    const realClone = instances.clone.bind(instances);
+    const spy = jest.spyOn(instances, "clone").mockImplementation(async (...args) => {
+      const answer = await realClone(...args);
+      await afterAnswer(source.id);
+      return answer;
+    });
+    try {
+      const result = await up({ cloneFrom: source.id, hostname, locationId: 1, tierId: 2, ...extra }).catch((e: unknown) => e);
+      const clones = (await simState()).instances.filter((i) => i.hostname === hostname);
+      expect(clones).toHaveLength(1);
+      return { result, clone: clones[0]!, sourceId: source.id };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it("a clone answered by the API whose source then fell into Error is finished and recorded under its uuid", async () => {
+    const { result, clone } = await cloneWhoseSourceWaitFails("clone-src-error", (sourceId) => outOfBand(sourceId, { status: "Error" }));
+    expect(result).toMatchObject({ id: clone.uuid });
+    expect(clone).toMatchObject({ status: "Running" });
+  });
+
+  it("a clone answered by the API whose source then stays busy past the deadline is an error carrying the clone's uuid", async () => {
+    // the clone is slow too, so the create cannot finish once the source's wait ate the deadline (a clone done
+    // by then would be finished and recorded as well: the outcome this test pins is "recorded under its uuid")
+    await admin("POST", "/faults", { stickNext: { kind: "clone" } });
+    const { result, clone, sourceId } = await cloneWhoseSourceWaitFails(
+      "clone-src-busy",
+      async (id) => {
+        await admin("POST", "/faults", { stickNext: { kind: "stop" } });
+        await getClient().instances.stop(id); // never ends: the wait for the source runs into the deadline
+      },
+      { timeouts: { create: "1s" } },
+    );
+    expect(result).toBeInstanceOf(ResourceInitError);
+    expect((result as ResourceInitError).id).toBe(clone.uuid);
+    expect((result as Error).message).toMatch(new RegExp(`^instance ${clone.uuid} \\(clone-src-busy\\) was cloned but did not become ready: `));
+    expect((result as ResourceInitError).properties).toMatchObject({ cloneFrom: sourceId, hostname: "clone-src-busy" });
+    await outOfBand(sourceId, { cancelOperation: true });
+    await admin("POST", `/instances/${clone.uuid}/finish-operation`, {});
   });
 
   it("a clone whose password was set before a later step failed records that password", async () => {

@@ -363,11 +363,24 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       );
     // Through the SOURCE's operation queue: the API refuses to clone a VM that is busy (an address being
     // attached by another resource in the same up), and a busy answer is waited out and re-sent.
+    // runInstanceOperation also waits for the source to settle AFTER the API answered the clone. The clone
+    // exists from that answer on, so a failure of that wait (deadline, failed polls, the source busy or in
+    // Error) must not escape without the clone's uuid: the engine would record nothing and the clone would
+    // bill unseen (design.md §5). The answered uuid is kept, and the clone goes on to its own wait below,
+    // whose failures are recorded with its id; the source's own resource deals with the source.
     id = await createExactlyOnce(client, hostname, locationId, deadline, async () => {
-      const sent = await runInstanceOperation(client, sourceId, { what: `instance ${sourceId} to be cloned as ${hostname}`, deadline }, () =>
-        client.instances.clone(sourceId, { hostname, locationId, tierId: inputs.tierId! }),
-      );
-      return sent.result.uuid;
+      let answeredId: string | undefined;
+      try {
+        await runInstanceOperation(client, sourceId, { what: `instance ${sourceId} to be cloned as ${hostname}`, deadline }, async () => {
+          const answer = await client.instances.clone(sourceId, { hostname, locationId, tierId: inputs.tierId! });
+          answeredId = answer.uuid;
+          return answer;
+        });
+      } catch (e) {
+        if (answeredId === undefined) throw e; // not answered: writeExactlyOnce reconciles an ambiguous failure
+        progressLog(`instance ${sourceId} was cloned as ${answeredId} (${hostname}), but waiting for the source afterwards failed (${errorText(e)}); going on with the clone`);
+      }
+      return answeredId!;
     });
   } else {
     // Checked at preview too (common/preflight.ts); kept here for a create whose check did not see the catalogue.
