@@ -6,10 +6,12 @@
  * - an adopted VM is never replaced (which would delete it);
  * - a VM in status Error: `up` repairs it or fails naming ways out, never reports success; every dependent
  *   resource can still be deleted;
- * - toggling `publicIp` never piles up reserved addresses;
+ * - toggling `publicIp` never piles up reserved addresses, and an address the Instance takes off is remembered
+ *   (so destroy releases it) however the call ends: a 5xx after the work, a lost answer, a killed run;
  * - every wait, the per-instance lock included, ends by the resource's deadline, naming the right key.
  */
 import { providers } from "../../provider";
+import { NetworkError } from "../../provider/api";
 import { getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import { instanceLock } from "../../provider/resources/common/lock";
@@ -467,5 +469,92 @@ describe("deadlines", () => {
     await h.setFaults({ stickNext: { kind: "delete" } });
     const error = await instance().delete(vm.id, { ...vm.outs, timeouts: { delete: "300ms" } }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/raise timeouts\.delete/);
+  });
+});
+
+describe("an address the Instance takes off is never forgotten, however the call ends", () => {
+  /** The program's inputs for the VM `hostname`, checked against the state `olds`. */
+  const program = async (olds: unknown, hostname: string, extra: Record<string, unknown>) =>
+    (await instance().check(olds, { ...validCreate, hostname, ...extra })).inputs;
+
+  /** Update as the engine does: on an error with properties, those become the state (a partial failure). */
+  async function updateAsEngine(id: string, olds: InstanceOutputs, news: unknown): Promise<InstanceOutputs> {
+    try {
+      return (await instance().update(id, olds, news)).outs as InstanceOutputs;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ResourceInitError);
+      return (error as ResourceInitError).properties as InstanceOutputs;
+    }
+  }
+
+  /** The host does the address change, then the answer is a server error (a gateway that gave up on a backend that did the work). */
+  function changePublicIpAnswersErrorAfterDoingIt(): jest.SpyInstance {
+    const network = getClient().network;
+    const real = network.changePublicIp.bind(network);
+    return jest.spyOn(network, "changePublicIp").mockImplementationOnce(async (...args) => {
+      await real(...args);
+      throw new Error("Server Error (502 from the gateway)");
+    });
+  }
+
+  const addressExists = async (uuid: string) => (await h.state()).publicIps.some((p) => p.uuid === uuid);
+
+  it("publicIp false done by the host but answered with a server error: the state remembers the address and destroy releases it", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "off-5xx", publicIp: true });
+    const first = vm.outs.publicIpId!;
+    const spy = changePublicIpAnswersErrorAfterDoingIt();
+    const recorded = await updateAsEngine(vm.id, vm.outs, await program(vm.outs, "off-5xx", { publicIp: false }));
+    spy.mockRestore();
+    expect(await h.instance(vm.id)).toMatchObject({ publicIpUuid: null });
+    expect(await addressExists(first)).toBe(true); // reserved in the account, billing
+    await instance().delete(vm.id, recorded);
+    expect(await addressExists(first)).toBe(false);
+  });
+
+  it("publicIp false done by the host whose answers were lost to resets past the client's retries: destroy releases the address", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "off-lost", publicIp: true });
+    const first = vm.outs.publicIpId!;
+    const network = getClient().network;
+    const real = network.changePublicIp.bind(network);
+    // what the client reports once resets after the work outlast its retries (`resetNext` with afterProcessing
+    // does the same against the simulator, but the client's real backoff takes seconds)
+    const details = { operation: "changePublicIp", method: "PATCH" as const, path: "/instance/{instance_uuid}/ip/change" };
+    const spy = jest.spyOn(network, "changePublicIp").mockImplementationOnce(async (...args) => {
+      await real(...args);
+      throw new NetworkError({ ...details, code: "UND_ERR_SOCKET", retries: 4 });
+    });
+    const outs = await updateAsEngine(vm.id, vm.outs, await program(vm.outs, "off-lost", { publicIp: false }));
+    spy.mockRestore();
+    expect(await h.instance(vm.id)).toMatchObject({ publicIpUuid: null });
+    await instance().delete(vm.id, outs);
+    expect(await addressExists(first)).toBe(false);
+  });
+
+  it("an up killed right after the host took the address off: the next up skips the done step, still remembers the address, and destroy releases it", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "off-killed", publicIp: true });
+    const first = vm.outs.publicIpId!;
+    // the killed run's write; the engine keeps the old state (publicIp true, the address)
+    await h.client.network.changePublicIp(vm.id, { publicNetwork: null });
+    const mark = h.mark();
+    const outs = await updateAsEngine(vm.id, vm.outs, await program(vm.outs, "off-killed", { publicIp: false }));
+    expect(h.operationsSince(mark)).not.toContain("changePublicIp"); // already done: skipped
+    await instance().delete(vm.id, outs);
+    expect(await addressExists(first)).toBe(false);
+  });
+
+  it("a swap from the VM's own address to a reserved one, answered with a server error after the host did it, still releases the VM's own address", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "swap-5xx", publicIp: true });
+    const own = vm.outs.publicIpId!;
+    const reserved = (await h.state()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!.uuid;
+    const spy = changePublicIpAnswersErrorAfterDoingIt();
+    const swapped = await updateAsEngine(vm.id, vm.outs, await program(vm.outs, "swap-5xx", { publicNetworkId: reserved }));
+    spy.mockRestore();
+    expect(await h.instance(vm.id)).toMatchObject({ publicIpUuid: reserved });
+    // then the program drops the address, and the stack is destroyed: the VM's own address goes; the reserved
+    // address the program named stays in the account, unassigned, as it was before this stack used it
+    const off = await updateAsEngine(vm.id, swapped, await program(swapped, "swap-5xx", { publicIp: false }));
+    await instance().delete(vm.id, off);
+    expect(await addressExists(own)).toBe(false);
+    expect((await h.state()).publicIps.find((p) => p.uuid === reserved)).toMatchObject({ instanceUuid: null });
   });
 });

@@ -31,7 +31,7 @@ import { errorClause, errorText, ProviderError, ResourceInitError } from "../com
 import { templateMinimums } from "../common/preflight";
 import { readPersistently, writeExactlyOnce } from "../common/reconcile";
 import { objectsOfThisStack, replacementsInProgress } from "../common/replacements";
-import { adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, type UpdateStep } from "./diff";
+import { adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
 
@@ -106,6 +106,22 @@ function satisfied(step: UpdateStep, d: InstanceDetail, vswitches: readonly Vswi
   }
 }
 
+/**
+ * The address the state says the VM holds, as a candidate for "taken off by this resource", when the program
+ * manages the address (publicIp or publicNetworkId declared); null otherwise.
+ *
+ * An earlier update may have taken it off and died before its outputs were written (the process killed, the
+ * answer lost): the engine then still holds the old outputs, and this run finds the step already satisfied and
+ * skips it. Deciding "reserved, ours to release" from whether this run's call returned would forget the address
+ * for good. The state's address compared with the fresh detail decides instead: outputsFor keeps the candidate
+ * only when the VM no longer holds it. An address the program does not manage is never claimed: it may belong
+ * to a PublicIp resource.
+ */
+function addressOfState(olds: Partial<InstanceOutputs>, news: Partial<InstanceInputs>): string | null {
+  if (plannedAddress(news) === undefined) return null;
+  return typeof olds.publicIpId === "string" && olds.publicIpId !== "" ? olds.publicIpId : null;
+}
+
 /** What update steps carry from one to the next: the address this resource keeps reserved for reuse. */
 interface StepContext {
   /** See the `reservedPublicIpId` output: null once reused or released. */
@@ -145,10 +161,13 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
     case "publicAddress": {
       if (step.action === "add") return addPublicAddress(client, id, ctx);
       // Removing (a blank public_network) or swapping leaves the old address reserved in the account: remember it.
+      // Remembered BEFORE the call, not once it answered: a 5xx after the host did it, a run of resets, or a
+      // process killed mid-call would otherwise leave the address reserved (billing) with no state knowing it.
+      // Whether it really came off is decided from the fresh detail (outputsFor keeps it only when the VM no
+      // longer holds it), so a call that did nothing records nothing.
       const previous = before.public_ip?.ip_id ?? null;
-      const answer = await client.network.changePublicIp(id, { publicNetwork: step.action === "remove" ? null : step.publicNetworkId! });
       if (previous && previous !== step.publicNetworkId && !ctx.reservedPublicIpId) ctx.reservedPublicIpId = previous;
-      return answer;
+      return client.network.changePublicIp(id, { publicNetwork: step.action === "remove" ? null : step.publicNetworkId! });
     }
     case "privateNetwork": return client.network.updatePrivateNetwork(id, { vswitch: step.vswitchId === "" ? null : step.vswitchId });
     case "power": return step.state === "running" ? client.instances.start(id) : client.instances.stop(id);
@@ -543,7 +562,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     const deadline = resourceDeadline(news.timeouts, "update");
     const steps = planInstanceUpdate(olds, news);
     const applied = new Set<UpdateStep["kind"]>();
-    const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? null };
+    const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? addressOfState(olds, news) };
     try {
       await runSteps(client, id, steps, deadline, applied, ctx);
       const fresh = await client.instances.get(id);
