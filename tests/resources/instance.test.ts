@@ -803,6 +803,48 @@ describe("failures", () => {
     expect(await adopting).toEqual(new Error(`adoptId: instance ${id} disappeared while being adopted`));
   });
 
+  it("an update that fails while the VM cannot be read records no declared value as observed: the next up still does the resize", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "unreadable" });
+    await admin("POST", "/faults", { stickNext: { kind: "resize" } });
+    const news = (await provider().check(outs, { ...validCreate, hostname: "unreadable", cpu: 4, timeouts: { update: "1s" } })).inputs;
+    const before = requestCount();
+    // once the resize is accepted, the VM cannot be read until the update gave up and reported (an outage; a
+    // real run of 5xx would be retried with seconds of backoff first)
+    const instances = getClient().instances;
+    const realFind = instances.find.bind(instances);
+    const spy = jest.spyOn(instances, "find").mockImplementation(async (...args) => {
+      if (opsSince(before).includes("resizeInstance")) throw new Error("Server Error (the API is unreachable)");
+      return realFind(...args);
+    });
+    const err = await provider().update(id, outs, news).catch((e: unknown) => e);
+    spy.mockRestore();
+    expect(opsSince(before)).toContain("resizeInstance");
+    expect(err).toBeInstanceOf(ResourceInitError);
+    const recorded = (err as ResourceInitError).properties as InstanceOutputs;
+    expect(recorded).toMatchObject({ cpu: 2, status: "Unknown" }); // what was last seen, not what was asked
+    // the host's resize then fails: the VM is in Error with its old size
+    await admin("POST", `/instances/${id}/finish-operation`, { outcome: "failure" });
+    expect(await simInstance(id)).toMatchObject({ status: "Error", cpu: 2 });
+    // the next up (the engine sends the recorded outputs) repairs AND resizes
+    const again = (await provider().check(recorded, { ...validCreate, hostname: "unreadable", cpu: 4 })).inputs;
+    expect(await provider().diff(id, recorded, again)).toMatchObject({ changes: true, replaces: [] });
+    await provider().update(id, recorded, again);
+    expect(await simInstance(id)).toMatchObject({ status: "Running", cpu: 4 });
+  });
+
+  it("a state written with status Unknown and the declared values (a create that could not read its VM) is planned from a fresh read", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "unknown-declared" });
+    // what a create's error report records when the VM cannot be read: the declared values, status Unknown;
+    // here the VM is not as declared (a clone keeps its source's size until its resize step ran)
+    await outOfBand(id, { cpu: 1 });
+    const recorded = { ...outs, cpu: 2, status: "Unknown" };
+    const news = (await provider().check(recorded, { ...validCreate, hostname: "unknown-declared" })).inputs;
+    expect(await provider().diff(id, recorded, news)).toMatchObject({ changes: true, replaces: [] });
+    const updated = (await provider().update(id, recorded, news)).outs as InstanceOutputs;
+    expect(updated).toMatchObject({ cpu: 2, status: "Running" });
+    expect(await simInstance(id)).toMatchObject({ cpu: 2, status: "Running" });
+  });
+
   it("an update that fails half-way reports the truth with the id", async () => {
     const { id, outs } = await up({ ...validCreate, hostname: "half-way" });
     await admin("POST", "/faults", { failNext: { kind: "resize" } });

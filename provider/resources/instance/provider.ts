@@ -55,9 +55,18 @@ async function outputsFor(
   return reserved ? { ...outs, reservedPublicIpId: reserved } : outs;
 }
 
-/** Outputs for an error report: fresh if the API answers, else what we know (never throws). */
+/**
+ * Outputs for an error report: fresh if the API answers, else `lastKnown` (never throws).
+ *
+ * `lastKnown` must hold only values the VM was SEEN with (an update passes its old outputs), never the declared
+ * ones as if observed: the next up plans from the recorded outputs, and a resize recorded as done that never
+ * happened would never be sent again. A create has seen nothing yet and passes its declared values; the status
+ * "Unknown" recorded with them makes the next diff show a change and the next update plan from a fresh read
+ * (see `planFromTruth`), never from these values.
+ */
 async function bestEffortOutputs(
-  client: VmHostClient, id: string, declared: Partial<InstanceInputs>, reservedPublicIpId?: string | null,
+  client: VmHostClient, id: string, declared: Partial<InstanceInputs>, reservedPublicIpId: string | null | undefined,
+  lastKnown: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   try {
     const detail = await client.instances.find(id);
@@ -65,8 +74,26 @@ async function bestEffortOutputs(
   } catch {
     // the report must not hide the original failure
   }
-  // Status unknown: the next up's diff then reads the VM again instead of taking it for converged.
-  return { ...declared, status: "Unknown", ...(reservedPublicIpId ? { reservedPublicIpId } : {}) };
+  // Not read: what the address may now be reserved is kept too (over-remembering is harmless: a take-back or
+  // reuse of an address that is not reserved is refused by the API, or skipped when the VM holds it).
+  const { reservedPublicIpId: _old, ...rest } = lastKnown;
+  return { ...rest, status: "Unknown", ...(reservedPublicIpId ? { reservedPublicIpId } : {}) };
+}
+
+/**
+ * The steps of an update, planned from the state, or from a fresh read when the state's values were not
+ * observed: status "Unknown" is written by an error report that could not read the VM (for a create, with the
+ * declared values). Planning from those could skip a step the VM never got (a clone's resize) and report it
+ * converged. Answers the detail it read, so the first step does not read it again.
+ */
+async function planFromTruth(
+  client: VmHostClient, id: string, olds: Partial<InstanceOutputs>, news: Partial<InstanceInputs>,
+): Promise<{ steps: UpdateStep[]; current?: InstanceDetail }> {
+  if (olds.status !== "Unknown") return { steps: planInstanceUpdate(olds, news) };
+  const current = await client.instances.get(id);
+  const seen = await outputsFor(client, current, inputsFromState(olds as Record<string, unknown>), olds.reservedPublicIpId);
+  progressLog(`instance ${id}: its last recorded status is Unknown (it could not be read after a failure); planning from a fresh read`);
+  return { steps: planInstanceUpdate(seen, news), current };
 }
 
 // ---------------------------------------------------------------------------------------------- update steps
@@ -449,7 +476,8 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       `instance ${id} (${hostname}) was ${mode === "clone" ? "cloned" : "created"} but did not become ready: ${errorClause(e)}. ` +
       "It is recorded in the stack: `pulumi up` reads it again and finishes or repairs it (a VM in status Error is started), " +
       "and `pulumi destroy` deletes it.";
-    throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId), [message], { cause: e });
+    // Nothing was seen of the VM yet: the declared values, with status Unknown (see bestEffortOutputs).
+    throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, declared), [message], { cause: e });
   }
 }
 
@@ -560,22 +588,27 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     if (refusal) throw new ProviderError(refusal);
     const client = getClient();
     const deadline = resourceDeadline(news.timeouts, "update");
-    const steps = planInstanceUpdate(olds, news);
     const applied = new Set<UpdateStep["kind"]>();
     const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? addressOfState(olds, news) };
+    let steps: UpdateStep[] = [];
     try {
-      await runSteps(client, id, steps, deadline, applied, ctx);
+      const plan = await planFromTruth(client, id, olds, news);
+      steps = plan.steps;
+      await runSteps(client, id, steps, deadline, applied, ctx, plan.current);
       const fresh = await client.instances.get(id);
       return { outs: await outputsFor(client, fresh, news, ctx.reservedPublicIpId) };
     } catch (e) {
       // Half-way: report what is true now, and the old password unless the new one was set.
-      const declared = { ...news, password: applied.has("password") ? news.password : olds.password };
+      const password = applied.has("password") ? news.password : olds.password;
+      const declared = { ...news, password };
       const done = steps.filter((s) => applied.has(s.kind)).map((s) => s.kind);
       const message =
         `updating instance ${id} failed: ${errorClause(e)}` +
         (done.length ? ` (done before the failure: ${done.join(", ")})` : "") +
         ". The state records what the VM has now; `pulumi up` retries what is left.";
-      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId), [message], { cause: e });
+      // Unreadable: the old outputs (last seen), not the new inputs (asked for, maybe never done).
+      const lastKnown = { ...(olds as Record<string, unknown>), password };
+      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, lastKnown), [message], { cause: e });
     }
   },
 
