@@ -19,7 +19,7 @@
  *   create/update/delete bounds all of it.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AmbiguousRequestError, ValidationError, type VmHostClient } from "../../api";
+import { AmbiguousRequestError, BusyError, NotFoundError, ValidationError, type VmHostClient } from "../../api";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { hostnameListingFor } from "../../wait/hostname-listing";
@@ -515,27 +515,45 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
 /**
  * Before a delete that releases the VM's address (`remove_ip`): the address this resource took off the VM
  * earlier is still reserved in the account, and only a delete releases an address. So it is assigned back
- * first, when the VM has none, and goes with the VM. Best effort: a failure here must not block the delete.
+ * first, when the VM has none, and goes with the VM.
+ *
+ * Deleting the VM is the last chance to release that address: once the VM is gone no state knows the address
+ * and it bills for good. So a take-back that fails (the API unreachable until the deadline, the VM busy, the
+ * take-back not settling) fails the delete, and the resource stays in the state for the next destroy. Only a
+ * refusal meaning the address is no longer this VM's to take (422: released, held by another VM, another
+ * location; 404) lets the delete go on without it.
  */
 async function releaseReservedAddressWith(
   client: VmHostClient, detail: InstanceDetail, reserved: string | null | undefined, removePublicIp: boolean, deadline: Deadline,
 ): Promise<void> {
   if (!reserved || !removePublicIp || detail.public_ip !== null) return;
+  const id = detail.uuid;
   try {
     // A transient failure (5xx, reset) must not leave the address reserved for good: retried until the deadline.
     await retryUntilDeadline(
       { deadline, retryable: isTransientPollError, atDeadline: (last) => (last instanceof Error ? last : new Error(String(last))) },
-      () => client.network.changePublicIp(detail.uuid, { publicNetwork: reserved }),
+      () => client.network.changePublicIp(id, { publicNetwork: reserved }),
     );
-    await waitForInstanceSettled(client, detail.uuid, {
-      what: `instance ${detail.uuid} to take back address ${reserved} before it is deleted`,
-      deadline,
-      until: (d) => d.public_ip?.ip_id === reserved,
-      failOnErrorStatus: false,
-    });
   } catch (e) {
-    progressLog(`instance ${detail.uuid}: could not take back its reserved address ${reserved} to release it (${errorText(e)}); it stays reserved`);
+    if (e instanceof BusyError) throw e; // waited out and sent again by sendWhenNotBusy
+    if (e instanceof ValidationError || e instanceof NotFoundError) {
+      progressLog(`instance ${id}: its reserved address ${reserved} is no longer this VM's to take back (${errorText(e)}): released, or held by another VM; deleting the VM without it`);
+      return;
+    }
+    throw new ProviderError(
+      `instance ${id} was not deleted: the address ${reserved} it held earlier is still reserved in the account (it may bill), ` +
+        `and assigning it back so that the delete releases it failed: ${errorClause(e)}. Deleting the VM now would leave that ` +
+        "address with nothing that knows it. Run `pulumi destroy` again when the API answers; to delete the VM and keep the " +
+        "address reserved, set `deleteOptions: { removePublicIp: false }` on the Instance and run `pulumi up` first.",
+      { cause: e },
+    );
   }
+  await waitForInstanceSettled(client, id, {
+    what: `instance ${id} to take back address ${reserved} before it is deleted`,
+    deadline,
+    until: (d) => d.public_ip?.ip_id === reserved,
+    failOnErrorStatus: false,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------- provider
