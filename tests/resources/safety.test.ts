@@ -569,6 +569,26 @@ describe("an address the Instance takes off is never forgotten, however the call
     expect(await addressExists(first)).toBe(false);
   });
 
+  it("an up killed right after the host took the address off, then destroy (no up between): the address is released with the VM", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "off-killed-destroy", publicIp: true });
+    const first = vm.outs.publicIpId!;
+    await h.client.network.changePublicIp(vm.id, { publicNetwork: null }); // the killed run's write
+    await instance().delete(vm.id, vm.outs); // the engine's state: the old outputs
+    expect(await h.instance(vm.id)).toBeUndefined();
+    expect(await addressExists(first)).toBe(false);
+  });
+
+  it("destroy never claims an address the Instance does not manage (publicIp unset: a PublicIp resource's)", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "unmanaged-destroy" });
+    const ip = await up<{ publicIpId?: string }>(providers.PublicIp as FullProvider, { instanceId: vm.id });
+    const read = await instance().read(vm.id, vm.outs);
+    await (providers.PublicIp as FullProvider).delete(ip.id, ip.outs); // leaves its address reserved, as documented
+    const mark = h.mark();
+    await instance().delete(vm.id, read.props);
+    expect(h.operationsSince(mark)).not.toContain("changePublicIp");
+    expect(await addressExists(ip.id)).toBe(true);
+  });
+
   it("a swap from the VM's own address to a reserved one, answered with a server error after the host did it, still releases the VM's own address", async () => {
     const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "swap-5xx", publicIp: true });
     const own = vm.outs.publicIpId!;

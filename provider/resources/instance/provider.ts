@@ -23,7 +23,7 @@ import { AmbiguousRequestError, BusyError, NotFoundError, ValidationError, type 
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { hostnameListingFor } from "../../wait/hostname-listing";
-import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle, waitUntilIdleStatus } from "../../wait/instance";
+import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle, waitUntilIdleStatus, type IdleStatus } from "../../wait/instance";
 import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { instanceLock } from "../common/lock";
@@ -500,8 +500,18 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           const idle = await waitUntilIdle(client, id, idleWhat);
           if (!idle) return true; // already gone: delete is done
           await releaseReservedAddressWith(client, idle, props.reservedPublicIpId, options.removePublicIp, deadline);
-        } else if (!(await waitUntilIdleStatus(client, id, idleWhat))) {
-          return true; // already gone: delete is done
+        } else {
+          const idle = await waitUntilIdleStatus(client, id, idleWhat);
+          if (!idle) return true; // already gone: delete is done
+          // The address the state says the VM held, when the Instance manages it, and the VM now has none: an
+          // update killed after taking it off (the engine kept the old outputs, without reservedPublicIpId)
+          // left it reserved. This destroy is the last chance to release it. The detail is read only then.
+          const held = options.removePublicIp && managesAddress(props) && typeof props.publicIpId === "string" ? props.publicIpId : undefined;
+          if (held && !holdsAddress(idle)) {
+            const detail = "public_ip" in idle ? idle : await client.instances.find(id);
+            if (!detail) return true;
+            await releaseReservedAddressWith(client, detail, held, true, deadline);
+          }
         }
         await client.instances.delete(id, { removeIp: options.removePublicIp, removeBlockStorage: options.removeBlockStorage });
         return false;
@@ -511,6 +521,12 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
     { deadline, what },
   );
 }
+
+/** True when the Instance's state says it manages the VM's public address (publicIp or publicNetworkId declared). */
+const managesAddress = (props: Partial<InstanceOutputs>): boolean => props.publicIp !== undefined || props.publicNetworkId !== undefined;
+
+/** Whether the VM holds a public address, from a list row or a detail. */
+const holdsAddress = (idle: IdleStatus): boolean => ("public_ip" in idle ? idle.public_ip !== null : idle.ip_address !== null);
 
 /**
  * Before a delete that releases the VM's address (`remove_ip`): the address this resource took off the VM
