@@ -440,6 +440,22 @@ describe("drift", () => {
     expect(state.outputs.memory).toBe(4);
   });
 
+  it("an address removed in the panel (still reserved, billing) is assigned back by the next up, not a second one", async () => {
+    const before = (await simInstance(id))!.publicIpAddress;
+    const unattached = async () => (await simState()).publicIps.filter((p) => p.instanceUuid === null && !p.seeded).map((p) => p.uuid).sort();
+    const unattachedBefore = await unattached(); // left by earlier cases of this file
+    await outOfBand(id, { publicIp: false });
+    expect((await simState()).publicIps.filter((p) => p.address === before && p.instanceUuid === null)).toHaveLength(1);
+    const read = (await provider().read(id, outs)).props as InstanceOutputs;
+    expect(read).toMatchObject({ publicIp: false, reservedPublicIpId: outs.publicIpId });
+    expect(await provider().diff(id, read, inputs)).toMatchObject({ changes: true });
+    const fixed = (await provider().update(id, read, inputs)).outs as InstanceOutputs;
+    expect(fixed).toMatchObject({ publicIp: true, publicIpId: outs.publicIpId, ipAddress: before });
+    expect(fixed.reservedPublicIpId).toBeUndefined();
+    // nothing more left reserved in the account than before the panel change
+    expect(await unattached()).toEqual(unattachedBefore);
+  });
+
   it("shows a VM deleted out of band as gone", async () => {
     await outOfBand(id, { deleted: true });
     const read = await provider().read(id, outs);

@@ -606,7 +606,14 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     // Which properties the user manages, and the write-only values (password), come from the state.
     const state = props as Partial<InstanceOutputs> & Record<string, unknown>;
     const declared = inputsFromState(state);
-    const outs = await outputsFor(client, detail, declared, state.reservedPublicIpId);
+    // An address this Instance made (publicIp managed, not a publicNetworkId of the user's) that left the VM out of
+    // band, removed in the panel: it stays reserved in the account and bills. Remembered like one taken off here,
+    // so the next `publicIp: true` assigns it back instead of piling up a second one, and delete releases it.
+    const leftInPanel =
+      declared.publicIp !== undefined && declared.publicNetworkId === undefined && typeof state.publicIpId === "string" && state.publicIpId !== ""
+        ? state.publicIpId
+        : undefined;
+    const outs = await outputsFor(client, detail, declared, state.reservedPublicIpId ?? leftInPanel);
     // No `inputs`: Pulumi then keeps the inputs of the last up (RefreshStep.Apply in pulumi/pulumi
     // pkg/resource/deploy/step.go: `inputs := s.old.Inputs` unless Read returns some). Inputs rebuilt from the
     // state we were given are the outputs of the PREVIOUS read: after a change in the panel and its undo, the
