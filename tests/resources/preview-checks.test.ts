@@ -132,6 +132,22 @@ describe("Instance adoptId / cloneFrom, at preview", () => {
     const r = await provider("Instance").check({}, inputs);
     expect(r.failures).toEqual([{ property, reason: expect.stringMatching(message) }]);
   });
+  it("refuses at preview to adopt a VM whose location, template or user differ from the declared ones (create would refuse)", async () => {
+    const res = await fetch(`${sim.adminUrl}/instances`, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ hostname: "panel-vm", locationId: 1, tierId: 2, templateId: 2, cpu: 2, memory: 4, storage: 40, username: "admin", password: "Blue-Horse-42" }),
+    });
+    const vm = ((await res.json()) as { data: { uuid: string } }).data.uuid;
+    const before = writes().length;
+    const r = await provider("Instance").check({}, { adoptId: vm, locationId: 1, templateId: 1, username: "deploy" });
+    expect(r.failures).toEqual([{
+      property: "adoptId",
+      reason: expect.stringMatching(new RegExp(`^instance ${vm} cannot be adopted as declared \\(templateId: the VM runs template 2; username: the VM's user is "admin"\\)`)),
+    }]);
+    expect((await provider("Instance").check({}, { adoptId: vm, locationId: 1, templateId: 2, username: "admin" })).failures).toBeUndefined();
+    expect(writes().length).toBe(before);
+  });
+
   it("does not check them again once the resource exists (a clone's source may be gone since)", async () => {
     const inputs = { cloneFrom: missing, hostname: "c-1", locationId: 1, tierId: 2 };
     const r = await provider("Instance").check({ ...inputs, status: "Running" }, inputs);

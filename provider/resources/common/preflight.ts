@@ -40,6 +40,8 @@ import type { ResourceName } from "../../../sdk/nodejs/stub";
 import { isUnknown, type CheckFailure } from "./check";
 import { sameUuid } from "./fields";
 import { errorText, ProviderError } from "./errors";
+import type { InstanceDetail } from "../../api/schemas/instances";
+import { adoptionMismatches } from "../instance/model";
 
 
 /** A location of the catalogue. */
@@ -383,7 +385,7 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
   for (const key of ["adoptId", "cloneFrom"] as const) {
     const id = inputs[key];
     if (typeof id !== "string" || !known(id)) continue;
-    let found: unknown;
+    let found: InstanceDetail | undefined;
     try {
       found = await client.instances.find(id); // undefined only on a 404
     } catch (e) {
@@ -391,11 +393,23 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
       progressLog(`could not read instance ${id} at preview (${errorText(e)}); the API will check ${key} at up`);
       continue;
     }
-    if (found === undefined)
+    if (found === undefined) {
       failures.push({
         property: key,
         reason: `there is no instance ${id} in this account to ${key === "adoptId" ? "adopt" : "clone"} (getInstances lists them)`,
       });
+    } else if (key === "adoptId") {
+      // What create would refuse (an adopted VM is never replaced), said at preview: only values known now.
+      const declared = Object.fromEntries((["locationId", "templateId", "username"] as const).filter((k) => known(inputs[k])).map((k) => [k, inputs[k]]));
+      const mismatches = adoptionMismatches(found, declared);
+      if (mismatches.length > 0)
+        failures.push({
+          property: key,
+          reason:
+            `instance ${id} cannot be adopted as declared (${mismatches.join("; ")}): these cannot change without a new VM, and an ` +
+            "adopted VM is never replaced. Declare the VM's values (or leave them unset)",
+        });
+    }
   }
   return failures;
 }

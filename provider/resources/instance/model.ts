@@ -122,3 +122,17 @@ export function inputsFromState(state: Record<string, unknown>): Partial<Instanc
   for (const k of INPUT_KEYS) if (state[k] !== undefined) inputs[k] = state[k];
   return inputs as Partial<InstanceInputs>;
 }
+
+/**
+ * Replace-forcing properties an adopted VM must already have as declared (create cannot change them), each as
+ * "<property>: <what the VM has>". Checked at preview (common/preflight.ts) and again at create.
+ */
+export function adoptionMismatches(
+  detail: Pick<InstanceDetail, "location_id" | "os" | "username">, inputs: Pick<Partial<InstanceInputs>, "locationId" | "templateId" | "username">,
+): string[] {
+  const found: string[] = [];
+  if (inputs.locationId !== undefined && inputs.locationId !== detail.location_id) found.push(`locationId: the VM is in location ${detail.location_id}`);
+  if (inputs.templateId !== undefined && inputs.templateId !== detail.os.template_id) found.push(`templateId: the VM runs template ${detail.os.template_id}`);
+  if (inputs.username !== undefined && inputs.username !== detail.username) found.push(`username: the VM's user is ${JSON.stringify(detail.username)}`);
+  return found;
+}

@@ -33,7 +33,7 @@ import { readPersistently, writeExactlyOnce } from "../common/reconcile";
 import { objectsOfThisStack, replacementsInProgress } from "../common/replacements";
 import { adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
-import { inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
+import { adoptionMismatches, inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
 
 // ---------------------------------------------------------------------------------------------- outputs
 
@@ -346,15 +346,6 @@ async function createExactlyOnce(
   });
   objectsOfThisStack.note(key, id);
   return id;
-}
-
-/** Replace-forcing properties an adopted VM must already have as declared (create cannot change them). */
-function adoptionMismatches(detail: InstanceDetail, inputs: InstanceInputs): string[] {
-  const found: string[] = [];
-  if (inputs.locationId !== undefined && inputs.locationId !== detail.location_id) found.push(`locationId: the VM is in location ${detail.location_id}`);
-  if (inputs.templateId !== undefined && inputs.templateId !== detail.os.template_id) found.push(`templateId: the VM runs template ${detail.os.template_id}`);
-  if (inputs.username !== undefined && inputs.username !== detail.username) found.push(`username: the VM's user is ${JSON.stringify(detail.username)}`);
-  return found;
 }
 
 async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.CreateResult<InstanceOutputs>> {
