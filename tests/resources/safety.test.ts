@@ -357,6 +357,16 @@ describe("a VM in status Error", () => {
   });
 });
 
+/** A VM made with `publicIp: true`, then updated to `false`: the address it took off is remembered as reserved. */
+async function withAddressTakenOff(hostname: string): Promise<{ vm: { id: string; outs: InstanceOutputs }; first: string; outs: InstanceOutputs }> {
+  const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname, publicIp: true });
+  const first = vm.outs.publicIpId!;
+  const off = (await instance().check(vm.outs, { ...validCreate, hostname, publicIp: false })).inputs;
+  const outs = (await instance().update(vm.id, vm.outs, off)).outs as InstanceOutputs;
+  expect(outs.reservedPublicIpId).toBe(first);
+  return { vm, first, outs };
+}
+
 describe("publicIp toggling", () => {
   it("true -> false -> true reuses the reserved address, and delete releases it: nothing piles up", async () => {
     const reservedBefore = (await h.state()).publicIps.filter((p) => p.instanceUuid === null).length;
@@ -386,11 +396,7 @@ describe("publicIp toggling", () => {
 describe("publicIp toggling when the reserved address is no longer ours to use", () => {
   /** A VM whose address this resource took off (so it is remembered as reserved), and that address taken by another VM. */
   async function reservedThenTaken(hostname: string): Promise<{ id: string; outs: InstanceOutputs; first: string }> {
-    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname, publicIp: true });
-    const first = vm.outs.publicIpId!;
-    const news = (await instance().check(vm.outs, { ...validCreate, hostname, publicIp: false })).inputs;
-    const outs = (await instance().update(vm.id, vm.outs, news)).outs as InstanceOutputs;
-    expect(outs.reservedPublicIpId).toBe(first);
+    const { vm, first, outs } = await withAddressTakenOff(hostname);
     const other = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: `${hostname}-other` });
     await h.outOfBand(other.id, { publicIp: first });
     return { id: vm.id, outs, first };
@@ -421,11 +427,7 @@ describe("publicIp toggling when the reserved address is no longer ours to use",
   });
 
   it("delete fails, keeping the VM, when the reserved address cannot be taken back before the deadline; the next destroy releases it", async () => {
-    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "takeback-fails", publicIp: true });
-    const first = vm.outs.publicIpId!;
-    const off = (await instance().check(vm.outs, { ...validCreate, hostname: "takeback-fails", publicIp: false })).inputs;
-    const outs = (await instance().update(vm.id, vm.outs, off)).outs as InstanceOutputs;
-    expect(outs.reservedPublicIpId).toBe(first);
+    const { vm, first, outs } = await withAddressTakenOff("takeback-fails");
     // every take-back fails as the client reports resets that outlast its retries (the simulator's `resetNext`
     // does this too, but the client's real backoff makes each attempt take seconds)
     const details = { operation: "changePublicIp", method: "PATCH" as const, path: "/instance/{instance_uuid}/ip/change" };
@@ -447,10 +449,7 @@ describe("publicIp toggling when the reserved address is no longer ours to use",
   });
 
   it("reusing the reserved address says so; a refusal other than 'not usable' stops the update instead of adding another address", async () => {
-    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "reuse-says", publicIp: true });
-    const first = vm.outs.publicIpId!;
-    const off = (await instance().check(vm.outs, { ...validCreate, hostname: "reuse-says", publicIp: false })).inputs;
-    const outs = (await instance().update(vm.id, vm.outs, off)).outs as InstanceOutputs;
+    const { vm, first, outs } = await withAddressTakenOff("reuse-says");
     const on = (await instance().check(outs, { ...validCreate, hostname: "reuse-says", publicIp: true })).inputs;
     // the host fails the reuse for another reason (an outage): no second address is added behind the user's back
     const spy = jest.spyOn(getClient().network, "changePublicIp").mockRejectedValue(new Error("the host is down"));
@@ -466,11 +465,7 @@ describe("publicIp toggling when the reserved address is no longer ours to use",
   });
 
   it("a state that remembers a reserved address the VM holds again (assigned back outside Pulumi) reads without it", async () => {
-    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "reserved-back", publicIp: true });
-    const first = vm.outs.publicIpId!;
-    const off = (await instance().check(vm.outs, { ...validCreate, hostname: "reserved-back", publicIp: false })).inputs;
-    const outs = (await instance().update(vm.id, vm.outs, off)).outs as InstanceOutputs;
-    expect(outs.reservedPublicIpId).toBe(first);
+    const { vm, first, outs } = await withAddressTakenOff("reserved-back");
     await h.outOfBand(vm.id, { publicIp: first });
     const read = await instance().read(vm.id, outs);
     expect(read.props).toMatchObject({ publicIpId: first });
