@@ -26,10 +26,10 @@ export interface LifecycleSettings {
 
 /**
  * Parts of the lifecycles that can be left out: interrupted ups, toggling an Instance's `publicIp`
- * true/false, the PublicIp resource among the dependents, and adopting an existing VM (`adoptId`) instead of
- * creating one.
+ * true/false, the PublicIp resource among the dependents, adopting an existing VM (`adoptId`) instead of
+ * creating one, and cloning one (`cloneFrom`; its replace clones another source).
  */
-export const SOAK_FEATURES = ["interruptions", "public-ip-toggles", "public-ip-resource", "adoption"] as const;
+export const SOAK_FEATURES = ["interruptions", "public-ip-toggles", "public-ip-resource", "adoption", "clone"] as const;
 export type SoakFeature = (typeof SOAK_FEATURES)[number];
 
 /** The fault classes a phase may get. */
@@ -123,6 +123,9 @@ class Lifecycle {
   /** The uuid of the VM made out of band for adoption, and whether a state has held it (see ownedByUser). */
   private userVm: string | undefined;
   private userVmAdopted = false;
+  /** The VM is a clone (`cloneFrom`) of one of these, made out of band; the replace switches to the other. */
+  private readonly clones: boolean;
+  private cloneSources: string[] = [];
   /** Dependents other than PublicIp declare `deletedWith: vm` too. */
   private readonly deletedWithVm: boolean;
   private phase = 0;
@@ -149,6 +152,7 @@ class Lifecycle {
     const extra = new SeededRandom(`soak/${seed}/options`);
     this.adopts = kind === "instance" && !this.skips("adoption") && extra.next() < 0.12;
     this.deletedWithVm = extra.next() < 0.5;
+    this.clones = !this.adopts && !this.skips("clone") && extra.next() < 0.12;
     if (kind === "instance") {
       if (r.next() < 0.5) this.vm.publicIp = r.next() < 0.7 || this.skips("public-ip-toggles");
       if (r.next() < 0.4) this.vm.powerState = "running";
@@ -203,16 +207,16 @@ class Lifecycle {
     const count = r.next() < 0.7 ? 1 : 2;
     const out: FaultsInput[] = [];
     const kinds: Record<typeof phase, string[]> = {
-      create: ["create", "snapshot"],
+      create: ["create", "clone", "snapshot"],
       update: ["resize", "changeTier", "start", "stop"],
-      replace: ["create", "snapshot", "delete", "snapshotDelete"],
+      replace: ["create", "clone", "snapshot", "delete", "snapshotDelete"],
       refresh: [],
       destroy: ["delete", "snapshotDelete"],
     };
     const writes: Record<typeof phase, string[]> = {
-      create: ["createInstance", "addPublicIp", "createSnapshot", "createFirewallRule", "updatePrivateNetwork", "attachBlockStorage"],
+      create: ["createInstance", "cloneInstance", "addPublicIp", "createSnapshot", "createFirewallRule", "updatePrivateNetwork", "attachBlockStorage"],
       update: ["resizeInstance", "changeTier", "updateHostname", "addPublicIp", "changePublicIp", "startInstance", "stopInstance", "updateFirewallRule", "updateRdns"],
-      replace: ["createInstance", "deleteInstance", "createSnapshot", "deleteSnapshot", "createFirewallRule", "addPublicIp"],
+      replace: ["createInstance", "cloneInstance", "deleteInstance", "createSnapshot", "deleteSnapshot", "createFirewallRule", "addPublicIp"],
       refresh: [],
       destroy: ["deleteInstance", "deleteSnapshot", "deleteFirewallRule", "changePublicIp", "detachBlockStorage", "updatePrivateNetwork"],
     };
@@ -262,6 +266,20 @@ class Lifecycle {
       this.vm = { adoptId: made.data.uuid, ...v };
       this.userVm = made.data.uuid;
       this.log(`(instance ${made.data.uuid} exists before the program, which adopts it)`);
+    }
+    if (this.clones) {
+      // Two VMs made in the panel; the program clones the first (a clone declares no template, user, keys or
+      // backups: they come with the disk), and its replace clones the second.
+      const { templateId: _t, username: _u, sshKeys: _k, backups: _b, ...v } = this.vm;
+      for (const n of [1, 2]) {
+        const made = await admin<{ data: { uuid: string } }>(this.sim, "POST", "/instances", {
+          hostname: `${String(v.hostname)}-src${n}`, locationId: v.locationId, tierId: v.tierId, templateId: 2, cpu: v.cpu,
+          memory: v.memory, storage: v.storage, username: "ops", password: this.pick(PASSWORDS),
+        });
+        this.cloneSources.push(made.data.uuid);
+      }
+      this.vm = { cloneFrom: this.cloneSources[0], ...v };
+      this.log(`(the program clones instance ${this.cloneSources[0]}; instance ${this.cloneSources[1]} is the source of its replace)`);
     }
     await this.upPhase("create", interruptAt === "create");
     const updates = r.int(1, 3);
@@ -314,7 +332,8 @@ class Lifecycle {
 
   /** A change that replaces the VM (create-before-delete, same hostname). */
   private replaceChange(): void {
-    if (this.rnd.next() < 0.5) this.vm.username = this.vm.username === "ops" ? "deploy" : "ops";
+    if (this.vm.cloneFrom !== undefined) this.vm.cloneFrom = this.cloneSources.find((s) => s !== this.vm.cloneFrom);
+    else if (this.rnd.next() < 0.5) this.vm.username = this.vm.username === "ops" ? "deploy" : "ops";
     else this.vm.sshKeys = [`ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${this.rnd.int(1000, 9999)} soak@ci`];
   }
 
@@ -384,6 +403,7 @@ class Lifecycle {
       if (!spec || made.length !== 1) continue;
       this.log(`  (the user sets adoptId: "${made[0]}" on ${op.name}, as the refusal advises)`);
       spec.adoptId = made[0];
+      delete spec.cloneFrom; // (check refuses adoptId beside cloneFrom: adopting is instead of cloning)
       changed = true;
     }
     return changed;
@@ -449,7 +469,7 @@ class Lifecycle {
    */
   private ownedByUser(): ReadonlySet<string> {
     if (this.userVm && this.engine.state.resources.some((r) => r.id === this.userVm)) this.userVmAdopted = true;
-    return this.userVm && !this.userVmAdopted ? new Set([this.userVm]) : new Set();
+    return new Set([...(this.userVm && !this.userVmAdopted ? [this.userVm] : []), ...this.cloneSources]);
   }
 
   /**
