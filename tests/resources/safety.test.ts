@@ -256,15 +256,22 @@ describe("adoption", () => {
     expect(progress.slice(mark)).not.toContain(note(vm.id));
   });
 
-  it("waits out a running operation before adopting; past the deadline the error names that wait", async () => {
+  it("waits out a running operation before adopting; past the deadline the VM is recorded, the error naming that wait", async () => {
     const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "adopt-busy" });
     await h.setFaults({ stickNext: { kind: "stop" } });
     await h.client.instances.stop(vm.id);
-    const result = await createAsEngine({ adoptId: vm.id, timeouts: { create: "1s" } });
-    expect((result as { error: Error }).error.message).toMatch(
-      new RegExp(`^timed out after .* waiting for instance ${vm.id} \\(adopted\\) to be idle \\(last status seen: stopping`),
+    const checked = (await instance().check({}, { adoptId: vm.id, timeouts: { create: "1s" } })).inputs as InstanceInputs;
+    const error = await instance().create(checked).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    expect((error as ResourceInitError).id).toBe(vm.id);
+    expect((error as Error).message).toMatch(
+      new RegExp(`^instance ${vm.id} was adopted, but waiting for it to be idle failed: timed out after .* waiting for instance ${vm.id} \\(adopted\\) to be idle \\(last status seen: stopping.*It is recorded in the stack`),
     );
+    // the next up (init errors force an update) finds it idle once the operation ended
     await h.admin("POST", `/instances/${vm.id}/finish-operation`, {});
+    const outs = (error as ResourceInitError).properties as unknown as InstanceOutputs;
+    const updated = (await instance().update(vm.id, outs, checked)).outs as InstanceOutputs;
+    expect(updated.status).toBe("Stopped");
   });
 
   it("never replaces an adopted VM: the diff refuses, naming the property and the ways out, and the VM stays", async () => {

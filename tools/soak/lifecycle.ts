@@ -153,6 +153,9 @@ class Lifecycle {
     this.adopts = kind === "instance" && !this.skips("adoption") && extra.next() < 0.12;
     this.deletedWithVm = extra.next() < 0.5;
     this.clones = !this.adopts && !this.skips("clone") && extra.next() < 0.12;
+    // A tight `timeouts.create` on the VM (its own input, beside the config's deadline): a create or clone then
+    // often runs out of time at some step after the API answered, which must leave the VM recorded.
+    if (extra.next() < 0.15) this.vm.timeouts = { create: `${extra.int(1, 4)}s` };
     if (kind === "instance") {
       if (r.next() < 0.5) this.vm.publicIp = r.next() < 0.7 || this.skips("public-ip-toggles");
       if (r.next() < 0.4) this.vm.powerState = "running";

@@ -371,7 +371,20 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
           "are recorded as declared but not checked against the VM",
       );
     // A VM in Error can be adopted too (to repair or delete it under Pulumi): only a running operation is waited out.
-    const detail = await waitUntilIdle(client, id, { what: `instance ${id} (adopted) to be idle`, deadline });
+    let detail: InstanceDetail | undefined;
+    try {
+      detail = await waitUntilIdle(client, id, { what: `instance ${id} (adopted) to be idle`, deadline });
+    } catch (e) {
+      if (e instanceof ProviderError) throw e;
+      // The VM exists, the program names it and it passed the checks above: recorded, with what was seen of it,
+      // rather than left out of the state. Left out, a VM still being made (an interrupted create adopted as the
+      // refusal advises) outlived every short deadline, and a user who gave up held it twice over (soak, tight
+      // timeouts.create). The next up waits for its operation again.
+      const message =
+        `instance ${id} was adopted, but waiting for it to be idle failed: ${errorClause(e)}. It is recorded in the stack: ` +
+        "`pulumi up` waits for it again, and `pulumi destroy` deletes it.";
+      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, inputs, undefined, await outputsFor(client, found, inputs)), [message], { cause: e });
+    }
     if (!detail) throw new ProviderError(`adoptId: instance ${id} disappeared while being adopted`);
     const outs = await outputsFor(client, detail, inputs);
     // Recorded, but the up fails: a stack whose up succeeded must not hold a VM in Error (e.g. the VM of an
