@@ -1,6 +1,6 @@
 import { createClient, parsePositiveDuration, resolveClientOptions, type StackConfigSource, type VmHostClient, ConfigurationError } from "./api";
 import { systemClock } from "./clock";
-import { parseDuration } from "./resources/common/duration";
+import { parseDuration } from "./duration";
 import { Deadline, type TimeoutPhase } from "./wait/poll";
 
 /**

@@ -14,6 +14,7 @@
  * Stack config wins over the environment.
  */
 import { z } from "zod";
+import { parseDuration } from "../duration";
 import type { ClientOptions } from "./client";
 import { debugLoggingEnabled, stderrLogger, type RequestLogger } from "./log";
 import { applyRouteOverrides, type RouteOverrides } from "./overrides";
@@ -133,11 +134,6 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
 
 /** "90s", "2m", "500ms", "1m30s" or a bare number of seconds, in ms; undefined when not a positive duration. */
 export function parsePositiveDuration(text: string): number | undefined {
-  const t = text.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) > 0 ? Number(t) * 1000 : undefined;
-  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(t)) return undefined;
-  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let ms = 0;
-  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) ms += Number(m[1]) * unit[m[2]!]!;
-  return ms > 0 ? ms : undefined;
+  const ms = parseDuration(text);
+  return ms !== undefined && ms > 0 ? ms : undefined;
 }

@@ -1,6 +1,6 @@
 import { NetworkError, RateLimitedError, ServerError, TimeoutError } from "../api/errors";
 import { after, systemClock } from "../clock";
-import { formatDuration } from "../resources/common/duration";
+import { formatDuration } from "../duration";
 
 /** Where progress lines of long waits go (the provider routes them to Pulumi's log / stderr). */
 export type ProgressLogger = (line: string) => void;

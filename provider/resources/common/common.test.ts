@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseDuration, formatDuration } from "./duration";
+import { parseDuration, formatDuration } from "../../duration";
 import { checkInputs, UNKNOWN_VALUE } from "./check";
 
 describe("durations in timeouts inputs", () => {

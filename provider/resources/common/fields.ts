@@ -5,7 +5,7 @@
  * one value in diffs and a program written with upper-case ids converges (the API answers lower case).
  */
 import { z } from "zod";
-import { parseDuration } from "./duration";
+import { parseDuration } from "../../duration";
 
 /** A uuid in any letter case (8-4-4-4-12 hex digits). */
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -13,7 +13,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { createClient, resolveClientOptions, type ClientOptions, type VmHostClient } from "../../../provider/api";
-import { parseDuration } from "../../../provider/resources/common/duration";
+import { parseDuration } from "../../../provider/duration";
 import { Deadline } from "../../../provider/wait/poll";
 import { runInstanceOperation } from "../../../provider/wait/instance";
 import { locationsOf, templatesOf, tiersOf } from "../../../provider/resources/common/preflight";
