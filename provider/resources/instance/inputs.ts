@@ -337,8 +337,10 @@ export function checkInstanceInputs(news: Record<string, unknown>): pulumi.dynam
   const cross = crossPropertyFailures(raw).filter((f) => !failed.has(f.property));
   const all = [...failures, ...cross];
   if (all.length > 0) return { failures: all };
-  // A fresh VM gets shared CPUs unless asked otherwise: spelled out, so every property the API reports
-  // back is a declared input of a created VM (read can then hand back the user's inputs exactly).
+  // A fresh VM gets shared CPUs unless asked otherwise: spelled out, so the program's inputs say what the VM is
+  // created with, and the diff (which compares only declared read-back values) sees dedicated CPUs switched on
+  // in the panel. (Read hands back no inputs; this default is kept for that reason, and because removing it
+  // would change the recorded inputs of existing stacks.)
   if (result.inputs && createMode(result.inputs) === "create" && result.inputs.dedicatedCpu === undefined)
     return { inputs: { ...result.inputs, dedicatedCpu: false } };
   return result;
