@@ -2,7 +2,7 @@
  * The Snapshot provider against the simulator: check before any call, diff, create/read/update/delete,
  * drift, 404 semantics, adopt, and a failing snapshot recorded with its id.
  */
-import { createRunningInstance, waitUntilRunning } from "./attachment-helpers";
+import { createRunningInstance, until, waitUntilRunning } from "./attachment-helpers";
 import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
 import { configure, getClient, resetContext, setProgressSink } from "../../provider/context";
@@ -317,6 +317,41 @@ describe("Snapshot lifecycle", () => {
     expect((await client.snapshots.list(vm)).some((s) => s.id === init.id)).toBe(false);
   });
 
+  it("the next up replaces a snapshot recorded in Error (a new one beside it, then the failed one deleted), never reports it done", async () => {
+    sim.setFaults({ failNext: { kind: "snapshot" } });
+    const inputs = await checked({ instanceId: vm, name: "retake" });
+    const init = (await provider.create(inputs).then(() => undefined, (e: unknown) => e)) as ResourceInitError;
+    const failed = init.properties as SnapshotOutputs;
+    // the registered provider, as the engine gets it: the replace also notes the failed one as being replaced
+    expect(await providers.Snapshot.diff!(init.id, failed, inputs)).toMatchObject({ changes: true, replaces: ["status"] });
+    const retaken = await provider.create(inputs); // beside the failed one of the same name
+    expect(retaken.outs.status).toBe("Ready");
+    await provider.delete!(init.id, failed);
+    expect((await client.snapshots.list(vm)).filter((s) => s.name === "retake").map((s) => s.id)).toEqual([retaken.id]);
+    // the update the engine forces for init errors, on a snapshot still in Error, fails and records its status
+    sim.setFaults({ failNext: { kind: "snapshot" } });
+    const again = (await provider.create(await checked({ instanceId: vm, name: "retake-2" })).then(() => undefined, (e: unknown) => e)) as ResourceInitError;
+    const recordedWithoutStatus = { ...(again.properties as SnapshotOutputs), status: undefined } as unknown as SnapshotOutputs;
+    const update = await provider.update!(again.id, recordedWithoutStatus, await checked({ instanceId: vm, name: "retake-2" })).then(() => undefined, (e: unknown) => e);
+    expect(update).toBeInstanceOf(ResourceInitError);
+    expect((update as ResourceInitError).message).toMatch(/is in status Error: its take failed and it cannot be repaired; `pulumi up` again takes a new one/);
+    expect((update as ResourceInitError).properties).toEqual(expect.objectContaining({ status: "Error" }));
+    await provider.delete!(again.id, again.properties as SnapshotOutputs);
+    await provider.delete!(retaken.id, retaken.outs);
+  });
+
+  it("an adopted snapshot in Error is never replaced (the new one would adopt it again): the up fails saying what to do", async () => {
+    sim.setFaults({ failNext: { kind: "snapshot" } });
+    const made = (await provider.create(await checked({ instanceId: vm, name: "adopt-failed" })).then(() => undefined, (e: unknown) => e)) as ResourceInitError;
+    const inputs = await checked({ instanceId: vm, name: "adopt-failed", adoptId: made.id });
+    const adopted = (await provider.create(inputs).then(() => undefined, (e: unknown) => e)) as ResourceInitError;
+    expect(adopted).toBeInstanceOf(ResourceInitError);
+    const outs = adopted.properties as SnapshotOutputs;
+    expect(await providers.Snapshot.diff!(made.id, outs, inputs)).toMatchObject({ replaces: [] });
+    await expect(provider.update!(made.id, outs, inputs)).rejects.toThrow(/\(adopted\) is in status Error, and an adopted snapshot is never replaced .*remove adoptId/);
+    await provider.delete!(made.id, outs);
+  });
+
   it("ends a stuck snapshot at its deadline with an error naming it and its last status", async () => {
     sim.setFaults({ stickNext: { kind: "snapshot" } });
     const error = await provider.create(await checked({ instanceId: vm, name: "stuck", timeouts: { create: "1s" } })).then(
@@ -330,6 +365,24 @@ describe("Snapshot lifecycle", () => {
     await fetch(`${sim.adminUrl}/instances/${vm}`, {
       method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ cancelOperation: true }),
     });
+  });
+
+  it("the update the next up forces on a snapshot recorded unfinished waits for it to be Ready, never records it done before", async () => {
+    sim.setFaults({ stickNext: { kind: "snapshot" } });
+    const inputs = await checked({ instanceId: vm, name: "late", timeouts: { create: "1s" } });
+    const init = (await provider.create(inputs).then(() => undefined, (e: unknown) => e)) as ResourceInitError;
+    expect(init).toBeInstanceOf(ResourceInitError);
+    const recorded = init.properties as SnapshotOutputs;
+    expect(recorded.status).not.toBe("Ready");
+    const before = lastSeq();
+    const updating = provider.update!(init.id, recorded, inputs);
+    // the update has seen it unfinished (two list reads: the look, then the wait's first) before it ends
+    await until(() => apiRequests(before).filter((r) => r.operation === "listSnapshots").length >= 2);
+    await fetch(`${sim.adminUrl}/instances/${vm}/finish-operation`, {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ outcome: "success" }),
+    });
+    expect((await updating).outs).toEqual(expect.objectContaining({ status: "Ready", name: "late" }));
+    await provider.delete!(init.id, recorded);
   });
 });
 

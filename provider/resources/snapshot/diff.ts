@@ -5,6 +5,7 @@
 import { isUnknown } from "../common/check";
 import type { ResourceDiff } from "../common/replace-on-changes";
 import type { SnapshotInputs, SnapshotOutputs } from "./inputs";
+import { snapshotProgress } from "./model";
 
 /** Properties whose change takes a new snapshot (and deletes the old one). */
 export const SNAPSHOT_REPLACE_PROPERTIES = ["instanceId", "name", "description"] as const;
@@ -19,10 +20,17 @@ function same(a: unknown, b: unknown): boolean {
  * Compares the state (outputs of the last create/read) with the checked inputs. A value unknown during
  * preview counts as a change, and as a replacement when its property replaces. `changedKeys` names each
  * property that differs (for replaceOnChanges).
+ *
+ * A snapshot in a failed status (its take failed: recorded with an init error, or seen so by a refresh) holds no
+ * usable image and cannot be repaired in place: it is replaced (`status` in `replaces`), the new one taken
+ * before the failed one is deleted. Without this the init error's forced update recorded it and the up
+ * reported success with the snapshot in Error (soak, not-as-declared). Not an adopted one: its replacement
+ * would adopt the same snapshot again and the engine would then delete it; update refuses that one instead.
  */
 export function diffSnapshot(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>): ResourceDiff {
   const differs = (key: keyof SnapshotInputs): boolean => isUnknown(news[key]) || !same(olds[key], news[key]);
   const replaces: string[] = SNAPSHOT_REPLACE_PROPERTIES.filter(differs);
   const changedKeys = [...replaces, ...SNAPSHOT_LOCAL_PROPERTIES.filter(differs)];
-  return { changes: changedKeys.length > 0, replaces, deleteBeforeReplace: false, changedKeys };
+  if (typeof olds.status === "string" && snapshotProgress(olds.status) === "failed" && news.adoptId === undefined) replaces.push("status");
+  return { changes: changedKeys.length > 0 || replaces.length > 0, replaces, deleteBeforeReplace: false, changedKeys };
 }

@@ -200,10 +200,31 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
 
   /** Only provider-only inputs (timeouts, adoptId) change in place: nothing to send, just record them. */
   async update(id: string, olds: SnapshotOutputs, news: SnapshotInputs): Promise<pulumi.dynamic.UpdateResult<SnapshotOutputs>> {
-    const list = await listOrGone(getClient(), news.instanceId);
-    const snapshot = list?.find((s) => s.id === id);
+    const client = getClient();
+    const list = await listOrGone(client, news.instanceId);
+    let snapshot = list?.find((s) => s.id === id);
     if (!snapshot) throw new ProviderError(`snapshot ${id} of instance ${news.instanceId} no longer exists: run pulumi refresh (it leaves the state), then pulumi up to take a new one`);
-    return { outs: snapshotOutputs({ instanceId: olds.instanceId, adoptId: news.adoptId, timeouts: news.timeouts }, snapshot) };
+    // The update an init error forces (or a provider-only change) must not report an unfinished or failed snapshot
+    // as done. One still being taken (its create ran out of time) is waited for, as the create would have.
+    if (snapshotProgress(snapshot.status) === "pending") {
+      try {
+        snapshot = await waitReady(client, news.instanceId, id, resourceDeadline(news.timeouts, "update"));
+      } catch (error) {
+        throw await initError(client, news, id, error);
+      }
+    }
+    const outs = snapshotOutputs({ instanceId: olds.instanceId, adoptId: news.adoptId, timeouts: news.timeouts }, snapshot);
+    // A failed one: the error records what was seen (status included), so the next diff replaces it (diff.ts); an
+    // adopted one is never replaced, so the user decides.
+    if (snapshotProgress(snapshot.status) === "failed") {
+      const message =
+        news.adoptId === undefined
+          ? `snapshot ${id} of instance ${news.instanceId} is in status ${snapshot.status}: its take failed and it cannot be repaired; \`pulumi up\` again takes a new one in its place and deletes it`
+          : `snapshot ${id} of instance ${news.instanceId} (adopted) is in status ${snapshot.status}, and an adopted snapshot is never replaced ` +
+            "(the new one would adopt it again): delete it (pulumi destroy, or in the panel), or remove adoptId so that up takes a new one";
+      throw new ResourceInitError(message, id, outs, [message]);
+    }
+    return { outs };
   },
 
   async delete(id: string, props: SnapshotOutputs): Promise<void> {
