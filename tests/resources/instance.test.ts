@@ -236,6 +236,33 @@ describe("create, clone, adopt", () => {
     expect(await provider().diff(id, outs, { adoptId: existing.id, hostname: "adopt-me", cpu: 2, deleteOptions: outs.deleteOptions })).toMatchObject({ changes: false });
   });
 
+  it("adopting makes the VM as declared in the same up (size, address, power, password), so the next preview shows no change", async () => {
+    const existing = await up({ ...validCreate, hostname: "adopt-converge" });
+    await outOfBand(existing.id, { powerState: "stopped" });
+    const declared = { adoptId: existing.id, hostname: "adopt-converge", cpu: 4, publicIp: true, powerState: "running", password: "Adopted-Passw0rd" };
+    const { id, outs, inputs } = await up(declared);
+    expect(id).toBe(existing.id);
+    // (the password is write-only: whether the VM had it cannot be seen, so a declared one is set)
+    expect(await simInstance(id)).toMatchObject({ cpu: 4, status: "Running", publicIpUuid: expect.any(String), password: "Adopted-Passw0rd" });
+    expect(outs).toMatchObject({ cpu: 4, powerState: "running", publicIp: true });
+    expect(progress.join("\n")).toMatch(new RegExp(`adopting instance ${id}: making it as declared`));
+    expect(await provider().diff(id, outs, inputs)).toMatchObject({ changes: false });
+    await provider().delete(id, outs);
+  });
+
+  it("refuses to adopt a VM whose disk is larger than declared (adopting resizes, disks cannot shrink), before any change", async () => {
+    const existing = await up({ ...validCreate, hostname: "adopt-bigdisk", storage: 60 });
+    const inputs = { adoptId: existing.id, storage: 40 };
+    expect((await provider().check({}, inputs)).failures).toEqual([
+      { property: "adoptId", reason: expect.stringMatching(/storage: the VM's disk is 60 GB and disks cannot shrink/) },
+    ]);
+    const before = requestCount();
+    await expect(provider().create({ ...inputs, deleteOptions: { removePublicIp: true, removeBlockStorage: false } })).rejects.toThrow(/cannot adopt instance .*storage: the VM's disk is 60 GB/);
+    expect(opsSince(before).filter((o) => o !== "getInstance")).toEqual([]);
+    expect(await simInstance(existing.id)).toMatchObject({ storageGb: 60 });
+    await provider().delete(existing.id, existing.outs);
+  });
+
   it("adopts a VM left in Error, recorded (to repair or delete it under Pulumi), but the up fails saying so", async () => {
     const broken = await up({ ...validCreate, hostname: "adopt-broken" });
     await outOfBand(broken.id, { status: "Error" });

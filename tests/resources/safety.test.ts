@@ -239,7 +239,7 @@ describe("adoption", () => {
     const error = (await createUnchecked({ ...validCreate, hostname: "adopt-all-wrong", locationId: 2, templateId: 2, username: "someone", adoptId: vm.id })) as Error;
     expect(error.message).toBe(
       `cannot adopt instance ${vm.id} as declared (locationId: the VM is in location 1; templateId: the VM runs template 1; ` +
-        `username: the VM's user is "deploy"). These cannot change without a new VM, and an adopted VM is never replaced: ` +
+        `username: the VM's user is "deploy"). An adopted VM is never replaced and disks only grow, so these cannot change: ` +
         "declare the VM's values (or leave them unset). Nothing was changed.",
     );
   });

@@ -400,14 +400,14 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
       });
     } else if (key === "adoptId") {
       // What create would refuse (an adopted VM is never replaced), said at preview: only values known now.
-      const declared = Object.fromEntries((["locationId", "templateId", "username"] as const).filter((k) => known(inputs[k])).map((k) => [k, inputs[k]]));
+      const declared = Object.fromEntries((["locationId", "templateId", "username", "storage"] as const).filter((k) => known(inputs[k])).map((k) => [k, inputs[k]]));
       const mismatches = adoptionMismatches(found, declared);
       if (mismatches.length > 0)
         failures.push({
           property: key,
           reason:
-            `instance ${id} cannot be adopted as declared (${mismatches.join("; ")}): these cannot change without a new VM, and an ` +
-            "adopted VM is never replaced. Declare the VM's values (or leave them unset)",
+            `instance ${id} cannot be adopted as declared (${mismatches.join("; ")}): an adopted VM is never replaced and disks ` +
+            "only grow, so these cannot change. Declare the VM's values (or leave them unset)",
         });
     }
   }

@@ -143,7 +143,7 @@ const inputShape = {
 const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
   adoptId:
     "Adopt this existing instance (its uuid) instead of creating one (pulumi import does not work for dynamic resources). " +
-    "Adopting changes nothing on the VM; declared properties that differ show in the next preview. Only used at create.",
+    "The same up makes the adopted VM as declared (in-place properties that differ are changed, a declared password is set). Only used at create.",
   cloneFrom:
     "Create the VM by cloning this instance (its uuid). Needs hostname, locationId and tierId; the disk (template, user, keys) " +
     "comes from the source. Changing it replaces the VM.",
@@ -401,11 +401,13 @@ import * as vmhost from "pulumi-vmhost";
 
 const legacy = new vmhost.Instance("legacy", {
   adoptId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab",
-  hostname: "legacy-1", // optional: declared properties that differ show in the next preview
+  hostname: "legacy-1", // optional: a declared property that differs is changed by the same up
 });
 \`\`\`
 
-Adopting changes nothing on the VM and needs no other input. Properties you declare are compared with the VM at the
-next preview and converged by \`pulumi up\`; properties you leave out stay as they are. \`adoptId\` is only used at create:
-keep it or remove it afterwards (removing it changes nothing).`,
+Adopting needs no other input. The \`up\` that adopts the VM also makes it as declared, like Terraform's import blocks:
+in-place properties you declare that differ (sizes, tier, hostname, address, network, power) are changed, and a declared
+password is set (write-only: whether the VM has it cannot be seen); the \`up\` logs what it changes. Properties you leave out
+stay as they are; what would need a new VM (location, template, user) and a disk smaller than the VM's are refused at
+preview. \`adoptId\` is only used at create: keep it or remove it afterwards (removing it changes nothing).`,
 };

@@ -124,15 +124,20 @@ export function inputsFromState(state: Record<string, unknown>): Partial<Instanc
 }
 
 /**
- * Replace-forcing properties an adopted VM must already have as declared (create cannot change them), each as
- * "<property>: <what the VM has>". Checked at preview (common/preflight.ts) and again at create.
+ * What an adopted VM must already have as declared, each as "<property>: <what the VM has>": the replace-forcing
+ * properties (adoption cannot change them, and an adopted VM is never replaced), and a disk no larger than the
+ * declared one (adoption resizes to the declaration, and disks only grow). Checked at preview
+ * (common/preflight.ts) and again at create.
  */
 export function adoptionMismatches(
-  detail: Pick<InstanceDetail, "location_id" | "os" | "username">, inputs: Pick<Partial<InstanceInputs>, "locationId" | "templateId" | "username">,
+  detail: Pick<InstanceDetail, "location_id" | "os" | "username" | "storage">,
+  inputs: Pick<Partial<InstanceInputs>, "locationId" | "templateId" | "username" | "storage">,
 ): string[] {
   const found: string[] = [];
   if (inputs.locationId !== undefined && inputs.locationId !== detail.location_id) found.push(`locationId: the VM is in location ${detail.location_id}`);
   if (inputs.templateId !== undefined && inputs.templateId !== detail.os.template_id) found.push(`templateId: the VM runs template ${detail.os.template_id}`);
   if (inputs.username !== undefined && inputs.username !== detail.username) found.push(`username: the VM's user is ${JSON.stringify(detail.username)}`);
+  // Adoption makes the VM as declared (a resize), and a disk cannot shrink.
+  if (inputs.storage !== undefined && inputs.storage < detail.storage) found.push(`storage: the VM's disk is ${detail.storage} GB and disks cannot shrink`);
   return found;
 }

@@ -357,13 +357,13 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     const id = inputs.adoptId!;
     const found = await client.instances.find(id);
     if (!found) throw new ProviderError(`adoptId: there is no instance ${id} to adopt (check the uuid with getInstances)`);
-    // Adopting changes nothing on the VM. What would force a replace must already match: otherwise the next up
-    // would "replace" the adopted VM, which re-adopts it and then deletes it.
+    // What would force a replace must already match: otherwise the next up would "replace" the adopted VM, which
+    // re-adopts it and then deletes it (and a declared disk smaller than the VM's cannot be reached).
     const mismatches = adoptionMismatches(found, inputs);
     if (mismatches.length > 0)
       throw new ProviderError(
-        `cannot adopt instance ${id} as declared (${mismatches.join("; ")}). These cannot change without a new VM, and an adopted ` +
-          "VM is never replaced: declare the VM's values (or leave them unset). Nothing was changed.",
+        `cannot adopt instance ${id} as declared (${mismatches.join("; ")}). An adopted VM ` +
+          "is never replaced and disks only grow, so these cannot change: declare the VM's values (or leave them unset). Nothing was changed.",
       );
     if (inputs.sshKeys !== undefined || inputs.backups !== undefined)
       progressLog(
@@ -397,7 +397,27 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
         "starts it to repair it (or delete it with `pulumi destroy`)";
       throw new ResourceInitError(message, id, outs, [message]);
     }
-    return { id, outs };
+    // Then made as declared in the same up, as PublicIp and FirewallRule adoption do (and Terraform's import
+    // blocks: import and update in one apply). Left for "the next up", an up reported success on a VM not as
+    // the program says, and the `preview --refresh --expect-no-changes` a pipeline runs next failed; after an
+    // interrupted create, the adopted VM lacked what the killed create had still to do (a stop, an address).
+    // A declared password is set: it is write-only, so whether the VM has it cannot be seen, and recording it
+    // unset made a clone adopted after an interrupted up keep its SOURCE's password forever (soak).
+    const steps = planInstanceUpdate({ ...outs, password: undefined }, inputs);
+    if (steps.length === 0) return { id, outs };
+    progressLog(`adopting instance ${id}: making it as declared (${steps.map((s) => describe(s, id)).join("; ")})`);
+    const applied = new Set<UpdateStep["kind"]>();
+    const ctx: StepContext = { reservedPublicIpId: null };
+    try {
+      const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
+      return { id, outs: await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId) };
+    } catch (e) {
+      const message =
+        `instance ${id} was adopted, but making it as declared failed: ${errorClause(e)}. It is recorded in the stack: ` +
+        "`pulumi up` reads it again and finishes the change, and `pulumi destroy` deletes it.";
+      const declared = applied.has("password") ? inputs : { ...inputs, password: undefined };
+      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, { ...outs, password: declared.password }), [message], { cause: e });
+    }
   }
 
   const hostname = inputs.hostname!;
