@@ -3,9 +3,12 @@
  * reports the safety promise as kept, so its rules are pinned here on hand-made states.
  */
 import type { ResourceState, StackState } from "../tools/soak/engine";
-import { compare, compareAfterDestroy, type SimTruth } from "../tools/soak/truth";
+import { compare, compareAfterDestroy, notAsDeclared, type SimTruth } from "../tools/soak/truth";
 
-const vm = (uuid: string, hostname: string) => ({ uuid, hostname, status: "Running", operationFlag: 0, vswitchUuid: null, operation: null });
+const vm = (uuid: string, hostname: string): SimTruth["instances"][number] => ({
+  uuid, hostname, status: "Running", operationFlag: 0, vswitchUuid: null, operation: null,
+  cpu: 1, memoryGb: 2, storageGb: 20, tierId: 1, password: "pw", publicIpUuid: null, rdns: null,
+});
 const truthWith = (instances: SimTruth["instances"]): SimTruth => ({ instances, publicIps: [], blockStorages: [], vswitches: [], snapshots: [], firewallRules: [] });
 const resource = (id: string, outputs: Record<string, unknown>): ResourceState => ({
   urn: "urn:vm", name: "vm", type: "Instance", id, inputs: { hostname: outputs.hostname }, outputs, dependencies: [],
@@ -32,5 +35,21 @@ describe("soak truth", () => {
     expect(compare(stateOf(), truthWith([vm("mine", "web")]), false, owned)).toEqual([]);
     expect(compareAfterDestroy(stateOf(), truthWith([vm("mine", "web")]), owned)).toEqual([]);
     expect(compareAfterDestroy(stateOf(), truthWith([vm("mine", "web")])).map((f) => f.kind)).toEqual(["orphan"]);
+  });
+
+  it("after a successful up, a VM that differs from the program in what it manages is not as declared; unset inputs are not compared", () => {
+    const declared = { hostname: "web", cpu: 1, memory: 2, storage: 20, tierId: 1, password: "pw" };
+    const state = stateOf(resource("a", { hostname: "web" }));
+    expect(notAsDeclared(state, truthWith([vm("a", "web")]), { vm: declared })).toEqual([]);
+    // a resize the up skipped
+    expect(notAsDeclared(state, truthWith([vm("a", "web")]), { vm: { ...declared, cpu: 2 } }).map((f) => f.what)).toEqual([
+      "up reported success and vm a has cpu 1, declared 2",
+    ]);
+    // a declared stop and address that did not happen
+    const findings = notAsDeclared(state, truthWith([vm("a", "web")]), { vm: { ...declared, powerState: "stopped", publicIp: true } });
+    expect(findings.map((f) => f.what)).toEqual([
+      'up reported success and vm a has powerState "running", declared "stopped"',
+      "up reported success and vm a has publicIp false, declared true",
+    ]);
   });
 });

@@ -36,7 +36,10 @@
  *   `pulumi refresh --clear-pending-creates` drops them (pkg/cmd/pulumi/operations/refresh.go); what such a
  *   create made is adopted by the program (`adoptId`) before that, as the provider's refusal advises.
  *
- * Not modelled: component resources, aliases, protect, ignoreChanges, retainOnDelete, previews.
+ * - Preview (`previewRefreshed`): `pulumi preview --refresh` reads on a copy of the state (a preview saves
+ *   nothing), then Check and Diff as `up` does; a Diff with changes or replaces is a planned step.
+ *
+ * Not modelled: component resources, aliases, protect, ignoreChanges, retainOnDelete.
  */
 import type { ResourceName } from "../../sdk/nodejs/stub";
 import { Interrupted, ProviderCallError, type ProviderHost } from "./host";
@@ -365,6 +368,59 @@ export class Engine {
       if (!(e instanceof StopRun)) throw e;
     }
     return this.result();
+  }
+
+  // ------------------------------------------------------------------------------------------- preview
+
+  /**
+   * `pulumi preview --refresh --expect-no-changes`, as a CI drift check runs it: every resource is read (on a
+   * copy: a preview saves nothing), then each declared resource is checked against its refreshed state and
+   * diffed, as in `up`. Answers the steps it would plan (`<name>: update` ...); a call that fails is an error.
+   */
+  async previewRefreshed(program: DeclaredResource[]): Promise<{ planned: string[]; errors: string[] }> {
+    const planned: string[] = [];
+    const errors: string[] = [];
+    const refreshed = new Map<string, ResourceState>();
+    for (const r of this.state.resources) {
+      if (r.delete) {
+        planned.push(`${r.name}: delete (replaced earlier)`);
+        continue;
+      }
+      try {
+        const answer = await this.host.call<ReadAnswer>({ method: "read", resource: r.type, id: r.id, properties: r.outputs });
+        // (a successful read clears init errors: nothing forces an update)
+        if (answer.id) refreshed.set(r.urn, { ...clone(r), id: answer.id, outputs: answer.properties, inputs: answer.inputs ?? clone(r.inputs) });
+      } catch (e) {
+        errors.push(`refresh ${r.name}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    const idOf = (name: string): string => {
+      const dep = program.find((d) => d.name === name)!;
+      return refreshed.get(urnOf(dep.type, dep.name))?.id ?? "(unknown until created)";
+    };
+    for (const decl of program) {
+      const old = refreshed.get(urnOf(decl.type, decl.name));
+      if (!old) {
+        planned.push(`${decl.name}: create`);
+        continue;
+      }
+      try {
+        const news = { ...decl.inputs(idOf), [PROVIDER_KEY]: PROVIDER_MARK };
+        const checked = await this.host.call<CheckAnswer>({ method: "check", resource: decl.type, olds: old.inputs, news });
+        if (checked.failures.length > 0) {
+          errors.push(`check ${decl.name}: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+          continue;
+        }
+        const diff = await this.host.call<DiffAnswer>({ method: "diff", resource: decl.type, id: old.id, olds: old.outputs, news: checked.inputs });
+        if (diff.replaces.length > 0) planned.push(`${decl.name}: replace (${diff.replaces.join(", ")})`);
+        else if (diff.changes ?? JSON.stringify(old.inputs) !== JSON.stringify(checked.inputs)) planned.push(`${decl.name}: update`);
+      } catch (e) {
+        errors.push(`preview ${decl.name}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    const declared = new Set(program.map((d) => urnOf(d.type, d.name)));
+    for (const r of this.state.resources) if (!r.delete && !declared.has(r.urn)) planned.push(`${r.name}: delete`);
+    return { planned, errors };
   }
 
   // ------------------------------------------------------------------------------------------- refresh

@@ -2,7 +2,8 @@
  * `make soak`: random lifecycles of every resource against the simulator with injected faults and
  * interrupted runs, driven through the built provider as the Pulumi engine drives it; after every phase
  * the simulator's truth is compared with the modelled state. Prints one summary line and exits non-zero
- * when anything was orphaned, duplicated, leaked, reported as success while in Error, lost, or left undestroyable.
+ * when anything was orphaned, duplicated, leaked, reported as success while in Error, lost, left not as declared
+ * by an up that succeeded (or drifting right after it), or left undestroyable.
  *
  *   node dist/tools/soak/index.js [--seed S] [--lifecycles N] [--first I] [--lanes N] [--faults a,b] [--skip feature,...]
  *                                 [--op-seconds S] [--time-warp F] [--timeout 60s] [--verbose]

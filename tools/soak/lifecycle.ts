@@ -7,7 +7,7 @@ import { startSimulator, type FaultsInput, type RunningSimulator } from "../../s
 import { SeededRandom } from "../../simulator/ids";
 import { Engine, type DeclaredResource, type RunResult } from "./engine";
 import type { ProviderHost } from "./host";
-import { compare, compareAfterDestroy, coveredBy, type Finding, type SimTruth } from "./truth";
+import { compare, compareAfterDestroy, coveredBy, notAsDeclared, type Finding, type SimTruth } from "./truth";
 import { warpedClock } from "./warp";
 
 /** Settings shared by every lifecycle of a soak. */
@@ -503,9 +503,20 @@ class Lifecycle {
     if (!result.ok) await this.host.kill();
   }
 
+  /**
+   * After a phase: the simulator's truth against the state. After an `up` that reported success, also against
+   * the program (success means "as declared"), and `preview --refresh` then must plan nothing: nothing changed
+   * since, so any planned step is false drift (a CI's `--expect-no-changes` would fail).
+   */
   private async check(upSucceeded: boolean): Promise<void> {
     const truth = await truthOf(this.sim);
     this.record(compare(this.engine.state, truth, upSucceeded, this.ownedByUser()));
+    if (!upSucceeded) return;
+    this.record(notAsDeclared(this.engine.state, truth, { vm: this.vm, ...this.deps }));
+    const preview = await this.engine.previewRefreshed(this.program());
+    for (const step of [...preview.planned, ...preview.errors]) {
+      this.record([{ kind: "false-drift", object: `drift:${step.split(":")[0]!}`, what: `right after a successful up, with nothing changed, preview --refresh: ${step}` }]);
+    }
   }
 
   private record(findings: Finding[]): void {

@@ -31,6 +31,10 @@ export interface SoakReport {
   leaks: number;
   errorsReportedAsSuccess: number;
   lost: number;
+  /** Successful ups after which the cloud was not as the program declares (truth.ts notAsDeclared). */
+  notAsDeclared: number;
+  /** Successful ups right after which `preview --refresh` planned a change on an unchanged cloud. */
+  falseDrift: number;
   undestroyable: number;
   /** Lifecycles the soak itself failed to run (instrument bugs): they make the run fail too. */
   harnessErrors: number;
@@ -44,14 +48,15 @@ export interface SoakReport {
 export function summaryLine(r: SoakReport): string {
   return (
     `soak: ${r.lifecycles} lifecycles, ${r.faults} faults, ${r.orphans} orphans, ${r.duplicates} duplicates, ${r.leaks} leaks, ` +
-    `${r.errorsReportedAsSuccess} errors-reported-as-success, ${r.lost} lost, ${r.undestroyable} undestroyable` +
+    `${r.errorsReportedAsSuccess} errors-reported-as-success, ${r.lost} lost, ${r.notAsDeclared} not-as-declared, ` +
+    `${r.falseDrift} false-drift, ${r.undestroyable} undestroyable` +
     (r.harnessErrors > 0 ? `, ${r.harnessErrors} harness-errors` : "")
   );
 }
 
 /** True when the soak found nothing. */
 export function clean(r: SoakReport): boolean {
-  return r.orphans + r.duplicates + r.leaks + r.errorsReportedAsSuccess + r.lost + r.undestroyable + r.harnessErrors === 0;
+  return r.orphans + r.duplicates + r.leaks + r.errorsReportedAsSuccess + r.lost + r.notAsDeclared + r.falseDrift + r.undestroyable + r.harnessErrors === 0;
 }
 
 /** Runs a soak. */
@@ -67,7 +72,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const every = options.dependentsEvery ?? 4;
   const started = Date.now();
   const report: SoakReport = {
-    lifecycles: 0, faults: 0, orphans: 0, duplicates: 0, leaks: 0, errorsReportedAsSuccess: 0, lost: 0, undestroyable: 0, harnessErrors: 0, interrupted: 0,
+    lifecycles: 0, faults: 0, orphans: 0, duplicates: 0, leaks: 0, errorsReportedAsSuccess: 0, lost: 0, notAsDeclared: 0, falseDrift: 0, undestroyable: 0, harnessErrors: 0, interrupted: 0,
     failing: [], wallMs: 0,
   };
   const first = options.first ?? 0;
@@ -88,6 +93,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           else if (f.kind === "leak") report.leaks++;
           else if (f.kind === "error-as-success") report.errorsReportedAsSuccess++;
           else if (f.kind === "lost") report.lost++;
+          else if (f.kind === "not-as-declared") report.notAsDeclared++;
+          else if (f.kind === "false-drift") report.falseDrift++;
           else if (f.kind === "harness-error") report.harnessErrors++;
           else report.undestroyable++;
         }

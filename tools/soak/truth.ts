@@ -10,24 +10,33 @@
  *   block storage or private network attached to a VM while no resource in the state declares that attachment;
  * - error-as-success: after an `up` that reported success, a VM of the state is in status Error;
  * - lost: after an `up` that reported success, the state holds a VM the simulator no longer has (the VM was
- *   deleted by the up itself, e.g. the "old" half of a replacement that was the same VM).
+ *   deleted by the up itself, e.g. the "old" half of a replacement that was the same VM);
+ * - not-as-declared: after an `up` that reported success, an object differs from what the program declares
+ *   (a resize skipped, an address not given back, a rule not updated): success must mean "as declared";
+ * - false-drift: right after such an `up`, with nothing changed since, `pulumi preview --refresh` plans a change
+ *   (the user's `--expect-no-changes` check fails on a cloud that is as declared).
  */
 import type { PendingOperation, ResourceState, StackState } from "./engine";
 
 /** The parts of the simulator's state dump the soak reads. */
 export interface SimTruth {
-  instances: { uuid: string; hostname: string; status: string; operationFlag: number; vswitchUuid: string | null; operation: { kind: string; startedAt: number; endsAt: number | null } | null }[];
+  instances: {
+    uuid: string; hostname: string; status: string; operationFlag: number; vswitchUuid: string | null;
+    operation: { kind: string; startedAt: number; endsAt: number | null } | null;
+    cpu: number; memoryGb: number; storageGb: number; tierId: number; password: string;
+    publicIpUuid: string | null; rdns: string | null;
+  }[];
   publicIps: { uuid: string; address: string; instanceUuid: string | null; seeded: boolean }[];
   blockStorages: { uuid: string; locationId: number; instanceUuid: string | null }[];
   vswitches: { uuid: string; locationId: number }[];
   snapshots: { uuid: string; instanceUuid: string; name: string; status: string }[];
-  firewallRules: { id: string; instanceUuid: string; destinationPort: string; protocol: string }[];
+  firewallRules: { id: string; instanceUuid: string; destinationPort: string; protocol: string; action: "A" | "D" }[];
 }
 
 /** One problem found, with what it is about. */
 export interface Finding {
   /** `harness-error`: the soak itself failed (a bug of the instrument, not of the provider). */
-  kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "lost" | "undestroyable" | "harness-error";
+  kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "lost" | "not-as-declared" | "false-drift" | "undestroyable" | "harness-error";
   /** The object (uuid, or resource name) it is about: one object counts once per lifecycle. */
   object: string;
   what: string;
@@ -175,3 +184,70 @@ export function compareAfterDestroy(state: StackState, truth: SimTruth, ownedByU
 }
 
 const known = (state: StackState, id: string): boolean => state.resources.some((r) => r.id === id);
+
+/** The program of a lifecycle, as declared (the inputs of each resource, ids of the VM left out). */
+export interface DeclaredProgram {
+  vm: Record<string, unknown>;
+  publicIp?: Record<string, unknown>;
+  vswitch?: Record<string, unknown>;
+  storage?: Record<string, unknown>;
+  snapshot?: Record<string, unknown>;
+  rule?: Record<string, unknown>;
+}
+
+/**
+ * After an `up` that reported success: every object of the program is in the simulator as declared, for what
+ * the program manages (an input left unset is not managed and not compared).
+ */
+export function notAsDeclared(state: StackState, truth: SimTruth, program: DeclaredProgram): Finding[] {
+  const findings: Finding[] = [];
+  const differs = (name: string, what: string): void => {
+    findings.push({ kind: "not-as-declared", object: `declared:${name}`, what: `up reported success and ${name} ${what}` });
+  };
+  const live = (name: string): ResourceState | undefined => state.resources.find((r) => r.name === name && !r.delete);
+  const vmState = live("vm");
+  if (!vmState) return [{ kind: "not-as-declared", object: "declared:vm", what: "up reported success and the state has no vm" }];
+  const vm = truth.instances.find((v) => v.uuid === vmState.id);
+  if (!vm) return []; // (reported as lost)
+  const d = program.vm;
+  const expect: [string, unknown, unknown][] = [
+    ["hostname", d.hostname, vm.hostname],
+    ["cpu", d.cpu, vm.cpu],
+    ["memory", d.memory, vm.memoryGb],
+    ["storage", d.storage, vm.storageGb],
+    ["tierId", d.tierId, vm.tierId],
+    ["password", d.password, vm.password],
+    ["powerState", d.powerState, d.powerState === undefined ? undefined : vm.status === "Running" ? "running" : vm.status === "Stopped" ? "stopped" : vm.status],
+    ["publicIp", d.publicIp, d.publicIp === undefined ? undefined : vm.publicIpUuid !== null],
+    ["vswitchId", d.vswitchId === "" ? null : d.vswitchId, d.vswitchId === undefined ? undefined : vm.vswitchUuid],
+  ];
+  for (const [key, want, got] of expect) {
+    if (want !== undefined && want !== got) differs("vm", `${vm.uuid} has ${key} ${JSON.stringify(got)}, declared ${JSON.stringify(want)}`);
+  }
+  const ip = program.publicIp;
+  const address = live("address");
+  if (ip && address) {
+    if (vm.publicIpUuid !== address.id) differs("address", `${address.id} is not the VM's address (the VM has ${vm.publicIpUuid ?? "none"})`);
+    else if (ip.rdns !== undefined && vm.rdns !== ip.rdns) differs("address", `${address.id} has rdns ${JSON.stringify(vm.rdns)}, declared ${JSON.stringify(ip.rdns)}`);
+  }
+  if (program.vswitch && live("network") && vm.vswitchUuid !== program.vswitch.vswitchId)
+    differs("network", `${vm.uuid} is in private network ${vm.vswitchUuid ?? "none"}, declared ${String(program.vswitch.vswitchId)}`);
+  if (program.storage && live("disk")) {
+    const disk = truth.blockStorages.find((b) => b.uuid === program.storage!.blockStorageId);
+    if (disk?.instanceUuid !== vm.uuid) differs("disk", `${String(program.storage.blockStorageId)} is attached to ${disk?.instanceUuid ?? "nothing"}, not to ${vm.uuid}`);
+  }
+  const snapshot = live("snapshot");
+  if (program.snapshot && snapshot) {
+    const s = truth.snapshots.find((x) => x.uuid === snapshot.id);
+    if (!s || s.instanceUuid !== vm.uuid || s.name !== program.snapshot.name || s.status !== "Ready")
+      differs("snapshot", `${snapshot.id} is ${s ? `${s.name} (${s.status}) of ${s.instanceUuid}` : "missing"}, declared ${String(program.snapshot.name)} of ${vm.uuid}`);
+  }
+  const rule = live("rule");
+  if (program.rule && rule) {
+    const x = truth.firewallRules.find((f) => f.id === rule.id);
+    const action = program.rule.action === "accept" ? "A" : "D";
+    if (!x || x.instanceUuid !== vm.uuid || x.destinationPort !== program.rule.port || x.protocol !== program.rule.protocol || x.action !== action)
+      differs("rule", `${rule.id} is ${x ? `${x.protocol}/${x.destinationPort} ${x.action} on ${x.instanceUuid}` : "missing"}, declared ${String(program.rule.protocol)}/${String(program.rule.port)} ${action} on ${vm.uuid}`);
+  }
+  return findings;
+}
