@@ -245,10 +245,11 @@ describe("FirewallRule lifecycle", () => {
     );
   });
 
-  it("adopts a rule that already matches the declaration with reads only", async () => {
+  it("adopts a rule that already matches the declaration with reads only, its id in any letter case", async () => {
     const { id } = await client.firewall.createRule(vm, { destinationPort: "5432", protocol: "tcp", action: "accept", description: "pg" });
     const since = lastSeq();
-    const adopted = await provider.create(await checked({ instanceId: vm, protocol: "tcp", port: 5432, action: "accept", description: "pg", adoptId: id }));
+    // (an id written in upper case is the same id, as uuid inputs are everywhere)
+    const adopted = await provider.create(await checked({ instanceId: vm, protocol: "tcp", port: 5432, action: "accept", description: "pg", adoptId: id!.toUpperCase() }));
     expect(adopted.id).toBe(id);
     expect(writes(since)).toEqual([]);
     await provider.delete!(adopted.id, adopted.outs);

@@ -124,7 +124,9 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
     if (inputs.adoptId !== undefined) {
       const rules = await rulesOrGone(client, inputs.instanceId);
       if (rules === undefined) throw new ProviderError(`cannot adopt firewall rule ${inputs.adoptId}: instance ${inputs.instanceId} does not exist`);
-      adopted = rules.find((r) => r.id === inputs.adoptId);
+      // (ids compare without case, as uuid inputs do everywhere: fields.ts; the state keeps the API's spelling)
+      const wanted = inputs.adoptId.toLowerCase();
+      adopted = rules.find((r) => r.id.toLowerCase() === wanted);
       if (!adopted) throw new ProviderError(`cannot adopt firewall rule ${inputs.adoptId}: instance ${inputs.instanceId} has no such rule`);
       id = adopted.id;
     } else {
