@@ -7,7 +7,7 @@
 import { startHarness, up, preview, until, type FullProvider, type SimHarness } from "./attachment-helpers";
 import { publicIpProvider } from "../../provider/resources/public-ip/provider";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
-import type { PublicIpOutputs } from "../../provider/resources/public-ip/inputs";
+import type { PublicIpInputs, PublicIpOutputs } from "../../provider/resources/public-ip/inputs";
 import { configure, getClient } from "../../provider/context";
 
 /** Stack config as the engine hands it to the provider: the simulator's key and URL plus `extra`. */
@@ -117,7 +117,6 @@ describe("lifecycle", () => {
   it("deletes: the instance loses the address; deleting again calls nothing that changes it", async () => {
     await provider.delete(id, outs);
     expect((await h.instance(vm))!.publicIpUuid).toBeNull();
-    expect(await provider.read(id, outs)).toEqual({});
     const mark = h.mark();
     await provider.delete(id, outs);
     // only reads (the instance's detail and the shared status list), no write
@@ -146,17 +145,39 @@ describe("reserved address (publicNetworkId)", () => {
 });
 
 describe("drift and 404", () => {
-  it("reports the resource gone when the address is removed or swapped out of band; delete then touches nothing", async () => {
+  it("records the address detached when it is swapped or taken off out of band (it stays reserved); delete then touches nothing", async () => {
     const vm = await h.newInstance("pip-drift");
-    const { id, outs } = await up<PublicIpOutputs>(provider, { instanceId: vm });
+    const { id, outs, inputs } = await up<PublicIpOutputs>(provider, { instanceId: vm });
     await h.outOfBand(vm, { publicIp: reserved[2]!.uuid }); // someone swaps in another address
-    expect(await provider.read(id, outs)).toEqual({});
+    const swapped = await provider.read(id, outs);
+    expect(swapped).toEqual({ id, props: { instanceId: vm, publicIpId: id, ipAddress: outs.ipAddress, detached: true } });
+    expect(await preview(provider, id, swapped.props, inputs)).toMatchObject({ changes: true, replaces: [] });
     const mark = h.mark();
-    await provider.delete(id, outs);
+    await provider.delete(id, swapped.props as PublicIpOutputs);
     expect(h.operationsSince(mark)).not.toContain("changePublicIp");
     expect((await h.instance(vm))!.publicIpUuid).toBe(reserved[2]!.uuid);
     await h.outOfBand(vm, { publicIp: false });
-    expect(await provider.read(id, outs)).toEqual({});
+    expect((await provider.read(id, outs)).props).toMatchObject({ detached: true });
+  });
+
+  it("assigns a detached address back at the next up (the one it had, no second one), then no drift", async () => {
+    const vm = await h.newInstance("pip-reattach");
+    const { id, outs, inputs } = await up<PublicIpOutputs>(provider, { instanceId: vm, rdns: "back.example.com" });
+    await h.outOfBand(vm, { publicIp: false }); // taken off in the panel: it stays reserved in the account
+    const addresses = (await h.state()).publicIps.length;
+    const refreshed = (await provider.read(id, outs)).props as PublicIpOutputs;
+    expect(refreshed.detached).toBe(true);
+    const mark = h.mark();
+    const updated = (await provider.update(id, refreshed, inputs as PublicIpInputs)).outs as PublicIpOutputs;
+    expect(h.operationsSince(mark)).not.toContain("addPublicIp");
+    expect((await h.instance(vm))!.publicIpUuid).toBe(id);
+    expect(updated).toMatchObject({ publicIpId: id, ipAddress: outs.ipAddress, rdns: "back.example.com" });
+    expect(updated.detached).toBeUndefined();
+    const again = await provider.read(id, updated);
+    expect(await preview(provider, id, again.props, inputs)).toMatchObject({ changes: false });
+    // no second address was allocated (the first one would stay reserved, in no state)
+    expect((await h.state()).publicIps).toHaveLength(addresses);
+    await provider.delete(id, updated);
   });
 
   it("reports the resource gone when the instance is deleted, and delete succeeds", async () => {
@@ -228,14 +249,29 @@ describe("refresh after refresh (the engine keeps the inputs of the last up: rea
 });
 
 describe("update after drift", () => {
-  it("refuses at once to update an address that left the instance, and says what to run", async () => {
+  it("an update finds the address off the instance (no refresh in between): assigns it back, then sets rdns", async () => {
     const vm = await h.newInstance("pip-upd-gone");
     const { id, outs } = await up<PublicIpOutputs>(provider, { instanceId: vm, rdns: "a.example.com" });
     await h.outOfBand(vm, { publicIp: false });
     const checked = await provider.check(outs, { instanceId: vm, rdns: "b.example.com" });
-    const mark = h.mark();
-    await expect(provider.update(id, outs, checked.inputs)).rejects.toThrow(/no longer on instance .* run pulumi refresh/);
-    expect(h.operationsSince(mark)).not.toContain("updateRdns");
+    const updated = (await provider.update(id, outs, checked.inputs)).outs as PublicIpOutputs;
+    expect((await h.instance(vm))!.publicIpUuid).toBe(id);
+    expect(updated).toMatchObject({ publicIpId: id, rdns: "b.example.com" });
+    await provider.delete(id, updated);
+  });
+
+  it("an address that cannot be assigned back (another VM holds it now) fails naming it and the way out, changing nothing", async () => {
+    const vm = await h.newInstance("pip-upd-taken");
+    const other = await h.newInstance("pip-upd-taker");
+    const { id, outs, inputs } = await up<PublicIpOutputs>(provider, { instanceId: vm });
+    await h.outOfBand(vm, { publicIp: false });
+    await h.outOfBand(other, { publicIp: id }); // reassigned in the panel to another VM
+    const refreshed = (await provider.read(id, outs)).props as PublicIpOutputs;
+    await expect(provider.update(id, refreshed, inputs as PublicIpInputs)).rejects.toThrow(
+      new RegExp(`address .*\\(${id}\\) was taken off instance ${vm} out of band and cannot be assigned back .*pulumi up --replace`),
+    );
+    expect((await h.instance(other))!.publicIpUuid).toBe(id);
+    expect((await h.instance(vm))!.publicIpUuid).toBeNull();
   });
 });
 

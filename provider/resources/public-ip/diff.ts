@@ -9,6 +9,7 @@
  *   Setting publicNetworkId to the address the instance already holds (pinning it) is no replacement.
  *   Unset = "any address": never a change.
  * - rdns: in place (updateRdns). Unset = not managed: never a change, and never cleared.
+ * - detached (refresh found the address off the instance): in place, the update assigns it back.
  * - timeouts, adoptId: recorded in place with no write (update only reads the address back), as in every
  *   resource: adoptId steers create only, but the state keeps what the program says.
  */
@@ -42,7 +43,8 @@ export function diffPublicIp(olds: PublicIpOutputs, news: PublicIpInputs): Resou
   // changedKeys: every property that differs, for replaceOnChanges
   const changedKeys = [...replaces, ...changed];
   if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: false, changedKeys };
-  return { changes: changed.length > 0, replaces: [], changedKeys };
+  // (not an input: no changed key, so replaceOnChanges never turns assigning it back into a replacement)
+  return { changes: changed.length > 0 || olds.detached === true, replaces: [], changedKeys };
 }
 
 /** The API steps of an in-place update (only rdns has one). */

@@ -80,6 +80,13 @@ export const outputsSchema = inputsObject.extend({
   rdns: z.string().optional().describe("The reverse DNS the address has now (absent when it has none)."),
   publicIpId: z.string().describe("The address uuid (also the resource id)."),
   ipAddress: z.string().describe("The address itself, e.g. 203.0.113.10."),
+  detached: z
+    .literal(true)
+    .optional()
+    .describe(
+      "Present (true) when a refresh found the address taken off the instance, or swapped for another, out of band: the address " +
+        "stays reserved in the account, and the next up assigns it back. Absent while the instance holds it.",
+    ),
 });
 
 /** PublicIp outputs (state, and what `read` returns as props). */

@@ -2,8 +2,10 @@
  * PublicIp <-> API mapping. Pure: no I/O.
  *
  * The address is read from the instance detail: `public_ip: {ip_id, ip_address}` (normalized by the client
- * to `null` when the service writes `-`) and `rdns`. The resource id is the address uuid (`ip_id`): an
- * instance that no longer holds that address means the resource is gone, whatever address it has now.
+ * to `null` when the service writes `-`) and `rdns`. The resource id is the address uuid (`ip_id`). An
+ * instance that no longer holds that address (taken off or swapped out of band) does not make the resource
+ * gone: the address stays reserved in the account (the API cannot release an address that is on no VM), so
+ * it is recorded `detached` and assigned back by the next up ({@link detachedOutputs}).
  */
 import type { PublicIpInputs, PublicIpOutputs } from "./inputs";
 
@@ -60,4 +62,15 @@ export function settingsFromState(state: Partial<PublicIpOutputs> & { instanceId
   if (state.adoptId !== undefined) inputs.adoptId = state.adoptId;
   if (state.timeouts !== undefined) inputs.timeouts = state.timeouts;
   return inputs;
+}
+
+/**
+ * Outputs of an address the instance no longer holds (taken off or swapped out of band): what the state knew
+ * of it, marked `detached`, without rdns (the instance's rdns now belongs to whatever it holds). Recorded
+ * rather than reported gone: gone, the address stayed reserved in the account in no state (a leak, billed)
+ * and the next up added a second one; detached, the next up's diff shows the change and update assigns this
+ * address back.
+ */
+export function detachedOutputs(id: string, state: Partial<PublicIpOutputs> & { instanceId: string }): PublicIpOutputs {
+  return { ...settingsFromState(state), publicIpId: id, ipAddress: state.ipAddress ?? "", detached: true };
 }

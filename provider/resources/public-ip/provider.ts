@@ -10,7 +10,7 @@
  * is its id, so a swapped or re-added address belongs to whoever made it.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AmbiguousRequestError, NotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
+import { AmbiguousRequestError, NotFoundError, ValidationError, type InstanceDetail, type VmHostClient } from "../../api";
 import { getClient, resourceDeadline } from "../../context";
 import { runInstanceOperation, WaitFailedError } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
@@ -19,7 +19,7 @@ import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
-import { currentAddress, normalizedRdns, publicIpOutputs, settingsFromState } from "./model";
+import { currentAddress, detachedOutputs, normalizedRdns, publicIpOutputs, settingsFromState } from "./model";
 
 /** The user-facing error for an instanceId that names no instance. */
 function missingInstance(instanceId: string): ProviderError {
@@ -214,21 +214,49 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
 }
 
 async function read(id: string, props: PublicIpOutputs): Promise<pulumi.dynamic.ReadResult<PublicIpOutputs>> {
-  const outs = await readOutputs(getClient(), id, settingsFromState(props));
-  // The instance is gone, or holds no address or another one: this address is no longer there.
-  if (!outs) return {};
-  // No `inputs`: the engine keeps the user's inputs of the last up (see settingsFromState for why).
-  return { id, props: outs };
+  const detail = await getClient().instances.find(props.instanceId);
+  // The instance is gone: its deletion released its address.
+  if (!detail) return {};
+  // No `inputs`: the engine keeps the user's inputs of the last up (see settingsFromState for why). An address
+  // the instance no longer holds is recorded detached (model.ts detachedOutputs), not gone.
+  return { id, props: publicIpOutputs(id, settingsFromState(props), detail) ?? detachedOutputs(id, props) };
+}
+
+/**
+ * Assigns the address back to its instance when the instance no longer holds it (taken off or swapped out of
+ * band; a refresh recorded it detached, or the update found it so). One call: a reserved address replaces
+ * whatever the instance holds, which goes back to the account. Idempotent, so retried like any write.
+ */
+async function assignBack(client: VmHostClient, id: string, olds: Partial<PublicIpOutputs>, instanceId: string, deadline: Deadline): Promise<void> {
+  const address = `address ${olds.ipAddress ? `${olds.ipAddress} (${id})` : id}`;
+  try {
+    await runInstanceOperation(
+      client,
+      instanceId,
+      { what: `${address} to be assigned back to instance ${instanceId}`, deadline, kind: "public-ip-change", until: (d) => currentAddress(d)?.id === id },
+      async () => {
+        const fresh = await client.instances.find(instanceId);
+        if (!fresh) throw missingInstance(instanceId);
+        if (currentAddress(fresh)?.id === id) return;
+        await client.network.changePublicIp(instanceId, { publicNetwork: id });
+      },
+    );
+  } catch (error) {
+    if (error instanceof ProviderError || !(error instanceof ValidationError || error instanceof NotFoundError)) throw error;
+    throw new ProviderError(
+      `${address} was taken off instance ${instanceId} out of band and cannot be assigned back (${errorText(error)}): it is no longer ` +
+        "a reserved address of this account. `pulumi up --replace <urn of this PublicIp>` gives the instance a new address.",
+      { cause: error },
+    );
+  }
 }
 
 async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): Promise<pulumi.dynamic.UpdateResult<PublicIpOutputs>> {
   const client = getClient();
   const deadline = resourceDeadline(news.timeouts, "update");
   const gone = () =>
-    new ProviderError(
-      `address ${id} is no longer on instance ${news.instanceId} (removed or swapped out of band): run pulumi refresh, then pulumi up to assign one again`,
-    );
-  if (!(await readOutputs(client, id, news))) throw gone();
+    new ProviderError(`address ${id} is no longer on instance ${news.instanceId} (changed again out of band during this update): run pulumi up again`);
+  if (!(await readOutputs(client, id, news))) await assignBack(client, id, olds, news.instanceId, deadline);
   for (const step of planPublicIpUpdate(olds, news)) {
     if (step.kind === "rdns") await setRdns(client, id, news.instanceId, step.rdns, deadline);
   }

@@ -1,7 +1,7 @@
 import { checkInputs, UNKNOWN_VALUE } from "../common/check";
 import { inputsSchema, outputsSchema, type PublicIpOutputs } from "./inputs";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
-import { currentAddress, publicIpOutputs, settingsFromState } from "./model";
+import { currentAddress, detachedOutputs, publicIpOutputs, settingsFromState } from "./model";
 
 const VM = "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab";
 const VM2 = "7f1c2d3e-4b5a-4c6d-8e7f-0123456789ab";
@@ -83,6 +83,8 @@ describe("PublicIp diff", () => {
     ["pinned address unknown in preview: replace", state({ publicNetworkId: IP }), { instanceId: VM, publicNetworkId: UNKNOWN_VALUE }, { changes: true, replaces: ["publicNetworkId"] }],
     ["timeouts changed: recorded, no replace", state(), { instanceId: VM, timeouts: { create: "5m" } }, { changes: true, replaces: [] }],
     ["adoptId added after create: recorded in place (no write), as in every resource", state(), { instanceId: VM, adoptId: IP }, { changes: true, replaces: [] }],
+    ["detached (taken off out of band): in place, the update assigns it back", state({ detached: true }), { instanceId: VM }, { changes: true, replaces: [] }],
+    ["detached and pinned to it: in place, not a replace", state({ detached: true, publicNetworkId: IP }), { instanceId: VM, publicNetworkId: IP }, { changes: true, replaces: [] }],
   ])("%s", (_case, olds, news, expected) => {
     const result = diffPublicIp(olds, news as never);
     expect({ changes: result.changes, replaces: result.replaces }).toEqual(expected);
@@ -115,7 +117,12 @@ describe("PublicIp model", () => {
     });
     expect(outputsSchema.safeParse(outputs).success).toBe(true);
   });
-  it("is gone when the instance holds another address or none", () => {
+  it("records an address the instance no longer holds as detached: what the state knew, without rdns", () => {
+    const outputs = detachedOutputs(IP, { instanceId: VM, publicIpId: IP, ipAddress: "203.0.113.10", rdns: "mail.example.com", timeouts: { create: "5m" } });
+    expect(outputs).toEqual({ instanceId: VM, publicIpId: IP, ipAddress: "203.0.113.10", timeouts: { create: "5m" }, detached: true });
+    expect(outputsSchema.safeParse(outputs).success).toBe(true);
+  });
+  it("is not held when the instance holds another address or none", () => {
     expect(publicIpOutputs(IP2, { instanceId: VM }, detail)).toBeUndefined();
     expect(publicIpOutputs(IP, { instanceId: VM }, { public_ip: null, rdns: null })).toBeUndefined();
     expect(currentAddress({ public_ip: { ip_id: null, ip_address: null }, rdns: null })).toBeUndefined();
