@@ -14,6 +14,12 @@ export interface ResourceImplementation<Inputs, Outputs> {
    */
   check?(news: Record<string, unknown>): pulumi.dynamic.CheckResult<Inputs>;
   /**
+   * Told, at check, the state's inputs of a resource the stack already has: the engine sends them as `olds` for
+   * every existing resource, also for one that `pulumi up --replace` replaces (whose Diff it skips:
+   * pulumi/pulumi pkg/resource/deploy/step_generator.go, diff → isTargetedReplace).
+   */
+  existingSeen?(olds: Record<string, unknown>): void;
+  /**
    * Pure diff of the state's outputs against the program's (checked) inputs; `id` is the object's id. It names
    * the inputs it found changed (`changedKeys`), in its own terms, because `replaceOnChanges` acts on those
    * only (common/replace-on-changes.ts).
@@ -41,10 +47,12 @@ export function defineResourceProvider<Inputs, Outputs>(
   impl: ResourceImplementation<Inputs, Outputs>,
 ): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
   const provider = {
-    check: async (_olds, news) =>
-      impl.check
+    check: async (olds, news) => {
+      if (olds && Object.keys(olds).length > 0) impl.existingSeen?.(olds as Record<string, unknown>);
+      return impl.check
         ? impl.check(news as Record<string, unknown>)
-        : (checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>),
+        : (checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>);
+    },
     diff: async (id, olds, news) => impl.diff(olds, news, id),
     create: (inputs) => impl.create(inputs),
     read: async (id, props) => (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>,

@@ -90,6 +90,11 @@ export interface ExactlyOnceWrite {
    * identity that this stack does not know, e.g. left by an interrupted `up`, must not get a twin).
    */
   refuseBeside?: (existing: string[]) => void;
+  /**
+   * Called with the candidates listed before sending, before `refuseBeside`: the id of one to take instead of
+   * writing (an object that is the declared one in every respect, so taking it loses nothing), or undefined.
+   */
+  takeOver?: (existing: string[]) => string | undefined;
   /** Sends the write; resolves to the new object's id, or undefined when the API answers none. */
   send: () => Promise<string | undefined>;
   /** How many times the write may be sent in all, each resend only after a look found nothing (default 1). */
@@ -128,6 +133,8 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
   const startedAt = new Date();
   const list = () => readPersistently(`the existing ${write.what}`, write.deadline, write.candidates, sleep);
   const existing = await list();
+  const taken = write.takeOver?.(existing);
+  if (taken !== undefined) return taken;
   write.refuseBeside?.(existing);
   const before = new Set(existing);
   const unknownOutcome = (cause: unknown): ProviderError =>

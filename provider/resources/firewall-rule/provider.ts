@@ -6,19 +6,20 @@
  *   on one VM never collide.
  * - createFirewallRule goes through `writeExactlyOnce` (common/reconcile.ts), never re-sent blindly (a rule
  *   would be duplicated): after an ambiguous failure, or when the API answers no id, the new rule matching
- *   the inputs is taken, with reads that survive transient failures until the deadline. An identical rule
- *   this resource does not know (left by an interrupted up) stops the create, naming it and adoptId.
+ *   the inputs is taken, with reads that survive transient failures until the deadline. One identical rule that
+ *   no resource of this stack declares (copied from the source by a clone, left by an interrupted up) is taken
+ *   over instead of getting a twin; one a resource of this stack declares stops the create, saying so.
  * - Once a rule exists, a later failure (reading it back, a deadline) is a `ResourceInitError` with its id.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type FirewallRule as ApiFirewallRule, type VmHostClient } from "../../api";
-import { getClient, resourceDeadline } from "../../context";
+import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
-import { canonicalPort, changedApiProperties, diffFirewallRule } from "./diff";
+import { canonicalPort, canonicalSource, changedApiProperties, diffFirewallRule } from "./diff";
 import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
 import { createParams, firewallRuleInputsOf, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
 
@@ -47,9 +48,25 @@ async function rulesLike(client: VmHostClient, inputs: FirewallRuleInputs): Prom
   return ((await rulesOrGone(client, inputs.instanceId)) ?? []).filter((r) => ruleMatches(r, inputs)).map((r) => r.id);
 }
 
-/** Sends createFirewallRule exactly once (common/reconcile.ts) and returns the new rule's id. */
+/** A rule in every field the API stores (canonical port and source): two rules with one key are the same rule. */
+function ruleKey(inputs: FirewallRuleInputs): string {
+  return JSON.stringify([inputs.instanceId.toLowerCase(), inputs.protocol, canonicalPort(inputs.port), inputs.action, canonicalSource(inputs.sourceIp), inputs.description ?? ""]);
+}
+
+/**
+ * The rules (by {@link ruleKey}) that resources of this stack declare, as this provider process has seen them: at
+ * check, the state's inputs of every existing FirewallRule (also one `--replace` replaces, whose Diff the engine
+ * skips), and each rule created or taken here.
+ */
+const rulesOfThisStack = new Set<string>();
+
+/**
+ * Sends createFirewallRule exactly once (common/reconcile.ts) and returns the new rule's id, or the id of the one
+ * identical rule no resource of this stack declares, taken over.
+ */
 async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, deadline: Deadline): Promise<string> {
-  return writeExactlyOnce({
+  const key = ruleKey(inputs);
+  const id = await writeExactlyOnce({
     what: `firewall rule ${inputs.protocol}/${inputs.port} (${inputs.action}) on instance ${inputs.instanceId}`,
     // (coarser than "identical": rules of one port and protocol are only created one after another; the port
     // in canonical form, so "8000:8100" and "8000-8100", one rule to the API, wait for each other too)
@@ -57,8 +74,28 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
     deadline,
     howToFind: "the instance's firewall rules in the host's panel",
     candidates: () => rulesLike(client, inputs),
+    // A rule like this one in every field that no resource of this stack declares: copied from the source by a
+    // clone (the API copies the firewall; a program declaring the clone's rules failed, asking for adoptId of
+    // a rule that did not exist before the up), left by an interrupted up, or made in the panel. Managing it
+    // loses nothing and a twin helps no one. Not when a resource of this stack declares that rule: two
+    // resources would own it (deleting one deletes the other's), and during `pulumi up --replace` the old one
+    // is deleted after this create.
+    takeOver: (existing) => {
+      if (existing.length !== 1 || rulesOfThisStack.has(key)) return undefined;
+      progressLog(
+        `instance ${inputs.instanceId} already has a firewall rule exactly like this one (${existing[0]!}) that no resource of this ` +
+          "stack manages (copied by a clone, left by an interrupted up, or made in the panel): this resource manages it instead of adding a twin",
+      );
+      return existing[0];
+    },
     refuseBeside: (existing) => {
       if (existing.length === 0) return;
+      if (rulesOfThisStack.has(key))
+        throw new ProviderError(
+          `instance ${inputs.instanceId} already has this exact firewall rule (${existing.join(", ")}), declared by another FirewallRule of this ` +
+            "stack (or by this one while `pulumi up --replace` replaces it: a rule cannot stand twice, so use the resource option " +
+            "deleteBeforeReplace: true for that). Declare each rule once.",
+        );
       throw new ProviderError(
         `instance ${inputs.instanceId} already has a firewall rule exactly like this one (${existing.join(", ")}) that this resource does ` +
           `not manage, so no duplicate was added. It may be left by an interrupted pulumi up. To manage it, set adoptId: "${existing[0]}".`,
@@ -81,6 +118,8 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
       return answer?.id ?? undefined;
     },
   });
+  rulesOfThisStack.add(key);
+  return id;
 }
 
 /** The error that records a rule which exists but whose creation did not complete, with its truest outputs. */
@@ -114,6 +153,11 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
   inputsSchema,
   // The recorded inputs are the checked inputs the create was called with.
   findUnconfirmed: async (recorded) => rulesLike(getClient(), recorded as FirewallRuleInputs),
+  existingSeen: (olds) => {
+    const { __provider: _serialized, ...inputs } = olds;
+    const parsed = inputsSchema.safeParse(inputs);
+    if (parsed.success) rulesOfThisStack.add(ruleKey(parsed.data));
+  },
   diff: diffFirewallRule,
 
   async create(inputs: FirewallRuleInputs): Promise<pulumi.dynamic.CreateResult<FirewallRuleOutputs>> {
