@@ -400,6 +400,23 @@ describe("publicIp toggling", () => {
   });
 });
 
+describe("publicIp: the VM's own address swapped for a reserved one in the panel", () => {
+  it("refresh remembers its own address, and delete releases it (the panel's goes back to the account reserved, as it was)", async () => {
+    const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "panel-swap", publicIp: true });
+    const own = vm.outs.publicIpId!;
+    const theirs = (await h.state()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!.uuid;
+    await h.outOfBand(vm.id, { publicIp: theirs });
+    const refreshed = (await instance().read(vm.id, vm.outs)).props as InstanceOutputs;
+    expect(refreshed).toMatchObject({ publicIpId: theirs, reservedPublicIpId: own });
+    const mark = progress.length;
+    await instance().delete(vm.id, refreshed);
+    const ips = (await h.state()).publicIps;
+    expect(ips.find((p) => p.uuid === own)).toBeUndefined(); // released with the VM
+    expect(ips.find((p) => p.uuid === theirs)).toMatchObject({ instanceUuid: null }); // reserved again, as before
+    expect(progress.slice(mark).join("\n")).toContain(`instance ${vm.id} holds address`);
+  });
+});
+
 describe("publicIp toggling when the reserved address is no longer ours to use", () => {
   /** A VM whose address this resource took off (so it is remembered as reserved), and that address taken by another VM. */
   async function reservedThenTaken(hostname: string): Promise<{ id: string; outs: InstanceOutputs; first: string }> {

@@ -555,7 +555,11 @@ const holdsAddress = (idle: IdleStatus): boolean => ("public_ip" in idle ? idle.
 /**
  * Before a delete that releases the VM's address (`remove_ip`): the address this resource took off the VM
  * earlier is still reserved in the account, and only a delete releases an address. So it is assigned back
- * first, when the VM has none, and goes with the VM.
+ * first and goes with the VM. When the VM holds another address, it was assigned out of band (a reserved address
+ * swapped in for ours in the panel: an address this resource made while it kept one reserved does not occur, as
+ * the kept one is reused first). Ours is swapped back in, and the other one returns to the account as the reserved
+ * address it was; left as it was, the delete released the panel's address and ours stayed reserved in no state
+ * (soak, panel changes).
  *
  * Deleting the VM is the last chance to release that address: once the VM is gone no state knows the address
  * and it bills for good. So a take-back that fails (the API unreachable until the deadline, the VM busy, the
@@ -566,8 +570,14 @@ const holdsAddress = (idle: IdleStatus): boolean => ("public_ip" in idle ? idle.
 async function releaseReservedAddressWith(
   client: VmHostClient, detail: InstanceDetail, reserved: string | null | undefined, removePublicIp: boolean, deadline: Deadline,
 ): Promise<void> {
-  if (!reserved || !removePublicIp || detail.public_ip !== null) return;
+  const holding = detail.public_ip?.ip_id ?? null;
+  if (!reserved || !removePublicIp || holding === reserved) return;
   const id = detail.uuid;
+  if (holding !== null)
+    progressLog(
+      `instance ${id} holds address ${detail.public_ip!.ip_address ?? holding} (${holding}), assigned out of band: before the VM is deleted it goes ` +
+        `back to the account as a reserved address, and this instance's own address ${reserved} takes its place to be released with the VM`,
+    );
   try {
     // A transient failure (5xx, reset) must not leave the address reserved for good: retried until the deadline.
     await retryUntilDeadline(
