@@ -417,6 +417,28 @@ describe("publicIp: the VM's own address swapped for a reserved one in the panel
   });
 });
 
+describe("addresses nothing can release any more are named, not hidden (the API releases an address only with its VM)", () => {
+  it("a VM deleted in the panel while it kept an address reserved: refresh drops it and names the address", async () => {
+    const { vm, first, outs } = await withAddressTakenOff("kept-then-deleted");
+    await h.outOfBand(vm.id, { deleted: true });
+    const mark = progress.length;
+    expect(await instance().read(vm.id, outs)).toEqual({});
+    expect(progress.slice(mark).join("\n")).toContain(`the public address ${first} it kept reserved stays in your account`);
+  });
+
+  it("a second address taken off (given in the panel while one is kept): it comes off, and the up names it", async () => {
+    const { vm, first, outs } = await withAddressTakenOff("second-address");
+    await h.outOfBand(vm.id, { publicIp: true });
+    const refreshed = (await instance().read(vm.id, outs)).props as InstanceOutputs;
+    const second = refreshed.publicIpId!;
+    const mark = progress.length;
+    const news = (await instance().check(refreshed, { ...validCreate, hostname: "second-address", publicIp: false })).inputs;
+    const updated = (await instance().update(vm.id, refreshed, news)).outs as InstanceOutputs;
+    expect(updated).toMatchObject({ publicIpId: null, reservedPublicIpId: first });
+    expect(progress.slice(mark).join("\n")).toContain(`(${second}) comes off and stays reserved in your account`);
+  });
+});
+
 describe("publicIp toggling when the reserved address is no longer ours to use", () => {
   /** A VM whose address this resource took off (so it is remembered as reserved), and that address taken by another VM. */
   async function reservedThenTaken(hostname: string): Promise<{ id: string; outs: InstanceOutputs; first: string }> {

@@ -194,6 +194,14 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
       // longer holds it), so a call that did nothing records nothing.
       const previous = before.public_ip?.ip_id ?? null;
       if (previous && previous !== step.publicNetworkId && !ctx.reservedPublicIpId) ctx.reservedPublicIpId = previous;
+      else if (previous && previous !== step.publicNetworkId && ctx.reservedPublicIpId !== previous)
+        // One VM releases one address when it is deleted, and the API cannot release an address that is on no VM:
+        // with one already kept, a second (e.g. given in the panel) can only stay reserved. Said, not hidden.
+        progressLog(
+          `instance ${id}: address ${before.public_ip?.ip_address ?? previous} (${previous}) comes off and stays reserved in your account (it may ` +
+            `bill): this instance already keeps ${ctx.reservedPublicIpId} reserved to reuse or release, and the API cannot release an address ` +
+            "that is on no VM. Release it in the host's panel, or assign it to a VM deleted with its address.",
+        );
       return client.network.changePublicIp(id, { publicNetwork: step.action === "remove" ? null : step.publicNetworkId! });
     }
     case "privateNetwork": return client.network.updatePrivateNetwork(id, { vswitch: step.vswitchId === "" ? null : step.vswitchId });
@@ -636,7 +644,17 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
   async read(id, props) {
     const client = getClient();
     const detail = await client.instances.find(id);
-    if (!detail) return {}; // gone: Pulumi drops it from the state
+    if (!detail) {
+      // Gone (deleted out of band): Pulumi drops it from the state. An address it kept reserved goes out of the state
+      // with it, and nothing can release it any more (only a VM's delete releases an address): said, not hidden.
+      const kept = (props as Partial<InstanceOutputs> | undefined)?.reservedPublicIpId;
+      if (kept)
+        progressLog(
+          `instance ${id} no longer exists (deleted out of band); the public address ${kept} it kept reserved stays in your account ` +
+            "(it may bill): release it in the host's panel",
+        );
+      return {};
+    }
     // Which properties the user manages, and the write-only values (password), come from the state.
     const state = props as Partial<InstanceOutputs> & Record<string, unknown>;
     const declared = inputsFromState(state);
