@@ -27,9 +27,10 @@ export interface LifecycleSettings {
 /**
  * Parts of the lifecycles that can be left out: interrupted ups, toggling an Instance's `publicIp`
  * true/false, the PublicIp resource among the dependents, adopting an existing VM (`adoptId`) instead of
- * creating one, and cloning one (`cloneFrom`; its replace clones another source).
+ * creating one, cloning one (`cloneFrom`; its replace clones another source), and changes made in the panel
+ * (out of band) before a refresh, followed by an `up` that must converge.
  */
-export const SOAK_FEATURES = ["interruptions", "public-ip-toggles", "public-ip-resource", "adoption", "clone"] as const;
+export const SOAK_FEATURES = ["interruptions", "public-ip-toggles", "public-ip-resource", "adoption", "clone", "panel-changes"] as const;
 export type SoakFeature = (typeof SOAK_FEATURES)[number];
 
 /** The fault classes a phase may get. */
@@ -57,6 +58,14 @@ interface Catalogue {
 }
 
 const PASSWORDS = ["Soak-Passw0rd", "Blue-Horse-42", "Green-Tree-77"];
+
+/** The writes during which an interruption kills the provider process: creates, in-place changes, deletes. */
+const CREATE_WRITES = new Set(["createInstance", "cloneInstance", "createSnapshot", "createFirewallRule", "addPublicIp"]);
+const UPDATE_WRITES = new Set([
+  "resizeInstance", "changeTier", "updateHostname", "setPassword", "addPublicIp", "changePublicIp", "startInstance", "stopInstance",
+  "updatePrivateNetwork", "updateRdns", "updateFirewallRule", "attachBlockStorage", "detachBlockStorage",
+]);
+const DELETE_WRITES = new Set(["deleteInstance", "deleteSnapshot", "deleteFirewallRule", "changePublicIp", "detachBlockStorage", "updatePrivateNetwork"]);
 
 /** Runs one lifecycle on its own simulator, through `host` (configured here for this simulator). */
 export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], host: ProviderHost, settings: LifecycleSettings): Promise<LifecycleReport> {
@@ -131,7 +140,7 @@ class Lifecycle {
   private phase = 0;
 
   constructor(
-    seed: string,
+    private readonly seed: string,
     private readonly kind: LifecycleReport["kind"],
     private readonly rnd: SeededRandom,
     private readonly sim: RunningSimulator,
@@ -259,6 +268,10 @@ class Lifecycle {
   async run(): Promise<void> {
     const r = this.rnd;
     const interruptAt = !this.skips("interruptions") && r.next() < 0.12 ? this.pick(["create", "replace"] as const) : undefined;
+    // (own generators, so leaving these out does not change the rest of a seed's lifecycle)
+    const later = new SeededRandom(`soak/${this.seed}/later`);
+    const interruptLater = !this.skips("interruptions") && later.next() < 0.1 ? (later.next() < 0.5 ? "update" : "destroy") : undefined;
+    const panel = !this.skips("panel-changes") && later.next() < 0.3 ? new SeededRandom(`soak/${this.seed}/panel`) : undefined;
     if (this.adopts) {
       // A VM made in the panel, as the program declares it; the program adopts it by uuid.
       const v = this.vm;
@@ -288,16 +301,59 @@ class Lifecycle {
     const updates = r.int(1, 3);
     for (let i = 0; i < updates; i++) {
       this.mutate();
-      await this.upPhase("update", false);
+      await this.upPhase("update", interruptLater === "update" && i === updates - 1);
     }
+    const changedInPanel = panel ? await this.panelChange(panel) : false;
     await this.refreshPhase();
+    // The program unchanged: the up converges what the panel changed (checked against the program after it).
+    if (changedInPanel) await this.upPhase("update", false);
     this.replaceChange();
     await this.upPhase("replace", interruptAt === "replace");
     if (r.next() < 0.5) {
       this.mutate();
       await this.upPhase("update", false);
     }
-    await this.destroyPhase();
+    await this.destroyPhase(interruptLater === "destroy");
+  }
+
+  /**
+   * Something changed in the panel (out of band) on the program's VM, as users and support do between runs: a
+   * resize, a rename, another tier, a stop, the address taken off, added or swapped for a reserved one, the
+   * private network left or changed, the rdns changed, or the VM deleted. The next refresh must show it, and
+   * the next `up` of the unchanged program must make the cloud as declared again. True when something changed.
+   */
+  private async panelChange(r: SeededRandom): Promise<boolean> {
+    const vm = this.engine.state.resources.find((x) => x.name === "vm" && !x.delete);
+    const truth = await truthOf(this.sim);
+    const v = vm && truth.instances.find((i) => i.uuid === vm.id);
+    if (!v || v.operation) return false;
+    const reserved = truth.publicIps.filter((ip) => ip.seeded && ip.instanceUuid === null && ip.uuid !== v.publicIpUuid).map((ip) => ip.uuid);
+    const options: [string, Record<string, unknown>][] = [
+      ["resized", { cpu: v.cpu === 1 ? 2 : 1, memory: v.memoryGb === 1 ? 2 : 1 }],
+      ["renamed", { hostname: `${v.hostname}-panel` }],
+      ["moved to another tier", { tierId: v.tierId === 1 ? 2 : 1 }],
+      ["stopped", { powerState: "stopped" }],
+    ];
+    if (v.publicIpUuid) options.push(["its address taken off", { publicIp: false }], ["its rdns changed", { rdns: "panel.example.net" }]);
+    // (not while the Instance keeps an address it took off: a VM releases one address when deleted and the API
+    // cannot release one on no VM, so with publicIp false one of the two stays reserved whatever the provider
+    // does; the provider says so when it takes the second one off)
+    else if (vm.outputs.reservedPublicIpId === undefined) options.push(["given an address", { publicIp: true }]);
+    if (reserved.length > 0) options.push(["given a reserved address in place of its own", { publicIp: this.pickOf(r, reserved) }]);
+    // (a VM in another network than a VswitchAttachment declares is refused by design, not converged)
+    if (this.vm.vswitchId !== undefined) options.push(["moved to another private network", { vswitchId: this.pickOf(r, this.cat.vswitches.filter((x) => x !== v.vswitchUuid)) }]);
+    if (v.vswitchUuid) options.push(["taken out of its private network", { vswitchId: null }]);
+    // (an adopted VM deleted in the panel cannot be adopted again: the program would have to change; nor one that
+    // keeps an address it took off: nothing can release that address once its VM is gone, and refresh says so)
+    if (!this.adopts && vm.outputs.reservedPublicIpId === undefined && r.next() < 0.15) options.splice(0, options.length, ["deleted", { deleted: true }]);
+    const [what, patch] = this.pickOf(r, options);
+    this.log(`(in the panel: instance ${v.uuid} is ${what}: ${JSON.stringify(patch)})`);
+    await admin(this.sim, "PATCH", `/instances/${v.uuid}`, patch);
+    return true;
+  }
+
+  private pickOf<T>(r: SeededRandom, items: readonly T[]): T {
+    return items[r.int(0, items.length - 1)]!;
   }
 
   /** A random in-place change of the program. */
@@ -363,7 +419,7 @@ class Lifecycle {
     const program = this.program();
     const result = await this.withFaults(name, this.faultsFor(name), async () => {
       if (!interrupt) return this.engine.up(program);
-      return this.interruptedUp(program);
+      return this.interrupted(() => this.engine.up(program), name === "update" ? UPDATE_WRITES : CREATE_WRITES, name === "update" ? "change" : "create");
     });
     await this.endRun(result);
     await this.check(result.ok);
@@ -412,21 +468,23 @@ class Lifecycle {
     return changed;
   }
 
-  /** An `up` whose CLI dies while a create is in flight (the provider process is killed). */
-  private async interruptedUp(program: DeclaredResource[]): Promise<RunResult> {
+  /**
+   * A run (`up` or `destroy`) whose CLI dies while one of `writes` is in flight (the provider process is killed
+   * a random part of an operation after the first such request was sent).
+   */
+  private async interrupted(run: () => Promise<RunResult>, writes: ReadonlySet<string>, what: string): Promise<RunResult> {
     const sinceSeq = this.sim.requests().at(-1)?.seq ?? 0;
     let finished = false;
-    const up = this.engine.up(program).finally(() => {
+    const running = run().finally(() => {
       finished = true;
     });
-    const creates = new Set(["createInstance", "cloneInstance", "createSnapshot", "createFirewallRule", "addPublicIp"]);
     const delayMs = this.rnd.int(0, Math.ceil((this.settings.opSeconds * 1000) / this.settings.timeWarp));
     const deadline = Date.now() + 30_000;
     while (!finished && Date.now() < deadline) {
-      if (this.sim.requests().some((q) => q.seq > sinceSeq && q.operation !== null && creates.has(q.operation))) {
+      if (this.sim.requests().some((q) => q.seq > sinceSeq && q.operation !== null && writes.has(q.operation))) {
         await new Promise((r) => setTimeout(r, delayMs));
         if (!finished) {
-          this.log(`  ** interrupted (the provider process is killed ${delayMs} ms after the create was sent)`);
+          this.log(`  ** interrupted (the provider process is killed ${delayMs} ms after the ${what} was sent)`);
           this.report.interrupted = true;
           await this.host.kill();
         }
@@ -434,7 +492,7 @@ class Lifecycle {
       }
       await new Promise((r) => setTimeout(r, 5));
     }
-    return up;
+    return running;
   }
 
   /**
@@ -448,8 +506,10 @@ class Lifecycle {
     await this.check(false);
   }
 
-  private async destroyPhase(): Promise<void> {
-    const result = await this.withFaults("destroy", this.faultsFor("destroy"), () => this.engine.destroy());
+  private async destroyPhase(interrupt: boolean): Promise<void> {
+    const result = await this.withFaults("destroy", this.faultsFor("destroy"), () =>
+      interrupt ? this.interrupted(() => this.engine.destroy(), DELETE_WRITES, "delete") : this.engine.destroy(),
+    );
     await this.endRun(result);
     await this.check(false);
     await this.unstick();
