@@ -69,8 +69,8 @@ async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.C
     const elsewhere = (network: string) =>
       new ProviderError(
         `instance ${instanceId} is on private network "${network}"; an instance is on one private network at a time, and this ` +
-          "attachment does not move it off a network it does not own. Detach it first (remove vswitchId from the Instance, or the " +
-          "other VswitchAttachment), then run up again",
+          "attachment does not move it off a network it does not own. Take it off that network first (in the host's panel if it was " +
+          "moved there, or by removing vswitchId from the Instance or the other VswitchAttachment that declares it), then run up again",
       );
     if (initial.kind === "elsewhere") throw elsewhere(initial.network);
     let updateAnswered = false;
