@@ -245,6 +245,25 @@ describe("FirewallRule lifecycle", () => {
     );
   });
 
+  it("never replaces an adopted rule (the replacement would adopt it again, then the engine deletes it): refused at adoption and in diff", async () => {
+    const { id } = await client.firewall.createRule(vm, { destinationPort: "3307", protocol: "tcp", action: "accept", description: "kept" });
+    // the program leaves the description out, and the API cannot blank one: refused before anything changes
+    const since = lastSeq();
+    await expect(provider.create(await checked({ instanceId: vm, protocol: "tcp", port: 3307, action: "accept", adoptId: id }))).rejects.toThrow(
+      /cannot adopt firewall rule .* it has the description "kept", and the API cannot remove a description/,
+    );
+    expect(writes(since)).toEqual([]);
+    // adopted as declared, then the description removed from the program: the registered provider refuses in diff
+    const inputs = await checked({ instanceId: vm, protocol: "tcp", port: 3307, action: "accept", description: "kept", adoptId: id });
+    const adopted = await provider.create(inputs);
+    const removed = await checked({ instanceId: vm, protocol: "tcp", port: 3307, action: "accept", adoptId: id });
+    await expect(providers.FirewallRule.diff!(adopted.id, adopted.outs, removed)).rejects.toThrow(
+      new RegExp(`FirewallRule ${id} was adopted \\(adoptId\\) and description can only change with a new one; an adopted object is never replaced`),
+    );
+    expect((await client.firewall.listAllRules(vm)).some((r) => r.id === id)).toBe(true);
+    await provider.delete!(adopted.id, adopted.outs);
+  });
+
   it("adopts a rule that already matches the declaration with reads only, its id in any letter case", async () => {
     const { id } = await client.firewall.createRule(vm, { destinationPort: "5432", protocol: "tcp", action: "accept", description: "pg" });
     const since = lastSeq();

@@ -130,12 +130,23 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
       const changedKeys = changedKeysOf(full);
       const { changedKeys: _consumed, ...result } = full as Partial<ResourceDiff>;
       if (result.changes !== true) return result;
+      const o = olds as Record<string, unknown>;
+      const n = news as Record<string, unknown>;
+      const adopted = typeof o?.adoptId === "string" && typeof n?.adoptId === "string";
+      // An adopted object is never replaced (every resource, whatever its own diff decided): the replacement's
+      // create would adopt the same object again, and the engine then deletes the "old" one, which is it. E.g. a
+      // FirewallRule adopted with a description the program leaves out (the API cannot blank it) was replaced
+      // by the next up and so deleted, the state keeping an id that no longer existed (audit).
+      if (adopted && (result.replaces ?? []).length > 0)
+        throw new ProviderError(
+          `${resource} ${id} was adopted (adoptId) and ${result.replaces!.join(", ")} can only change with a new one; an adopted object is ` +
+            "never replaced by Pulumi (the replacement would adopt the same one, then delete it). Declare the value it has, or remove " +
+            "adoptId to replace it deliberately. Nothing was changed.",
+        );
       const requested = replacesRequestedByOption((olds ?? {}) as Record<string, unknown>, (news ?? {}) as Record<string, unknown>, changedKeys);
       const added = requested.filter((k) => !(result.replaces ?? []).includes(k));
       if (added.length === 0) return noteReplacement(id, news, result);
-      const o = olds as Record<string, unknown>;
-      const n = news as Record<string, unknown>;
-      if (typeof o?.adoptId === "string" && typeof n?.adoptId === "string")
+      if (adopted)
         throw new ProviderError(
           `${resource} ${id} was adopted (adoptId) and replaceOnChanges asks to replace it for ${added.join(", ")}; an adopted object is ` +
             "never replaced by Pulumi (the replacement would adopt the same one, then delete it). Remove adoptId to replace it deliberately, " +

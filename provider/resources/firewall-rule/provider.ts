@@ -172,6 +172,15 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
       const wanted = inputs.adoptId.toLowerCase();
       adopted = rules.find((r) => r.id.toLowerCase() === wanted);
       if (!adopted) throw new ProviderError(`cannot adopt firewall rule ${inputs.adoptId}: instance ${inputs.instanceId} has no such rule`);
+      // Adopting makes the rule as declared, but the API cannot blank a description (only a new rule can lose it,
+      // and an adopted rule is never replaced): refused before anything changes, rather than a next up that fails.
+      const has = firewallRuleOutputs(inputs, adopted).description;
+      if (has && !inputs.description)
+        throw new ProviderError(
+          `cannot adopt firewall rule ${adopted.id} as declared: it has the description ${JSON.stringify(has)}, and the API cannot remove a ` +
+            `description (only a new rule can lack it, and an adopted rule is never replaced). Declare description: ${JSON.stringify(has)} ` +
+            "(or another text), or leave adoptId out to get a new rule. Nothing was changed.",
+        );
       id = adopted.id;
     } else {
       id = await createRule(client, inputs, deadline);
