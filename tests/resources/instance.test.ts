@@ -143,6 +143,21 @@ describe("create, clone, adopt", () => {
     expect((await simState()).publicIps.find((p) => p.uuid === free.uuid)).toMatchObject({ instanceUuid: null });
   });
 
+  it("a replacement keeping its reserved address (publicNetworkId) gets it from the old VM, which the engine deletes after", async () => {
+    const free = (await simState()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!;
+    const old = await up({ ...validCreate, hostname: "replace-pinned", publicNetworkId: free.uuid });
+    const news = (await provider().check(old.outs, { ...validCreate, hostname: "replace-pinned", publicNetworkId: free.uuid, templateId: 2 })).inputs;
+    // the registered provider's diff, as the engine calls it: a replace, create-before-delete (the old VM noted)
+    expect(await providers.Instance.diff!(old.id, old.outs, news)).toMatchObject({ replaces: ["templateId"], deleteBeforeReplace: false });
+    const replacement = await provider().create(news);
+    expect((await simInstance(replacement.id))!.publicIpUuid).toBe(free.uuid);
+    expect((await simInstance(old.id))!.publicIpUuid).toBeNull();
+    expect(progress.join("\n")).toContain(`address ${free.uuid} is held by instance ${old.id}, which this up replaces`);
+    await provider().delete(old.id, old.outs); // the engine's delete of the old VM, last: the address stays with the new one
+    expect((await simInstance(replacement.id))!.publicIpUuid).toBe(free.uuid);
+    await provider().delete(replacement.id, { ...replacement.outs, deleteOptions: { removePublicIp: false, removeBlockStorage: false } });
+  });
+
   it("creates a VM with dedicated CPU in the create request itself, not by a resize after it", async () => {
     const before = requestCount();
     const { id, outs } = await up({ ...validCreate, hostname: "create-dedicated", tierId: 3, dedicatedCpu: true });

@@ -9,6 +9,7 @@ import { publicIpProvider } from "../../provider/resources/public-ip/provider";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import type { PublicIpInputs, PublicIpOutputs } from "../../provider/resources/public-ip/inputs";
 import { configure, getClient } from "../../provider/context";
+import { replacementsInProgress } from "../../provider/resources/common/replacements";
 
 /** Stack config as the engine hands it to the provider: the simulator's key and URL plus `extra`. */
 const useConfig = (extra: Record<string, string>) =>
@@ -245,6 +246,35 @@ describe("refresh after refresh (the engine keeps the inputs of the last up: rea
     state = await refresh(created.id, { outputs: updated.outs as PublicIpOutputs, inputs: state.inputs });
     expect(state.outputs.rdns).toBe("mine.example.com");
     expect(await drift(created.id, state)).toBe(false);
+  });
+});
+
+describe("replaced with its VM", () => {
+  it("a PublicIp pinned to a reserved address gets it from the old VM the up replaces (create-before-delete)", async () => {
+    const oldVm = await h.newInstance("pip-pinned-old");
+    const newVm = await h.newInstance("pip-pinned-new");
+    const pinned = (await h.state()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!.uuid;
+    const old = await up<PublicIpOutputs>(provider, { instanceId: oldVm, publicNetworkId: pinned });
+    // the Instance's diff noted the old VM as replaced (tests/resources/instance.test.ts shows it)
+    replacementsInProgress.note("Instance:1/pip-pinned", oldVm);
+    const replacement = await up<PublicIpOutputs>(provider, { instanceId: newVm, publicNetworkId: pinned });
+    expect(replacement.id).toBe(pinned);
+    expect((await h.instance(newVm))!.publicIpUuid).toBe(pinned);
+    expect((await h.instance(oldVm))!.publicIpUuid).toBeNull();
+    // the old PublicIp's delete then leaves the address with the new VM
+    await provider.delete(old.id, old.outs);
+    expect((await h.instance(newVm))!.publicIpUuid).toBe(pinned);
+    await provider.delete(replacement.id, replacement.outs);
+  });
+
+  it("never takes a pinned address from a VM that is not being replaced", async () => {
+    const holder = await h.newInstance("pip-pinned-holder");
+    const other = await h.newInstance("pip-pinned-other");
+    const pinned = (await h.state()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!.uuid;
+    const held = await up<PublicIpOutputs>(provider, { instanceId: holder, publicNetworkId: pinned });
+    await expect(up(provider, { instanceId: other, publicNetworkId: pinned })).rejects.toThrow();
+    expect((await h.instance(holder))!.publicIpUuid).toBe(pinned);
+    await provider.delete(held.id, held.outs);
   });
 });
 

@@ -26,6 +26,11 @@ class IdsByIdentity {
     return this.ids.get(key)?.has(id.toLowerCase()) ?? false;
   }
 
+  /** Every id noted under an identity that starts with `prefix` (e.g. "Instance:": the VMs being replaced). */
+  idsUnder(prefix: string): string[] {
+    return [...this.ids].filter(([key]) => key.startsWith(prefix)).flatMap(([, ids]) => [...ids]);
+  }
+
   /** Forgets everything (tests that simulate a new provider process). */
   clear(): void {
     this.ids.clear();

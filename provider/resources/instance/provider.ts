@@ -31,6 +31,7 @@ import { errorClause, errorText, ProviderError, ResourceInitError } from "../com
 import { templateMinimums } from "../common/preflight";
 import { readPersistently, writeExactlyOnce } from "../common/reconcile";
 import { objectsOfThisStack, replacementsInProgress } from "../common/replacements";
+import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { adoptionMismatches, inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
@@ -430,6 +431,8 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
 
   const hostname = inputs.hostname!;
   const locationId = inputs.locationId!;
+  // A replacement keeping its reserved address: the old VM still holds it (create-before-delete).
+  if (inputs.publicNetworkId) await takeAddressFromReplacedVm(client, inputs.publicNetworkId, `the new instance ${hostname}`, deadline);
   let id: string;
   if (mode === "clone") {
     const sourceId = inputs.cloneFrom!;

@@ -5,7 +5,9 @@
  * - publicNetworkId: when set and different from the address the resource holds, replace. The id IS the
  *   address uuid, and Pulumi cannot change a resource's id in an update, so a different address is a new
  *   resource. Create-before-delete is safe here: the new resource's changePublicIp swaps the address in one
- *   call, and the old resource's delete only blanks the address if the instance still holds IT.
+ *   call, and the old resource's delete only blanks the address if the instance still holds IT. Replaced with
+ *   its VM (instanceId), the pinned address is still on the old VM when the new resource is created: create
+ *   takes it off that VM first (common/pinned-address.ts), as the old VM is being replaced.
  *   Setting publicNetworkId to the address the instance already holds (pinning it) is no replacement.
  *   Unset = "any address": never a change.
  * - rdns: in place (updateRdns). Unset = not managed: never a change, and never cleared.

@@ -16,6 +16,7 @@ import { runInstanceOperation, WaitFailedError } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
@@ -118,6 +119,8 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
     id = address.id;
   } else {
     const wanted = inputs.publicNetworkId;
+    // Replaced with its VM, the pinned address is still on the old VM (create-before-delete).
+    if (wanted) await takeAddressFromReplacedVm(client, wanted, `instance ${instanceId}`, deadline);
     const sentAt = new Date();
     // What the instance held before, from the fresh read under the lock; `attempted` once an address change was
     // sent (only then can a failure have left an address of ours on the instance).
