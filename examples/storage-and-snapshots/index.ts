@@ -19,7 +19,7 @@ const vm = new vmhost.Instance("vm", {
   hostname: config.get("hostname") ?? "data-1",
   cpu: 1,
   memory: config.getNumber("memory") ?? 2,
-  // Growing the disk resizes in place; a smaller value would replace the VM (disks cannot shrink).
+  // Growing the disk resizes in place; a smaller value is refused by up (disks cannot shrink), never a new VM.
   storage: config.getNumber("storage") ?? 30,
   username: "deploy",
   password: config.requireSecret("vmPassword"),

@@ -76,8 +76,8 @@ export interface InstanceArgs {
   cloneFrom?: pulumi.Input<string>;
   /**
    * Adopt this existing instance (its uuid) instead of creating one: `pulumi import` does not work for dynamic
-   * resources. Adopting changes nothing on the VM; the next `pulumi up` converges it to the declared
-   * properties (shown in the preview first). Only used at create.
+   * resources. The same `pulumi up` makes the adopted VM as declared (in-place properties that differ are
+   * changed, a declared password is set; the up logs what it changes). Only used at create: keep it.
    */
   adoptId?: pulumi.Input<string>;
   /** What delete also removes. */

@@ -43,11 +43,13 @@ export interface SnapshotArgs {
  * A snapshot of an instance's disks (id = snapshot uuid).
  *
  * Create takes the snapshot and waits until the API lists it as Ready (a snapshot that ends in `Error` fails
- * the create, and the failed snapshot is still recorded in the state so `pulumi destroy` removes it).
- * Every input replaces the snapshot. Delete removes it and waits until it is gone.
+ * the create, and the failed snapshot is still recorded in the state: the next `pulumi up` takes a new one in
+ * its place, and `pulumi destroy` removes it). Every input the API stores replaces the snapshot. Delete removes
+ * it and waits until it is gone.
  *
  * Rolling back is an action, not state: call {@link rollbackSnapshot}. It leaves the instance STOPPED; an
- * `Instance` declared with `powerState: "running"` starts it again on the next `pulumi up`.
+ * `Instance` declared with `powerState: "running"` starts it again on the next `pulumi up --refresh` (a plain
+ * `up` compares with the state, which does not know of the stop until a refresh).
  *
  * @example
  * ```ts

@@ -342,7 +342,7 @@ describe("adopt and ownership", () => {
     const vm = await h.newInstance("pip-adopt-wrong");
     await expect(up(provider, { instanceId: vm, adoptId: reserved[0]!.uuid })).rejects.toThrow(
       new Error(
-        `cannot adopt address ${reserved[0]!.uuid}: instance ${vm} holds no public address; adoptId must be the uuid of the address the instance has now (see getInstance: publicIpId)`,
+        `cannot adopt address ${reserved[0]!.uuid}: instance ${vm} holds no public address; adoptId must be the uuid of the address the instance has now (see getInstance: publicIp.ipId)`,
       ),
     );
     await h.outOfBand(vm, { publicIp: true });

@@ -98,7 +98,7 @@ export const inputsSchema = z
   )
   .describe(
     "One rule of an instance's firewall: packets of a protocol to a port (or port range), optionally only from a source " +
-      "address or network, are accepted or dropped. Everything but instanceId changes in place.",
+      "address or network, are accepted or dropped. Everything but instanceId changes in place, except removing the description (the API cannot blank one: a new rule).",
   );
 
 /** The FirewallRule inputs after `check` (port normalized to a string). */

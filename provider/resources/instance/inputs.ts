@@ -84,7 +84,7 @@ export const deleteOptionsSchema = z
 /** Durations the provider waits for an operation before failing (defaults from config). */
 export const timeoutsSchema = timeoutsOf({
   create: 'How long create may wait until the VM has settled, e.g. "30m". Default: config vmhost:createTimeout, else 30m.',
-  update: 'How long each in-place update step may wait, e.g. "30m". Default: config vmhost:updateTimeout, else 30m.',
+  update: 'How long an update may wait, all its in-place steps together, e.g. "30m". Default: config vmhost:updateTimeout, else 30m.',
   delete: 'How long delete may wait until the VM is gone, e.g. "20m". Default: config vmhost:deleteTimeout, else 20m.',
 });
 
@@ -180,7 +180,7 @@ const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
     "What deleting the VM also removes: removePublicIp (default true: an address left behind keeps billing), " +
     "removeBlockStorage (default false: disks usually hold data to keep). Changing it makes no API call.",
   timeouts:
-    'Deadlines of the waits, durations like "20m" (update: per operation); defaults from config vmhost:createTimeout / ' +
+    'Deadlines of the waits, durations like "20m" (update: the whole update, all its steps); defaults from config vmhost:createTimeout / ' +
     "updateTimeout / deleteTimeout. Changing it makes no API call.",
 };
 
@@ -349,7 +349,7 @@ export function checkInstanceInputs(news: Record<string, unknown>): pulumi.dynam
 const MODE_HOW: Record<CreateMode, string> = {
   create: "a fresh VM installed from templateId (no cloneFrom, no adoptId)",
   clone: "cloneFrom set: a copy of another VM's disk; templateId, username, sshKeys and backups are refused",
-  adopt: "adoptId set: an existing VM taken over as it is (see Import)",
+  adopt: "adoptId set: an existing VM taken over and made as declared by the same up (see Import)",
 };
 
 /** The "required inputs per mode" table of the reference page, from the same rule `check` applies. */
@@ -409,5 +409,6 @@ Adopting needs no other input. The \`up\` that adopts the VM also makes it as de
 in-place properties you declare that differ (sizes, tier, hostname, address, network, power) are changed, and a declared
 password is set (write-only: whether the VM has it cannot be seen); the \`up\` logs what it changes. Properties you leave out
 stay as they are; what would need a new VM (location, template, user) and a disk smaller than the VM's are refused at
-preview. \`adoptId\` is only used at create: keep it or remove it afterwards (removing it changes nothing).`,
+preview. Keep \`adoptId\` in the program: without it the Instance is a create again (every create input is required) and
+a later replace-forcing change would replace the VM, deleting it.`,
 };

@@ -39,7 +39,8 @@ const inputsObject = z
         .optional()
         .describe(
           "A reserved public address (its uuid) to assign. Unset: the service picks a fresh address. Changing it replaces the resource: " +
-            "the new address is assigned in one call, which releases the old one. Setting it to the address the instance already holds changes nothing.",
+            "the new address is assigned in one call, and the old one goes back to your account as a reserved address (it may bill; no resource " +
+            "manages it). Setting it to the address the instance already holds changes nothing.",
         ),
       rdns: rdnsSchema
         .optional()

@@ -75,11 +75,11 @@ async function failAfterAssign(
     // Recorded as unconfirmed (common/unconfirmed.ts, with `findUnconfirmed` below): never forgotten.
     throw new UnconfirmedWriteError(
       `adding a public address to instance ${inputs.instanceId} failed (${errorText(error)}) and whether an address was assigned could ` +
-        `not be checked (${errorText(readError)}). It may be assigned: look at the instance with getInstance (publicIpId).`,
+        `not be checked (${errorText(readError)}). It may be assigned: look at the instance with getInstance (publicIp.ipId).`,
       `public address of instance ${inputs.instanceId}`,
       sentAt,
       before ? [before] : [],
-      `getInstance({ id: "${inputs.instanceId}" }) (publicIpId)`,
+      `getInstance({ instanceId: "${inputs.instanceId}" }) (publicIp.ipId)`,
       { cause: error },
     );
   }
@@ -113,7 +113,7 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
       throw new ProviderError(
         `cannot adopt address ${inputs.adoptId}: instance ${instanceId} holds ` +
           (address ? `address ${address.ipAddress} (${address.id})` : "no public address") +
-          "; adoptId must be the uuid of the address the instance has now (see getInstance: publicIpId)",
+          "; adoptId must be the uuid of the address the instance has now (see getInstance: publicIp.ipId)",
       );
     }
     id = address.id;

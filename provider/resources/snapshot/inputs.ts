@@ -47,7 +47,7 @@ export const inputsSchema = z
     unknownPropertyError("Snapshot", ["instanceId", "name", "description", "adoptId", "timeouts"]),
   )
   .describe(
-    "A snapshot of an instance's disks. Every input replaces the snapshot (a snapshot cannot be changed). " +
+    "A snapshot of an instance's disks. Every input the API stores (instanceId, name, description) replaces the snapshot (a snapshot cannot be changed). " +
       "Create waits until the snapshot is listed as Ready; delete waits until it is gone. " +
       "To roll an instance back to a snapshot, call the rollbackSnapshot function: it is an action, not state.",
   );

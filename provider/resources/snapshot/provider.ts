@@ -208,7 +208,8 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     // as done. One still being taken (its create ran out of time) is waited for, as the create would have.
     if (snapshotProgress(snapshot.status) === "pending") {
       try {
-        snapshot = await waitReady(client, news.instanceId, id, resourceDeadline(news.timeouts, "update"));
+        // (the wait of its create, so timeouts.create bounds it: a Snapshot has no update deadline of its own)
+        snapshot = await waitReady(client, news.instanceId, id, resourceDeadline(news.timeouts, "create"));
       } catch (error) {
         throw await initError(client, news, id, error);
       }

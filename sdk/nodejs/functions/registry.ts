@@ -594,7 +594,7 @@ export const functionSchemas = {
   rollbackSnapshot: def(
     "An ACTION, not a read: rolls an instance back to one of its snapshots, waits until the instance is idle again, " +
       "and returns its status. The rollback leaves the instance STOPPED; an Instance declared with `powerState: \"running\"` " +
-      "starts it on the next `pulumi up` (or start it yourself). Because a Pulumi program runs on every preview and up, " +
+      "starts it on the next `pulumi up --refresh` (a plain up compares with the state, which learns of the stop only from a refresh), or start it yourself. Because a Pulumi program runs on every preview and up, " +
       "guard the call (e.g. behind a config flag) so it runs once; during a preview it does nothing and returns `performed: false`." +
       example(
         `const cfg = new pulumi.Config();\nconst rollbackTo = cfg.get("rollbackTo"); // a snapshot uuid, set for one run\n` +
