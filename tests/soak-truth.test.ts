@@ -52,4 +52,15 @@ describe("soak truth", () => {
       "up reported success and vm a has publicIp false, declared true",
     ]);
   });
+
+  it("a VM in a private network nothing declares is a leak, unless an interrupted update (still pending) was joining it", () => {
+    const inNetwork = { ...vm("a", "web"), vswitchUuid: "net-1" };
+    const state = stateOf(resource("a", { hostname: "web" }));
+    expect(compare(state, truthWith([inNetwork]), false).map((f) => f.kind)).toEqual(["leak"]);
+    const joining: StackState = {
+      ...state,
+      pending: [{ type: "updating", urn: "urn:vm", name: "vm", resourceType: "Instance", id: "a", inputs: { hostname: "web", vswitchId: "net-1" } }],
+    };
+    expect(compare(joining, truthWith([inNetwork]), false)).toEqual([]);
+  });
 });

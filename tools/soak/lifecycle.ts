@@ -55,6 +55,8 @@ type Spec = Record<string, unknown>;
 interface Catalogue {
   vswitches: string[];
   storages: string[];
+  /** The account's reserved addresses of the location (for publicNetworkId). */
+  reserved: string[];
 }
 
 const PASSWORDS = ["Soak-Passw0rd", "Blue-Horse-42", "Green-Tree-77"];
@@ -84,6 +86,7 @@ export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], 
     const cat: Catalogue = {
       vswitches: seeded.vswitches.filter((v) => v.locationId === 1).map((v) => v.uuid),
       storages: seeded.blockStorages.filter((b) => b.locationId === 1).map((b) => b.uuid),
+      reserved: seeded.publicIps.filter((p) => p.seeded && p.instanceUuid === null && p.locationId === 1).map((p) => p.uuid),
     };
     const lc = new Lifecycle(seed, kind, rnd, sim, engine, host, settings, cat, report, log);
     await lc.run();
@@ -137,6 +140,8 @@ class Lifecycle {
   private cloneSources: string[] = [];
   /** Dependents other than PublicIp declare `deletedWith: vm` too. */
   private readonly deletedWithVm: boolean;
+  /** The address is a reserved one, pinned with publicNetworkId. */
+  private readonly pinned: boolean;
   private phase = 0;
 
   constructor(
@@ -165,8 +170,12 @@ class Lifecycle {
     // A tight `timeouts.create` on the VM (its own input, beside the config's deadline): a create or clone then
     // often runs out of time at some step after the API answered, which must leave the VM recorded.
     if (extra.next() < 0.15) this.vm.timeouts = { create: `${extra.int(1, 4)}s` };
+    // A reserved address pinned with publicNetworkId (on the Instance, or on the PublicIp resource): swapped by
+    // updates, and moved to the new VM by the replace while the old VM still holds it.
+    this.pinned = !this.adopts && cat.reserved.length >= 2 && extra.next() < 0.2;
     if (kind === "instance") {
-      if (r.next() < 0.5) this.vm.publicIp = r.next() < 0.7 || this.skips("public-ip-toggles");
+      if (this.pinned) this.vm.publicNetworkId = cat.reserved[0];
+      else if (r.next() < 0.5) this.vm.publicIp = r.next() < 0.7 || this.skips("public-ip-toggles");
       if (r.next() < 0.4) this.vm.powerState = "running";
       if (r.next() < 0.3) this.vm.vswitchId = this.pick(cat.vswitches);
     } else {
@@ -175,6 +184,7 @@ class Lifecycle {
       const kinds = ["publicIp", "vswitch", "storage", "snapshot", "rule"].filter((k) => k !== "publicIp" || !this.skips("public-ip-resource"));
       while (want.size < 2) for (const k of kinds) if (r.next() < 0.5) want.add(k);
       if (want.has("publicIp")) this.deps.publicIp = r.next() < 0.5 ? { rdns: `mail${r.int(1, 9)}.example.com` } : {};
+      if (this.deps.publicIp && this.pinned) this.deps.publicIp.publicNetworkId = cat.reserved[0];
       if (want.has("vswitch")) this.deps.vswitch = { vswitchId: this.pick(cat.vswitches) };
       if (want.has("storage")) this.deps.storage = { blockStorageId: this.pick(cat.storages) };
       if (want.has("snapshot")) this.deps.snapshot = { name: `snap-${r.int(1, 99)}` };
@@ -297,6 +307,7 @@ class Lifecycle {
       this.vm = { cloneFrom: this.cloneSources[0], ...v };
       this.log(`(the program clones instance ${this.cloneSources[0]}; instance ${this.cloneSources[1]} is the source of its replace)`);
     }
+    if (this.pinned && (this.vm.publicNetworkId !== undefined || this.deps.publicIp)) this.log(`(the address is a reserved one, pinned with publicNetworkId)`);
     await this.upPhase("create", interruptAt === "create");
     const updates = r.int(1, 3);
     for (let i = 0; i < updates; i++) {
@@ -344,8 +355,9 @@ class Lifecycle {
     if (this.vm.vswitchId !== undefined) options.push(["moved to another private network", { vswitchId: this.pickOf(r, this.cat.vswitches.filter((x) => x !== v.vswitchUuid)) }]);
     if (v.vswitchUuid) options.push(["taken out of its private network", { vswitchId: null }]);
     // (an adopted VM deleted in the panel cannot be adopted again: the program would have to change; nor one that
-    // keeps an address it took off: nothing can release that address once its VM is gone, and refresh says so)
-    if (!this.adopts && vm.outputs.reservedPublicIpId === undefined && r.next() < 0.15) options.splice(0, options.length, ["deleted", { deleted: true }]);
+    // keeps an address it took off: nothing can release that address once its VM is gone, and refresh says so;
+    // nor one on a pinned reserved address: the panel's delete releases it, and the program would have to change)
+    if (!this.adopts && !this.pinned && vm.outputs.reservedPublicIpId === undefined && r.next() < 0.15) options.splice(0, options.length, ["deleted", { deleted: true }]);
     const [what, patch] = this.pickOf(r, options);
     this.log(`(in the panel: instance ${v.uuid} is ${what}: ${JSON.stringify(patch)})`);
     await admin(this.sim, "PATCH", `/instances/${v.uuid}`, patch);
@@ -367,8 +379,10 @@ class Lifecycle {
       () => { vm.tierId = r.int(1, 3); },
       () => { vm.password = this.pick(PASSWORDS); },
     ];
+    const otherReserved = (current: unknown): string => this.cat.reserved.find((x) => x !== current)!;
     if (this.kind === "instance") {
-      if (!this.skips("public-ip-toggles"))
+      if (this.pinned) options.push(() => { vm.publicNetworkId = otherReserved(vm.publicNetworkId); });
+      else if (!this.skips("public-ip-toggles"))
         options.push(
           () => { vm.publicIp = vm.publicIp === true ? false : true; },
           () => { vm.publicIp = vm.publicIp === true ? false : true; },
@@ -380,6 +394,7 @@ class Lifecycle {
     } else {
       const d = this.deps;
       if (d.publicIp) options.push(() => { d.publicIp = { ...d.publicIp, rdns: `host${r.int(1, 99)}.example.com` }; });
+      if (d.publicIp?.publicNetworkId) options.push(() => { d.publicIp = { ...d.publicIp, publicNetworkId: otherReserved(d.publicIp!.publicNetworkId) }; });
       if (d.rule) options.push(() => { d.rule = { ...d.rule, port: String(this.pick([22, 80, 443, 8080, 9000])), action: this.pick(["accept", "drop"]) }; });
       if (d.vswitch) options.push(() => { d.vswitch = { vswitchId: this.pick(this.cat.vswitches) }; });
       if (d.storage) options.push(() => { d.storage = { blockStorageId: this.pick(this.cat.storages) }; });

@@ -26,7 +26,7 @@ export interface SimTruth {
     cpu: number; memoryGb: number; storageGb: number; tierId: number; password: string;
     publicIpUuid: string | null; rdns: string | null;
   }[];
-  publicIps: { uuid: string; address: string; instanceUuid: string | null; seeded: boolean }[];
+  publicIps: { uuid: string; address: string; locationId: number; instanceUuid: string | null; seeded: boolean }[];
   blockStorages: { uuid: string; locationId: number; instanceUuid: string | null }[];
   vswitches: { uuid: string; locationId: number }[];
   snapshots: { uuid: string; instanceUuid: string; name: string; status: string }[];
@@ -153,6 +153,9 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
     // kept the old inputs) accounts for it; the next up converges it.
     const declaring = stateVms.find((r) => r.id === vm.uuid && (r.inputs.vswitchId !== undefined || r.outputs.vswitchId !== undefined));
     if (declaring) continue;
+    // An update interrupted while it joined the network: its pending operation (kept in the checkpoint until the
+    // next run) carries the inputs that declare it; the next up records it.
+    if (state.pending.some((op) => op.type === "updating" && op.id === vm.uuid && op.inputs.vswitchId === vm.vswitchUuid)) continue;
     findings.push({ kind: "leak", object: `${vm.uuid}@${vm.vswitchUuid}`, what: `instance ${vm.uuid} is in private network ${vm.vswitchUuid} and nothing in the state declares it` });
   }
   if (upSucceeded) {
@@ -219,6 +222,7 @@ export function notAsDeclared(state: StackState, truth: SimTruth, program: Decla
     ["password", d.password, vm.password],
     ["powerState", d.powerState, d.powerState === undefined ? undefined : vm.status === "Running" ? "running" : vm.status === "Stopped" ? "stopped" : vm.status],
     ["publicIp", d.publicIp, d.publicIp === undefined ? undefined : vm.publicIpUuid !== null],
+    ["publicNetworkId", d.publicNetworkId, d.publicNetworkId === undefined ? undefined : vm.publicIpUuid],
     ["vswitchId", d.vswitchId === "" ? null : d.vswitchId, d.vswitchId === undefined ? undefined : vm.vswitchUuid],
   ];
   for (const [key, want, got] of expect) {
@@ -228,6 +232,7 @@ export function notAsDeclared(state: StackState, truth: SimTruth, program: Decla
   const address = live("address");
   if (ip && address) {
     if (vm.publicIpUuid !== address.id) differs("address", `${address.id} is not the VM's address (the VM has ${vm.publicIpUuid ?? "none"})`);
+    else if (ip.publicNetworkId !== undefined && address.id !== ip.publicNetworkId) differs("address", `${address.id} is not the declared reserved address ${String(ip.publicNetworkId)}`);
     else if (ip.rdns !== undefined && vm.rdns !== ip.rdns) differs("address", `${address.id} has rdns ${JSON.stringify(vm.rdns)}, declared ${JSON.stringify(ip.rdns)}`);
   }
   if (program.vswitch && live("network") && vm.vswitchUuid !== program.vswitch.vswitchId)
