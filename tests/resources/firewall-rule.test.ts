@@ -3,7 +3,7 @@
  * drift, 404 semantics, adopt, a failure after the rule exists recorded with its id, and rules created in
  * parallel with a snapshot on one instance.
  */
-import { createRunningInstance, waitUntilRunning } from "./attachment-helpers";
+import { createRunningInstance } from "./attachment-helpers";
 import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
 import { configure, getClient, resetContext, setProgressSink } from "../../provider/context";
@@ -285,23 +285,29 @@ describe("FirewallRule lifecycle", () => {
     await provider.delete!(created.id, created.outs);
   });
 
-  it("takes over the one rule exactly like it that no resource of the stack declares (left by an interrupted up), adding no twin", async () => {
+  it("refuses to add a rule exactly like one it does not manage on an older VM (left by an interrupted up, or the old rule of a --replace), naming it and adoptId", async () => {
     const { id } = await client.firewall.createRule(vm, { destinationPort: "7000", protocol: "tcp", action: "accept", description: "left behind" });
     expect(id).not.toBeNull();
     const since = lastSeq();
-    const created = await provider.create(await checked({ instanceId: vm, protocol: "tcp", port: "7000-7000", action: "accept", description: "left behind" }));
-    expect(created.id).toBe(id);
+    const error = await provider.create(await checked({ instanceId: vm, protocol: "tcp", port: "7000-7000", action: "accept", description: "left behind" })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toContain(`already has a firewall rule exactly like this one (${id})`);
+    expect((error as Error).message).toContain(`set adoptId: "${id}"`);
+    expect((error as Error).message).toContain("deleteBeforeReplace: true");
     expect(writes(since)).toEqual([]);
     expect((await client.firewall.listAllRules(vm)).filter((r) => r.destination_port === "7000").map((r) => r.id)).toEqual([id]);
-    await provider.delete!(created.id, created.outs);
   });
 
   it("takes over the rules a clone copied from its source, so the clone's program converges in one up", async () => {
     const source = await createRunningInstance(client, "fw-clone-source");
     const rule = { protocol: "tcp", port: 2222, action: "accept", description: "ssh" };
     await provider.create(await checked({ instanceId: source, ...rule }));
-    const clone = await client.instances.clone(source, { hostname: "fw-clone", locationId: 1, tierId: 1 });
-    await waitUntilRunning(client, clone.uuid);
+    // cloned by the Instance provider, as in one up declaring the clone and its rules
+    const cloned = await providers.Instance.check!({}, { cloneFrom: source, hostname: "fw-clone", locationId: 1, tierId: 1 });
+    const clone = { uuid: (await providers.Instance.create!(cloned.inputs)).id };
     const copied = (await client.firewall.listAllRules(clone.uuid)).map((r) => r.id);
     expect(copied).toHaveLength(1);
     const since = lastSeq();
@@ -317,7 +323,7 @@ describe("FirewallRule lifecycle", () => {
     await provider.check!({ ...inputs, __provider: "serialized" }, inputs);
     const since = lastSeq();
     await expect(provider.create(inputs)).rejects.toThrow(
-      new RegExp(`already has this exact firewall rule \\(${first.id}\\), declared by another FirewallRule of this stack .*deleteBeforeReplace`),
+      new RegExp(`already has this exact firewall rule \\(${first.id}\\), declared by another FirewallRule of this stack\\. Declare each rule once`),
     );
     expect(writes(since)).toEqual([]);
     // two identical rules nobody declares: which one to manage is the user's choice (adoptId)

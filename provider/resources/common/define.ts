@@ -15,8 +15,8 @@ export interface ResourceImplementation<Inputs, Outputs> {
   check?(news: Record<string, unknown>): pulumi.dynamic.CheckResult<Inputs>;
   /**
    * Told, at check, the state's inputs of a resource the stack already has: the engine sends them as `olds` for
-   * every existing resource, also for one that `pulumi up --replace` replaces (whose Diff it skips:
-   * pulumi/pulumi pkg/resource/deploy/step_generator.go, diff → isTargetedReplace).
+   * every existing resource, except one that `pulumi up --replace` replaces, whose old state it ignores (and
+   * whose Diff it skips): pulumi/pulumi pkg/resource/deploy/step_generator.go, checkInputs and isTargetedReplace.
    */
   existingSeen?(olds: Record<string, unknown>): void;
   /**

@@ -56,3 +56,9 @@ export const replacementsInProgress = new ReplacementsInProgress();
  * it: two resources would own one object, and deleting either would delete the other's.
  */
 export const objectsOfThisStack = new IdsByIdentity();
+
+/**
+ * The instances this provider process created or cloned (one process serves one deployment). Whatever is on
+ * them that no resource made here (a clone's copied firewall rules) belongs to no resource of any state.
+ */
+export const instancesMadeHere = new Set<string>();

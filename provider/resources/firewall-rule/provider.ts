@@ -6,9 +6,10 @@
  *   on one VM never collide.
  * - createFirewallRule goes through `writeExactlyOnce` (common/reconcile.ts), never re-sent blindly (a rule
  *   would be duplicated): after an ambiguous failure, or when the API answers no id, the new rule matching
- *   the inputs is taken, with reads that survive transient failures until the deadline. One identical rule that
- *   no resource of this stack declares (copied from the source by a clone, left by an interrupted up) is taken
- *   over instead of getting a twin; one a resource of this stack declares stops the create, saying so.
+ *   the inputs is taken, with reads that survive transient failures until the deadline. On a VM this deployment
+ *   created or cloned, the one identical rule no resource made here (a clone copies its source's rules) is taken
+ *   over instead of getting a twin; elsewhere an identical rule this resource does not know (left by an
+ *   interrupted up) stops the create, naming it and adoptId, or saying another resource of the stack declares it.
  * - Once a rule exists, a later failure (reading it back, a deadline) is a `ResourceInitError` with its id.
  */
 import type * as pulumi from "@pulumi/pulumi";
@@ -19,6 +20,7 @@ import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
+import { instancesMadeHere } from "../common/replacements";
 import { canonicalPort, canonicalSource, changedApiProperties, diffFirewallRule } from "./diff";
 import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
 import { createParams, firewallRuleInputsOf, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
@@ -55,8 +57,8 @@ function ruleKey(inputs: FirewallRuleInputs): string {
 
 /**
  * The rules (by {@link ruleKey}) that resources of this stack declare, as this provider process has seen them: at
- * check, the state's inputs of every existing FirewallRule (also one `--replace` replaces, whose Diff the engine
- * skips), and each rule created or taken here.
+ * check, the state's inputs of every existing FirewallRule (not one `--replace` replaces: the engine sends no
+ * olds for it), and each rule created or taken here.
  */
 const rulesOfThisStack = new Set<string>();
 
@@ -74,17 +76,18 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
     deadline,
     howToFind: "the instance's firewall rules in the host's panel",
     candidates: () => rulesLike(client, inputs),
-    // A rule like this one in every field that no resource of this stack declares: copied from the source by a
-    // clone (the API copies the firewall; a program declaring the clone's rules failed, asking for adoptId of
-    // a rule that did not exist before the up), left by an interrupted up, or made in the panel. Managing it
-    // loses nothing and a twin helps no one. Not when a resource of this stack declares that rule: two
-    // resources would own it (deleting one deletes the other's), and during `pulumi up --replace` the old one
-    // is deleted after this create.
+    // On a VM this deployment created or cloned, a rule like this one in every field that no resource made here:
+    // copied from the source by the clone (the API copies the firewall; a program declaring the clone's rules
+    // failed, asking for adoptId of a rule that did not exist before the up). No state can hold a rule of a VM
+    // that did not exist before this deployment, so managing it loses nothing, and a twin helps no one.
+    // Nowhere else: an identical rule on an older VM may be another resource's, e.g. the old rule of a
+    // `pulumi up --replace`, which the engine deletes after this create and sends no sign of to the provider
+    // (no olds at check, no diff: step_generator.go), so taking it would lose the rule.
     takeOver: (existing) => {
-      if (existing.length !== 1 || rulesOfThisStack.has(key)) return undefined;
+      if (existing.length !== 1 || rulesOfThisStack.has(key) || !instancesMadeHere.has(inputs.instanceId.toLowerCase())) return undefined;
       progressLog(
-        `instance ${inputs.instanceId} already has a firewall rule exactly like this one (${existing[0]!}) that no resource of this ` +
-          "stack manages (copied by a clone, left by an interrupted up, or made in the panel): this resource manages it instead of adding a twin",
+        `instance ${inputs.instanceId}, made by this deployment, already has a firewall rule exactly like this one (${existing[0]!}), ` +
+          "copied by the clone: this resource manages it instead of adding a twin",
       );
       return existing[0];
     },
@@ -93,12 +96,12 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
       if (rulesOfThisStack.has(key))
         throw new ProviderError(
           `instance ${inputs.instanceId} already has this exact firewall rule (${existing.join(", ")}), declared by another FirewallRule of this ` +
-            "stack (or by this one while `pulumi up --replace` replaces it: a rule cannot stand twice, so use the resource option " +
-            "deleteBeforeReplace: true for that). Declare each rule once.",
+            "stack. Declare each rule once.",
         );
       throw new ProviderError(
         `instance ${inputs.instanceId} already has a firewall rule exactly like this one (${existing.join(", ")}) that this resource does ` +
-          `not manage, so no duplicate was added. It may be left by an interrupted pulumi up. To manage it, set adoptId: "${existing[0]}".`,
+          `not manage, so no duplicate was added. It may be left by an interrupted pulumi up. To manage it, set adoptId: "${existing[0]}". ` +
+          "(Replacing this rule with `pulumi up --replace` needs the resource option deleteBeforeReplace: true: a rule cannot stand twice.)",
       );
     },
     send: async () => {

@@ -30,7 +30,7 @@ import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { templateMinimums } from "../common/preflight";
 import { readPersistently, writeExactlyOnce } from "../common/reconcile";
-import { objectsOfThisStack, replacementsInProgress } from "../common/replacements";
+import { instancesMadeHere, objectsOfThisStack, replacementsInProgress } from "../common/replacements";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
@@ -354,6 +354,7 @@ async function createExactlyOnce(
     send: sendRequest,
   });
   objectsOfThisStack.note(key, id);
+  instancesMadeHere.add(id.toLowerCase());
   return id;
 }
 
