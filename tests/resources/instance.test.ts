@@ -260,6 +260,8 @@ describe("create, clone, adopt", () => {
     // (the password is write-only: whether the VM had it cannot be seen, so a declared one is set)
     expect(await simInstance(id)).toMatchObject({ cpu: 4, status: "Running", publicIpUuid: expect.any(String), password: "Adopted-Passw0rd" });
     expect(outs).toMatchObject({ cpu: 4, powerState: "running", publicIp: true });
+    // said at preview already (check: the engine shows the adoption as a create only), and again when done
+    expect(progress.join("\n")).toContain(`adopting instance ${id} also makes it as declared: instance ${id} to resize to 4 CPU`);
     expect(progress.join("\n")).toMatch(new RegExp(`adopting instance ${id}: making it as declared`));
     expect(await provider().diff(id, outs, inputs)).toMatchObject({ changes: false });
     await provider().delete(id, outs);

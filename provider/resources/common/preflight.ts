@@ -41,7 +41,9 @@ import { isUnknown, type CheckFailure } from "./check";
 import { sameUuid } from "./fields";
 import { errorText, ProviderError } from "./errors";
 import type { InstanceDetail } from "../../api/schemas/instances";
-import { adoptionMismatches } from "../instance/model";
+import { adoptionMismatches, toOutputs } from "../instance/model";
+import { describeStep, planInstanceUpdate } from "../instance/diff";
+import type { InstanceInputs } from "../instance/inputs";
 
 
 /** A location of the catalogue. */
@@ -409,6 +411,15 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
             `instance ${id} cannot be adopted as declared (${mismatches.join("; ")}): an adopted VM is never replaced and disks ` +
             "only grow, so these cannot change. Declare the VM's values (or leave them unset)",
         });
+      else {
+        // The engine shows an adoption as a create only: what the adopting up will also change is said here. (A
+        // declared password is always set; the private network is left out: naming it takes the vswitch list.)
+        const { vswitchId: _network, password: _password, ...comparable } = Object.fromEntries(
+          Object.entries(inputs).filter(([, v]) => v !== undefined && known(v)),
+        ) as Partial<InstanceInputs>;
+        const steps = planInstanceUpdate(toOutputs(found, comparable), comparable);
+        if (steps.length > 0) progressLog(`adopting instance ${id} also makes it as declared: ${steps.map((s) => describeStep(s, id)).join("; ")}`);
+      }
     }
   }
   return failures;

@@ -157,6 +157,23 @@ export function diskShrinkRefusal(id: string, olds: Olds, news: News): string | 
   );
 }
 
+/** What a step does, as its waits and the progress lines name it ("instance X to be stopped"). */
+export function describeStep(step: UpdateStep, id: string): string {
+  switch (step.kind) {
+    case "repair": return `instance ${id} (in status Error) to be started again`;
+    case "changeTier": return `instance ${id} to change to tier ${step.tierId}`;
+    case "resize": return `instance ${id} to resize to ${step.cpu} CPU / ${step.memory} GB memory / ${step.storage} GB storage`;
+    case "hostname": return `instance ${id} to be renamed ${step.hostname}`;
+    case "password": return `instance ${id} to set its password`;
+    case "publicAddress":
+      return step.action === "add" ? `instance ${id} to get a public address`
+        : step.action === "remove" ? `instance ${id} to drop its public address`
+        : `instance ${id} to use public address ${step.publicNetworkId}`;
+    case "privateNetwork": return step.vswitchId === "" ? `instance ${id} to leave its private network` : `instance ${id} to join private network ${step.vswitchId}`;
+    case "power": return `instance ${id} to be ${step.state}`;
+  }
+}
+
 /**
  * The in-place steps that turn the state `olds` into the program `news`, in the documented order: repair
  * (a VM in Error is started first), changeTier, resize, hostname, password, publicAddress, privateNetwork,

@@ -32,7 +32,7 @@ import { templateMinimums } from "../common/preflight";
 import { readPersistently, writeExactlyOnce } from "../common/reconcile";
 import { instancesMadeHere, objectsOfThisStack, replacementsInProgress } from "../common/replacements";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
-import { adoptionRefusal, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
+import { adoptionRefusal, describeStep, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { adoptionMismatches, inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
 
@@ -98,22 +98,6 @@ async function planFromTruth(
 }
 
 // ---------------------------------------------------------------------------------------------- update steps
-
-function describe(step: UpdateStep, id: string): string {
-  switch (step.kind) {
-    case "repair": return `instance ${id} (in status Error) to be started again`;
-    case "changeTier": return `instance ${id} to change to tier ${step.tierId}`;
-    case "resize": return `instance ${id} to resize to ${step.cpu} CPU / ${step.memory} GB memory / ${step.storage} GB storage`;
-    case "hostname": return `instance ${id} to be renamed ${step.hostname}`;
-    case "password": return `instance ${id} to set its password`;
-    case "publicAddress":
-      return step.action === "add" ? `instance ${id} to get a public address`
-        : step.action === "remove" ? `instance ${id} to drop its public address`
-        : `instance ${id} to use public address ${step.publicNetworkId}`;
-    case "privateNetwork": return step.vswitchId === "" ? `instance ${id} to leave its private network` : `instance ${id} to join private network ${step.vswitchId}`;
-    case "power": return `instance ${id} to be ${step.state}`;
-  }
-}
 
 /** True when the detail already shows what the step asks for (the step is then skipped, or its wait ends). */
 function satisfied(step: UpdateStep, d: InstanceDetail, vswitches: readonly VswitchRef[]): boolean {
@@ -237,7 +221,7 @@ async function runSteps(
       applied.add(step.kind);
       continue;
     }
-    const what = describe(step, id);
+    const what = describeStep(step, id);
     progressLog(`${what}`);
     const before = detail;
     try {
@@ -415,7 +399,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     // unset made a clone adopted after an interrupted up keep its SOURCE's password forever (soak).
     const steps = planInstanceUpdate({ ...outs, password: undefined }, inputs);
     if (steps.length === 0) return { id, outs };
-    progressLog(`adopting instance ${id}: making it as declared (${steps.map((s) => describe(s, id)).join("; ")})`);
+    progressLog(`adopting instance ${id}: making it as declared (${steps.map((s) => describeStep(s, id)).join("; ")})`);
     const applied = new Set<UpdateStep["kind"]>();
     const ctx: StepContext = { reservedPublicIpId: null };
     try {
