@@ -283,7 +283,7 @@ describe("create, clone, adopt", () => {
   it("adopts a VM left in Error, recorded (to repair or delete it under Pulumi), but the up fails saying so", async () => {
     const broken = await up({ ...validCreate, hostname: "adopt-broken" });
     await outOfBand(broken.id, { status: "Error" });
-    const checked = (await provider().check({}, { adoptId: broken.id })).inputs as InstanceInputs;
+    const checked = (await provider().check({}, { adoptId: broken.id, password: "Adopted-Broken-1" })).inputs as InstanceInputs;
     const failure = await provider().create(checked).then(() => undefined, (e: unknown) => e);
     expect(failure).toBeInstanceOf(ResourceInitError);
     const { id, properties, message } = failure as ResourceInitError;
@@ -291,11 +291,13 @@ describe("create, clone, adopt", () => {
     expect(id).toBe(broken.id);
     const outs = properties as unknown as InstanceOutputs;
     expect(outs.status).toBe("Error");
+    // the declared password was not set yet: not recorded as if it were (the next up would never set it)
+    expect(outs.password).toBeUndefined();
     // the next up (init errors force an update; after a refresh the diff asks for it) repairs it
     expect(await provider().diff(id, outs, checked)).toMatchObject({ changes: true });
     const repaired = (await provider().update(id, outs, checked)).outs as InstanceOutputs;
     expect(repaired.status).toBe("Running");
-    expect((await simInstance(id))?.status).toBe("Running");
+    expect(await simInstance(id)).toMatchObject({ status: "Running", password: "Adopted-Broken-1" });
     await provider().delete(id, repaired);
     expect(await simInstance(id)).toBeUndefined();
   });

@@ -364,6 +364,9 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
         `adopting instance ${id}: the API does not show a VM's ssh keys or backup setting, so the declared sshKeys/backups ` +
           "are recorded as declared but not checked against the VM",
       );
+    // What is recorded before adoption has set a declared password: without it (write-only, so recorded only once
+    // set), or the next up would plan no password step and the VM keep its old password for good.
+    const unset = { ...inputs, password: undefined };
     // A VM in Error can be adopted too (to repair or delete it under Pulumi): only a running operation is waited out.
     let detail: InstanceDetail | undefined;
     try {
@@ -377,10 +380,10 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       const message =
         `instance ${id} was adopted, but waiting for it to be idle failed: ${errorClause(e)}. It is recorded in the stack: ` +
         "`pulumi up` waits for it again, and `pulumi destroy` deletes it.";
-      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, inputs, undefined, await outputsFor(client, found, inputs)), [message], { cause: e });
+      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, unset, undefined, await outputsFor(client, found, unset)), [message], { cause: e });
     }
     if (!detail) throw new ProviderError(`adoptId: instance ${id} disappeared while being adopted`);
-    const outs = await outputsFor(client, detail, inputs);
+    const outs = await outputsFor(client, detail, unset);
     // Recorded, but the up fails: a stack whose up succeeded must not hold a VM in Error (e.g. the VM of an
     // interrupted replacement that failed, adopted as the refusal advises: the old VM would then be deleted).
     // The init error makes the next up update it, which starts it (the repair); after a refresh the diff asks for
@@ -397,7 +400,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     // interrupted create, the adopted VM lacked what the killed create had still to do (a stop, an address).
     // A declared password is set: it is write-only, so whether the VM has it cannot be seen, and recording it
     // unset made a clone adopted after an interrupted up keep its SOURCE's password forever (soak).
-    const steps = planInstanceUpdate({ ...outs, password: undefined }, inputs);
+    const steps = planInstanceUpdate(outs, inputs);
     if (steps.length === 0) return { id, outs };
     progressLog(`adopting instance ${id}: making it as declared (${steps.map((s) => describeStep(s, id)).join("; ")})`);
     const applied = new Set<UpdateStep["kind"]>();
@@ -409,7 +412,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       const message =
         `instance ${id} was adopted, but making it as declared failed: ${errorClause(e)}. It is recorded in the stack: ` +
         "`pulumi up` reads it again and finishes the change, and `pulumi destroy` deletes it.";
-      const declared = applied.has("password") ? inputs : { ...inputs, password: undefined };
+      const declared = applied.has("password") ? inputs : unset;
       throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, { ...outs, password: declared.password }), [message], { cause: e });
     }
   }
