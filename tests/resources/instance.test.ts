@@ -158,6 +158,19 @@ describe("create, clone, adopt", () => {
     await provider().delete(replacement.id, { ...replacement.outs, deleteOptions: { removePublicIp: false, removeBlockStorage: false } });
   });
 
+  it("a replacement that takes the reserved address and then fails with no VM made puts it back on the old VM", async () => {
+    const free = (await simState()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!;
+    const old = await up({ ...validCreate, hostname: "replace-pinned-fails", publicNetworkId: free.uuid });
+    // a replacement the create refuses after the address was taken (below the template's minimum: check, which
+    // would say so at preview, is skipped here)
+    const news = { ...old.inputs, templateId: 2, storage: 1 };
+    expect(await providers.Instance.diff!(old.id, old.outs, news)).toMatchObject({ replaces: ["templateId"] });
+    await expect(provider().create(news)).rejects.toThrow(/storage: template 2 needs at least/);
+    expect((await simInstance(old.id))!.publicIpUuid).toBe(free.uuid);
+    expect(progress.join("\n")).toContain(`address ${free.uuid} is back on instance ${old.id}`);
+    await provider().delete(old.id, { ...old.outs, deleteOptions: { removePublicIp: false, removeBlockStorage: false } });
+  });
+
   it("creates a VM with dedicated CPU in the create request itself, not by a resize after it", async () => {
     const before = requestCount();
     const { id, outs } = await up({ ...validCreate, hostname: "create-dedicated", tierId: 3, dedicatedCpu: true });

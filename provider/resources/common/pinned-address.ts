@@ -16,9 +16,12 @@ import { replacementsInProgress } from "./replacements";
 
 /**
  * Takes the reserved address `addressId` off the VM this deployment replaces, if one of them holds it (it stays
- * reserved in the account), so that `forWhat` can be given it. Under that VM's lock, on a fresh read.
+ * reserved in the account), so that `forWhat` can be given it. Under that VM's lock, on a fresh read. Answers the
+ * VM it was taken from, if any.
  */
-export async function takeAddressFromReplacedVm(client: VmHostClient, addressId: string, forWhat: string, deadline: Deadline): Promise<void> {
+export async function takeAddressFromReplacedVm(
+  client: VmHostClient, addressId: string, forWhat: string, deadline: Deadline,
+): Promise<string | undefined> {
   const wanted = addressId.toLowerCase();
   for (const oldVm of replacementsInProgress.idsUnder("Instance:")) {
     const holds = (d: { public_ip: { ip_id: string | null } | null } | undefined): boolean => d?.public_ip?.ip_id?.toLowerCase() === wanted;
@@ -36,6 +39,34 @@ export async function takeAddressFromReplacedVm(client: VmHostClient, addressId:
         await client.network.changePublicIp(oldVm, { publicNetwork: null });
       },
     );
-    return;
+    return oldVm;
+  }
+  return undefined;
+}
+
+/**
+ * Best effort, after the create that took `addressId` off `oldVm` failed with nothing recorded: the old VM stays the
+ * stack's, so it gets its address back (left off, a plain up and preview would show nothing while the VM had lost
+ * its public address; only a refresh would). Never throws: the create's own error is what the user must see, and
+ * a failure here is logged with what to run.
+ */
+export async function putAddressBack(client: VmHostClient, addressId: string, oldVm: string, deadline: Deadline): Promise<void> {
+  try {
+    await runInstanceOperation(
+      client,
+      oldVm,
+      { what: `address ${addressId} to go back to instance ${oldVm}`, deadline, until: (d) => d.public_ip?.ip_id?.toLowerCase() === addressId.toLowerCase(), failOnErrorStatus: false },
+      async () => {
+        const fresh = await client.instances.find(oldVm);
+        if (!fresh || fresh.public_ip?.ip_id) return; // gone, or it holds an address again: nothing to undo
+        await client.network.changePublicIp(oldVm, { publicNetwork: addressId });
+      },
+    );
+    progressLog(`the replacement was not created: address ${addressId} is back on instance ${oldVm}`);
+  } catch (e) {
+    progressLog(
+      `the replacement was not created, and address ${addressId} could not be put back on instance ${oldVm} (${e instanceof Error ? e.message : String(e)}): ` +
+        "it is reserved in your account; `pulumi up --refresh` puts it back or finishes the replacement",
+    );
   }
 }

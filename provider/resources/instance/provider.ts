@@ -29,9 +29,9 @@ import { defineResourceProvider } from "../common/define";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { templateMinimums } from "../common/preflight";
-import { readPersistently, writeExactlyOnce } from "../common/reconcile";
+import { readPersistently, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { instancesMadeHere, objectsOfThisStack, replacementsInProgress } from "../common/replacements";
-import { takeAddressFromReplacedVm } from "../common/pinned-address";
+import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
 import { adoptionRefusal, describeStep, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { adoptionMismatches, inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
@@ -419,62 +419,75 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
 
   const hostname = inputs.hostname!;
   const locationId = inputs.locationId!;
-  // A replacement keeping its reserved address: the old VM still holds it (create-before-delete).
-  if (inputs.publicNetworkId) await takeAddressFromReplacedVm(client, inputs.publicNetworkId, `the new instance ${hostname}`, deadline);
-  let id: string;
-  if (mode === "clone") {
-    const sourceId = inputs.cloneFrom!;
-    const source = await client.instances.find(sourceId);
-    if (!source) throw new ProviderError(`cloneFrom: there is no instance ${sourceId} to clone (check the uuid with getInstances)`);
-    if (inputs.storage !== undefined && inputs.storage < source.storage)
-      throw new ProviderError(
-        `storage: a clone starts with its source's ${source.storage} GB disk and disks only grow; set storage to ${source.storage} or more`,
-      );
-    // Through the SOURCE's operation queue: the API refuses to clone a VM that is busy (an address being
-    // attached by another resource in the same up), and a busy answer is waited out and re-sent.
-    // runInstanceOperation also waits for the source to settle AFTER the API answered the clone. The clone
-    // exists from that answer on, so a failure of that wait (deadline, failed polls, the source busy or in
-    // Error) must not escape without the clone's uuid: the engine would record nothing and the clone would
-    // bill unseen (design.md §5). The answered uuid is kept, and the clone goes on to its own wait below,
-    // whose failures are recorded with its id; the source's own resource deals with the source.
-    id = await createExactlyOnce(client, hostname, locationId, deadline, async () => {
-      let answeredId: string | undefined;
-      try {
-        await runInstanceOperation(client, sourceId, { what: `instance ${sourceId} to be cloned as ${hostname}`, deadline }, async () => {
-          const answer = await client.instances.clone(sourceId, { hostname, locationId, tierId: inputs.tierId! });
-          answeredId = answer.uuid;
-          return answer;
-        });
-      } catch (e) {
-        if (answeredId === undefined) throw e; // not answered: writeExactlyOnce reconciles an ambiguous failure
-        progressLog(`instance ${sourceId} was cloned as ${answeredId} (${hostname}), but waiting for the source afterwards failed (${errorText(e)}); going on with the clone`);
+  // A replacement keeping its reserved address: the old VM still holds it (create-before-delete). Taken off it
+  // first; put back when the create then fails with no VM recorded (the old VM stays the stack's, as it was). Not
+  // once a new VM is recorded: the engine deletes the old one first at the next up, which would release it.
+  const takenFrom = inputs.publicNetworkId
+    ? await takeAddressFromReplacedVm(client, inputs.publicNetworkId, `the new instance ${hostname}`, deadline)
+    : undefined;
+  const makeVm = async (): Promise<string> => {
+    if (mode === "clone") {
+      const sourceId = inputs.cloneFrom!;
+      const source = await client.instances.find(sourceId);
+      if (!source) throw new ProviderError(`cloneFrom: there is no instance ${sourceId} to clone (check the uuid with getInstances)`);
+      if (inputs.storage !== undefined && inputs.storage < source.storage)
+        throw new ProviderError(
+          `storage: a clone starts with its source's ${source.storage} GB disk and disks only grow; set storage to ${source.storage} or more`,
+        );
+      // Through the SOURCE's operation queue: the API refuses to clone a VM that is busy (an address being
+      // attached by another resource in the same up), and a busy answer is waited out and re-sent.
+      // runInstanceOperation also waits for the source to settle AFTER the API answered the clone. The clone
+      // exists from that answer on, so a failure of that wait (deadline, failed polls, the source busy or in
+      // Error) must not escape without the clone's uuid: the engine would record nothing and the clone would
+      // bill unseen (design.md §5). The answered uuid is kept, and the clone goes on to its own wait below,
+      // whose failures are recorded with its id; the source's own resource deals with the source.
+      return createExactlyOnce(client, hostname, locationId, deadline, async () => {
+        let answeredId: string | undefined;
+        try {
+          await runInstanceOperation(client, sourceId, { what: `instance ${sourceId} to be cloned as ${hostname}`, deadline }, async () => {
+            const answer = await client.instances.clone(sourceId, { hostname, locationId, tierId: inputs.tierId! });
+            answeredId = answer.uuid;
+            return answer;
+          });
+        } catch (e) {
+          if (answeredId === undefined) throw e; // not answered: writeExactlyOnce reconciles an ambiguous failure
+          progressLog(`instance ${sourceId} was cloned as ${answeredId} (${hostname}), but waiting for the source afterwards failed (${errorText(e)}); going on with the clone`);
+        }
+        return answeredId!;
+      });
+    } else {
+      // Checked at preview too (common/preflight.ts); kept here for a create whose check did not see the catalogue.
+      const min = await templateMinimums(client, inputs.templateId!);
+      for (const [key, value] of [["cpu", inputs.cpu], ["memory", inputs.memory], ["storage", inputs.storage]] as const) {
+        const least = min?.[key];
+        if (least !== undefined && value !== undefined && value < least)
+          throw new ProviderError(`${key}: template ${inputs.templateId} needs at least ${least}${key === "cpu" ? " CPU" : " GB"}; raise ${key} to ${least} or more`);
       }
-      return answeredId!;
-    });
-  } else {
-    // Checked at preview too (common/preflight.ts); kept here for a create whose check did not see the catalogue.
-    const min = await templateMinimums(client, inputs.templateId!);
-    for (const [key, value] of [["cpu", inputs.cpu], ["memory", inputs.memory], ["storage", inputs.storage]] as const) {
-      const least = min?.[key];
-      if (least !== undefined && value !== undefined && value < least)
-        throw new ProviderError(`${key}: template ${inputs.templateId} needs at least ${least}${key === "cpu" ? " CPU" : " GB"}; raise ${key} to ${least} or more`);
+      const usePublic = inputs.publicIp === true || inputs.publicNetworkId !== undefined;
+      return createExactlyOnce(client, hostname, locationId, deadline, async () =>
+        (
+          await client.instances.create({
+            locationId, tierId: inputs.tierId!, templateId: inputs.templateId!, hostname,
+            cpu: inputs.cpu!, memory: inputs.memory!, storage: inputs.storage!, username: inputs.username!, password: inputs.password!,
+            usePublicIp: usePublic,
+            useDedicatedCpu: inputs.dedicatedCpu ?? null,
+            useSharedCpu: inputs.dedicatedCpu === undefined ? null : !inputs.dedicatedCpu,
+            vswitch: inputs.vswitchId ? inputs.vswitchId : null,
+            sshKeys: inputs.sshKeys ?? null,
+            includeBackup: inputs.backups ?? null,
+            publicNetwork: inputs.publicNetworkId ?? null,
+          })
+        ).uuid,
+      );
     }
-    const usePublic = inputs.publicIp === true || inputs.publicNetworkId !== undefined;
-    id = await createExactlyOnce(client, hostname, locationId, deadline, async () =>
-      (
-        await client.instances.create({
-          locationId, tierId: inputs.tierId!, templateId: inputs.templateId!, hostname,
-          cpu: inputs.cpu!, memory: inputs.memory!, storage: inputs.storage!, username: inputs.username!, password: inputs.password!,
-          usePublicIp: usePublic,
-          useDedicatedCpu: inputs.dedicatedCpu ?? null,
-          useSharedCpu: inputs.dedicatedCpu === undefined ? null : !inputs.dedicatedCpu,
-          vswitch: inputs.vswitchId ? inputs.vswitchId : null,
-          sshKeys: inputs.sshKeys ?? null,
-          includeBackup: inputs.backups ?? null,
-          publicNetwork: inputs.publicNetworkId ?? null,
-        })
-      ).uuid,
-    );
+  };
+  let id: string;
+  try {
+    id = await makeVm();
+  } catch (e) {
+    if (takenFrom && !(e instanceof ResourceInitError) && !(e instanceof UnconfirmedWriteError))
+      await putAddressBack(client, inputs.publicNetworkId!, takenFrom, deadline);
+    throw e;
   }
 
   // From here on the VM exists and bills: every failure carries its id.
