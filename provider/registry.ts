@@ -9,13 +9,16 @@ import { blockStorageAttachmentProvider } from "./resources/block-storage-attach
 import { withRecordableFailures } from "./resources/common/recordable";
 import { withPreviewChecks } from "./resources/common/preflight";
 import { withReplaceOnChanges } from "./resources/common/replace-on-changes";
+import { withAdoptionsKept } from "./resources/common/adoptions";
 import { withRequestDeadlines } from "./wait/scope";
 
 /** Every resource's provider with the behaviour all of them share (each wrapper's comment says why). */
 function shared(
   name: ResourceName, provider: pulumi.dynamic.ResourceProvider, replacementIdentity?: (news: Record<string, unknown>) => string | undefined,
 ): pulumi.dynamic.ResourceProvider {
-  return withRecordableFailures(withReplaceOnChanges(name, withRequestDeadlines(withPreviewChecks(name, provider)), replacementIdentity));
+  return withRecordableFailures(
+    withAdoptionsKept(name, withReplaceOnChanges(name, withRequestDeadlines(withPreviewChecks(name, provider)), replacementIdentity)),
+  );
 }
 
 /**
@@ -26,7 +29,8 @@ function shared(
  * and deleted under the real engine. `withRequestDeadlines` bounds a
  * 429's wait by the resource's deadline (wait/scope.ts). `withPreviewChecks` adds the read-only checks against the account and
  * catalogue to `check` (common/preflight.ts), so mistakes show at preview. `withReplaceOnChanges` makes the
- * `replaceOnChanges` resource option work, which the engine cannot apply to dynamic providers.
+ * `replaceOnChanges` resource option work, which the engine cannot apply to dynamic providers. `withAdoptionsKept`
+ * keeps a deployment from deleting what it adopted (the replacements the engine makes without asking Diff).
  */
 export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
   Instance: shared("Instance", instanceProvider as pulumi.dynamic.ResourceProvider, instanceReplacementIdentity),

@@ -9,6 +9,7 @@ import { providers } from "../../provider";
 import { createClient } from "../../provider/api";
 import { getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ResourceInitError } from "../../provider/resources/common/errors";
+import { forgetAdoptions } from "../../provider/resources/common/adoptions";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { badInputs, validCreate } from "./instance-cases";
 import { until } from "./attachment-helpers";
@@ -311,8 +312,26 @@ describe("create, clone, adopt", () => {
     const repaired = (await provider().update(id, outs, checked)).outs as InstanceOutputs;
     expect(repaired.status).toBe("Running");
     expect(await simInstance(id)).toMatchObject({ status: "Running", password: "Adopted-Broken-1" });
+    forgetAdoptions(); // `pulumi destroy`: a later deployment (a new provider process)
     await provider().delete(id, repaired);
     expect(await simInstance(id)).toBeUndefined();
+  });
+
+  it("a deployment never deletes a VM it adopted: the old half of `up --replace` (no Diff asked) or of a rename is kept, saying why", async () => {
+    const existing = await up({ ...validCreate, hostname: "adopt-replaced" });
+    forgetAdoptions(); // the up that adopted it was an earlier deployment
+    const adopted = await up({ adoptId: existing.id });
+    // `pulumi up --replace <urn>`: the engine creates the replacement (which adopts the same VM again), then deletes the old
+    forgetAdoptions();
+    const replacement = await up({ adoptId: existing.id });
+    expect(replacement.id).toBe(existing.id);
+    await provider().delete(existing.id, adopted.outs);
+    expect(await simInstance(existing.id)).toBeDefined();
+    expect(progress.join("\n")).toContain(`Instance ${existing.id} is not deleted: a resource of this deployment adopted it (adoptId)`);
+    // `pulumi destroy`, a later deployment, deletes it
+    forgetAdoptions();
+    await provider().delete(existing.id, replacement.outs);
+    expect(await simInstance(existing.id)).toBeUndefined();
   });
 
   it("refuses to adopt an instance that does not exist: at preview (check), and at create when check was skipped", async () => {

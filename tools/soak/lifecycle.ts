@@ -522,6 +522,9 @@ class Lifecycle {
   }
 
   private async destroyPhase(interrupt: boolean): Promise<void> {
+    // A fresh provider process, as the CLI starts one for every run: the provider keeps what belongs to one
+    // deployment (the objects it adopted, which that deployment never deletes: common/adoptions.ts).
+    await this.host.kill();
     const result = await this.withFaults("destroy", this.faultsFor("destroy"), () =>
       interrupt ? this.interrupted(() => this.engine.destroy(), DELETE_WRITES, "delete") : this.engine.destroy(),
     );
@@ -571,7 +574,8 @@ class Lifecycle {
    * at the end of every run: whatever a failed or timed-out call left behind in it (a wait still polling, a
    * per-instance lock still held) must not reach the next run. (After a successful run the process is kept
    * for speed: every call has returned, so nothing of that run should still be at work. Starting a host costs
-   * ~0.3 s of CPU; one per run would make the soak several times slower.)
+   * ~0.3 s of CPU; one per run would make the soak several times slower. Every destroy starts a fresh one: the
+   * provider keeps per-deployment state that a destroy must not inherit, see destroyPhase.)
    */
   private async endRun(result: RunResult): Promise<void> {
     this.log(`  => ${result.interrupted ? "interrupted" : result.ok ? "ok" : `failed: ${result.errors.join(" | ").slice(0, 400)}`}`);

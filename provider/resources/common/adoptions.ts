@@ -1,0 +1,62 @@
+/**
+ * Objects adopted in this deployment are never deleted by it.
+ *
+ * An adopted object's replacement adopts the SAME object again (its inputs still say `adoptId`), and then the
+ * engine deletes the "old" resource, which is that object: the replacement of an adopted VM deleted the VM.
+ * Each resource's Diff refuses replace-forcing changes of an adopted object (common/replace-on-changes.ts), but
+ * the engine asks no Diff when it replaces on its own: `pulumi up --replace <urn>` (Diff answers "replace, id"
+ * without the provider, and Check gets no olds), a resource replaced because its `deletedWith` or `replaceWith`
+ * target is (pulumi/pulumi pkg/resource/deploy/step_generator.go, diff()). A renamed resource without an alias
+ * ends the same way: the new name adopts the object, the old name is deleted.
+ *
+ * So a create that adopts an object notes its id, and a delete of a noted id in the same provider process (one
+ * process serves one deployment: the dynamic-provider host) leaves the object alone, saying why: the program
+ * still declares it, under the resource that adopted it. Deletes in any other deployment (`pulumi destroy`, an
+ * up after the resource left the program) are untouched.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { progressLog } from "../../context";
+import { ResourceInitError } from "./errors";
+
+const adoptedHere = new Set<string>();
+
+/** Forgets the adoptions noted (tests that simulate a new provider process, i.e. a new deployment). */
+export function forgetAdoptions(): void {
+  adoptedHere.clear();
+}
+
+/** Wraps create and delete of `resource`'s provider as described in the module comment. */
+export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(resource: string, provider: P): P {
+  const note = (inputs: unknown, id: string | undefined): void => {
+    if (id && typeof (inputs as { adoptId?: unknown } | undefined)?.adoptId === "string") adoptedHere.add(id.toLowerCase());
+  };
+  const wrapped: pulumi.dynamic.ResourceProvider = {
+    ...provider,
+    create: async (inputs) => {
+      try {
+        const result = await provider.create(inputs);
+        note(inputs, result.id);
+        return result;
+      } catch (e) {
+        // recorded with its id (an adopted VM in Error, say): as adopted as a success
+        if (e instanceof ResourceInitError) note(inputs, e.id);
+        throw e;
+      }
+    },
+  };
+  const remove = provider.delete?.bind(provider);
+  if (remove) {
+    wrapped.delete = async (id, props) => {
+      if (adoptedHere.has(id.toLowerCase())) {
+        progressLog(
+          `${resource} ${id} is not deleted: a resource of this deployment adopted it (adoptId), so the program still declares it. ` +
+            "This is the old half of a replacement (pulumi up --replace, or a replace the engine made for deletedWith) or of a " +
+            "rename: an adopted object is never replaced. To get a new one, remove adoptId and run pulumi up.",
+        );
+        return;
+      }
+      return remove(id, props);
+    };
+  }
+  return wrapped as P;
+}
