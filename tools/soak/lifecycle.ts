@@ -196,8 +196,9 @@ class Lifecycle {
     return this.settings.skip.includes(feature);
   }
 
-  private pick<T>(items: readonly T[]): T {
-    return items[this.rnd.int(0, items.length - 1)]!;
+  /** One of `items`, drawn from the lifecycle's generator or the one given. */
+  private pick<T>(items: readonly T[], r: SeededRandom = this.rnd): T {
+    return items[r.int(0, items.length - 1)]!;
   }
 
   private program(): DeclaredResource[] {
@@ -350,23 +351,20 @@ class Lifecycle {
     // cannot release one on no VM, so with publicIp false one of the two stays reserved whatever the provider
     // does; the provider says so when it takes the second one off)
     else if (vm.outputs.reservedPublicIpId === undefined) options.push(["given an address", { publicIp: true }]);
-    if (reserved.length > 0) options.push(["given a reserved address in place of its own", { publicIp: this.pickOf(r, reserved) }]);
+    if (reserved.length > 0) options.push(["given a reserved address in place of its own", { publicIp: this.pick(reserved, r) }]);
     // (a VM in another network than a VswitchAttachment declares is refused by design, not converged)
-    if (this.vm.vswitchId !== undefined) options.push(["moved to another private network", { vswitchId: this.pickOf(r, this.cat.vswitches.filter((x) => x !== v.vswitchUuid)) }]);
+    if (this.vm.vswitchId !== undefined) options.push(["moved to another private network", { vswitchId: this.pick(this.cat.vswitches.filter((x) => x !== v.vswitchUuid), r) }]);
     if (v.vswitchUuid) options.push(["taken out of its private network", { vswitchId: null }]);
     // (an adopted VM deleted in the panel cannot be adopted again: the program would have to change; nor one that
     // keeps an address it took off: nothing can release that address once its VM is gone, and refresh says so;
     // nor one on a pinned reserved address: the panel's delete releases it, and the program would have to change)
     if (!this.adopts && !this.pinned && vm.outputs.reservedPublicIpId === undefined && r.next() < 0.15) options.splice(0, options.length, ["deleted", { deleted: true }]);
-    const [what, patch] = this.pickOf(r, options);
+    const [what, patch] = this.pick(options, r);
     this.log(`(in the panel: instance ${v.uuid} is ${what}: ${JSON.stringify(patch)})`);
     await admin(this.sim, "PATCH", `/instances/${v.uuid}`, patch);
     return true;
   }
 
-  private pickOf<T>(r: SeededRandom, items: readonly T[]): T {
-    return items[r.int(0, items.length - 1)]!;
-  }
 
   /** A random in-place change of the program. */
   private mutate(): void {
