@@ -159,6 +159,15 @@ describe("create, clone, adopt", () => {
     await provider().delete(replacement.id, { ...replacement.outs, deleteOptions: { removePublicIp: false, removeBlockStorage: false } });
   });
 
+  it("delete never takes back a pinned reserved address the VM no longer holds (it moved on: releasing it would lose it)", async () => {
+    const free = (await simState()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!;
+    const vm = await up({ ...validCreate, hostname: "pinned-moved-on", publicNetworkId: free.uuid });
+    await outOfBand(vm.id, { publicIp: false }); // moved on (to a replacement, or in the panel): reserved again
+    await provider().delete(vm.id, vm.outs); // default deleteOptions: removePublicIp true
+    expect(await simInstance(vm.id)).toBeUndefined();
+    expect((await simState()).publicIps.find((p) => p.uuid === free.uuid)).toMatchObject({ instanceUuid: null });
+  });
+
   it("a replacement that takes the reserved address and then fails with no VM made puts it back on the old VM", async () => {
     const free = (await simState()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!;
     const old = await up({ ...validCreate, hostname: "replace-pinned-fails", publicNetworkId: free.uuid });

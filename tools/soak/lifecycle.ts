@@ -61,6 +61,17 @@ interface Catalogue {
 
 const PASSWORDS = ["Soak-Passw0rd", "Blue-Horse-42", "Green-Tree-77"];
 
+/**
+ * Failures the README documents as refusals that only a change of the program ends: an adopted object is never
+ * replaced (the soak adopts what an interrupted create made, and its replace-forcing change then meets this), a
+ * disk never shrinks, a VM on another private network than an attachment declares is not moved.
+ */
+const DOCUMENTED_REFUSALS: readonly RegExp[] = [
+  /was adopted \(adoptId\) and .* can only change with a new/,
+  /disks cannot shrink/,
+  /an instance is on one private network at a time/,
+];
+
 /** The writes during which an interruption kills the provider process: creates, in-place changes, deletes. */
 const CREATE_WRITES = new Set(["createInstance", "cloneInstance", "createSnapshot", "createFirewallRule", "addPublicIp"]);
 const UPDATE_WRITES = new Set([
@@ -325,7 +336,38 @@ class Lifecycle {
       this.mutate();
       await this.upPhase("update", false);
     }
+    await this.convergePhase();
     await this.destroyPhase(interruptLater === "destroy");
+  }
+
+  /**
+   * Whatever happened, the program must be reachable: with the faults gone and the deadlines raised (as the
+   * timeout messages advise: the VM's own tight `timeouts` dropped, config at 20m), `up` must go through within
+   * two runs, the cloud then as declared. An up that fails at every run (a replacement the API refuses each
+   * time, say) is a finding, `stuck`, unless the failure is one of the refusals the README documents, which
+   * wait for a change of the program.
+   */
+  private async convergePhase(): Promise<void> {
+    const { timeouts: _tight, ...vm } = this.vm;
+    this.vm = vm;
+    await configureHost(this.host, this.sim, CLEANUP_TIMEOUT);
+    let last: RunResult | undefined;
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      await this.unstick();
+      last = await this.withFaults(`up to converge (no faults, timeouts ${CLEANUP_TIMEOUT}, attempt ${attempt})`, [], () => this.engine.up(this.program()));
+      await this.endRun(last);
+      await this.check(last.ok);
+      if (last.ok) break;
+    }
+    await configureHost(this.host, this.sim, this.settings.timeout);
+    if (!last || last.ok) return;
+    const text = last.errors.join(" | ");
+    const refusal = DOCUMENTED_REFUSALS.find((r) => r.test(text));
+    if (refusal) {
+      this.log(`  (a documented refusal: the program must change; ${String(refusal)})`);
+      return;
+    }
+    this.record([{ kind: "stuck", object: "converge", what: `with no faults, up failed twice: ${text.slice(0, 400)}` }]);
   }
 
   /**
@@ -358,7 +400,7 @@ class Lifecycle {
     // (an adopted VM deleted in the panel cannot be adopted again: the program would have to change; nor one that
     // keeps an address it took off: nothing can release that address once its VM is gone, and refresh says so;
     // nor one on a pinned reserved address: the panel's delete releases it, and the program would have to change)
-    if (!this.adopts && !this.pinned && vm.outputs.reservedPublicIpId === undefined && r.next() < 0.15) options.splice(0, options.length, ["deleted", { deleted: true }]);
+    if (!this.adopts && this.vm.adoptId === undefined && !this.pinned && vm.outputs.reservedPublicIpId === undefined && r.next() < 0.15) options.splice(0, options.length, ["deleted", { deleted: true }]);
     const [what, patch] = this.pick(options, r);
     this.log(`(in the panel: instance ${v.uuid} is ${what}: ${JSON.stringify(patch)})`);
     await admin(this.sim, "PATCH", `/instances/${v.uuid}`, patch);

@@ -35,6 +35,8 @@ export interface SoakReport {
   notAsDeclared: number;
   /** Successful ups right after which `preview --refresh` planned a change on an unchanged cloud. */
   falseDrift: number;
+  /** Lifecycles whose program no fault-free up could reach (not a documented refusal). */
+  stuck: number;
   undestroyable: number;
   /** Lifecycles the soak itself failed to run (instrument bugs): they make the run fail too. */
   harnessErrors: number;
@@ -49,14 +51,14 @@ export function summaryLine(r: SoakReport): string {
   return (
     `soak: ${r.lifecycles} lifecycles, ${r.faults} faults, ${r.orphans} orphans, ${r.duplicates} duplicates, ${r.leaks} leaks, ` +
     `${r.errorsReportedAsSuccess} errors-reported-as-success, ${r.lost} lost, ${r.notAsDeclared} not-as-declared, ` +
-    `${r.falseDrift} false-drift, ${r.undestroyable} undestroyable` +
+    `${r.falseDrift} false-drift, ${r.stuck} stuck, ${r.undestroyable} undestroyable` +
     (r.harnessErrors > 0 ? `, ${r.harnessErrors} harness-errors` : "")
   );
 }
 
 /** True when the soak found nothing. */
 export function clean(r: SoakReport): boolean {
-  return r.orphans + r.duplicates + r.leaks + r.errorsReportedAsSuccess + r.lost + r.notAsDeclared + r.falseDrift + r.undestroyable + r.harnessErrors === 0;
+  return r.orphans + r.duplicates + r.leaks + r.errorsReportedAsSuccess + r.lost + r.notAsDeclared + r.falseDrift + r.stuck + r.undestroyable + r.harnessErrors === 0;
 }
 
 /** Runs a soak. */
@@ -72,7 +74,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const every = options.dependentsEvery ?? 4;
   const started = Date.now();
   const report: SoakReport = {
-    lifecycles: 0, faults: 0, orphans: 0, duplicates: 0, leaks: 0, errorsReportedAsSuccess: 0, lost: 0, notAsDeclared: 0, falseDrift: 0, undestroyable: 0, harnessErrors: 0, interrupted: 0,
+    lifecycles: 0, faults: 0, orphans: 0, duplicates: 0, leaks: 0, errorsReportedAsSuccess: 0, lost: 0, notAsDeclared: 0, falseDrift: 0, stuck: 0, undestroyable: 0, harnessErrors: 0, interrupted: 0,
     failing: [], wallMs: 0,
   };
   const first = options.first ?? 0;
@@ -95,6 +97,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           else if (f.kind === "lost") report.lost++;
           else if (f.kind === "not-as-declared") report.notAsDeclared++;
           else if (f.kind === "false-drift") report.falseDrift++;
+          else if (f.kind === "stuck") report.stuck++;
           else if (f.kind === "harness-error") report.harnessErrors++;
           else report.undestroyable++;
         }

@@ -14,7 +14,9 @@
  * - not-as-declared: after an `up` that reported success, an object differs from what the program declares
  *   (a resize skipped, an address not given back, a rule not updated): success must mean "as declared";
  * - false-drift: right after such an `up`, with nothing changed since, `pulumi preview --refresh` plans a change
- *   (the user's `--expect-no-changes` check fails on a cloud that is as declared).
+ *   (the user's `--expect-no-changes` check fails on a cloud that is as declared);
+ * - stuck: with the faults gone and deadlines raised, `up` of the program fails twice in a row, for a reason
+ *   other than a documented refusal (lifecycle.ts convergePhase).
  */
 import type { PendingOperation, ResourceState, StackState } from "./engine";
 
@@ -36,7 +38,7 @@ export interface SimTruth {
 /** One problem found, with what it is about. */
 export interface Finding {
   /** `harness-error`: the soak itself failed (a bug of the instrument, not of the provider). */
-  kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "lost" | "not-as-declared" | "false-drift" | "undestroyable" | "harness-error";
+  kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "lost" | "not-as-declared" | "false-drift" | "stuck" | "undestroyable" | "harness-error";
   /** The object (uuid, or resource name) it is about: one object counts once per lifecycle. */
   object: string;
   what: string;

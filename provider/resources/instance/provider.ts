@@ -542,7 +542,13 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           // The address the state says the VM held, when the Instance manages it, and the VM now has none: an
           // update killed after taking it off (the engine kept the old outputs, without reservedPublicIpId)
           // left it reserved. This destroy is the last chance to release it. The detail is read only then.
-          const held = options.removePublicIp && managesAddress(props) && typeof props.publicIpId === "string" ? props.publicIpId : undefined;
+          // Not a reserved address the program pins (publicNetworkId): the VM not holding it means it was moved on
+          // (to this VM's replacement, or in the panel), and taking it back would release the user's address from
+          // the account (a replacement recorded half-way then found it gone at every run: soak).
+          const held =
+            options.removePublicIp && managesAddress(props) && typeof props.publicIpId === "string" && props.publicIpId !== props.publicNetworkId
+              ? props.publicIpId
+              : undefined;
           if (held && !holdsAddress(idle)) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (!detail) return true;
