@@ -341,6 +341,19 @@ describe("hosts without the block storage list (fallback: attached unless listed
     await h.client.storage.detach(disk.uuid);
   });
 
+  it("an attach whose every answer was lost after it took effect is recorded with its id (the disk was available before it)", async () => {
+    const vm = await h.newInstance("bsa-fallback-lost");
+    const disk = disks[2]!;
+    await h.setFaults({ resetNext: { operation: "attachBlockStorage", afterProcessing: true, count: 20 } });
+    const error = await up(provider, { blockStorageId: disk.uuid, instanceId: vm }).catch((e: unknown) => e);
+    await h.clearFaults();
+    expect((await diskOf(disk.uuid)).instanceUuid).toBe(vm);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    expect((error as ResourceInitError).id).toBe(disk.uuid);
+    await provider.delete(disk.uuid, (error as ResourceInitError).properties as BlockStorageAttachmentOutputs);
+    expect((await diskOf(disk.uuid)).instanceUuid).toBeNull();
+  });
+
   it("takes a 405 for the list (the path exists, the method does not) as a missing route too, and attaches", async () => {
     await useHostWithoutList({ listBlockStorages: "DELETE /storage/blocks" }); // GET only there: the simulator answers 405
     try {

@@ -128,8 +128,11 @@ async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dyna
       await waitForDisk(client, what, deadline, id, instanceId, locationId, (s) => s.kind === "attached");
     } catch (error) {
       // Attached before the failure (a wait or read failing after the call): record it with its id. The fallback
-      // view cannot tell "attached here" from "refused", so there only an attach the API accepted counts.
-      if (attachAnswered || precise) {
+      // view cannot tell "attached here" from "refused", so there an attach counts when the API accepted it, or
+      // when the disk was listed as available before it (no longer listed after our attach: ours; an attach
+      // whose answers were all lost left it attached in no state, and an Instance deleted with
+      // removeBlockStorage then deleted the data disk: audit).
+      if (attachAnswered || precise || state.kind === "detached") {
         const known = { name: state.kind === "detached" ? state.name : undefined, sizeGb: state.kind === "detached" ? state.sizeGb : undefined };
         // Read back: attached -> record it. The read failing too (an outage) after the API accepted the attach ->
         // record it with what we know; a read that answers "not attached" means the attach did not take.
