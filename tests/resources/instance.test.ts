@@ -10,6 +10,7 @@ import { createClient } from "../../provider/api";
 import { getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ResourceInitError } from "../../provider/resources/common/errors";
 import { forgetAdoptions } from "../../provider/resources/common/adoptions";
+import { replacementsInProgress } from "../../provider/resources/common/replacements";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { badInputs, validCreate } from "./instance-cases";
 import { until } from "./attachment-helpers";
@@ -166,6 +167,19 @@ describe("create, clone, adopt", () => {
     await provider().delete(vm.id, vm.outs); // default deleteOptions: removePublicIp true
     expect(await simInstance(vm.id)).toBeUndefined();
     expect((await simState()).publicIps.find((p) => p.uuid === free.uuid)).toMatchObject({ instanceUuid: null });
+  });
+
+  it("a replacement recorded half-way names the VM it replaces, so a later deployment's diff knows it is still being replaced", async () => {
+    const old = await up({ ...validCreate, hostname: "replace-halfway" });
+    const news = { ...old.inputs, templateId: 2, timeouts: { create: "1ms" } } as InstanceInputs;
+    expect(await providers.Instance.diff!(old.id, old.outs, news)).toMatchObject({ replaces: ["templateId"] });
+    const init = (await provider().create(news).then(() => undefined, (e: unknown) => e)) as ResourceInitError;
+    expect(init).toBeInstanceOf(ResourceInitError);
+    expect(init.properties).toMatchObject({ replacing: old.id });
+    // a new provider process (the next up): only the recorded outputs tell
+    replacementsInProgress.clear();
+    await providers.Instance.diff!(init.id, init.properties, news);
+    expect(replacementsInProgress.isBeingReplaced("Instance:1/replace-halfway", old.id)).toBe(true);
   });
 
   it("a replacement that takes the reserved address and then fails with no VM made puts it back on the old VM", async () => {

@@ -21,8 +21,10 @@
  * - Replace, create-before-delete (the default; our providers never ask deleteBeforeReplace): the
  *   replacement is created (CreateStep with replacing=true marks the old `Delete = true`, even when the
  *   create ends in PartialFailure), dependents are replaced in turn, and the old resources are deleted at the
- *   end in reverse dependency order. Old resources still marked `Delete` from an earlier run are deleted first
- *   at the next up (deployment_executor.go, GeneratePendingDeletes).
+ *   end in reverse dependency order. Old resources still marked `Delete` from an earlier run are deleted at the
+ *   end of the next up too, with the others (step_generator.go GenerateDeletes: "delete steps for the resources
+ *   that are pending delete from the snapshot"; the local engine does the same, finishUp). Older engines deleted
+ *   them first (deployment_executor.go GeneratePendingDeletes, no longer in pulumi/pulumi).
  * - Delete (DeleteStep.Apply): the provider gets the state's OUTPUTS; success removes the resource, an error
  *   leaves it in the state.
  * - Refresh (RefreshStep.Apply): Read gets the outputs; an empty id drops the resource; the read's inputs
@@ -179,25 +181,22 @@ export class Engine {
     this.begin();
     this.program = program;
     try {
-      await this.deleteAll(this.state.resources.filter((r) => r.delete), "delete (replaced earlier)");
       const done = new Map<string, Promise<void>>();
-      const replaced: ResourceState[] = [];
       for (const decl of program) {
         const deps = decl.dependsOn.map((d) => done.get(d)!);
         done.set(decl.name, (async () => {
           await Promise.all(deps);
           this.guard();
-          const old = await this.declare(decl, program);
-          if (old) replaced.push(old);
+          await this.declare(decl, program);
         })());
       }
       // Every step runs to its end even when another fails (the engine waits for running steps).
       const outcomes = await Promise.allSettled(done.values());
       const failed = outcomes.find((o) => o.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
+      // Replaced in this run or an earlier one (marked Delete), and removed from the program.
       const declared = new Set(program.map((d) => urnOf(d.type, d.name)));
-      const removed = this.state.resources.filter((r) => !r.delete && !declared.has(r.urn));
-      await this.deleteAll([...replaced, ...removed], "delete");
+      await this.deleteAll(this.state.resources.filter((r) => r.delete || !declared.has(r.urn)), "delete");
     } catch (e) {
       if (!(e instanceof StopRun)) throw e;
     }

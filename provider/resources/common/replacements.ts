@@ -26,6 +26,11 @@ class IdsByIdentity {
     return this.ids.get(key)?.has(id.toLowerCase()) ?? false;
   }
 
+  /** The ids noted under identity `key`. */
+  idsOf(key: string): string[] {
+    return [...(this.ids.get(key) ?? [])];
+  }
+
   /** Every id noted under an identity that starts with `prefix` (e.g. "Instance:": the VMs being replaced). */
   idsUnder(prefix: string): string[] {
     return [...this.ids].filter(([key]) => key.startsWith(prefix)).flatMap(([, ids]) => [...ids]);

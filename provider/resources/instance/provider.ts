@@ -513,7 +513,14 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       "It is recorded in the stack: `pulumi up` reads it again and finishes or repairs it (a VM in status Error is started), " +
       "and `pulumi destroy` deletes it.";
     // Nothing was seen of the VM yet: the declared values, with status Unknown (see bestEffortOutputs).
-    throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, declared), [message], { cause: e });
+    const outs = await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, declared);
+    // A replacement recorded half-way: the VM it replaces stays until the end of a later up (the engine deletes
+    // it after that up's creates and updates: step_generator.go GenerateDeletes), and that up's Diff of this
+    // resource is the only word of it a later provider process gets. Kept here (`replacing`, bookkeeping, gone
+    // with the next read), so that Diff notes it again: a reserved address pinned to it can then move to this VM
+    // (common/pinned-address.ts; otherwise the PublicIp's move was refused at every run: soak, stuck).
+    const replacing = replacementsInProgress.idsOf(identityKey(hostname, locationId)).filter((old) => old !== id.toLowerCase());
+    throw new ResourceInitError(message, id, replacing.length > 0 ? { ...outs, replacing: replacing[0] } : outs, [message], { cause: e });
   }
 }
 
@@ -562,6 +569,15 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
     },
     { deadline, what },
   );
+}
+
+/**
+ * `outs` with the state's `replacing` (the VM a replacement recorded half-way replaces, see createInstance), kept
+ * until the engine has deleted that VM: a stale id only costs a lookup that finds nothing.
+ */
+function withReplacing(outs: InstanceOutputs, state: Partial<InstanceOutputs>): InstanceOutputs {
+  const replacing = (state as Record<string, unknown>).replacing;
+  return typeof replacing === "string" ? ({ ...outs, replacing } as InstanceOutputs) : outs;
 }
 
 /** True when the Instance's state says it manages the VM's public address (publicIp or publicNetworkId declared). */
@@ -633,7 +649,12 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
 
   diff(olds, news, id) {
     // The VM of a resource of this stack (a later create of the same name in this deployment is a clash: see createExactlyOnce)
-    if (typeof olds.hostname === "string" && typeof olds.locationId === "number") objectsOfThisStack.note(identityKey(olds.hostname, olds.locationId), id);
+    if (typeof olds.hostname === "string" && typeof olds.locationId === "number") {
+      objectsOfThisStack.note(identityKey(olds.hostname, olds.locationId), id);
+      // The VM this one replaces, when its replacement was recorded half-way (see createInstance): still replaced.
+      const replacing = (olds as Record<string, unknown>).replacing;
+      if (typeof replacing === "string") replacementsInProgress.note(identityKey(olds.hostname, olds.locationId), replacing);
+    }
     const result = diffInstance(olds, news);
     const replaces = result.replaces ?? [];
     if (replaces.length > 0) {
@@ -682,7 +703,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     // refresh that follows would diff the fresh outputs against the drifted value and report drift where there
     // is none (and a clone's or adopted VM's read-back values would look like declared inputs). Drift shows in
     // the outputs, and every refresh and preview diffs them against the program's inputs.
-    return { id, props: outs };
+    return { id, props: withReplacing(outs, state) };
   },
 
   async update(id, olds, news) {
@@ -699,7 +720,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       steps = plan.steps;
       await runSteps(client, id, steps, deadline, applied, ctx, plan.current);
       const fresh = await client.instances.get(id);
-      return { outs: await outputsFor(client, fresh, news, ctx.reservedPublicIpId) };
+      return { outs: withReplacing(await outputsFor(client, fresh, news, ctx.reservedPublicIpId), olds) };
     } catch (e) {
       // Half-way: report what is true now, and the old password unless the new one was set.
       const password = applied.has("password") ? news.password : olds.password;
@@ -711,7 +732,8 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
         ". The state records what the VM has now; `pulumi up` retries what is left.";
       // Unreadable: the old outputs (last seen), not the new inputs (asked for, maybe never done).
       const lastKnown = { ...(olds as Record<string, unknown>), password };
-      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, lastKnown), [message], { cause: e });
+      const outs = withReplacing((await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, lastKnown)) as InstanceOutputs, olds);
+      throw new ResourceInitError(message, id, outs, [message], { cause: e });
     }
   },
 
