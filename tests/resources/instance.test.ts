@@ -153,6 +153,8 @@ describe("create, clone, adopt", () => {
     expect(await providers.Instance.diff!(old.id, old.outs, news)).toMatchObject({ replaces: ["templateId"], deleteBeforeReplace: false });
     const replacement = await provider().create(news);
     expect((await simInstance(replacement.id))!.publicIpUuid).toBe(free.uuid);
+    // (it names the VM it replaces: a later deployment, if this up fails before the old VM's delete, still knows it)
+    expect(replacement.outs).toMatchObject({ replacing: old.id });
     expect((await simInstance(old.id))!.publicIpUuid).toBeNull();
     expect(progress.join("\n")).toContain(`address ${free.uuid} is held by instance ${old.id}, which this up replaces`);
     await provider().delete(old.id, old.outs); // the engine's delete of the old VM, last: the address stays with the new one
@@ -169,7 +171,7 @@ describe("create, clone, adopt", () => {
     expect((await simState()).publicIps.find((p) => p.uuid === free.uuid)).toMatchObject({ instanceUuid: null });
   });
 
-  it("a replacement recorded half-way names the VM it replaces, so a later deployment's diff knows it is still being replaced", async () => {
+  it("a replacement recorded half-way names the VM it replaces too, so a later deployment's diff knows it is still being replaced", async () => {
     const old = await up({ ...validCreate, hostname: "replace-halfway" });
     const news = { ...old.inputs, templateId: 2, timeouts: { create: "1ms" } } as InstanceInputs;
     expect(await providers.Instance.diff!(old.id, old.outs, news)).toMatchObject({ replaces: ["templateId"] });

@@ -502,10 +502,10 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     // What create/clone could not set: a clone's sizes, password, address and network; a "stopped" power state.
     const created = await outputsFor(client, detail, inputs);
     const steps = planInstanceUpdate(mode === "clone" ? { ...created, password: undefined } : created, inputs);
-    if (steps.length === 0) return { id, outs: created }; // the settled detail is fresh: no second read
+    if (steps.length === 0) return { id, outs: withReplaced(created) }; // the settled detail is fresh: no second read
     // runSteps answers the detail read when its last step settled: fresh, so not read again.
     const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
-    return { id, outs: await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId) };
+    return { id, outs: withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId)) };
   } catch (e) {
     const declared = mode === "clone" && !applied.has("password") ? { ...inputs, password: undefined } : inputs;
     const message =
@@ -514,13 +514,19 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       "and `pulumi destroy` deletes it.";
     // Nothing was seen of the VM yet: the declared values, with status Unknown (see bestEffortOutputs).
     const outs = await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, declared);
-    // A replacement recorded half-way: the VM it replaces stays until the end of a later up (the engine deletes
-    // it after that up's creates and updates: step_generator.go GenerateDeletes), and that up's Diff of this
-    // resource is the only word of it a later provider process gets. Kept here (`replacing`, bookkeeping, gone
-    // with the next read), so that Diff notes it again: a reserved address pinned to it can then move to this VM
-    // (common/pinned-address.ts; otherwise the PublicIp's move was refused at every run: soak, stuck).
+    throw new ResourceInitError(message, id, withReplaced(outs as InstanceOutputs), [message], { cause: e });
+  }
+
+  /**
+   * A replacement's outputs name the VM it replaces (`replacing`, bookkeeping): that VM stays until the end of an
+   * up that goes through (the engine deletes it after that up's creates and updates: step_generator.go
+   * GenerateDeletes), maybe a later one, whose provider process knows of it only from this resource's Diff. So Diff
+   * notes it again, and a reserved address pinned to it still moves to this VM (common/pinned-address.ts; without
+   * it the PublicIp's move was refused at every later run: soak, stuck). Carried by read and update (withReplacing).
+   */
+  function withReplaced(outs: InstanceOutputs): InstanceOutputs {
     const replacing = replacementsInProgress.idsOf(identityKey(hostname, locationId)).filter((old) => old !== id.toLowerCase());
-    throw new ResourceInitError(message, id, replacing.length > 0 ? { ...outs, replacing: replacing[0] } : outs, [message], { cause: e });
+    return replacing.length > 0 ? ({ ...outs, replacing: replacing[0] } as InstanceOutputs) : outs;
   }
 }
 
