@@ -222,8 +222,9 @@ export class Engine {
     return answer.inputs;
   }
 
-  /** One declared resource: create, same, update or replace. Resolves to the replaced old state, if any. */
-  private async declare(decl: DeclaredResource, program: DeclaredResource[]): Promise<ResourceState | undefined> {
+  /** One declared resource: create, same, update or replace. The old half of a replacement is marked Delete
+   * (create) and deleted with the others at the end of the up. */
+  private async declare(decl: DeclaredResource, program: DeclaredResource[]): Promise<void> {
     const urn = urnOf(decl.type, decl.name);
     const deps = decl.dependsOn.map((n) => {
       const d = program.find((p) => p.name === n)!;
@@ -234,7 +235,7 @@ export class Engine {
     this.guard();
     if (!old) {
       await this.create(decl, urn, inputs, deps);
-      return undefined;
+      return;
     }
     let diff: DiffAnswer;
     try {
@@ -248,21 +249,21 @@ export class Engine {
       if (diff.deleteBeforeReplace) {
         await this.deleteOne(old, "delete (before replace)", new Set());
         await this.create(decl, urn, inputs, deps);
-        return undefined;
+        return;
       }
       await this.create(decl, urn, inputs, deps, old);
-      return old;
+      return;
     }
     const changes = diff.changes ?? JSON.stringify(old.inputs) !== JSON.stringify(inputs);
     if (changes || (old.initErrors?.length ?? 0) > 0) {
       await this.update(decl, old, inputs);
-      return undefined;
+      return;
     }
     // Same: the new inputs are recorded, the outputs kept.
     old.inputs = inputs;
     old.dependencies = deps;
     old.deletedWith = this.deletedWithOf(decl).deletedWith;
-    return undefined;
+    return;
   }
 
   private deletedWithOf(decl: DeclaredResource): { deletedWith?: string } {
