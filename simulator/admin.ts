@@ -68,6 +68,33 @@ export const instanceSeedSchema = z.object({
   vswitchId: z.string().refine(isUuid, "a vswitch uuid").nullable().default(null),
 }).strict();
 
+/** Body of `PATCH /__sim/firewall-rules/{id}`: a rule changed or deleted in the panel (wire codes: action A/D). */
+export const firewallRulePatchSchema = z.object({
+  destinationPort: z.string().min(1).optional(),
+  protocol: z.enum(["tcp", "udp"]).optional(),
+  /** "A" accepts, "D" drops (the API's codes). */
+  action: z.enum(["A", "D"]).optional(),
+  sourceIp: z.string().nullable().optional(),
+  description: z.string().optional(),
+  /** Delete it out of band: it disappears from its instance's list. */
+  deleted: z.literal(true).optional(),
+}).strict();
+
+/** Body of `PATCH /__sim/snapshots/{uuid}`: a snapshot renamed, marked, or deleted in the panel. */
+export const snapshotPatchSchema = z.object({
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  /** Any status text, e.g. "Error". */
+  status: z.string().min(1).optional(),
+  /** Delete it out of band (not while an operation is making or removing it: 409). */
+  deleted: z.literal(true).optional(),
+}).strict();
+
+/** Body of `PATCH /__sim/block-storages/{uuid}`: attached to that instance in the panel, or detached (null). */
+export const blockStoragePatchSchema = z.object({
+  instanceId: z.string().refine(isUuid, "an instance uuid").nullable(),
+}).strict();
+
 const clockSchema = z.object({ advanceSeconds: z.number().min(0) }).strict();
 const finishSchema = z.object({ outcome: z.enum(["success", "failure"]).optional() }).strict();
 
@@ -150,6 +177,52 @@ function patchInstance(ctx: SimContext, uuid: string, body: unknown): AdminAnswe
   }
   inst.updatedAt = ctx.now;
   return { status: 200, body: { message: "Instance changed out of band.", data: instanceDump(ctx, inst) } };
+}
+
+function patchFirewallRule(ctx: SimContext, id: string, body: unknown): AdminAnswer {
+  const patch = parse(firewallRulePatchSchema, body);
+  const rule = ctx.state.firewallRules.find((r) => r.id === id);
+  if (!rule) throw new HttpError(404, { message: `No firewall rule ${id} in the simulator.` });
+  if (patch.deleted) {
+    ctx.state.firewallRules = ctx.state.firewallRules.filter((r) => r !== rule);
+    return { status: 200, body: { message: "Firewall rule deleted out of band.", data: { id, deleted: true } } };
+  }
+  if (patch.destinationPort !== undefined) rule.destinationPort = patch.destinationPort;
+  if (patch.protocol !== undefined) rule.protocol = patch.protocol;
+  if (patch.action !== undefined) rule.action = patch.action;
+  if (patch.sourceIp !== undefined) rule.sourceIp = patch.sourceIp;
+  if (patch.description !== undefined) rule.description = patch.description;
+  rule.updatedAt = ctx.now;
+  return { status: 200, body: { message: "Firewall rule changed out of band.", data: rule } };
+}
+
+function patchSnapshot(ctx: SimContext, uuid: string, body: unknown): AdminAnswer {
+  const patch = parse(snapshotPatchSchema, body);
+  const snapshot = ctx.state.snapshots.find((s) => s.uuid === uuid.toLowerCase());
+  if (!snapshot) throw new HttpError(404, { message: `No snapshot ${uuid} in the simulator.` });
+  if (patch.deleted) {
+    if (ctx.state.operations.some((o) => o.params["snapshotUuid"] === snapshot.uuid)) {
+      throw new HttpError(409, { message: `Snapshot ${uuid} has an operation running on it.` });
+    }
+    ctx.state.snapshots = ctx.state.snapshots.filter((s) => s !== snapshot);
+    return { status: 200, body: { message: "Snapshot deleted out of band.", data: { uuid: snapshot.uuid, deleted: true } } };
+  }
+  if (patch.name !== undefined) snapshot.name = patch.name;
+  if (patch.description !== undefined) snapshot.description = patch.description;
+  if (patch.status !== undefined) snapshot.status = patch.status;
+  return { status: 200, body: { message: "Snapshot changed out of band.", data: snapshot } };
+}
+
+function patchBlockStorage(ctx: SimContext, uuid: string, body: unknown): AdminAnswer {
+  const { instanceId } = parse(blockStoragePatchSchema, body);
+  const storage = ctx.state.blockStorages.find((b) => b.uuid === uuid.toLowerCase());
+  if (!storage) throw new HttpError(404, { message: `No block storage ${uuid} in the simulator.` });
+  if (instanceId !== null) {
+    const inst = findInstanceOr404(ctx, instanceId);
+    if (inst.locationId !== storage.locationId) throw badRequest(`Block storage ${uuid} is not in the instance's location.`);
+    storage.instanceUuid = inst.uuid;
+  } else storage.instanceUuid = null;
+  return { status: 200, body: { message: "Block storage changed out of band.", data: storage } };
 }
 
 function seedInstance(ctx: SimContext, body: unknown): AdminAnswer {
@@ -250,6 +323,13 @@ function route(sim: Simulator, method: string, path: string, query: URLSearchPar
     return { status: 200, body: { now: new Date(later.now).toISOString(), offsetMs: sim.clockOffsetMs } };
   }
   if (is("POST", "/instances")) return seedInstance(ctx, body);
+  const objectMatch = /^\/(firewall-rules|snapshots|block-storages)\/([^/]+)$/.exec(path);
+  if (objectMatch && method === "PATCH") {
+    const id = decodeURIComponent(objectMatch[2]!);
+    if (objectMatch[1] === "firewall-rules") return patchFirewallRule(ctx, id, body);
+    if (objectMatch[1] === "snapshots") return patchSnapshot(ctx, id, body);
+    return patchBlockStorage(ctx, id, body);
+  }
   const instanceMatch = /^\/instances\/([^/]+)(\/[a-z-]+)?$/.exec(path);
   if (instanceMatch) {
     const uuid = decodeURIComponent(instanceMatch[1]!);

@@ -253,6 +253,31 @@ describe("admin", () => {
     expect((await t.admin("PATCH", "/instances/whatever", { bogus: 1 })).status).toBe(400);
   });
 
+  it("PATCH /__sim/firewall-rules, /snapshots and /block-storages change or delete them as the panel would", async () => {
+    const uuid = await t.runningInstance();
+    const rule = (await t.call("POST", `/instance/${uuid}/firewall/create`, { form: { destination_port: "22", protocol: "tcp", action: "A" } })).body.data.id;
+    expect((await t.admin("PATCH", `/firewall-rules/${rule}`, { destinationPort: "2222", action: "D" })).status).toBe(200);
+    expect((await t.call("GET", `/instance/${uuid}/firewall/rules`)).body.data.data).toEqual([expect.objectContaining({ id: rule, destination_port: "2222", action: "D" })]);
+    await t.admin("PATCH", `/firewall-rules/${rule}`, { deleted: true });
+    expect((await t.call("GET", `/instance/${uuid}/firewall/rules`)).body.data.data).toEqual([]);
+    expect((await t.admin("PATCH", `/firewall-rules/${rule}`, { action: "A" })).status).toBe(404);
+
+    const snap = (await t.call("POST", `/instance/${uuid}/snapshot/create`, { form: { name: "s1", description: "panel test" } })).body.data.snap_uuid;
+    expect((await t.admin("PATCH", `/snapshots/${snap}`, { deleted: true })).status).toBe(409);
+    t.advance(OP_SECONDS);
+    await t.admin("PATCH", `/snapshots/${snap}`, { name: "renamed", status: "Error" });
+    expect((await t.call("GET", `/instance/${uuid}/snapshot/snapshots`)).body.data).toEqual([expect.objectContaining({ id: snap, name: "renamed", status: "Error" })]);
+    await t.admin("PATCH", `/snapshots/${snap}`, { deleted: true });
+    expect((await t.call("GET", `/instance/${uuid}/snapshot/snapshots`)).body.data).toEqual([]);
+
+    const disk = storageNamed("jkt-data-50");
+    await t.admin("PATCH", `/block-storages/${disk.uuid}`, { instanceId: uuid });
+    expect((await t.state()).blockStorages.find((b: Json) => b.uuid === disk.uuid).instanceUuid).toBe(uuid);
+    await t.admin("PATCH", `/block-storages/${disk.uuid}`, { instanceId: null });
+    expect((await t.state()).blockStorages.find((b: Json) => b.uuid === disk.uuid).instanceUuid).toBeNull();
+    expect((await t.admin("PATCH", `/block-storages/${disk.uuid}`, { instanceId: "nope" })).status).toBe(400);
+  });
+
   it("logs requests in order with method, path, operation and status; ?since= returns the later ones", async () => {
     await t.call("GET", "/tiers");
     await t.call("GET", "/locations", { apiKey: null });

@@ -373,7 +373,8 @@ class Lifecycle {
   /**
    * Something changed in the panel (out of band) on the program's VM, as users and support do between runs: a
    * resize, a rename, another tier, a stop, the address taken off, added or swapped for a reserved one, the
-   * private network left or changed, the rdns changed, or the VM deleted. The next refresh must show it, and
+   * private network left or changed, the rdns changed, its firewall rule changed or deleted, its snapshot renamed
+   * or deleted, its disk detached, or the VM deleted. The next refresh must show it, and
    * the next `up` of the unchanged program must make the cloud as declared again. True when something changed.
    */
   private async panelChange(r: SeededRandom): Promise<boolean> {
@@ -382,7 +383,8 @@ class Lifecycle {
     const v = vm && truth.instances.find((i) => i.uuid === vm.id);
     if (!v || v.operation) return false;
     const reserved = truth.publicIps.filter((ip) => ip.seeded && ip.instanceUuid === null && ip.uuid !== v.publicIpUuid).map((ip) => ip.uuid);
-    const options: [string, Record<string, unknown>][] = [
+    const onVm = `/instances/${v.uuid}`;
+    const options: [string, Record<string, unknown>, string?][] = [
       ["resized", { cpu: v.cpu === 1 ? 2 : 1, memory: v.memoryGb === 1 ? 2 : 1 }],
       ["renamed", { hostname: `${v.hostname}-panel` }],
       ["moved to another tier", { tierId: v.tierId === 1 ? 2 : 1 }],
@@ -397,13 +399,28 @@ class Lifecycle {
     // (a VM in another network than a VswitchAttachment declares is refused by design, not converged)
     if (this.vm.vswitchId !== undefined) options.push(["moved to another private network", { vswitchId: this.pick(this.cat.vswitches.filter((x) => x !== v.vswitchUuid), r) }]);
     if (v.vswitchUuid) options.push(["taken out of its private network", { vswitchId: null }]);
+    // The dependents' objects changed or removed in the panel: the next up puts back what the program declares.
+    for (const rule of truth.firewallRules.filter((x) => x.instanceUuid === v.uuid)) {
+      const path = `/firewall-rules/${rule.id}`;
+      options.push(
+        [`with its firewall rule ${rule.id} changed`, { destinationPort: rule.destinationPort === "9999" ? "9998" : "9999", action: rule.action === "A" ? "D" : "A" }, path],
+        [`with its firewall rule ${rule.id} deleted`, { deleted: true }, path],
+      );
+    }
+    for (const snap of truth.snapshots.filter((x) => x.instanceUuid === v.uuid && x.status === "Ready")) {
+      const path = `/snapshots/${snap.uuid}`;
+      options.push([`with its snapshot ${snap.uuid} deleted`, { deleted: true }, path], [`with its snapshot ${snap.uuid} renamed`, { name: `${snap.name}-panel` }, path]);
+    }
+    for (const disk of truth.blockStorages.filter((x) => x.instanceUuid === v.uuid)) {
+      options.push([`with its disk ${disk.uuid} detached`, { instanceId: null }, `/block-storages/${disk.uuid}`]);
+    }
     // (an adopted VM deleted in the panel cannot be adopted again: the program would have to change; nor one that
     // keeps an address it took off: nothing can release that address once its VM is gone, and refresh says so;
     // nor one on a pinned reserved address: the panel's delete releases it, and the program would have to change)
     if (!this.adopts && this.vm.adoptId === undefined && !this.pinned && vm.outputs.reservedPublicIpId === undefined && r.next() < 0.15) options.splice(0, options.length, ["deleted", { deleted: true }]);
-    const [what, patch] = this.pick(options, r);
+    const [what, patch, path = onVm] = this.pick(options, r);
     this.log(`(in the panel: instance ${v.uuid} is ${what}: ${JSON.stringify(patch)})`);
-    await admin(this.sim, "PATCH", `/instances/${v.uuid}`, patch);
+    await admin(this.sim, "PATCH", path, patch);
     return true;
   }
 
