@@ -951,6 +951,48 @@ describe("failures", () => {
     expect(await simInstance(id)).toMatchObject({ status: "Running", cpu: 4 });
   });
 
+  it("an update that runs out of time while its operation still runs records it as not seen at rest: the next up, asking for the old value again, gets it", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "mid-operation" });
+    await admin("POST", "/faults", { stickNext: { kind: "changeTier" } });
+    const toTier3 = (await provider().check(outs, { ...validCreate, hostname: "mid-operation", tierId: 3, timeouts: { update: "1s" } })).inputs;
+    const err = await provider().update(id, outs, toTier3).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResourceInitError);
+    // the VM still shows tier 2 while the change runs: recorded, but not as its end state
+    const recorded = (err as ResourceInitError).properties as InstanceOutputs;
+    expect(recorded).toMatchObject({ tierId: 2, status: "Unknown" });
+    // a refresh while it still runs keeps the mark
+    const refreshed = (await provider().read(id, recorded)).props as InstanceOutputs;
+    expect(refreshed).toMatchObject({ tierId: 2, status: "Unknown" });
+    // the user gives up on tier 3 (the program says tier 2 again); the host's change to tier 3 then ends
+    const back = (await provider().check(refreshed, { ...validCreate, hostname: "mid-operation" })).inputs;
+    expect(await provider().diff(id, refreshed, back)).toMatchObject({ changes: true, replaces: [] });
+    await admin("POST", `/instances/${id}/finish-operation`, { outcome: "success" });
+    expect(await simInstance(id)).toMatchObject({ tierId: 3 });
+    const updated = (await provider().update(id, refreshed, back)).outs as InstanceOutputs;
+    expect(updated).toMatchObject({ tierId: 2, status: "Running" });
+    expect(await simInstance(id)).toMatchObject({ tierId: 2, status: "Running" });
+    // at rest again: a refresh records what it sees, and nothing is left to do
+    const atRest = (await provider().read(id, updated)).props as InstanceOutputs;
+    expect(atRest.status).toBe("Running");
+    expect(await provider().diff(id, atRest, back)).toMatchObject({ changes: false });
+  });
+
+  it("an update planned from a record not seen at rest waits for the running operation, then plans from what it left", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "wait-then-plan" });
+    await admin("POST", "/faults", { stickNext: { kind: "resize" } });
+    const bigger = (await provider().check(outs, { ...validCreate, hostname: "wait-then-plan", cpu: 4, timeouts: { update: "1s" } })).inputs;
+    const recorded = ((await provider().update(id, outs, bigger).catch((e: unknown) => e)) as ResourceInitError).properties as InstanceOutputs;
+    expect(recorded).toMatchObject({ cpu: 2, status: "Unknown" });
+    const before = requestCount();
+    const again = (await provider().check(recorded, { ...validCreate, hostname: "wait-then-plan", cpu: 4 })).inputs;
+    const updating = provider().update(id, recorded, again);
+    await until(() => opsSince(before).length >= 2);
+    await admin("POST", `/instances/${id}/finish-operation`, { outcome: "success" });
+    expect((await updating).outs).toMatchObject({ cpu: 4, status: "Running" });
+    // the resize that finished is not sent again
+    expect(opsSince(before)).not.toContain("resizeInstance");
+  });
+
   it("a state written with status Unknown and the declared values (a create that could not read its VM) is planned from a fresh read", async () => {
     const { id, outs } = await up({ ...validCreate, hostname: "unknown-declared" });
     // what a create's error report records when the VM cannot be read: the declared values, status Unknown;

@@ -71,7 +71,7 @@ async function bestEffortOutputs(
 ): Promise<Record<string, unknown>> {
   try {
     const detail = await client.instances.find(id);
-    if (detail) return { ...(await outputsFor(client, detail, declared, reservedPublicIpId)) };
+    if (detail) return notSeenAtRestIfBusy(await outputsFor(client, detail, declared, reservedPublicIpId), detail);
   } catch {
     // the report must not hide the original failure
   }
@@ -82,16 +82,31 @@ async function bestEffortOutputs(
 }
 
 /**
+ * Outputs of a VM read while an operation runs on it show the VM before the operation ends (a tier change still
+ * shows the old tier), so an error report that recorded them as they are handed the next up a false end state: a
+ * program asking for that old value again planned nothing, and the operation then finished on the value no longer
+ * declared (soak: an up reported success with the VM on tier 3, tier 2 declared). Status "Unknown" marks them as
+ * not seen at rest: the next diff shows a change, and the update waits for the VM to be idle and plans from what
+ * it became (planFromTruth). A refresh keeps the mark while the operation still runs (read).
+ */
+function notSeenAtRestIfBusy<T extends { status: string }>(outs: T, detail: Pick<InstanceDetail, "operation_flag">): T {
+  return detail.operation_flag !== 0 ? { ...outs, status: "Unknown" } : outs;
+}
+
+/**
  * The steps of an update, planned from the state, or from a fresh read when the state's values were not
  * observed: status "Unknown" is written by an error report that could not read the VM (for a create, with the
  * declared values). Planning from those could skip a step the VM never got (a clone's resize) and report it
  * converged. Answers the detail it read, so the first step does not read it again.
  */
 async function planFromTruth(
-  client: VmHostClient, id: string, olds: Partial<InstanceOutputs>, news: Partial<InstanceInputs>,
+  client: VmHostClient, id: string, olds: Partial<InstanceOutputs>, news: Partial<InstanceInputs>, deadline: Deadline,
 ): Promise<{ steps: UpdateStep[]; current?: InstanceDetail }> {
   if (olds.status !== "Unknown") return { steps: planInstanceUpdate(olds, news) };
-  const current = await client.instances.get(id);
+  // An operation of an earlier run may still be running: planned from what it left, not from the VM half-way.
+  const current =
+    (await waitUntilIdle(client, id, { what: `instance ${id} to finish its running operation before planning`, deadline })) ??
+    (await client.instances.get(id));
   const seen = await outputsFor(client, current, inputsFromState(olds as Record<string, unknown>), olds.reservedPublicIpId);
   progressLog(`instance ${id}: its last recorded status is Unknown (it could not be read after a failure); planning from a fresh read`);
   return { steps: planInstanceUpdate(seen, news), current };
@@ -702,7 +717,9 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       declared.publicIp !== undefined && declared.publicNetworkId === undefined && typeof state.publicIpId === "string" && state.publicIpId !== ""
         ? state.publicIpId
         : undefined;
-    const outs = await outputsFor(client, detail, declared, state.reservedPublicIpId ?? leftInPanel);
+    const seen = await outputsFor(client, detail, declared, state.reservedPublicIpId ?? leftInPanel);
+    // Not seen at rest before (an error report, see notSeenAtRestIfBusy) and still mid-operation: still not.
+    const outs = state.status === "Unknown" ? notSeenAtRestIfBusy(seen, detail) : seen;
     // No `inputs`: Pulumi then keeps the inputs of the last up (RefreshStep.Apply in pulumi/pulumi
     // pkg/resource/deploy/step.go: `inputs := s.old.Inputs` unless Read returns some). Inputs rebuilt from the
     // state we were given are the outputs of the PREVIOUS read: after a change in the panel and its undo, the
@@ -722,7 +739,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? addressOfState(olds, news) };
     let steps: UpdateStep[] = [];
     try {
-      const plan = await planFromTruth(client, id, olds, news);
+      const plan = await planFromTruth(client, id, olds, news, deadline);
       steps = plan.steps;
       await runSteps(client, id, steps, deadline, applied, ctx, plan.current);
       const fresh = await client.instances.get(id);
