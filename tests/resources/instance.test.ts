@@ -184,6 +184,22 @@ describe("create, clone, adopt", () => {
     expect(replacementsInProgress.isBeingReplaced("Instance:1/replace-halfway", old.id)).toBe(true);
   });
 
+  it("a replacement that adopts (adoptId set on it after an interrupted create, as the refusal advises) names the VM it replaces too", async () => {
+    const old = await up({ ...validCreate, hostname: "replace-adopting" });
+    // what the interrupted create of the replacement made
+    const made = await admin<{ data: { uuid: string } }>("POST", "/instances", {
+      hostname: "replace-adopting", username: validCreate.username, tierId: validCreate.tierId, templateId: validCreate.templateId, cpu: validCreate.cpu, memory: validCreate.memory, storage: validCreate.storage,
+    });
+    const news = { ...old.inputs, sshKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAreplace user@ci"], adoptId: made.data.uuid } as InstanceInputs;
+    expect(await providers.Instance.diff!(old.id, old.outs, news)).toMatchObject({ replaces: expect.arrayContaining(["sshKeys"]) });
+    const adopted = await provider().create(news);
+    expect(adopted.id).toBe(made.data.uuid);
+    expect(adopted.outs).toMatchObject({ replacing: old.id });
+    replacementsInProgress.clear();
+    await providers.Instance.diff!(adopted.id, adopted.outs, news);
+    expect(replacementsInProgress.isBeingReplaced("Instance:1/replace-adopting", old.id)).toBe(true);
+  });
+
   it("a replacement that takes the reserved address and then fails with no VM made puts it back on the old VM", async () => {
     const free = (await simState()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!;
     const old = await up({ ...validCreate, hostname: "replace-pinned-fails", publicNetworkId: free.uuid });

@@ -296,6 +296,21 @@ export const instanceReplacementIdentity = (news: Record<string, unknown>): stri
   typeof news.hostname === "string" && typeof news.locationId === "number" ? identityKey(news.hostname, news.locationId) : undefined;
 
 /**
+ * A replacement's outputs name the VM it replaces (`replacing`, bookkeeping): that VM stays until the end of an
+ * up that goes through (the engine deletes it after that up's creates and updates: step_generator.go
+ * GenerateDeletes), maybe a later one, whose provider process knows of it only from this resource's Diff. So Diff
+ * notes it again, and a reserved address pinned to it still moves to this VM (common/pinned-address.ts; without
+ * it the PublicIp's move was refused at every later run: soak, stuck). Also for a replacement that adopts (the
+ * user set adoptId on it to take over what an interrupted create made: soak, stuck the same way). Carried by
+ * read and update (withReplacing).
+ */
+function withReplaced(outs: InstanceOutputs, id: string, inputs: Partial<InstanceInputs>): InstanceOutputs {
+  const identity = instanceReplacementIdentity(inputs as Record<string, unknown>);
+  const replacing = identity === undefined ? [] : replacementsInProgress.idsOf(identity).filter((old) => old !== id.toLowerCase());
+  return replacing.length > 0 ? ({ ...outs, replacing: replacing[0] } as InstanceOutputs) : outs;
+}
+
+/**
  * Instances named `hostname` in `locationId` right now (exact name: `search` may match substrings; the list
  * rows name the location only as text, so the location is checked on each detail).
  */
@@ -395,7 +410,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       const message =
         `instance ${id} was adopted, but waiting for it to be idle failed: ${errorClause(e)}. It is recorded in the stack: ` +
         "`pulumi up` waits for it again, and `pulumi destroy` deletes it.";
-      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, unset, undefined, await outputsFor(client, found, unset)), [message], { cause: e });
+      throw new ResourceInitError(message, id, withReplaced((await bestEffortOutputs(client, id, unset, undefined, await outputsFor(client, found, unset))) as InstanceOutputs, id, inputs), [message], { cause: e });
     }
     if (!detail) throw new ProviderError(`adoptId: instance ${id} disappeared while being adopted`);
     const outs = await outputsFor(client, detail, unset);
@@ -407,7 +422,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       const message =
         `instance ${id} was adopted, but it is in status ${detail.status}: it is recorded in the stack, and \`pulumi up\` again ` +
         "starts it to repair it (or delete it with `pulumi destroy`)";
-      throw new ResourceInitError(message, id, outs, [message]);
+      throw new ResourceInitError(message, id, withReplaced(outs, id, inputs), [message]);
     }
     // Then made as declared in the same up, as PublicIp and FirewallRule adoption do (and Terraform's import
     // blocks: import and update in one apply). Left for "the next up", an up reported success on a VM not as
@@ -416,19 +431,20 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     // A declared password is set: it is write-only, so whether the VM has it cannot be seen, and recording it
     // unset made a clone adopted after an interrupted up keep its SOURCE's password forever (soak).
     const steps = planInstanceUpdate(outs, inputs);
-    if (steps.length === 0) return { id, outs };
+    if (steps.length === 0) return { id, outs: withReplaced(outs, id, inputs) };
     progressLog(`adopting instance ${id}: making it as declared (${steps.map((s) => describeStep(s, id)).join("; ")})`);
     const applied = new Set<UpdateStep["kind"]>();
     const ctx: StepContext = { reservedPublicIpId: null };
     try {
       const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
-      return { id, outs: await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId) };
+      return { id, outs: withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId), id, inputs) };
     } catch (e) {
       const message =
         `instance ${id} was adopted, but making it as declared failed: ${errorClause(e)}. It is recorded in the stack: ` +
         "`pulumi up` reads it again and finishes the change, and `pulumi destroy` deletes it.";
       const declared = applied.has("password") ? inputs : unset;
-      throw new ResourceInitError(message, id, await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, { ...outs, password: declared.password }), [message], { cause: e });
+      const recorded = await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, { ...outs, password: declared.password });
+      throw new ResourceInitError(message, id, withReplaced(recorded as InstanceOutputs, id, inputs), [message], { cause: e });
     }
   }
 
@@ -517,10 +533,10 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     // What create/clone could not set: a clone's sizes, password, address and network; a "stopped" power state.
     const created = await outputsFor(client, detail, inputs);
     const steps = planInstanceUpdate(mode === "clone" ? { ...created, password: undefined } : created, inputs);
-    if (steps.length === 0) return { id, outs: withReplaced(created) }; // the settled detail is fresh: no second read
+    if (steps.length === 0) return { id, outs: withReplaced(created, id, inputs) }; // the settled detail is fresh: no second read
     // runSteps answers the detail read when its last step settled: fresh, so not read again.
     const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
-    return { id, outs: withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId)) };
+    return { id, outs: withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId), id, inputs) };
   } catch (e) {
     const declared = mode === "clone" && !applied.has("password") ? { ...inputs, password: undefined } : inputs;
     const message =
@@ -529,19 +545,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       "and `pulumi destroy` deletes it.";
     // Nothing was seen of the VM yet: the declared values, with status Unknown (see bestEffortOutputs).
     const outs = await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, declared);
-    throw new ResourceInitError(message, id, withReplaced(outs as InstanceOutputs), [message], { cause: e });
-  }
-
-  /**
-   * A replacement's outputs name the VM it replaces (`replacing`, bookkeeping): that VM stays until the end of an
-   * up that goes through (the engine deletes it after that up's creates and updates: step_generator.go
-   * GenerateDeletes), maybe a later one, whose provider process knows of it only from this resource's Diff. So Diff
-   * notes it again, and a reserved address pinned to it still moves to this VM (common/pinned-address.ts; without
-   * it the PublicIp's move was refused at every later run: soak, stuck). Carried by read and update (withReplacing).
-   */
-  function withReplaced(outs: InstanceOutputs): InstanceOutputs {
-    const replacing = replacementsInProgress.idsOf(identityKey(hostname, locationId)).filter((old) => old !== id.toLowerCase());
-    return replacing.length > 0 ? ({ ...outs, replacing: replacing[0] } as InstanceOutputs) : outs;
+    throw new ResourceInitError(message, id, withReplaced(outs as InstanceOutputs, id, inputs), [message], { cause: e });
   }
 }
 
