@@ -41,6 +41,31 @@ test("up --replace of an adopted Instance keeps the VM (it is adopted again, not
   expect((await simState(sim)).instances.filter((i) => i.hostname === "adopted-replace-vm")).toEqual([]);
 });
 
+test("up --replace of an adopted Instance and FirewallRule with deleteBeforeReplace (the delete comes first) keeps both", async () => {
+  const uuid = await madeInPanel("adopted-dbr-vm");
+  const ruleId = (await client.firewall.createRule(uuid, { destinationPort: "443", protocol: "tcp", action: "accept", description: "https" })).id!;
+  const dbr = { deleteBeforeReplace: true };
+  const program: Res[] = [
+    { type: "Instance", name: "vm", args: vmArgs("adopted-dbr-vm", { adoptId: uuid }), opts: dbr },
+    { type: "FirewallRule", name: "fw", args: { instanceId: uuid, protocol: "tcp", port: 443, action: "accept", description: "https", adoptId: ruleId }, opts: dbr },
+  ];
+  const s = await SpecStack.create(sim);
+  stacks.push(s);
+  const up = await s.run("up", program);
+  expect(up.ok ? "" : show(up)).toBe("");
+  for (const name of ["vm", "fw"]) {
+    const replaced = await s.run("up", program, { replace: [s.res(name)!.urn] });
+    expect(replaced.ok ? "" : show(replaced)).toBe("");
+  }
+  const st = await simState(sim);
+  expect(st.instances.filter((i) => i.hostname === "adopted-dbr-vm").map((i) => i.uuid)).toEqual([uuid]);
+  expect(st.firewallRules.filter((x) => x.instanceUuid === uuid).map((x) => x.id)).toEqual([ruleId]);
+  const check = await s.run("preview", program, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const destroy = await s.run("destroy", program);
+  expect(destroy.ok ? "" : show(destroy)).toBe("");
+});
+
 test("up --replace of an adopted FirewallRule and Snapshot keeps both, and no drift follows", async () => {
   const vm = await madeInPanel("adopted-replace-deps");
   const ruleId = (await client.firewall.createRule(vm, { destinationPort: "22", protocol: "tcp", action: "accept", description: "ssh" })).id!;

@@ -375,6 +375,23 @@ describe("create, clone, adopt", () => {
     expect(await simInstance(existing.id)).toBeUndefined();
   });
 
+  it("with deleteBeforeReplace the old half of `up --replace` of an adopted VM is deleted before the create: check's note keeps it", async () => {
+    const existing = await up({ ...validCreate, hostname: "adopt-dbr" });
+    forgetAdoptions(); // adopted in an earlier deployment
+    const adopted = await up({ adoptId: existing.id });
+    forgetAdoptions(); // `pulumi up --replace <urn>` with deleteBeforeReplace: a new deployment...
+    // ...whose Check of the resource runs when it registers, then the delete, then the create (step_generator.go)
+    const checked = await provider().check({}, { adoptId: existing.id.toUpperCase() });
+    expect(checked.failures ?? []).toEqual([]);
+    await provider().delete(existing.id, adopted.outs);
+    expect(await simInstance(existing.id)).toBeDefined();
+    const again = await provider().create(checked.inputs);
+    expect(again.id).toBe(existing.id);
+    forgetAdoptions();
+    await provider().delete(existing.id, again.outs as InstanceOutputs);
+    expect(await simInstance(existing.id)).toBeUndefined();
+  });
+
   it("refuses to adopt an instance that does not exist: at preview (check), and at create when check was skipped", async () => {
     const checked = await provider().check({}, { adoptId: "6f1c0a2e-1111-4222-8333-444455556666" });
     expect(checked.failures).toEqual([{ property: "adoptId", reason: expect.stringMatching(/no instance 6f1c0a2e-1111-4222-8333-444455556666 in this account to adopt/) }]);

@@ -11,11 +11,15 @@
  *
  * So a create that adopts an object notes its id, and a delete of a noted id in the same provider process (one
  * process serves one deployment: the dynamic-provider host) leaves the object alone, saying why: the program
- * still declares it, under the resource that adopted it. Deletes in any other deployment (`pulumi destroy`, an
- * up after the resource left the program) are untouched.
+ * still declares it, under the resource that adopted it. Check notes it too: with `deleteBeforeReplace` the
+ * engine deletes the old resource BEFORE the replacement's create (step_generator.go, the delete-before-replace
+ * steps; its Check runs first, when the resource registers), so a note made only at create came too late and
+ * `up --replace` of an adopted VM with deleteBeforeReplace deleted it, then failed to adopt it. Deletes in any
+ * other deployment (`pulumi destroy`, an up after the resource left the program) are untouched.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { progressLog } from "../../context";
+import { isUnknown } from "./check";
 import { ResourceInitError } from "./errors";
 
 const adoptedHere = new Set<string>();
@@ -32,6 +36,16 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
   };
   const wrapped: pulumi.dynamic.ResourceProvider = {
     ...provider,
+    ...(provider.check
+      ? {
+          check: async (olds, news) => {
+            const result = await provider.check!(olds, news);
+            const adoptId = (result.inputs as { adoptId?: unknown } | undefined)?.adoptId;
+            if (typeof adoptId === "string" && !isUnknown(adoptId)) adoptedHere.add(adoptId.toLowerCase());
+            return result;
+          },
+        }
+      : {}),
     create: async (inputs) => {
       try {
         const result = await provider.create(inputs);
