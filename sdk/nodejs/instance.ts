@@ -181,7 +181,6 @@ export class Instance extends VmhostResource {
         tierId: undefined,
         hostname: undefined,
         username: undefined,
-        password: undefined,
         sshKeys: undefined,
         backups: undefined,
         cpu: undefined,
@@ -197,6 +196,10 @@ export class Instance extends VmhostResource {
         deleteOptions: undefined,
         timeouts: undefined,
         ...args,
+        // Secret in the state's inputs whatever the program passes (a plain string, or a secret config value read
+        // with config.require): the engine stores inputs as the SDK sends them, and additionalSecretOutputs covers
+        // only the outputs (and not those recorded with a failed create or update). As generated SDKs do.
+        password: args.password === undefined ? undefined : pulumi.secret(args.password),
         ...optionInputs(opts),
         status: undefined,
         ipAddress: undefined,
