@@ -89,3 +89,20 @@ test("up --replace of an adopted FirewallRule and Snapshot keeps both, and no dr
   const check = await s.run("preview", program, { refresh: true, expectNoChanges: true });
   expect(check.ok ? "" : show(check)).toBe("");
 });
+
+test("an adoptId naming a VM another resource of the stack manages is refused, and that VM is left as it was", async () => {
+  const s = await SpecStack.create(sim);
+  stacks.push(s);
+  const first: Res[] = [{ type: "Instance", name: "vm1", args: vmArgs("owned-vm-a") }];
+  const up = await s.run("up", first);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const uuid = s.res("vm1")!.id!;
+  const second: Res[] = [...first, { type: "Instance", name: "vm2", args: vmArgs("owned-vm-b", { adoptId: uuid }) }];
+  const refused = await s.run("up", second);
+  expect(refused.ok).toBe(false);
+  expect(refused.errors.join("\n")).toContain(`adoptId: Instance ${uuid} belongs to another resource of this stack`);
+  expect((await simState(sim)).instances.find((i) => i.uuid === uuid)).toMatchObject({ hostname: "owned-vm-a" });
+  expect(s.res("vm2")).toBeUndefined();
+  const destroy = await s.run("destroy", first);
+  expect(destroy.ok ? "" : show(destroy)).toBe("");
+});

@@ -392,6 +392,26 @@ describe("create, clone, adopt", () => {
     expect(await simInstance(existing.id)).toBeUndefined();
   });
 
+  it("refuses to adopt a VM another resource of this stack manages (its diff named it), before any change", async () => {
+    const first = await up({ ...validCreate, hostname: "owned-by-first" });
+    // the engine diffs the existing resource first (it is declared first), then creates the one that adopts
+    await providers.Instance.diff!(first.id, first.outs, first.inputs);
+    const before = requestCount();
+    const checked = (await provider().check({}, { adoptId: first.id, hostname: "second-owner", password: "Second-Owner-1" })).inputs;
+    await expect(provider().create(checked)).rejects.toThrow(
+      `adoptId: Instance ${first.id} belongs to another resource of this stack; two resources would own one object, and removing either would delete it`,
+    );
+    expect(opsSince(before).filter((o) => !/^(get|list)/.test(o ?? ""))).toEqual([]);
+    expect(await simInstance(first.id)).toMatchObject({ hostname: "owned-by-first" });
+    // the same resource adopting its own VM again (the engine's own replace of an adopted VM) is not refused
+    forgetAdoptions();
+    const adopted = await provider().create((await provider().check({}, { adoptId: first.id })).inputs);
+    await providers.Instance.diff!(adopted.id, adopted.outs, { adoptId: first.id } as never);
+    expect((await provider().create((await provider().check({}, { adoptId: first.id })).inputs)).id).toBe(first.id);
+    forgetAdoptions();
+    await provider().delete(first.id, adopted.outs);
+  });
+
   it("refuses to adopt an instance that does not exist: at preview (check), and at create when check was skipped", async () => {
     const checked = await provider().check({}, { adoptId: "6f1c0a2e-1111-4222-8333-444455556666" });
     expect(checked.failures).toEqual([{ property: "adoptId", reason: expect.stringMatching(/no instance 6f1c0a2e-1111-4222-8333-444455556666 in this account to adopt/) }]);

@@ -146,8 +146,9 @@ describe("an interrupted up", () => {
         "so no second one was created. It may be left by an interrupted or failed `pulumi up`. " +
         `To manage it, set adoptId: "${orphan.uuid}" on this Instance (then \`pulumi refresh --clear-pending-creates\` ` +
         "drops Pulumi's warning about the interrupted create, once every VM it names is adopted or deleted); otherwise " +
-        "delete it or choose another hostname. (Replacing an Instance with `pulumi up --replace` while keeping its hostname " +
-        "needs the resource option deleteBeforeReplace: true.)",
+        "delete it or choose another hostname. Never adopt a VM another resource of this stack declares (with `--target` or " +
+        "`--exclude` the provider cannot tell which those are): give this Instance another hostname instead. (Replacing an " +
+        "Instance with `pulumi up --replace` while keeping its hostname needs the resource option deleteBeforeReplace: true.)",
     );
     expect(h.operationsSince(mark)).not.toContain("createInstance");
     expect(await named("interrupted")).toHaveLength(1);

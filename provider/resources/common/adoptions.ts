@@ -20,13 +20,30 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { progressLog } from "../../context";
 import { isUnknown } from "./check";
-import { ResourceInitError } from "./errors";
+import { ProviderError, ResourceInitError } from "./errors";
 
 const adoptedHere = new Set<string>();
 
-/** Forgets the adoptions noted (tests that simulate a new provider process, i.e. a new deployment). */
+/**
+ * Objects that resources of this stack manage other than by adopting them with that very id (created, or adopted
+ * under another id): noted at Diff, which the engine calls for every resource of the state the program still
+ * declares. An `adoptId` naming one of them would make two resources own one object (removing either deletes it,
+ * and the adopting one changes it to its own declaration), so adoption refuses it. Best effort: a resource
+ * declared after the one that adopts may not be diffed yet, and `--target`/`--exclude` skip the Diff of the
+ * resources they leave out.
+ */
+const managedByOthers = new Set<string>();
+
+/** Notes, at Diff, that the resource whose state is `olds` manages object `id`. */
+export function noteManaged(id: string, olds: unknown): void {
+  const adoptId = (olds as { adoptId?: unknown } | undefined)?.adoptId;
+  if (id && (typeof adoptId !== "string" || adoptId.toLowerCase() !== id.toLowerCase())) managedByOthers.add(id.toLowerCase());
+}
+
+/** Forgets what was noted (tests that simulate a new provider process, i.e. a new deployment). */
 export function forgetAdoptions(): void {
   adoptedHere.clear();
+  managedByOthers.clear();
 }
 
 /** Wraps create and delete of `resource`'s provider as described in the module comment. */
@@ -47,6 +64,12 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
         }
       : {}),
     create: async (inputs) => {
+      const adoptId = (inputs as { adoptId?: unknown } | undefined)?.adoptId;
+      if (typeof adoptId === "string" && managedByOthers.has(adoptId.toLowerCase()))
+        throw new ProviderError(
+          `adoptId: ${resource} ${adoptId} belongs to another resource of this stack; two resources would own one object, and ` +
+            "removing either would delete it. Remove adoptId (to get a new one) or the other resource. Nothing was changed.",
+        );
       try {
         const result = await provider.create(inputs);
         note(inputs, result.id);

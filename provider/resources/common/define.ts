@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { noteManaged } from "./adoptions";
 import { checkInputs } from "./check";
 import type { ResourceDiff } from "./replace-on-changes";
 import { withUnconfirmedCreates } from "./unconfirmed";
@@ -53,7 +54,10 @@ export function defineResourceProvider<Inputs, Outputs>(
         ? impl.check(news as Record<string, unknown>)
         : (checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>);
     },
-    diff: async (id, olds, news) => impl.diff(olds, news, id),
+    diff: async (id, olds, news) => {
+      noteManaged(id, olds);
+      return impl.diff(olds, news, id);
+    },
     create: (inputs) => impl.create(inputs),
     read: async (id, props) => (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>,
     update: (id, olds, news) => impl.update(id, olds, news),
