@@ -251,3 +251,61 @@ test("13b. --target changes only the targeted resources", async () => {
   expect((await p.run("up", v2, { targets: [p.urn("gone")] })).ok).toBe(true);
   expect(p.cloud().log).toEqual(["delete:gone"]);
 });
+
+// step_generator.go GenerateDeletes + determineAllowedResourcesToDeleteFromTargets: a target's dependents
+// (getTargetDependents: dependsOn, property dependencies, deletedWith, children) are deleted with it, and each
+// one not in the --target list is refused (diag 2014) before anything is deleted, unless --target-dependents;
+// step.go DeleteStep.Apply isDeletedWith: no Delete call for one deleted with another of the same run.
+test("13c. destroy --target of a resource with dependents: refused unless listed or --target-dependents", async () => {
+  const program: ItemSpec[] = [
+    { name: "vm", size: 1 },
+    { name: "ip", size: 1, deletedWith: "vm" },
+    { name: "fw", size: 1, dependsOn: ["vm"] },
+    { name: "other", size: 1 },
+  ];
+  expect((await p.run("up", program)).ok).toBe(true);
+  p.clearLog();
+  const refused = await p.run("destroy", program, { targets: [p.urn("vm")] });
+  expect(refused.ok).toBe(false);
+  expect(refused.errors).toEqual(
+    ["ip", "fw"].map(
+      (n) =>
+        `Resource '${p.urn(n)}' will be destroyed but was not specified in --target list.\n` +
+        "Either include resource in --target list or pass --target-dependents to proceed.",
+    ),
+  );
+  expect(p.cloud().log).toEqual([]);
+  expect(p.state().resources.map((r) => r.name).sort()).toEqual(["fixture-dev", "fw", "ip", "other", "vm"]);
+
+  const r = await p.run("destroy", program, { targets: [p.urn("vm")], targetDependents: true });
+  expect(r.errors).toEqual([]);
+  expect(changesOf(r).sort()).toEqual([["delete", "fw"], ["delete", "ip"], ["delete", "vm"]]);
+  // ip goes with vm (no Delete call of its own); fw before vm.
+  expect(p.cloud().log.filter((l) => l.startsWith("delete:"))).toEqual(["delete:fw", "delete:vm"]);
+  expect(p.state().resources.map((r) => r.name).sort()).toEqual(["fixture-dev", "other"]);
+});
+
+// step_generator.go GenerateDeletes: the old half of a replacement (res.Delete, NewDeleteReplacementStep) has a
+// targeted URN, so it is deleted; the 2014 refusal concerns only URNs outside the --target list, and untargeted
+// dependents (registered: same steps) keep their old state.
+test("13d. up --target of a replaced resource deletes the old one even though untargeted ones depend on it", async () => {
+  const v1: ItemSpec[] = [
+    { name: "vm", size: 1, zone: "z1" },
+    { name: "fw", size: 1, dependsOn: ["vm"] },
+  ];
+  expect((await p.run("up", v1)).ok).toBe(true);
+  const oldId = p.item("vm")!.id;
+  const v2: ItemSpec[] = [
+    { name: "vm", size: 1, zone: "z2" },
+    { name: "fw", size: 2, dependsOn: ["vm"] },
+  ];
+  const r = await p.run("up", v2, { targets: [p.urn("vm")] });
+  expect(r.errors).toEqual([]);
+  expect(r.ok).toBe(true);
+  expect(changesOf(r)).toEqual([["replace", "vm"]]);
+  const vms = Object.values(p.cloud().items).filter((i) => i.name === "vm");
+  expect(vms).toHaveLength(1);
+  expect(vms[0].id).not.toBe(oldId);
+  expect(p.item("fw")?.size).toBe(1);
+  expect(p.state().resources.filter((s) => s.name === "vm" && s.pendingDelete)).toEqual([]);
+});

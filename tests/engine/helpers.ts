@@ -97,7 +97,7 @@ export class FixtureProject {
   run(
     command: EngineCommand,
     resources: ItemSpec[],
-    extra: Pick<EngineOptions, "expectNoChanges" | "refresh" | "parallel" | "targets" | "replace" | "clearPendingCreates" | "signal"> & {
+    extra: Pick<EngineOptions, "expectNoChanges" | "refresh" | "parallel" | "targets" | "targetDependents" | "replace" | "clearPendingCreates" | "signal"> & {
       config?: Record<string, string>;
     } = {},
   ): Promise<EngineResult> {

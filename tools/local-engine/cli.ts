@@ -1,7 +1,7 @@
 /**
  * `vmhost-local-engine <preview|up|refresh|destroy> [--cwd DIR] [--stack NAME] [--state FILE]
  *   [--config k=v]... [--secret k=v]... [--config-file FILE] [--refresh] [--expect-no-changes] [--yes]
- *   [--target URN]... [--replace URN]... [--parallel N] [--clear-pending-creates]`
+ *   [--target URN]... [--target-dependents] [--replace URN]... [--parallel N] [--clear-pending-creates]`
  *
  * The command-line face of {@link runEngine}: the Pulumi CLI commands of the same names, run locally.
  * Exit codes follow the Pulumi CLI's (pkg/cmd/pulumi/cmd/exit_codes.go): 0 success, 1 failure, 2 bad usage
@@ -30,6 +30,7 @@ options:
   --expect-no-changes   preview/refresh: exit 7 if anything would change or drifted;
                         up: apply the changes, then exit 7 if there were any (as the Pulumi CLI)
   --target URN          only create, update, replace or delete this resource (repeatable)
+  --target-dependents   with --target: also what depends on a target (else deleting one is refused)
   --replace URN         replace this resource even if nothing changed (repeatable)
   --parallel N          provider operations at once (default: PULUMI_PARALLEL, else 4 per CPU)
   --clear-pending-creates  refresh: forget the creates an interrupted run left pending
@@ -73,6 +74,7 @@ export async function main(argv: string[], run: (opts: EngineOptions) => Promise
         "expect-no-changes": { type: "boolean" },
         yes: { type: "boolean", short: "y" },
         target: { type: "string", short: "t", multiple: true },
+        "target-dependents": { type: "boolean" },
         replace: { type: "string", multiple: true },
         parallel: { type: "string", short: "p" },
         "clear-pending-creates": { type: "boolean" },
@@ -130,6 +132,7 @@ export async function main(argv: string[], run: (opts: EngineOptions) => Promise
       refresh: values.refresh,
       expectNoChanges: values["expect-no-changes"],
       targets: values.target,
+      targetDependents: values["target-dependents"],
       replace: values.replace,
       parallel,
       clearPendingCreates: values["clear-pending-creates"],

@@ -85,6 +85,11 @@ export interface DeploymentOptions {
   parallel?: number;
   /** `--target`: only these URNs are created, updated, replaced or deleted; the rest stay as they are. */
   targets?: string[];
+  /**
+   * `--target-dependents`: what depends on a target is targeted too (in an up, a registration one of whose
+   * dependencies was targeted; in the deletions, every dependent of a target).
+   */
+  targetDependents?: boolean;
   /** `--replace`: these URNs are replaced whatever their diff says. */
   replaceTargets?: string[];
 }
@@ -271,7 +276,7 @@ function applyReplaceOnChanges(d: EngineDiff, replaceOnChanges: string[], hasIni
  * GetAllDependencies). Only ever asked whether it holds a given resource's URN, so an empty entry (the proto's
  * unset string) would be harmless; none is added.
  */
-function allDependencies(r: ResourceState): Set<string> {
+function allDependencies(r: Pick<ResourceState, "dependencies" | "parent" | "propertyDependencies" | "deletedWith">): Set<string> {
   const deps = new Set<string>(r.dependencies);
   if (r.parent) deps.add(r.parent);
   for (const urns of Object.values(r.propertyDependencies ?? {})) for (const u of urns) deps.add(u);
@@ -310,6 +315,11 @@ export class Deployment implements MonitorHandler {
   private planQueue: Promise<void> = Promise.resolve();
   private readonly pool: WorkerPool;
   private readonly targets?: Set<string>;
+  /**
+   * The targets plus the registrations targeted through --target-dependents (step_generator.go targetsActual:
+   * a targeted registration is added, so what depends on it is targeted in turn).
+   */
+  private readonly targetsActual = new Set<string>();
   private readonly replaceTargets: Set<string>;
   /** Set by {@link cancel}: no new step starts. */
   private cancelled = false;
@@ -321,6 +331,7 @@ export class Deployment implements MonitorHandler {
     for (const r of this.oldResources) if (!r.pendingDelete) this.oldByUrn.set(r.urn, r);
     this.pool = new WorkerPool(Math.max(1, opts.parallel ?? defaultParallel()));
     this.targets = opts.targets?.length ? new Set(opts.targets) : undefined;
+    for (const t of this.targets ?? []) this.targetsActual.add(t);
     this.replaceTargets = new Set(opts.replaceTargets ?? []);
     this.basePendingCreates = (opts.old.pending_operations ?? []).filter((op) => op.type === "creating");
   }
@@ -403,8 +414,52 @@ export class Deployment implements MonitorHandler {
     return ok;
   }
 
-  private isTargeted(urn: string): boolean {
-    return !this.targets || this.targets.has(urn) || urn === this.stackUrn();
+  /**
+   * Whether a registration is targeted (step_generator.go continueStepsFromImport isTargeted and
+   * isTargetedForUpdate): with no --target everything is; the stack always is; else a URN in the list, or,
+   * with --target-dependents, one of whose dependencies (parent, dependencies, property dependencies,
+   * deletedWith) was targeted earlier in the run. A targeted registration joins `targetsActual`.
+   */
+  private isTargeted(urn: string, deps: Set<string> = new Set()): boolean {
+    if (!this.targets || urn === this.stackUrn()) return true;
+    const targeted = this.targets.has(urn) || (this.opts.targetDependents === true && [...deps].some((d) => this.targetsActual.has(d)));
+    if (targeted) this.targetsActual.add(urn);
+    return targeted;
+  }
+
+  /**
+   * The old resources a --target deletion may delete (step_generator.go determineAllowedResourcesToDeleteFromTargets
+   * with getTargetDependents): the targets and everything that depends on them, transitively, through a parent,
+   * a dependency, a property dependency or deletedWith (graph/dependency_graph.go DependingOn, children
+   * included). The state is in dependency order, so one pass finds them all.
+   */
+  private targetClosure(): Set<string> {
+    const closure = new Set<string>();
+    for (const r of this.oldResources) {
+      if (this.targets?.has(r.urn) || [...allDependencies(r)].some((u) => closure.has(u))) closure.add(r.urn);
+    }
+    return closure;
+  }
+
+  /**
+   * The deletions of a run with --target: only those in {@link targetClosure}; one whose URN is not itself in the
+   * --target list is refused (diag 2014, the real engine's text) unless --target-dependents, and then nothing is
+   * deleted (step_generator.go GenerateDeletes: "We don't want to delete something the user didn't ask for").
+   * A preview reports every refusal and still shows the deletions ("In preview we keep going"). Returns the
+   * resources to delete, or undefined when the run must stop.
+   */
+  private targetedDeletes(candidates: ResourceState[]): ResourceState[] | undefined {
+    const allowed = this.targetClosure();
+    const deletes = candidates.filter((r) => allowed.has(r.urn));
+    if (this.opts.targetDependents) return deletes;
+    const unspecified = [...new Set(deletes.filter((r) => !this.targets?.has(r.urn)).map((r) => r.urn))];
+    for (const urn of unspecified) {
+      this.fail(
+        `Resource '${urn}' will be destroyed but was not specified in --target list.\n` +
+          "Either include resource in --target list or pass --target-dependents to proceed.",
+      );
+    }
+    return unspecified.length > 0 && !this.opts.dryRun ? undefined : deletes;
   }
 
   // ---- MonitorHandler -------------------------------------------------------------------------------
@@ -476,6 +531,8 @@ export class Deployment implements MonitorHandler {
 
   private registerComponent(urn: string, req: RegistrationRequest): RegistrationResult {
     const old = this.findOld(urn, req.aliases);
+    // Only to pass targeting on to its children and dependents (--target-dependents).
+    this.isTargeted(urn, allDependencies(req));
     const entry: ResourceState = {
       urn,
       type: req.type,
@@ -493,6 +550,23 @@ export class Deployment implements MonitorHandler {
     };
     this.record(old ? "same" : "create", entry, []);
     return { urn, id: "", object: {}, failed: false };
+  }
+
+  /**
+   * An untargeted registration keeps its old state, and with it its old dependencies: those the program has not
+   * registered (yet) are kept as they are too, ahead of it in the state, and so are not deleted even when
+   * targeted (step_generator.go continueStepsFromImport, `!isTargeted` getDependencySteps: an untargeted same
+   * step for each such dependency, depth first; GenerateDeletes then skips them as isOperatedOn). Pending
+   * deletes are left to the deletions, as there.
+   */
+  private keepOldDependencies(old: ResourceState): void {
+    for (const urn of allDependencies(old)) {
+      if (this.seen.has(urn) || this.registered.has(urn) || this.deletedForReplace.has(urn) || this.aliased.has(urn)) continue;
+      const dep = this.oldByUrn.get(urn);
+      if (!dep) continue;
+      this.keepOldDependencies(dep);
+      if (!this.registered.has(urn)) this.registered.set(urn, structuredClone(dep));
+    }
   }
 
   /**
@@ -580,10 +654,21 @@ export class Deployment implements MonitorHandler {
 
     // --target (step_generator.go continueStepsFromImport): an untargeted resource keeps its old state as it
     // is (no Check, no Diff); one that does not exist yet is not created.
-    if (!this.isTargeted(urn)) {
+    if (!this.isTargeted(urn, allDependencies(entry))) {
+      if (old && this.deletedForReplace.has(urn)) {
+        // Deleted ahead of a targeted delete-before-replace: it must be re-created, targeted or not. The real
+        // engine handles `recreating` (case 1) before the untargeted same step, with Check stubbed to return the
+        // old inputs (continueStepsFromImport: `if !isTargeted { checkInputs = ... oldInputs }`).
+        entry.inputs = clone(old.inputs);
+        plan.op = "replace";
+        plan.recreating = true;
+        this.replacing.add(urn);
+        return plan;
+      }
       if (old) {
         plan.op = "same";
         Object.assign(entry, structuredClone(old), { urn });
+        this.keepOldDependencies(old);
         return plan;
       }
       this.skippedCreates.add(urn);
@@ -893,7 +978,11 @@ export class Deployment implements MonitorHandler {
   /**
    * After the program: deletes what the program no longer declares and the replaced resources (only if
    * the program and every step succeeded, as deleting on a partial program would destroy live resources).
-   * With --target only targeted resources are deleted (stepGenerator.GenerateDeletes).
+   * With --target only the targets and their dependents are candidates, and a dependent that is not in the
+   * list stops the run (stepGenerator.GenerateDeletes, see targetedDeletes). The old half of a targeted
+   * replacement is a delete of a targeted URN, so it goes ahead whatever depends on it: untargeted dependents
+   * registered in this run keep their old state (GenerateDeletes has no rule about them: they are operated on,
+   * so they get no delete step).
    */
   async finishUp(programOk: boolean): Promise<void> {
     if (!programOk || this.errors.length > 0 || this.cancelled) return;
@@ -903,26 +992,18 @@ export class Deployment implements MonitorHandler {
         !this.deleted.has(r) &&
         (r.pendingDelete || this.replacedOld.has(r) || (!this.registered.has(r.urn) && !this.aliased.has(r.urn) && !this.deletedForReplace.has(r.urn))),
     );
-    const allowed = this.targets ? doomed.filter((r) => this.targets?.has(r.urn)) : doomed;
-    if (this.targets) {
-      // Deleting a targeted resource that an untargeted, surviving resource depends on would break it.
-      const going = new Set(allowed.map((r) => r.urn));
-      for (const r of this.snapshot().resources) {
-        if (going.has(r.urn)) continue;
-        const dep = [...allDependencies(r)].find((u) => going.has(u));
-        if (dep) {
-          this.fail(`Resource '${dep}' cannot be deleted because it is still depended on by '${r.urn}', which is not targeted.`);
-          return;
-        }
-      }
-    }
-    await this.deleteAll(allowed);
+    const deletes = this.targets ? this.targetedDeletes(doomed) : doomed;
+    if (deletes) await this.deleteAll(deletes);
   }
 
-  /** destroy: deletes every resource of the state (only the targeted ones with --target). */
+  /**
+   * destroy: deletes every resource of the state; with --target the targets and their dependents, which must
+   * be in the list too unless --target-dependents (GenerateDeletes, see targetedDeletes).
+   */
   async destroy(): Promise<void> {
     if (!this.checkTargets()) return;
-    await this.deleteAll(this.oldResources.filter((r) => !this.targets || this.targets.has(r.urn)));
+    const deletes = this.targets ? this.targetedDeletes(this.oldResources) : this.oldResources;
+    if (deletes) await this.deleteAll(deletes);
   }
 
   /**

@@ -61,6 +61,11 @@ export interface EngineOptions {
   parallel?: number;
   /** `--target`: only these URNs are created, updated, replaced or deleted (preview/up/destroy). */
   targets?: string[];
+  /**
+   * `--target-dependents`: what depends on a target is targeted too; without it, a --target deletion that
+   * would have to delete an unlisted dependent is refused, as by the Pulumi CLI.
+   */
+  targetDependents?: boolean;
   /** `--replace`: replace these URNs even if nothing changed (preview/up). */
   replace?: string[];
   /** `refresh --clear-pending-creates`: forget the pending creates an interrupted run left in the state. */
@@ -179,6 +184,7 @@ async function runLocked(
     host: () => (hostPromise ??= startHost()),
     parallel,
     targets: opts.targets,
+    targetDependents: opts.targetDependents,
     replaceTargets: opts.replace,
   });
   const onAbort = (): void => {

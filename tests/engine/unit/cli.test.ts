@@ -32,7 +32,7 @@ test("every option reaches the engine", async () => {
   const f = fakeRun();
   const argv = [
     "up", "--cwd", "/p", "--stack", "prod", "--state", "/s.json", "--config", "a=1", "-c", "ns:b=x=y", "--secret", "k=s",
-    "--config-file", "/c.json", "--refresh", "--expect-no-changes", "--yes", "--target", "u1", "-t", "u2", "--replace", "u3",
+    "--config-file", "/c.json", "--refresh", "--expect-no-changes", "--yes", "--target", "u1", "-t", "u2", "--target-dependents", "--replace", "u3",
     "--parallel", "3", "--clear-pending-creates",
   ];
   expect(await main(argv, f.run)).toBe(0);
@@ -47,6 +47,7 @@ test("every option reaches the engine", async () => {
     refresh: true,
     expectNoChanges: true,
     targets: ["u1", "u2"],
+    targetDependents: true,
     replace: ["u3"],
     parallel: 3,
     clearPendingCreates: true,

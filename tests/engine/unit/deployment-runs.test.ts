@@ -121,6 +121,36 @@ describe("deletions (step_generator.go ScheduleDeletes, deployment_executor.go p
     expect(p2.changes()).toEqual(["delete addr id-2"]);
   });
 
+  test("destroy --target of a VM with dependents: refused without them; --target-dependents deletes them, deletedWith without a call", async () => {
+    // step_generator.go determineAllowedResourcesToDeleteFromTargets (getTargetDependents: transitive dependents,
+    // children and deletedWith included), GenerateDeletes (diag 2014, nothing deleted), step.go DeleteStep.Apply
+    // (isDeletedWith: no Delete call when the deletedWith resource is deleted in the same run).
+    const s = await stackOf([
+      ["vm", { size: 1 }],
+      ["ip", { size: 1 }, { deletedWith: urnOf("vm") }],
+      ["fw", { size: 1 }, dep("vm")],
+      ["fwlog", { size: 1 }, { parent: urnOf("fw") }],
+      ["other", { size: 1 }],
+    ]);
+    const refused = new Run(new FakeProvider(), s, { targets: [urnOf("vm")] });
+    await refused.deployment.destroy();
+    const fwlog = `urn:pulumi:${"dev"}::proj::${TYPE}$${TYPE}::fwlog`;
+    expect(refused.deployment.errors).toEqual(
+      [urnOf("ip"), urnOf("fw"), fwlog].map(
+        (u) => `Resource '${u}' will be destroyed but was not specified in --target list.\nEither include resource in --target list or pass --target-dependents to proceed.`,
+      ),
+    );
+    expect(refused.provider.changes()).toEqual([]);
+    expect(refused.state().resources).toHaveLength(6);
+    const p = new FakeProvider();
+    const run = new Run(p, s, { targets: [urnOf("vm")], targetDependents: true });
+    await run.deployment.destroy();
+    expect(run.deployment.errors).toEqual([]);
+    expect(p.changes()).toEqual(["delete fwlog id-4", "delete fw id-3", "delete vm id-1"]);
+    expect(run.text()).toContain(" -   pulumi-nodejs:dynamic:Resource  ip  deleted (with vm)\n");
+    expect(run.state().resources.map((x) => x.name)).toEqual(["proj-dev", "other"]);
+  });
+
   test("components and the stack are removed from the state without provider calls", async () => {
     const s = await stackOf([["grp", {}, { custom: false, type: "my:Group" }], ["a", { size: 1 }, { parent: urnOf("grp", "my:Group") }]]);
     const p = new FakeProvider();
@@ -144,6 +174,23 @@ describe("deletions (step_generator.go ScheduleDeletes, deployment_executor.go p
     await t.deployment.destroy();
     expect(p2.changes()).toEqual(["delete c id-3"]);
     expect(t.state().resources.map((x) => x.name)).toEqual(["proj-dev", "a", "b"]);
+    // A target's dependents are deleted with it (determineAllowedResourcesToDeleteFromTargets); those not in the
+    // target list are refused before anything is deleted (GenerateDeletes, diag 2014).
+    const refused = new Run(new FakeProvider(), s, { targets: [urnOf("a")] });
+    await refused.deployment.destroy();
+    expect(refused.deployment.errors).toEqual([
+      `Resource '${urnOf("b")}' will be destroyed but was not specified in --target list.\n` +
+        "Either include resource in --target list or pass --target-dependents to proceed.",
+    ]);
+    expect(refused.provider.changes()).toEqual([]);
+    expect(refused.state().resources.map((x) => x.name)).toEqual(["proj-dev", "a", "b", "c"]);
+    for (const opts of [{ targets: [urnOf("a"), urnOf("b")] }, { targets: [urnOf("a")], targetDependents: true }]) {
+      const run = new Run(new FakeProvider(), s, opts);
+      await run.deployment.destroy();
+      expect(run.deployment.errors).toEqual([]);
+      expect(run.provider.changes()).toEqual(["delete b id-2", "delete a id-1"]);
+      expect(run.state().resources.map((x) => x.name)).toEqual(["proj-dev", "c"]);
+    }
     const bad = new Run(new FakeProvider(), s, { targets: [urnOf("zz")] });
     await bad.deployment.destroy();
     expect(bad.deployment.errors).toEqual([`Target '${urnOf("zz")}' could not be found in the stack.`]);
@@ -191,22 +238,124 @@ describe("--target (step_generator.go continueStepsFromImport, GenerateDeletes, 
     expect(p.changes()).toEqual([]);
   });
 
-  test("removed resources are deleted only when targeted, and not when an untargeted one depends on them", async () => {
+  test("removed resources are deleted only when targeted; one an untargeted registration depends on is kept", async () => {
     const s = await stackOf([["a", { size: 1 }], ["b", { size: 1 }, dep("a")], ["c", { size: 1 }]]);
     const p = new FakeProvider();
     const run = await up(p, s, async () => undefined, { targets: [urnOf("c")] });
     expect(p.changes()).toEqual(["delete c id-3"]);
     expect(run.state().resources.map((x) => x.name)).toEqual(["proj-dev", "a", "b"]);
+    // b is registered but untargeted: its old state (which depends on a) is kept as it is, and so is a, ahead of
+    // it (step_generator.go continueStepsFromImport, untargeted getDependencySteps: an untargeted same step for
+    // the old dependency, which GenerateDeletes then sees as operated on and does not delete).
     const p2 = new FakeProvider();
     const run2 = await up(p2, s, async (r) => r.register("b", { size: 1 }, dep("a")), { targets: [urnOf("a")] });
-    expect(run2.deployment.errors).toEqual([
-      `Resource '${urnOf("a")}' cannot be deleted because it is still depended on by '${urnOf("b")}', which is not targeted.`,
-    ]);
+    expect(run2.deployment.errors).toEqual([]);
     expect(p2.changes()).toEqual([]);
+    expect(run2.state().resources.map((x) => x.name)).toEqual(["proj-dev", "a", "b", "c"]);
     const p3 = new FakeProvider();
     const run3 = await up(p3, s, async () => undefined, { targets: [urnOf("new")] });
     expect(run3.deployment.errors).toEqual([`Target '${urnOf("new")}' could not be found in the stack.`]);
     expect(p3.changes()).toEqual([]);
+  });
+
+  // GenerateDeletes with determineAllowedResourcesToDeleteFromTargets: the targets' dependents are deleted too,
+  // and each one that was not itself given as a target is refused (diag 2014) unless --target-dependents.
+  const unspecified = (name: string): string =>
+    `Resource '${urnOf(name)}' will be destroyed but was not specified in --target list.\n` +
+    "Either include resource in --target list or pass --target-dependents to proceed.";
+
+  test("a removed target whose removed dependents are not targeted is refused before anything is deleted", async () => {
+    const s = await stackOf([["a", { size: 1 }], ["b", { size: 1 }, dep("a")], ["d", { size: 1 }, dep("b")], ["c", { size: 1 }]]);
+    const p = new FakeProvider(5);
+    const run = await up(p, s, async (r) => r.register("c", { size: 2 }), { targets: [urnOf("a"), urnOf("c")] });
+    expect(run.deployment.errors).toEqual([unspecified("b"), unspecified("d")]);
+    expect(p.changes()).toEqual(["update c id-4"]); // the program's steps ran; no delete did
+    expect(run.state().resources.map((x) => x.name)).toEqual(["proj-dev", "c", "a", "b", "d"]);
+    // Preview reports every one and still shows the deletions (GenerateDeletes keeps going in a dry run).
+    const prev = await up(new FakeProvider(5), s, async (r) => r.register("c", { size: 1 }), { targets: [urnOf("a")], dryRun: true });
+    expect(prev.deployment.errors).toEqual([unspecified("b"), unspecified("d")]);
+    expect(prev.deployment.steps.filter((x) => x.op === "delete").map((x) => x.name)).toEqual(["d", "b", "a"]);
+    // --target-dependents: they go too, dependents first.
+    const p2 = new FakeProvider(5);
+    const run2 = await up(p2, s, async (r) => r.register("c", { size: 1 }), { targets: [urnOf("a")], targetDependents: true });
+    expect(run2.deployment.errors).toEqual([]);
+    expect(p2.changes()).toEqual(["delete d id-3", "delete b id-2", "delete a id-1"]);
+    expect(run2.state().resources.map((x) => x.name)).toEqual(["proj-dev", "c"]);
+  });
+
+  test("a targeted replace deletes the old resource even though untargeted resources depend on it", async () => {
+    // The old half of a replacement is a delete of a targeted URN (step_generator.go GenerateDeletes: res.Delete,
+    // NewDeleteReplacementStep; the 2014 check only concerns URNs outside the target list); untargeted
+    // dependents keep their old state.
+    const s = await stackOf([
+      ["vm", { size: 1, zone: "z1" }],
+      ["ip", { size: 1 }, { deletedWith: urnOf("vm") }],
+      ["fw", { size: 1 }, dep("vm")],
+    ]);
+    const p = new FakeProvider(4);
+    const run = await up(
+      p,
+      s,
+      async (r) => {
+        await r.register("vm", { size: 1, zone: "z2" });
+        await r.register("ip", { size: 1 }, { deletedWith: urnOf("vm") });
+        await r.register("fw", { size: 2 }, dep("vm"));
+      },
+      { targets: [urnOf("vm")] },
+    );
+    expect(run.deployment.errors).toEqual([]);
+    expect(p.changes()).toEqual(["create vm", "delete vm id-1"]);
+    const state = run.state();
+    expect(state.resources.filter((x) => x.name === "vm").map((x) => x.id)).toEqual(["id-4"]);
+    expect(resource(state, "ip")?.id).toBe("id-2");
+    expect(resource(state, "fw")?.inputs.size).toBe(1);
+  });
+
+  test("an untargeted dependent deleted ahead of a targeted delete-before-replace is re-created from its old inputs", async () => {
+    // step_generator.go continueStepsFromImport: `recreating` (case 1) comes before the untargeted same step,
+    // and an untargeted resource's Check is stubbed to return its old inputs.
+    const s = await stackOf([
+      ["vm", { size: 1, zone: "z1" }],
+      ["ip", { size: 1 }, { deletedWith: urnOf("vm") }],
+    ]);
+    const p = new FakeProvider(3);
+    p.faults.dbr.add("vm");
+    const run = await up(
+      p,
+      s,
+      async (r) => {
+        await r.register("vm", { size: 1, zone: "z2" });
+        await r.register("ip", { size: 2 }, { deletedWith: urnOf("vm") });
+      },
+      { targets: [urnOf("vm")] },
+    );
+    expect(run.deployment.errors).toEqual([]);
+    expect(p.changes()).toEqual(["delete vm id-1", "create vm", "create ip"]);
+    expect(p.calls.filter((c) => c === "check ip")).toEqual([]);
+    const ip = resource(run.state(), "ip");
+    expect(ip?.id).toBe("id-4");
+    expect(ip?.inputs.size).toBe(1);
+  });
+
+  test("--target-dependents in an up also changes the resources that depend on a targeted one", async () => {
+    // step_generator.go isTargetedForUpdate: with TargetDependents a registration is targeted when one of its
+    // dependencies was (targetsActual); others stay untargeted.
+    const s = await stackOf([["a", { size: 1 }], ["b", { size: 1 }, dep("a")], ["c", { size: 1 }]]);
+    const p = new FakeProvider(4);
+    const run = await up(
+      p,
+      s,
+      async (r) => {
+        await r.register("a", { size: 2 });
+        await r.register("b", { size: 2 }, dep("a"));
+        await r.register("c", { size: 2 });
+        await r.register("n", { size: 1 }, dep("b"));
+      },
+      { targets: [urnOf("a")], targetDependents: true },
+    );
+    expect(run.deployment.errors).toEqual([]);
+    expect(p.changes()).toEqual(["update a id-1", "update b id-2", "create n"]);
+    expect(resource(run.state(), "c")?.inputs.size).toBe(1);
   });
 
   test("a target that the program registers (new) is found", async () => {
