@@ -53,18 +53,6 @@ export function firewallRuleOutputs(carried: Carried, rule: ApiFirewallRule): Fi
   return outputs as FirewallRuleOutputs;
 }
 
-/** The inputs `read` reports: what the API holds now (so drift shows), plus the carried ones. */
-export function firewallRuleInputsOf(outputs: FirewallRuleOutputs): FirewallRuleInputs {
-  const { instanceId, protocol, port, sourceIp, action, description, adoptId, timeouts } = outputs;
-  return {
-    instanceId, protocol, port, action,
-    ...(sourceIp !== undefined ? { sourceIp } : {}),
-    ...(description !== undefined ? { description } : {}),
-    ...(adoptId !== undefined ? { adoptId } : {}),
-    ...(timeouts !== undefined ? { timeouts } : {}),
-  };
-}
-
 /** True when an API rule matches the inputs (used to find a created rule when the API returns no id). */
 export function ruleMatches(rule: ApiFirewallRule, inputs: FirewallRuleInputs): boolean {
   const out = firewallRuleOutputs({ instanceId: inputs.instanceId }, rule);

@@ -23,7 +23,7 @@ import { writeExactlyOnce } from "../common/reconcile";
 import { instancesMadeHere } from "../common/replacements";
 import { canonicalPort, canonicalSource, changedApiProperties, diffFirewallRule } from "./diff";
 import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
-import { createParams, firewallRuleInputsOf, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
+import { createParams, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
 
 /**
  * Operation kind of a firewall change: its usual duration is learned per host (wait/durations.ts) and polling
@@ -204,7 +204,10 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
     const rule = await findRule(getClient(), props.instanceId, id);
     if (!rule) return {}; // the rule (or its instance) is gone
     const outs = firewallRuleOutputs(props, rule);
-    return { id, props: outs, inputs: firewallRuleInputsOf(outs) } ;
+    // No \`inputs\`: the engine would store them as the resource's inputs, and every later refresh diffs against
+    // them (RefreshStep.Apply, pulumi/pulumi pkg/resource/deploy/step.go): from the second refresh on, drift stayed
+    // hidden, and a change undone in the panel showed as drift. The inputs of the last up stay (see Instance read).
+    return { id, props: outs };
   },
 
   async update(id: string, olds: FirewallRuleOutputs, news: FirewallRuleInputs): Promise<pulumi.dynamic.UpdateResult<FirewallRuleOutputs>> {

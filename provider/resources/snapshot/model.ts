@@ -40,13 +40,3 @@ export function snapshotOutputs(carried: Carried, s: ApiSnapshot): SnapshotOutpu
   };
 }
 
-/** The inputs `read` reports: what the API holds now (so drift shows), plus the carried ones. */
-export function snapshotInputsOf(outputs: SnapshotOutputs): SnapshotInputs {
-  return {
-    instanceId: outputs.instanceId,
-    name: outputs.name,
-    description: outputs.description,
-    ...(outputs.adoptId !== undefined ? { adoptId: outputs.adoptId } : {}),
-    ...(outputs.timeouts !== undefined ? { timeouts: outputs.timeouts } : {}),
-  };
-}

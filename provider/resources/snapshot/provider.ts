@@ -26,7 +26,7 @@ import { writeExactlyOnce } from "../common/reconcile";
 import { replacementsInProgress } from "../common/replacements";
 import { diffSnapshot } from "./diff";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
-import { snapshotInputsOf, snapshotOutputs, snapshotProgress } from "./model";
+import { snapshotOutputs, snapshotProgress } from "./model";
 
 /**
  * Operation kinds whose usual durations are learned per host (wait/durations.ts): polling is fast around them.
@@ -195,7 +195,10 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     const snapshot = list?.find((s) => s.id === id);
     if (!snapshot) return {}; // the snapshot (or its instance) is gone
     const outs = snapshotOutputs(props, snapshot);
-    return { id, props: outs, inputs: snapshotInputsOf(outs) } ;
+    // No \`inputs\`: the engine would store them as the resource's inputs, and every later refresh diffs against
+    // them (RefreshStep.Apply, pulumi/pulumi pkg/resource/deploy/step.go): from the second refresh on, drift stayed
+    // hidden, and a change undone in the panel showed as drift. The inputs of the last up stay (see Instance read).
+    return { id, props: outs };
   },
 
   /** Only provider-only inputs (timeouts, adoptId) change in place: nothing to send, just record them. */

@@ -1,0 +1,52 @@
+/**
+ * Drift in the panel stays drift at every refresh until the cloud or the program changes, and a change undone in
+ * the panel is no drift: each refresh diffs the fresh outputs against the inputs of the last up, because read
+ * returns no inputs (the engine would store them: RefreshStep.Apply in pulumi/pulumi pkg/resource/deploy/step.go).
+ * Through the local engine and the real dynamic-provider host.
+ */
+import { startTestSimulator, type TestSimulator } from "./helpers";
+import { SpecStack, admin, show, until, vmArgs, simState, type Res } from "./spec-stack";
+
+jest.setTimeout(300_000);
+let sim: TestSimulator;
+let stack: SpecStack | undefined;
+beforeAll(async () => {
+  sim = await startTestSimulator();
+}, 120_000);
+afterAll(async () => {
+  await sim?.close();
+  stack?.remove();
+});
+
+test("a firewall rule or snapshot changed in the panel is drift at every refresh; undone, it is none", async () => {
+  const program: Res[] = [
+    { type: "Instance", name: "vm", args: vmArgs("refresh-drift-vm") },
+    { type: "FirewallRule", name: "fw", args: { instanceId: "$id:vm", protocol: "tcp", port: 22, action: "accept" } },
+    { type: "Snapshot", name: "snap", args: { instanceId: "$id:vm", name: "base" } },
+  ];
+  stack = await SpecStack.create(sim);
+  const up = await stack.run("up", program);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const rule = stack.res("fw")!.id!;
+  const snap = stack.res("snap")!.id!;
+  const refreshIsClean = async (): Promise<boolean> => (await stack!.run("refresh", program, { expectNoChanges: true })).ok;
+  expect(await refreshIsClean()).toBe(true);
+
+  await admin(sim, "PATCH", `/firewall-rules/${rule}`, { destinationPort: "2222" });
+  await admin(sim, "PATCH", `/snapshots/${snap}`, { name: "renamed" });
+  expect(await refreshIsClean()).toBe(false);
+  expect(await refreshIsClean()).toBe(false); // still drift: the cloud is not as the program declares
+  await admin(sim, "PATCH", `/firewall-rules/${rule}`, { destinationPort: "22" });
+  await admin(sim, "PATCH", `/snapshots/${snap}`, { name: "base" });
+  expect(await refreshIsClean()).toBe(true); // undone in the panel: as declared again
+
+  // drift left in place is put back by the next up
+  await admin(sim, "PATCH", `/firewall-rules/${rule}`, { destinationPort: "2222" });
+  expect(await refreshIsClean()).toBe(false);
+  const fix = await stack.run("up", program);
+  expect(fix.ok ? "" : show(fix)).toBe("");
+  await until("rule back on 22", async () => (await simState(sim)).firewallRules.find((r) => r.id === rule)?.destinationPort === "22");
+  expect(await refreshIsClean()).toBe(true);
+  const destroy = await stack.run("destroy", program);
+  expect(destroy.ok ? "" : show(destroy)).toBe("");
+});
