@@ -115,6 +115,21 @@ describe("Instance against the catalogue, at preview", () => {
     expect(writes()).toEqual([]);
   });
 
+  it("an existing VM whose template, tier or location the host has retired, or whose minimums it raised, is not refused; a change to such a value is", async () => {
+    // the state's inputs of a VM made when template 42, tier 9 and location 99 existed and template 4 asked less
+    const made = { ...validCreate, locationId: 99, tierId: 9, templateId: 42 };
+    const check = async (olds: Record<string, unknown>, news: Record<string, unknown>) => (await provider("Instance").check(olds, news)).failures ?? [];
+    expect(await check(made, { ...made, hostname: "renamed" })).toEqual([]);
+    const small = { ...validCreate, templateId: 4, cpu: 1, memory: 2, storage: 30 };
+    expect(await check(small, { ...small, powerState: "stopped" })).toEqual([]);
+    // what the program changes is checked as for a new VM
+    expect(await check(small, { ...small, cpu: 1, memory: 3 })).toEqual([
+      { property: "memory", reason: expect.stringMatching(/needs at least 4 GB; raise memory to 4/) },
+    ]);
+    expect(await check({ ...validCreate }, { ...validCreate, tierId: 9 })).toEqual([{ property: "tierId", reason: expect.stringMatching(/tierId 9 is not a tier of this host/) }]);
+    expect(writes()).toEqual([]);
+  });
+
   it("accepts a valid program, and skips ids still unknown at preview", async () => {
     const jkt = vswitches.find((v) => v.locationId === 1)!;
     expect(await failuresOf({ ...validCreate, vswitchId: jkt.uuid, tierId: 3, dedicatedCpu: true })).toEqual([]);

@@ -84,10 +84,10 @@ describe("catalogueFor", () => {
     const paths: string[] = [];
     pool.intercept({ path: (p) => (paths.push(p), true), method: "GET" }).reply(200, { message: "ok", data: [] }).persist();
     await catalogueFor(client);
-    await previewFailures("Instance", { locationId: 1, tierId: 1, templateId: 1, hostname: "web-1" }, client, true);
-    await previewFailures("Instance", { locationId: 1, tierId: 1, templateId: 1, hostname: "web-2", vswitchId: "" }, client, true);
+    await previewFailures("Instance", { locationId: 1, tierId: 1, templateId: 1, hostname: "web-1" }, client);
+    await previewFailures("Instance", { locationId: 1, tierId: 1, templateId: 1, hostname: "web-2", vswitchId: "" }, client);
     expect(paths.filter((p) => p.includes("vswitches"))).toEqual([]);
-    await previewFailures("Instance", { locationId: 1, tierId: 1, templateId: 1, hostname: "web-3", vswitchId: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, client, true);
+    await previewFailures("Instance", { locationId: 1, tierId: 1, templateId: 1, hostname: "web-3", vswitchId: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, client);
     await previewFailures("VswitchAttachment", { instanceId: "9f1c2b7e-3a4d-4c5e-8f90-1a2b3c4d5e6f", vswitchId: "0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, client);
     expect(paths.filter((p) => p.includes("vswitches"))).toEqual(["/v1/network/vswitches"]); // once, then shared
   });
@@ -139,18 +139,18 @@ describe("previewFailures of the attachments and of a new Instance's source", ()
   });
   it("a new Instance: the VM to adopt or clone must exist; a failed read only logs", async () => {
     const client = api({});
-    expect(await previewFailures("Instance", { adoptId: VM }, client, true)).toEqual([
+    expect(await previewFailures("Instance", { adoptId: VM }, client)).toEqual([
       { property: "adoptId", reason: `there is no instance ${VM} in this account to adopt (getInstances lists them)` },
     ]);
-    expect(await previewFailures("Instance", { cloneFrom: VM }, api({}), true)).toEqual([
+    expect(await previewFailures("Instance", { cloneFrom: VM }, api({}))).toEqual([
       { property: "cloneFrom", reason: `there is no instance ${VM} in this account to clone (getInstances lists them)` },
     ]);
-    expect(await previewFailures("Instance", { cloneFrom: VM }, api({}), false)).toEqual([]);
+    expect(await previewFailures("Instance", { cloneFrom: VM }, api({}), { cloneFrom: VM })).toEqual([]);
     const { pool, client: failing } = mockClient({ maxRetries: 0 });
     pool.intercept({ path: SIZES, method: "GET" }).reply(200, { message: "ok", data: [] });
     pool.intercept({ path: `/v1/instance/${VM}/detail`, method: "GET" }).reply(500, { message: "oops" });
     pool.intercept({ path: /.*/, method: "GET" }).reply(404, { message: "not found" }).persist();
-    expect(await previewFailures("Instance", { adoptId: VM }, failing, true)).toEqual([]);
+    expect(await previewFailures("Instance", { adoptId: VM }, failing)).toEqual([]);
     expect(progress.lines).toContainEqual(expect.stringMatching(new RegExp(`^could not read instance ${VM} at preview \\(.+\\); the API will check adoptId at up$`)));
   });
 });

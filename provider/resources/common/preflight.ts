@@ -425,15 +425,38 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
   return failures;
 }
 
-/** The preview-time failures of one resource's checked inputs (reads only); `isNew`: nothing in the state yet. */
+/**
+ * The Instance catalogue rules an existing VM no longer has to meet, by failing property: the inputs that must be
+ * unchanged since the last up for the rule to be history. A VM's location, tier, template and the template's
+ * minimums were checked when it was made; a host that later retires a template or tier, or raises a minimum,
+ * must not fail every preview and up of a stack whose VM still runs on it (the way out, a new templateId, would
+ * replace the VM and lose its data). Each rule applies again when one of its inputs changes.
+ */
+const HISTORY_ONCE_MADE: Readonly<Record<string, readonly string[]>> = {
+  locationId: ["locationId"], tierId: ["tierId"], dedicatedCpu: ["tierId", "dedicatedCpu"], templateId: ["templateId"],
+  cpu: ["templateId", "cpu"], memory: ["templateId", "memory"], storage: ["templateId", "storage"],
+};
+
+/** `failures` without those about values unchanged since the last up that are history once the VM exists. */
+export function withoutHistoricFailures(failures: CheckFailure[], olds: Record<string, unknown>, inputs: Record<string, unknown>): CheckFailure[] {
+  const unchanged = (key: string): boolean => JSON.stringify(olds[key]) === JSON.stringify(inputs[key]);
+  return failures.filter((f) => !(HISTORY_ONCE_MADE[f.property]?.every(unchanged) ?? false));
+}
+
+/**
+ * The preview-time failures of one resource's checked inputs (reads only); `olds`: the state's inputs of a
+ * resource that exists (undefined or empty: nothing in the state yet).
+ */
 export async function previewFailures(
-  name: ResourceName, inputs: Record<string, unknown>, client: VmHostClient, isNew = false,
+  name: ResourceName, inputs: Record<string, unknown>, client: VmHostClient, olds?: Record<string, unknown>,
 ): Promise<CheckFailure[]> {
   const namesVswitch = typeof inputs.vswitchId === "string" && inputs.vswitchId !== "" && known(inputs.vswitchId);
   const cat = await catalogueFor(client, namesVswitch && (name === "Instance" || name === "VswitchAttachment"));
+  const isNew = !olds || Object.keys(olds).filter((k) => k !== "__provider").length === 0;
   switch (name) {
     case "Instance":
-      return [...instanceCatalogueFailures(inputs, cat), ...(isNew ? await instanceSourceFailures(client, inputs) : [])];
+      if (!isNew) return withoutHistoricFailures(instanceCatalogueFailures(inputs, cat), olds!, inputs);
+      return [...instanceCatalogueFailures(inputs, cat), ...(await instanceSourceFailures(client, inputs))];
     case "VswitchAttachment": return vswitchAttachmentFailures(client, inputs, cat);
     case "BlockStorageAttachment": return blockStorageAttachmentFailures(client, inputs);
     default: return [];
@@ -460,8 +483,7 @@ export function withPreviewChecks(name: ResourceName, provider: pulumi.dynamic.R
         if (e instanceof ConfigurationError) throw new ProviderError(e.message, { cause: e });
         throw e;
       }
-      const isNew = !olds || Object.keys(olds).filter((k) => k !== "__provider").length === 0;
-      const failures = await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client, isNew);
+      const failures = await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client, olds as Record<string, unknown> | undefined);
       return failures.length > 0 ? { failures } : result;
     },
   };
