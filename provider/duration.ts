@@ -17,6 +17,21 @@ export function parseDuration(text: string | number): number | undefined {
   return ms;
 }
 
+/**
+ * The longest wait a duration input may ask for: 7 days, beyond any operation of a host. (Node's timers hold at
+ * most 2^31-1 ms, about 24.8 days: a longer one fires at once, so "1000h" made every wait give up immediately.)
+ */
+export const MAX_WAIT_MS = 7 * 24 * 3_600_000;
+
+/** The limits of a wait duration, for messages. */
+export const WAIT_LIMITS_TEXT = "between 1ms and 168h (7 days)";
+
+/** A duration for a wait or deadline, in ms: at least 1 ms and at most {@link MAX_WAIT_MS}; undefined otherwise. */
+export function parseWaitDuration(text: string | number): number | undefined {
+  const ms = parseDuration(text);
+  return ms !== undefined && ms >= 1 && ms <= MAX_WAIT_MS ? ms : undefined;
+}
+
 /** Formats milliseconds for messages: "1m30s", "450ms". */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;

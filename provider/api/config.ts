@@ -14,7 +14,7 @@
  * Stack config wins over the environment.
  */
 import { z } from "zod";
-import { parseDuration } from "../duration";
+import { WAIT_LIMITS_TEXT, parseWaitDuration } from "../duration";
 import type { ClientOptions } from "./client";
 import { debugLoggingEnabled, stderrLogger, type RequestLogger } from "./log";
 import { applyRouteOverrides, type RouteOverrides } from "./overrides";
@@ -99,7 +99,7 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
   if (timeoutText) {
     requestTimeoutMs = parsePositiveDuration(timeoutText);
     if (requestTimeoutMs === undefined)
-      problems.push(`vmhost:requestTimeout / VMHOST_REQUEST_TIMEOUT must be a duration such as "90s" or "2m" (or seconds), got ${JSON.stringify(timeoutText)}`);
+      problems.push(`vmhost:requestTimeout / VMHOST_REQUEST_TIMEOUT must be a duration such as "90s" or "2m" (or seconds), ${WAIT_LIMITS_TEXT}, got ${JSON.stringify(timeoutText)}`);
   }
 
   // Resource deadlines are resolved per call (context.ts resourceTimeouts), but checked here with the rest: a
@@ -110,7 +110,7 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
     const envKey = `VMHOST_${kind.toUpperCase()}_TIMEOUT`;
     const text = read(input.config, key) ?? read(env, envKey);
     if (text && parsePositiveDuration(text) === undefined)
-      problems.push(`${key} / ${envKey} must be a positive duration such as "20m" or "90s" (or seconds), got ${JSON.stringify(text)}`);
+      problems.push(`${key} / ${envKey} must be a positive duration such as "20m" or "90s" (or seconds), ${WAIT_LIMITS_TEXT}, got ${JSON.stringify(text)}`);
   }
 
   let maxRequestsPerSecond: number | undefined;
@@ -132,8 +132,10 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
   };
 }
 
-/** "90s", "2m", "500ms", "1m30s" or a bare number of seconds, in ms; undefined when not a positive duration. */
+/**
+ * "90s", "2m", "500ms", "1m30s" or a bare number of seconds, in ms; undefined when not a duration of at least
+ * 1 ms and at most 7 days (duration.ts parseWaitDuration).
+ */
 export function parsePositiveDuration(text: string): number | undefined {
-  const ms = parseDuration(text);
-  return ms !== undefined && ms > 0 ? ms : undefined;
+  return parseWaitDuration(text);
 }

@@ -59,13 +59,13 @@ describe("vmhost:requestTimeout", () => {
     expect(parsePositiveDuration(text)).toBe(ms);
   });
 
-  it.each(["0", "0s", "0ms0s", "-5", "-5s", "abc", "5x", "s", "1m 30s", "1.s", ".5s", "5s!", "x5s", "1.5.2s", "1e3"])("refuses %p", (text) => {
+  it.each(["0", "0s", "0ms0s", "0.1ms", "169h", "-5", "-5s", "abc", "5x", "s", "1m 30s", "1.s", ".5s", "5s!", "x5s", "1.5.2s", "1e3"])("refuses %p", (text) => {
     expect(parsePositiveDuration(text)).toBeUndefined();
   });
 
   it("a value that is no duration is a configuration error naming the key and the forms", () => {
     expect(() => resolveClientOptions({ config: { "vmhost:apiKey": "k", "vmhost:baseUrl": "https://api.dewavps.com/v1", "vmhost:requestTimeout": "soon" }, env: {} })).toThrow(
-      'vmhost:requestTimeout / VMHOST_REQUEST_TIMEOUT must be a duration such as "90s" or "2m" (or seconds), got "soon"',
+      'vmhost:requestTimeout / VMHOST_REQUEST_TIMEOUT must be a duration such as "90s" or "2m" (or seconds), between 1ms and 168h (7 days), got "soon"',
     );
     expect(resolveClientOptions({ config: { "vmhost:apiKey": "k", "vmhost:baseUrl": "https://api.dewavps.com/v1" }, env: { VMHOST_REQUEST_TIMEOUT: "2m" } }).timeouts).toEqual({ headersMs: 120_000, bodyMs: 120_000 });
   });
@@ -74,10 +74,11 @@ describe("vmhost:requestTimeout", () => {
 describe("vmhost:createTimeout, updateTimeout, deleteTimeout", () => {
   const base = { "vmhost:apiKey": "k", "vmhost:baseUrl": "https://api.dewavps.com/v1" };
   it.each([
-    [{ "vmhost:createTimeout": "banana" }, {}, 'vmhost:createTimeout / VMHOST_CREATE_TIMEOUT must be a positive duration such as "20m" or "90s" (or seconds), got "banana"'],
-    [{}, { VMHOST_CREATE_TIMEOUT: "0" }, 'vmhost:createTimeout / VMHOST_CREATE_TIMEOUT must be a positive duration such as "20m" or "90s" (or seconds), got "0"'],
+    [{ "vmhost:createTimeout": "banana" }, {}, 'vmhost:createTimeout / VMHOST_CREATE_TIMEOUT must be a positive duration such as "20m" or "90s" (or seconds), between 1ms and 168h (7 days), got "banana"'],
+    [{}, { VMHOST_CREATE_TIMEOUT: "0" }, 'vmhost:createTimeout / VMHOST_CREATE_TIMEOUT must be a positive duration such as "20m" or "90s" (or seconds), between 1ms and 168h (7 days), got "0"'],
     [{ "vmhost:deleteTimeout": "0s" }, {}, "vmhost:deleteTimeout / VMHOST_DELETE_TIMEOUT must be a positive duration"],
     [{}, { VMHOST_UPDATE_TIMEOUT: "-5m" }, "vmhost:updateTimeout / VMHOST_UPDATE_TIMEOUT must be a positive duration"],
+    [{ "vmhost:createTimeout": "1000h" }, {}, 'vmhost:createTimeout / VMHOST_CREATE_TIMEOUT must be a positive duration such as "20m" or "90s" (or seconds), between 1ms and 168h (7 days), got "1000h"'],
   ])("refuses %p %p with the key and the env name, where preview checks configuration", (config, env, message) => {
     expect(() => resolveClientOptions({ config: { ...base, ...config }, env })).toThrow(message);
   });

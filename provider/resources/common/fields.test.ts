@@ -26,9 +26,12 @@ describe("the timeouts input", () => {
       'timeouts only takes create, update, delete (durations like "10m"), not craete, delet',
     );
   });
-  it("refuses a zero duration", () => {
-    expect(checkInputs(schema, { timeouts: { create: "0s" } }).failures).toEqual([
-      { property: "timeouts.create", reason: 'timeouts.create must be a positive duration such as "90s", "20m" or "1h30m"' },
+  it.each(["0s", "0.5ms", "169h", "1000h"])("refuses %p: a zero duration, or one no timer can wait (over 7 days)", (text) => {
+    expect(checkInputs(schema, { timeouts: { create: text } }).failures).toEqual([
+      { property: "timeouts.create", reason: 'timeouts.create must be a positive duration such as "90s", "20m" or "1h30m", between 1ms and 168h (7 days)' },
     ]);
+  });
+  it("accepts up to 7 days", () => {
+    expect(checkInputs(schema, { timeouts: { create: "168h", delete: "1ms" } }).failures).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@
  * one value in diffs and a program written with upper-case ids converges (the API answers lower case).
  */
 import { z } from "zod";
-import { parseDuration } from "../../duration";
+import { WAIT_LIMITS_TEXT, parseWaitDuration } from "../../duration";
 
 /** A uuid in any letter case (8-4-4-4-12 hex digits). */
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -47,8 +47,8 @@ export function durationOf(what: string) {
   return z
     .string({ error: `${what} must be a duration string such as "90s", "20m" or "1h30m"` })
     .refine(
-      (v) => parseDuration(v) !== undefined && parseDuration(v)! > 0,
-      `${what} must be a positive duration such as "90s", "20m" or "1h30m"`,
+      (v) => parseWaitDuration(v) !== undefined,
+      `${what} must be a positive duration such as "90s", "20m" or "1h30m", ${WAIT_LIMITS_TEXT}`,
     );
 }
 

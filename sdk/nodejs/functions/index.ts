@@ -13,7 +13,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { createClient, resolveClientOptions, type ClientOptions, type VmHostClient } from "../../../provider/api";
-import { parseDuration } from "../../../provider/duration";
+import { WAIT_LIMITS_TEXT, parseWaitDuration } from "../../../provider/duration";
 import { Deadline } from "../../../provider/wait/poll";
 import { runInstanceOperation } from "../../../provider/wait/instance";
 import { locationsOf, templatesOf, tiersOf } from "../../../provider/resources/common/preflight";
@@ -617,8 +617,8 @@ export function rollbackSnapshot(args: RollbackSnapshotArgs, options?: FunctionO
     if (pulumi.runtime.isDryRun()) {
       return { performed: false, instanceId: a.instanceId, snapshotId: a.snapshotId, status: null };
     }
-    const timeoutMs = a.timeout === undefined ? 20 * 60_000 : parseDuration(a.timeout);
-    if (!timeoutMs) throw new FunctionArgumentError(`rollbackSnapshot: timeout must be a duration like "20m", got ${JSON.stringify(a.timeout)}`);
+    const timeoutMs = a.timeout === undefined ? 20 * 60_000 : parseWaitDuration(a.timeout);
+    if (!timeoutMs) throw new FunctionArgumentError(`rollbackSnapshot: timeout must be a duration like "20m", ${WAIT_LIMITS_TEXT}, got ${JSON.stringify(a.timeout)}`);
     const { detail } = await runInstanceOperation(
       c,
       a.instanceId,
