@@ -412,6 +412,19 @@ describe("create, clone, adopt", () => {
     await provider().delete(first.id, adopted.outs);
   });
 
+  it("at preview, an adopted VM whose replace-forcing input is still unknown (another resource's output) is not refused", async () => {
+    const existing = await up({ ...validCreate, hostname: "adopt-unknown-later" });
+    forgetAdoptions();
+    const adopted = await up({ adoptId: existing.id, locationId: 1 });
+    const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+    const news = { ...adopted.inputs, locationId: unknown, password: "Changed-Passw0rd-1" } as unknown as InstanceInputs;
+    expect(await providers.Instance.diff!(existing.id, adopted.outs, news)).toMatchObject({ changes: true, replaces: [] });
+    // known, and not the VM's: refused as before
+    await expect(providers.Instance.diff!(existing.id, adopted.outs, { ...news, locationId: 2 })).rejects.toThrow(/was adopted \(adoptId\) and locationId/);
+    forgetAdoptions();
+    await provider().delete(existing.id, adopted.outs);
+  });
+
   it("refuses to adopt an instance that does not exist: at preview (check), and at create when check was skipped", async () => {
     const checked = await provider().check({}, { adoptId: "6f1c0a2e-1111-4222-8333-444455556666" });
     expect(checked.failures).toEqual([{ property: "adoptId", reason: expect.stringMatching(/no instance 6f1c0a2e-1111-4222-8333-444455556666 in this account to adopt/) }]);

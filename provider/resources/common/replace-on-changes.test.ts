@@ -90,6 +90,15 @@ describe("replaceOnChanges applied by the provider", () => {
         "properties from replaceOnChanges.",
     );
   });
+  it("at preview, an adopted object whose replace-forcing value is still unknown is neither refused nor replaced (the up decides)", async () => {
+    const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+    const own = withDiff({ changes: true, replaces: ["locationId"], changedKeys: ["locationId", "password"] });
+    expect(await own.diff!("id", { adoptId: "u", locationId: 1 }, { adoptId: "u", locationId: unknown, password: "p" })).toEqual({ changes: true, replaces: [] });
+    const news = { adoptId: "u", hostname: unknown, [REPLACE_ON_CHANGES_KEY]: ["hostname"] };
+    expect(await withDiff({ changes: true, replaces: [], changedKeys: ["hostname"] }).diff!("id", { adoptId: "u", hostname: "a" }, news)).toEqual({ changes: true, replaces: [] });
+    // a known one is still refused
+    await expect(own.diff!("id", { adoptId: "u", locationId: 1 }, { adoptId: "u", locationId: 2 })).rejects.toThrow("Instance id was adopted (adoptId) and locationId");
+  });
 });
 
 // The engine applies replaceOnChanges to the keys a provider's diff reports as changed, so each resource's own

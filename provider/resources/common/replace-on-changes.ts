@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { isUnknown } from "./check";
 import { ProviderError } from "./errors";
 import { replacementsInProgress } from "./replacements";
 
@@ -87,6 +88,16 @@ export function replacesRequestedByOption(
   return [...keys];
 }
 
+/** True when the object was adopted (`adoptId` in the state and in the program). */
+export function isAdoptedIn(olds: Record<string, unknown> | undefined, news: Record<string, unknown> | undefined): boolean {
+  return typeof olds?.adoptId === "string" && typeof news?.adoptId === "string";
+}
+
+/** The `keys` whose value in `news` is known (not, or not partly, a preview placeholder). */
+export function knownKeys(news: Record<string, unknown>, keys: readonly string[]): string[] {
+  return keys.filter((k) => !isUnknown(news[k]));
+}
+
 /**
  * Applies the `replaceOnChanges` resource option (see {@link REPLACE_ON_CHANGES_KEY}): `check` keeps the
  * paths the SDK passed (validated: a list of property paths) beside the resource's own checked inputs, and
@@ -132,19 +143,22 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
       if (result.changes !== true) return result;
       const o = olds as Record<string, unknown>;
       const n = news as Record<string, unknown>;
-      const adopted = typeof o?.adoptId === "string" && typeof n?.adoptId === "string";
+      const adopted = isAdoptedIn(o, n);
       // An adopted object is never replaced (every resource, whatever its own diff decided): the replacement's
       // create would adopt the same object again, and the engine then deletes the "old" one, which is it. E.g. a
       // FirewallRule adopted with a description the program leaves out (the API cannot blank it) was replaced
       // by the next up and so deleted, the state keeping an id that no longer existed (audit).
-      if (adopted && (result.replaces ?? []).length > 0)
+      // (at preview, a value still unknown may turn out the object's own: not refused, nor a replace, until known)
+      const certain = adopted ? knownKeys(n, result.replaces ?? []) : result.replaces ?? [];
+      if (adopted && certain.length < (result.replaces ?? []).length) result.replaces = certain;
+      if (adopted && certain.length > 0)
         throw new ProviderError(
-          `${resource} ${id} was adopted (adoptId) and ${result.replaces!.join(", ")} can only change with a new one; an adopted object is ` +
+          `${resource} ${id} was adopted (adoptId) and ${certain.join(", ")} can only change with a new one; an adopted object is ` +
             "never replaced by Pulumi (the replacement would adopt the same one, then delete it). Declare the value it has, or remove " +
             "adoptId to replace it deliberately. Nothing was changed.",
         );
       const requested = replacesRequestedByOption((olds ?? {}) as Record<string, unknown>, (news ?? {}) as Record<string, unknown>, changedKeys);
-      const added = requested.filter((k) => !(result.replaces ?? []).includes(k));
+      const added = (adopted ? knownKeys(n, requested) : requested).filter((k) => !(result.replaces ?? []).includes(k));
       if (added.length === 0) return noteReplacement(id, news, result);
       if (adopted)
         throw new ProviderError(

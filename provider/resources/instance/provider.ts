@@ -32,6 +32,7 @@ import { templateMinimums } from "../common/preflight";
 import { readPersistently, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { instancesMadeHere, objectsOfThisStack, replacementsInProgress } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
+import { isAdoptedIn, knownKeys } from "../common/replace-on-changes";
 import { adoptionRefusal, describeStep, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { adoptionMismatches, inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
@@ -683,9 +684,12 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     }
     const result = diffInstance(olds, news);
     const replaces = result.replaces ?? [];
-    if (replaces.length > 0) {
+    if (replaces.length > 0 && isAdoptedIn(olds, news)) {
       // Never replace an adopted VM: the replacement would adopt the same VM again, then the engine deletes it.
-      const refusal = adoptionRefusal(id, olds, news, replaces);
+      // At preview a value still unknown (another resource's output) may turn out the VM's own: not refused yet.
+      const known = knownKeys(news, replaces);
+      if (known.length === 0) return { ...result, replaces: [] };
+      const refusal = adoptionRefusal(id, olds, news, known);
       if (refusal) throw new ProviderError(refusal);
     }
     return result;
