@@ -10,6 +10,7 @@ import { withRecordableFailures } from "./resources/common/recordable";
 import { withPreviewChecks } from "./resources/common/preflight";
 import { withReplaceOnChanges } from "./resources/common/replace-on-changes";
 import { withAdoptionsKept } from "./resources/common/adoptions";
+import { withIgnoreChanges } from "./resources/common/ignore-changes";
 import { withRequestDeadlines } from "./wait/scope";
 
 /** Every resource's provider with the behaviour all of them share (each wrapper's comment says why). */
@@ -17,7 +18,7 @@ function shared(
   name: ResourceName, provider: pulumi.dynamic.ResourceProvider, replacementIdentity?: (news: Record<string, unknown>) => string | undefined,
 ): pulumi.dynamic.ResourceProvider {
   return withRecordableFailures(
-    withAdoptionsKept(name, withReplaceOnChanges(name, withRequestDeadlines(withPreviewChecks(name, provider)), replacementIdentity)),
+    withAdoptionsKept(name, withIgnoreChanges(withReplaceOnChanges(name, withRequestDeadlines(withPreviewChecks(name, provider)), replacementIdentity))),
   );
 }
 
@@ -29,7 +30,8 @@ function shared(
  * and deleted under the real engine. `withRequestDeadlines` bounds a
  * 429's wait by the resource's deadline (wait/scope.ts). `withPreviewChecks` adds the read-only checks against the account and
  * catalogue to `check` (common/preflight.ts), so mistakes show at preview. `withReplaceOnChanges` makes the
- * `replaceOnChanges` resource option work, which the engine cannot apply to dynamic providers. `withAdoptionsKept`
+ * `replaceOnChanges` resource option work, which the engine cannot apply to dynamic providers; `withIgnoreChanges` makes
+ * `ignoreChanges` survive a refresh (common/ignore-changes.ts). `withAdoptionsKept`
  * keeps a deployment from deleting what it adopted (the replacements the engine makes without asking Diff).
  */
 export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {

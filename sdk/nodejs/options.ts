@@ -44,8 +44,13 @@ export function warnIgnoredOptions(
  * Resource options the provider applies itself, passed along as inputs. `replaceOnChanges`: the engine applies
  * it only to the keys a provider's diff reports as changed, which the Node dynamic-provider host never passes
  * on, so with a dynamic provider it would do nothing; the provider compares the listed paths and reports them
- * as replaces (provider/resources/common/replace-on-changes.ts).
+ * as replaces (provider/resources/common/replace-on-changes.ts). `ignoreChanges`: the engine still applies it
+ * (old inputs kept for those paths), and the provider also keeps the state's refreshed values for them, so a
+ * change made outside Pulumi is kept after a refresh instead of undone (provider/resources/common/ignore-changes.ts).
  */
-export function optionInputs(opts: pulumi.CustomResourceOptions | undefined): { __replaceOnChanges?: string[] } {
-  return opts?.replaceOnChanges?.length ? { __replaceOnChanges: [...opts.replaceOnChanges] } : {};
+export function optionInputs(opts: pulumi.CustomResourceOptions | undefined): { __replaceOnChanges?: string[]; __ignoreChanges?: string[] } {
+  return {
+    ...(opts?.replaceOnChanges?.length ? { __replaceOnChanges: [...opts.replaceOnChanges] } : {}),
+    ...(opts?.ignoreChanges?.length ? { __ignoreChanges: [...opts.ignoreChanges] } : {}),
+  };
 }

@@ -50,3 +50,29 @@ test("a firewall rule or snapshot changed in the panel is drift at every refresh
   const destroy = await stack.run("destroy", program);
   expect(destroy.ok ? "" : show(destroy)).toBe("");
 });
+
+test("ignoreChanges keeps a change made in the panel after a refresh: no drift, and the next up leaves it", async () => {
+  const program: Res[] = [
+    { type: "Instance", name: "vm", args: vmArgs("ignore-changes-vm", { powerState: "running" }), opts: { ignoreChanges: ["powerState", "cpu", "memory"] } },
+  ];
+  const s = await SpecStack.create(sim);
+  const up = await s.run("up", program);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const id = s.res("vm")!.id!;
+  await admin(sim, "PATCH", `/instances/${id}`, { powerState: "stopped", cpu: 2, memory: 2 });
+  const refreshed = await s.run("refresh", program);
+  expect(refreshed.ok ? "" : show(refreshed)).toBe("");
+  const check = await s.run("preview", program, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const again = await s.run("up", program);
+  expect(again.ok ? "" : show(again)).toBe("");
+  expect((await simState(sim)).instances.find((i) => i.uuid === id)).toMatchObject({ status: "Stopped", cpu: 2, memoryGb: 2 });
+  // a property not ignored is still put back
+  await admin(sim, "PATCH", `/instances/${id}`, { hostname: "renamed-in-panel" });
+  const fix = await s.run("up", program, { refresh: true });
+  expect(fix.ok ? "" : show(fix)).toBe("");
+  expect((await simState(sim)).instances.find((i) => i.uuid === id)).toMatchObject({ hostname: "ignore-changes-vm", status: "Stopped", cpu: 2 });
+  const destroy = await s.run("destroy", program);
+  expect(destroy.ok ? "" : show(destroy)).toBe("");
+  s.remove();
+});
