@@ -9,7 +9,7 @@ import { publicIpProvider } from "../../provider/resources/public-ip/provider";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import type { PublicIpInputs, PublicIpOutputs } from "../../provider/resources/public-ip/inputs";
 import { configure, getClient } from "../../provider/context";
-import { replacementsInProgress } from "../../provider/resources/common/replacements";
+import { claimedByStack, replacementsInProgress } from "../../provider/resources/common/replacements";
 
 /** Stack config as the engine hands it to the provider: the simulator's key and URL plus `extra`. */
 const useConfig = (extra: Record<string, string>) =>
@@ -395,7 +395,8 @@ describe("failures", () => {
     expect(assigned).not.toBeNull();
     // refresh records it under the address's uuid
     expect(await provider.read(init.id, init.properties)).toMatchObject({ id: assigned });
-    // destroy (of the record as it was) removes it from the instance
+    // destroy (of the record as it was; a later deployment: a new provider process) removes it from the instance
+    claimedByStack.clear();
     await provider.delete(init.id, init.properties);
     expect((await h.instance(vm))!.publicIpUuid).toBeNull();
   });

@@ -2,8 +2,10 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { noteManaged } from "./adoptions";
 import { checkInputs } from "./check";
+import { ResourceInitError } from "./errors";
+import { noteClaimed } from "./replacements";
 import type { ResourceDiff } from "./replace-on-changes";
-import { withUnconfirmedCreates } from "./unconfirmed";
+import { withUnconfirmedCreates, type Candidates } from "./unconfirmed";
 
 /** What one resource implements; `defineResourceProvider` wires it into Pulumi's dynamic-provider shape. */
 export interface ResourceImplementation<Inputs, Outputs> {
@@ -36,7 +38,7 @@ export interface ResourceImplementation<Inputs, Outputs> {
    * whose outcome stayed unknown, the ids of the objects that create may have made (the same identity as the
    * write's `candidates`). With it, such a create is recorded instead of lost (common/unconfirmed.ts).
    */
-  findUnconfirmed?(recordedInputs: Partial<Inputs>): Promise<string[]>;
+  findUnconfirmed?(recordedInputs: Partial<Inputs>): Promise<Candidates>;
 }
 
 /**
@@ -56,11 +58,28 @@ export function defineResourceProvider<Inputs, Outputs>(
     },
     diff: async (id, olds, news) => {
       noteManaged(id, olds);
+      noteClaimed(id);
       return impl.diff(olds, news, id);
     },
-    create: (inputs) => impl.create(inputs),
-    read: async (id, props) => (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>,
-    update: (id, olds, news) => impl.update(id, olds, news),
+    create: async (inputs) => {
+      try {
+        const result = await impl.create(inputs);
+        noteClaimed(result.id);
+        return result;
+      } catch (e) {
+        if (e instanceof ResourceInitError) noteClaimed(e.id);
+        throw e;
+      }
+    },
+    read: async (id, props) => {
+      const result = (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>;
+      noteClaimed(result.id);
+      return result;
+    },
+    update: (id, olds, news) => {
+      noteClaimed(id);
+      return impl.update(id, olds, news);
+    },
     delete: (id, props) => impl.delete(id, props),
   } satisfies pulumi.dynamic.ResourceProvider<Inputs, Outputs>;
   const find = impl.findUnconfirmed?.bind(impl);

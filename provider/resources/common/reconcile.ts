@@ -21,6 +21,7 @@ import { progressLog } from "../../context";
 import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { errorClause, errorText, ProviderError } from "./errors";
 import { KeyedMutex } from "./lock";
+import { claimedByStack } from "./replacements";
 
 /** Thrown when a reconciliation read kept failing until the deadline: whether the object exists is unknown. */
 export class ReconcileUnknownError extends ProviderError {
@@ -95,6 +96,12 @@ export interface ExactlyOnceWrite {
    * writing (an object that is the declared one in every respect, so taking it loses nothing), or undefined.
    */
   takeOver?: (existing: string[]) => string | undefined;
+  /**
+   * Whether an object that appeared since the send can be what this write made (an Instance: the tier, sizes
+   * and user it asked for). One that cannot is someone else's (another stack's VM of the same hostname, one
+   * renamed into it) and is never taken. Default: any.
+   */
+  madeByThisWrite?: (id: string) => Promise<boolean>;
   /** Sends the write; resolves to the new object's id, or undefined when the API answers none. */
   send: () => Promise<string | undefined>;
   /** How many times the write may be sent in all, each resend only after a look found nothing (default 1). */
@@ -144,7 +151,13 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
       write.what, startedAt, existing, write.howToFind,
       { cause },
     );
-  const appeared = async (): Promise<string[]> => (await list()).filter((id) => !before.has(id));
+  // (held by another resource of this stack: not what this write made, whatever the listing says: replacements.ts)
+  const appeared = async (): Promise<string[]> => {
+    const fresh = (await list()).filter((id) => !before.has(id) && !claimedByStack.has(id.toLowerCase()));
+    if (!write.madeByThisWrite || fresh.length === 0) return fresh;
+    const ours = await Promise.all(fresh.map((id) => write.madeByThisWrite!(id)));
+    return fresh.filter((_, i) => ours[i]);
+  };
 
   for (let sends = 1; ; sends++) {
     let answered: string | undefined;

@@ -67,3 +67,19 @@ export const objectsOfThisStack = new IdsByIdentity();
  * them that no resource made here (a clone's copied firewall rules) belongs to no resource of any state.
  */
 export const instancesMadeHere = new Set<string>();
+
+/**
+ * Ids of the objects resources of this stack hold, as this provider process has seen them (one process serves one
+ * deployment): every id the engine diffed, read or updated, and every one created or recorded here. The look for
+ * what an ambiguous create made (reconcile.ts), and the resolution of a create recorded as unconfirmed
+ * (unconfirmed.ts), never take one of them: an object that appeared under the identity but is held by another
+ * resource (a VM renamed into the hostname by this up, an identical rule another resource just made) is not the
+ * one the write made. Best effort: a resource the engine has not reached yet (a refresh reads in parallel) is
+ * not known here, which is why the Instance also compares what it asked for (its fingerprint).
+ */
+export const claimedByStack = new Set<string>();
+
+/** Notes `id` (not a placeholder of an unconfirmed create) in {@link claimedByStack}. */
+export function noteClaimed(id: string | undefined): void {
+  if (id && !id.startsWith("unconfirmed-")) claimedByStack.add(id.toLowerCase());
+}

@@ -29,6 +29,7 @@ import { z } from "zod";
 import { progressLog, resourceDeadline } from "../../context";
 import { ProviderError, ResourceInitError } from "./errors";
 import { readPersistently, UnconfirmedWriteError } from "./reconcile";
+import { claimedByStack } from "./replacements";
 
 /** The output under which an unconfirmed create keeps what is needed to find its object. */
 export const UNCONFIRMED_KEY = "unconfirmedCreate";
@@ -61,22 +62,43 @@ export function recordUnconfirmed(error: UnconfirmedWriteError, inputs: Record<s
   return new ResourceInitError(message, id, { ...inputs, [UNCONFIRMED_KEY]: record }, [message], { cause: error });
 }
 
+/**
+ * What a resource lists for an unconfirmed create of it (from the recorded inputs): the objects of its identity
+ * that could be the one it made, and (`unlike`) those of the identity that differ from what it asked for (an
+ * Instance of the hostname with other sizes), which are never taken for it, only named.
+ */
+export type Candidates = string[] | { fitting: string[]; unlike: string[] };
+
 /** How a resource lists the objects an unconfirmed create of it may have made (from the recorded inputs). */
-export type FindCandidates = (props: Record<string, unknown>) => Promise<string[]>;
+export type FindCandidates = (props: Record<string, unknown>) => Promise<Candidates>;
 
 /**
  * The objects that appeared since the unconfirmed create `id` was sent (its record's `existing` left out).
  * Listing failures are retried until the deadline of `phase`.
  */
-async function appearedSince(id: string, props: Record<string, unknown>, find: FindCandidates, phase: "update" | "delete"): Promise<{ record: UnconfirmedCreate; found: string[] }> {
+async function appearedSince(
+  id: string, props: Record<string, unknown>, find: FindCandidates, phase: "update" | "delete",
+): Promise<{ record: UnconfirmedCreate; found: string[]; unlike: string[] }> {
   const parsed = recordSchema.safeParse(props[UNCONFIRMED_KEY]);
   if (!parsed.success)
     throw new ProviderError(`${id}: the state lacks the record of this unconfirmed create (${UNCONFIRMED_KEY}); find the object by hand and set adoptId to it`);
   const record = parsed.data;
   const deadline = resourceDeadline(props.timeouts as { create?: string; update?: string; delete?: string } | undefined, phase);
   const before = new Set(record.existing);
-  const found = (await readPersistently(`the ${record.what} (unconfirmed create ${id})`, deadline, () => find(props))).filter((x) => !before.has(x));
-  return { record, found };
+  // (an object another resource of this stack holds is not this create's, though it appeared under the identity:
+  // e.g. a VM renamed into the hostname by this up; deleting it would delete that resource's VM: replacements.ts)
+  const listed = await readPersistently(`the ${record.what} (unconfirmed create ${id})`, deadline, () => find(props));
+  const { fitting, unlike } = Array.isArray(listed) ? { fitting: listed, unlike: [] } : listed;
+  const appeared = (ids: string[]): string[] => ids.filter((x) => !before.has(x) && !claimedByStack.has(x.toLowerCase()));
+  return { record, found: appeared(fitting), unlike: appeared(unlike) };
+}
+
+/** The note for objects of the identity that appeared but differ from what the create asked for. */
+function unlikeNote(record: UnconfirmedCreate, unlike: string[]): string {
+  return unlike.length === 0
+    ? ""
+    : ` (${unlike.join(", ")} appeared too but differs from what the create asked for, so it is not taken for it; if it is the ` +
+        `${record.what} nonetheless, changed since, manage it with adoptId)`;
 }
 
 function severalFound(id: string, record: UnconfirmedCreate, found: string[]): ProviderError {
@@ -116,9 +138,9 @@ export function withUnconfirmedCreates(
         : provider.diff(id, olds, news),
     read: async (id, props) => {
       if (!isUnconfirmedId(id)) return provider.read(id, props);
-      const { record, found } = await appearedSince(id, (props ?? {}) as Record<string, unknown>, find, "update");
+      const { record, found, unlike } = await appearedSince(id, (props ?? {}) as Record<string, unknown>, find, "update");
       if (found.length === 0) {
-        progressLog(`${id}: the unconfirmed create of ${record.what} did not happen; dropping the record`);
+        progressLog(`${id}: the unconfirmed create of ${record.what} did not happen; dropping the record${unlikeNote(record, unlike)}`);
         return {};
       }
       if (found.length > 1) throw severalFound(id, record, found);
@@ -132,9 +154,9 @@ export function withUnconfirmedCreates(
     },
     delete: async (id, props) => {
       if (!isUnconfirmedId(id)) return provider.delete(id, props);
-      const { record, found } = await appearedSince(id, (props ?? {}) as Record<string, unknown>, find, "delete");
+      const { record, found, unlike } = await appearedSince(id, (props ?? {}) as Record<string, unknown>, find, "delete");
       if (found.length > 1) throw severalFound(id, record, found);
-      if (found.length === 0) return progressLog(`${id}: the unconfirmed create of ${record.what} did not happen; nothing to delete`);
+      if (found.length === 0) return progressLog(`${id}: the unconfirmed create of ${record.what} did not happen; nothing to delete${unlikeNote(record, unlike)}`);
       progressLog(`${id}: the unconfirmed create of ${record.what} happened (${found[0]}): deleting it`);
       await provider.delete(found[0]!, withoutRecord(props as Record<string, unknown>));
     },

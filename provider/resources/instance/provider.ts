@@ -316,11 +316,32 @@ function withReplaced(outs: InstanceOutputs, id: string, inputs: Partial<Instanc
  * rows name the location only as text, so the location is checked on each detail).
  */
 async function instancesNamedIn(client: VmHostClient, hostname: string, locationId: number): Promise<string[]> {
+  return (await instanceDetailsNamedIn(client, hostname, locationId)).map((d) => d.uuid);
+}
+
+/** The details of the instances named `hostname` in `locationId` right now (see instancesNamedIn). */
+async function instanceDetailsNamedIn(client: VmHostClient, hostname: string, locationId: number): Promise<InstanceDetail[]> {
   // One listing serves every create asking at that moment, always one that started after the ask (so never one
   // from before this create's POST when looking for what the POST made): wait/hostname-listing.ts.
   const named = await hostnameListingFor(client).named(hostname);
   const details = await Promise.all(named.map((r) => client.instances.find(r.uuid)));
-  return details.filter((d): d is InstanceDetail => d !== undefined && d.location_id === locationId).map((d) => d.uuid);
+  return details.filter((d): d is InstanceDetail => d !== undefined && d.location_id === locationId);
+}
+
+/**
+ * Whether a VM can be the one a create or clone with these inputs made: the tier (and, for a create, the sizes and
+ * user) it asked for. A VM of the same hostname that differs was made by someone else (another stack, a VM
+ * renamed into the hostname), so neither the look after an ambiguous create nor an unconfirmed record's
+ * resolution takes it (fleet audit: a create took a VM renamed into its hostname, then resized it to its own
+ * sizes, and two resources held it).
+ */
+export function couldBeMadeBy(inputs: Partial<InstanceInputs>, d: InstanceDetail): boolean {
+  if (typeof inputs.tierId === "number" && d.tier_id !== inputs.tierId) return false;
+  if (inputs.cloneFrom !== undefined || inputs.adoptId !== undefined) return true; // a clone has its source's sizes and user
+  return (
+    (inputs.cpu === undefined || d.cpu === inputs.cpu) && (inputs.memory === undefined || d.memory === inputs.memory) &&
+    (inputs.storage === undefined || d.storage === inputs.storage) && (inputs.username === undefined || d.username === inputs.username)
+  );
 }
 
 /** How many times a create may be sent in all; each re-send follows a look that found nothing. */
@@ -332,7 +353,7 @@ const MAX_CREATE_SENDS = 3;
  * that keeps its hostname is known from Diff; nothing else may stand there.
  */
 async function createExactlyOnce(
-  client: VmHostClient, hostname: string, locationId: number, deadline: Deadline, sendRequest: () => Promise<string>,
+  client: VmHostClient, inputs: Partial<InstanceInputs>, hostname: string, locationId: number, deadline: Deadline, sendRequest: () => Promise<string>,
 ): Promise<string> {
   const key = identityKey(hostname, locationId);
   const id = await writeExactlyOnce({
@@ -342,6 +363,10 @@ async function createExactlyOnce(
     maxSends: MAX_CREATE_SENDS,
     howToFind: `getInstances({ search: "${hostname}" }) or the host's panel`,
     candidates: () => instancesNamedIn(client, hostname, locationId),
+    madeByThisWrite: async (uuid) => {
+      const d = await readPersistently(`instance ${uuid}`, deadline, () => client.instances.find(uuid));
+      return d !== undefined && couldBeMadeBy(inputs, d);
+    },
     refuseBeside: (existing) => {
       const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid));
       if (strangers.length === 0) return;
@@ -474,7 +499,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       // Error) must not escape without the clone's uuid: the engine would record nothing and the clone would
       // bill unseen (design.md §5). The answered uuid is kept, and the clone goes on to its own wait below,
       // whose failures are recorded with its id; the source's own resource deals with the source.
-      return createExactlyOnce(client, hostname, locationId, deadline, async () => {
+      return createExactlyOnce(client, inputs, hostname, locationId, deadline, async () => {
         let answeredId: string | undefined;
         try {
           await runInstanceOperation(client, sourceId, { what: `instance ${sourceId} to be cloned as ${hostname}`, deadline }, async () => {
@@ -497,7 +522,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
           throw new ProviderError(`${key}: template ${inputs.templateId} needs at least ${least}${key === "cpu" ? " CPU" : " GB"}; raise ${key} to ${least} or more`);
       }
       const usePublic = inputs.publicIp === true || inputs.publicNetworkId !== undefined;
-      return createExactlyOnce(client, hostname, locationId, deadline, async () =>
+      return createExactlyOnce(client, inputs, hostname, locationId, deadline, async () =>
         (
           await client.instances.create({
             locationId, tierId: inputs.tierId!, templateId: inputs.templateId!, hostname,
@@ -697,10 +722,14 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
 
   create: createInstance,
 
-  findUnconfirmed: async (recorded) =>
-    typeof recorded.hostname === "string" && typeof recorded.locationId === "number"
-      ? instancesNamedIn(getClient(), recorded.hostname, recorded.locationId)
-      : [],
+  findUnconfirmed: async (recorded) => {
+    if (typeof recorded.hostname !== "string" || typeof recorded.locationId !== "number") return [];
+    const named = await instanceDetailsNamedIn(getClient(), recorded.hostname, recorded.locationId);
+    return {
+      fitting: named.filter((d) => couldBeMadeBy(recorded, d)).map((d) => d.uuid),
+      unlike: named.filter((d) => !couldBeMadeBy(recorded, d)).map((d) => d.uuid),
+    };
+  },
 
   async read(id, props) {
     const client = getClient();

@@ -1,0 +1,146 @@
+/**
+ * Different resources of one stack in one provider process (one deployment), and other clients of the account:
+ * an ambiguous create, or the resolution of a create recorded as unconfirmed, never takes an object another
+ * resource holds or that differs from what it asked for (found by the fleet audit). Against the simulator.
+ */
+process.env.VMHOST_POLL_FAST_MS ??= "20";
+process.env.VMHOST_POLL_MAX_MS ??= "200";
+import type * as pulumi from "@pulumi/pulumi";
+import { createClient, type VmHostClient } from "../../provider/api";
+import { configure, resetContext, setProgressSink } from "../../provider/context";
+import { providers } from "../../provider";
+import { claimedByStack, objectsOfThisStack, replacementsInProgress } from "../../provider/resources/common/replacements";
+import { startSimulator, type RunningSimulator } from "../../simulator";
+import { createRunningInstance, until } from "./attachment-helpers";
+import { validCreate } from "./instance-cases";
+
+jest.setTimeout(120_000);
+type P = Required<pulumi.dynamic.ResourceProvider>;
+const instance = () => providers.Instance as P;
+let sim: RunningSimulator;
+let client: VmHostClient;
+const log: string[] = [];
+beforeAll(async () => {
+  sim = await startSimulator({ opSeconds: 0.05 });
+  client = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false });
+  await configure({ config: { get: (k: string) => ({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url } as Record<string, string>)[k] } });
+  setProgressSink((l) => void log.push(l));
+});
+afterAll(async () => { resetContext(); await sim.close(); });
+afterEach(() => { replacementsInProgress.clear(); objectsOfThisStack.clear(); claimedByStack.clear(); });
+const admin = async (method: string, p: string, body?: unknown) => {
+  const r = await fetch(`${sim.adminUrl}${p}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return r.json() as Promise<any>;
+};
+const simState = () => admin("GET", "/state");
+const checked = async (p: P, news: Record<string, unknown>, olds: Record<string, unknown> = {}) => {
+  const r = await p.check(olds, news);
+  expect(r.failures ?? []).toEqual([]);
+  return r.inputs as Record<string, unknown>;
+};
+
+test("T3 a VM renamed INTO a hostname while another resource's create of it is reset before processing is not taken by that create", async () => {
+  const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "t3-other", cpu: 1, memory: 1, storage: 20 }));
+  const bId = created.id;
+  objectsOfThisStack.clear();
+  const bOlds = created.outs as Record<string, unknown>;
+  const bNews = await checked(instance(), { ...validCreate, hostname: "t3-web", cpu: 1, memory: 1, storage: 20 }, bOlds);
+  await instance().diff(bId, bOlds, bNews);
+  const aInputs = await checked(instance(), { ...validCreate, hostname: "t3-web", cpu: 4, memory: 8, storage: 80 });
+  await admin("POST", "/faults", { resetNext: { operation: "createInstance", afterProcessing: false } });
+  const mark = sim.requests().at(-1)!.seq;
+  const aP = instance().create(aInputs);
+  // B's update starts when A's POST was reset (the engine runs both at once; this is one of the interleavings)
+  await until(() => sim.requests().some((q) => q.seq > mark && q.operation === "createInstance"));
+  const bP = instance().update(bId, bOlds, bNews);
+  const [aRes, bRes] = await Promise.allSettled([aP, bP]);
+  expect(bRes.status).toBe("fulfilled");
+  const aId = aRes.status === "fulfilled" ? aRes.value.id : (aRes as PromiseRejectedResult).reason.message;
+  expect(aId).not.toBe(bId);
+  // B's VM kept its own sizes (A's create did not take it and "make it as declared")
+  const vms = (await simState()).instances.filter((i: any) => i.hostname.startsWith("t3-"));
+  expect(vms.find((v: any) => v.uuid === bId)).toMatchObject({ hostname: "t3-web", cpu: 1, memoryGb: 1, storageGb: 20 });
+});
+
+test("T5 another client's VM of the same hostname (other sizes), made while this create's POST is reset before processing, is not taken", async () => {
+  const aInputs = await checked(instance(), { ...validCreate, hostname: "t5-web", cpu: 1, memory: 1, storage: 20 });
+  await admin("POST", "/faults", { resetNext: { operation: "createInstance", afterProcessing: false } });
+  const mark = sim.requests().at(-1)!.seq;
+  const aP = instance().create(aInputs);
+  await until(() => sim.requests().some((q) => q.seq > mark && q.operation === "createInstance"));
+  // the other stack's create (its own client: another provider process), sent right after ours failed
+  const other = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false });
+  const theirs = (await other.instances.create({ locationId: 1, tierId: 2, templateId: 1, hostname: "t5-web", cpu: 2, memory: 2, storage: 20,
+    username: "deploy", password: "Other-Stack-42", usePublicIp: false, useDedicatedCpu: null, useSharedCpu: null, vswitch: null, sshKeys: null, includeBackup: null, publicNetwork: null } as any)).uuid;
+  const a = await aP;
+  expect(a.id).not.toBe(theirs);
+  const vms = (await simState()).instances.filter((i: any) => i.hostname === "t5-web");
+  expect(vms.map((v: any) => v.uuid).sort()).toEqual([a.id, theirs].sort());
+});
+
+test("T6 an unconfirmed Instance (its create did not happen) removed while another Instance is renamed to its hostname: its delete leaves that VM", async () => {
+  // up 1: A (t6-web) recorded as unconfirmed: its create request failed and could not be checked (it did not happen)
+  const aInputs = await checked(instance(), { ...validCreate, hostname: "t6-web", cpu: 1, memory: 1, storage: 20 });
+  const placeholder = "unconfirmed-1b4e28ba-2fa1-41d2-883f-0016d3cca427";
+  const aProps = { ...aInputs, unconfirmedCreate: { what: "instance t6-web in location 1", sentAt: new Date().toISOString(), existing: [], howToFind: 'getInstances({ search: "t6-web" })' } };
+  // B exists as t6-api
+  const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "t6-api", cpu: 1, memory: 1, storage: 20 }));
+  const bId = created.id;
+  objectsOfThisStack.clear(); // up 2: a new process
+  // up 2: the program drops A and renames B to t6-web. The engine runs B's update, then deletes A at the end (GenerateDeletes).
+  const bOlds = created.outs as Record<string, unknown>;
+  const bNews = await checked(instance(), { ...validCreate, hostname: "t6-web", cpu: 1, memory: 1, storage: 20 }, bOlds);
+  await instance().diff(bId, bOlds, bNews);
+  await instance().update(bId, bOlds, bNews);
+  await instance().delete(placeholder, aProps);
+  const vms = (await simState()).instances.filter((i: any) => i.uuid === bId);
+  expect(vms).toHaveLength(1);
+});
+
+test("T7 same, but `pulumi refresh` first (as the message advises): the placeholder is not recorded as B's VM", async () => {
+  const aInputs = await checked(instance(), { ...validCreate, hostname: "t7-web", cpu: 1, memory: 1, storage: 20 });
+  const placeholder = "unconfirmed-2b4e28ba-2fa1-41d2-883f-0016d3cca427";
+  const aProps = { ...aInputs, unconfirmedCreate: { what: "instance t7-web in location 1", sentAt: new Date().toISOString(), existing: [], howToFind: 'getInstances({ search: "t7-web" })' } };
+  const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "t7-api", cpu: 1, memory: 1, storage: 20 }));
+  // B renamed to t7-web by an up (or in the panel) before the refresh
+  await client.instances.updateHostname(created.id, { hostname: "t7-web" });
+  const read = await instance().read(placeholder, aProps);
+  expect(read.id).not.toBe(created.id);
+});
+
+test("T8 an unconfirmed Instance renamed in the program (new logical name, same hostname): the old placeholder's delete leaves the new one's VM", async () => {
+  const inputs = await checked(instance(), { ...validCreate, hostname: "t8-web", cpu: 1, memory: 1, storage: 20 });
+  const placeholder = "unconfirmed-3b4e28ba-2fa1-41d2-883f-0016d3cca427";
+  const aProps = { ...inputs, unconfirmedCreate: { what: "instance t8-web in location 1", sentAt: new Date(Date.now() - 60_000).toISOString(), existing: [], howToFind: 'getInstances({ search: "t8-web" })' } };
+  objectsOfThisStack.clear(); // up 2: a new process. The engine: create C (new name), then delete A (no longer in the program) at the end.
+  const c = await instance().create(inputs);
+  await instance().delete(placeholder, aProps);
+  const vms = (await simState()).instances.filter((i: any) => i.uuid === c.id);
+  expect(vms).toHaveLength(1);
+});
+
+test("T9 FirewallRule: an unconfirmed rule renamed in the program: the old placeholder's delete leaves the new resource's rule", async () => {
+  const vm = await createRunningInstance(client, "t9-vm");
+  const fw = providers.FirewallRule as P;
+  const inputs = await checked(fw, { instanceId: vm, protocol: "tcp", port: 22, action: "accept" });
+  const placeholder = "unconfirmed-4b4e28ba-2fa1-41d2-883f-0016d3cca427";
+  const props = { ...inputs, unconfirmedCreate: { what: `firewall rule tcp/22 (accept) on instance ${vm}`, sentAt: new Date(Date.now() - 60_000).toISOString(), existing: [], howToFind: "panel" } };
+  const c = await fw.create(inputs);
+  await fw.delete(placeholder, props);
+  const rules = (await simState()).firewallRules.filter((r: any) => r.id === c.id);
+  expect(rules).toHaveLength(1);
+});
+
+test("T7b a refresh in a new process (B not read yet): a VM of the hostname with other sizes than the create asked for is not taken, only named", async () => {
+  const aInputs = await checked(instance(), { ...validCreate, hostname: "t7b-web", cpu: 1, memory: 1, storage: 20 });
+  const placeholder = "unconfirmed-5b4e28ba-2fa1-41d2-883f-0016d3cca427";
+  const aProps = { ...aInputs, unconfirmedCreate: { what: "instance t7b-web in location 1", sentAt: new Date().toISOString(), existing: [], howToFind: 'getInstances({ search: "t7b-web" })' } };
+  const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "t7b-api", cpu: 2, memory: 2, storage: 20 }));
+  await client.instances.updateHostname(created.id, { hostname: "t7b-web" });
+  claimedByStack.clear();
+  objectsOfThisStack.clear();
+  expect(await instance().read(placeholder, aProps)).toEqual({});
+  expect(log.join("\n")).toContain(`${created.id} appeared too but differs from what the create asked for, so it is not taken for it`);
+  await instance().delete(placeholder, aProps);
+  expect((await simState()).instances.filter((i: any) => i.uuid === created.id)).toHaveLength(1);
+});
