@@ -144,3 +144,27 @@ test("T7b a refresh in a new process (B not read yet): a VM of the hostname with
   await instance().delete(placeholder, aProps);
   expect((await simState()).instances.filter((i: any) => i.uuid === created.id)).toHaveLength(1);
 });
+
+test("two Snapshots of one stack with one name on one VM: the second is refused as a clash inside the stack, never told to adopt the first's", async () => {
+  const vm = await createRunningInstance(client, "clash-snap-vm");
+  const snapshot = providers.Snapshot as P;
+  const a = await checked(snapshot, { instanceId: vm, name: "nightly" });
+  const b = await checked(snapshot, { instanceId: vm, name: "nightly" });
+  const results = await Promise.allSettled([snapshot.create(a), snapshot.create(b)]);
+  expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+  const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+  expect(String(refused.reason.message)).toMatch(/belongs to another Snapshot of this stack, so no second one was taken: give this Snapshot another name/);
+  expect((await simState()).snapshots.filter((s: any) => s.instanceUuid === vm)).toHaveLength(1);
+});
+
+test("two PublicIps of one stack on one VM: the second is refused as a clash inside the stack, never told to adopt the first's address", async () => {
+  const vm = await createRunningInstance(client, "clash-ip-vm");
+  const pub = providers.PublicIp as P;
+  const a = await checked(pub, { instanceId: vm });
+  const b = await checked(pub, { instanceId: vm });
+  const results = await Promise.allSettled([pub.create(a), pub.create(b)]);
+  expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+  const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+  expect(String(refused.reason.message)).toMatch(/held by another PublicIp of this stack: an instance has one public address/);
+  expect(String(refused.reason.message)).not.toMatch(/set adoptId/);
+});

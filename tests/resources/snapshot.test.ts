@@ -192,7 +192,10 @@ describe("Snapshot lifecycle", () => {
     const kept = await provider.create(await checked({ instanceId: host, name: "nightly" }));
     // an in-place change only: no replacement is under way
     expect((await provider.diff!(kept.id, kept.outs, await checked({ instanceId: host, name: "nightly", timeouts: { delete: "5m" } }))).replaces ?? []).toEqual([]);
-    await expect(provider.create(await checked({ instanceId: host, name: "nightly" }))).rejects.toThrow(`already has a snapshot named "nightly" (${kept.id})`);
+    // (held by a resource of this stack: refused as a clash, not with advice to adopt it)
+    await expect(provider.create(await checked({ instanceId: host, name: "nightly" }))).rejects.toThrow(
+      `name: snapshot ${kept.id} named "nightly" of instance ${host} belongs to another Snapshot of this stack, so no second one was taken`,
+    );
     await provider.delete!(kept.id, kept.outs);
   });
 

@@ -3,6 +3,10 @@ import { captureProgressLines } from "../../api/__tests__/helpers";
 import { Deadline } from "../../wait/poll";
 import { ProviderError } from "./errors";
 import { readPersistently, UnconfirmedWriteError, writeExactlyOnce, type ExactlyOnceWrite } from "./reconcile";
+import { claimedByStack } from "./replacements";
+
+// each case is a deployment of its own: ids held by the stack in one case mean nothing in the next
+beforeEach(() => claimedByStack.clear());
 
 const details = { operation: "createInstance", method: "POST" as const, path: "/instance/create" };
 const ambiguous = () => new AmbiguousRequestError({ ...details, cause: new ServerError({ ...details, status: 500 }) });

@@ -21,7 +21,7 @@ import { progressLog } from "../../context";
 import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { errorClause, errorText, ProviderError } from "./errors";
 import { KeyedMutex } from "./lock";
-import { claimedByStack } from "./replacements";
+import { claimedByStack, noteClaimed } from "./replacements";
 
 /** Thrown when a reconciliation read kept failing until the deadline: whether the object exists is unknown. */
 export class ReconcileUnknownError extends ProviderError {
@@ -125,10 +125,16 @@ export interface ExactlyOnceWrite {
  * Errors: ProviderError naming the objects when several appeared or when the outcome stays unknown.
  */
 export async function writeExactlyOnce(write: ExactlyOnceWrite): Promise<string> {
-  if (write.identity === undefined) return writeExactlyOnceUnlocked(write);
-  return identityLock.run(write.identity, () => writeExactlyOnceUnlocked(write), {
-    deadline: write.deadline, what: `${write.what}: another create of the same name (from this deployment)`,
-  });
+  const id =
+    write.identity === undefined
+      ? await writeExactlyOnceUnlocked(write)
+      : await identityLock.run(write.identity, () => writeExactlyOnceUnlocked(write), {
+          deadline: write.deadline, what: `${write.what}: another create of the same name (from this deployment)`,
+        });
+  // held by this resource from now on, though its create still waits (a snapshot until Ready): a second resource
+  // of the same identity is then refused as a clash inside the stack, never told to adopt it
+  noteClaimed(id);
+  return id;
 }
 
 /** Writes of one identity in this process, one after another (see ExactlyOnceWrite.identity). */

@@ -3,6 +3,10 @@ import { resetContext, setProgressSink } from "../../context";
 import { ProviderError, ResourceInitError } from "./errors";
 import { UnconfirmedWriteError } from "./reconcile";
 import { UNCONFIRMED_KEY, withUnconfirmedCreates } from "./unconfirmed";
+import { claimedByStack } from "./replacements";
+
+// each case is a deployment of its own: ids held by the stack in one case mean nothing in the next
+beforeEach(() => claimedByStack.clear());
 
 type Provider = Parameters<typeof withUnconfirmedCreates>[0];
 

@@ -18,6 +18,7 @@ import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
+import { claimedByStack } from "../common/replacements";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
 import { currentAddress, detachedOutputs, normalizedRdns, publicIpOutputs, settingsFromState } from "./model";
@@ -157,6 +158,13 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
             attempted = true;
             await client.network.changePublicIp(instanceId, { publicNetwork: wanted });
             return;
+          }
+          if (current && claimedByStack.has(current.id.toLowerCase())) {
+            // another PublicIp of this stack holds it: a clash, never a case for adoptId (two resources would own it)
+            throw new ProviderError(
+              `instance ${instanceId} already has public address ${current.ipAddress} (${current.id}), held by another PublicIp of this ` +
+                "stack: an instance has one public address, so declare one PublicIp per instance.",
+            );
           }
           if (current) {
             throw new ProviderError(

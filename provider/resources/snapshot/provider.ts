@@ -23,7 +23,7 @@ import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
-import { replacementsInProgress } from "../common/replacements";
+import { claimedByStack, replacementsInProgress } from "../common/replacements";
 import { diffSnapshot } from "./diff";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
 import { snapshotOutputs, snapshotProgress } from "./model";
@@ -106,6 +106,13 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
     refuseBeside: (existing) => {
       const strangers = existing.filter((id) => !replacementsInProgress.isBeingReplaced(key, id));
       if (strangers.length === 0) return;
+      // Held by another Snapshot of this stack: a clash, never a case for adoptId (two resources would own it).
+      const ofThisStack = strangers.filter((id) => claimedByStack.has(id.toLowerCase()));
+      if (ofThisStack.length > 0)
+        throw new ProviderError(
+          `name: snapshot ${ofThisStack[0]} named "${inputs.name}" of instance ${inputs.instanceId} belongs to another Snapshot of this ` +
+            "stack, so no second one was taken: give this Snapshot another name.",
+        );
       throw new ProviderError(
         `name: instance ${inputs.instanceId} already has a snapshot named "${inputs.name}" (${strangers.join(", ")}) that this resource ` +
           `does not manage, so no second one was taken. It may be left by an interrupted pulumi up. To manage it, set adoptId: ` +
