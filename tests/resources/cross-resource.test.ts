@@ -9,7 +9,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
 import { configure, resetContext, setProgressSink } from "../../provider/context";
 import { providers } from "../../provider";
-import { claimedByStack, objectsOfThisStack, replacementsInProgress } from "../../provider/resources/common/replacements";
+import { claimedByStack, leavingIdentity, objectsOfThisStack, replacementsInProgress } from "../../provider/resources/common/replacements";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 import { createRunningInstance, until } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
@@ -27,7 +27,7 @@ beforeAll(async () => {
   setProgressSink((l) => void log.push(l));
 });
 afterAll(async () => { resetContext(); await sim.close(); });
-afterEach(() => { replacementsInProgress.clear(); objectsOfThisStack.clear(); claimedByStack.clear(); });
+afterEach(() => { replacementsInProgress.clear(); objectsOfThisStack.clear(); claimedByStack.clear(); leavingIdentity.clear(); });
 const admin = async (method: string, p: string, body?: unknown) => {
   const r = await fetch(`${sim.adminUrl}${p}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   return r.json() as Promise<any>;
@@ -167,4 +167,39 @@ test("two PublicIps of one stack on one VM: the second is refused as a clash ins
   const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
   expect(String(refused.reason.message)).toMatch(/held by another PublicIp of this stack: an instance has one public address/);
   expect(String(refused.reason.message)).not.toMatch(/set adoptId/);
+});
+
+test("an Instance renamed away frees its hostname for a new Instance of the same up (created before the rename runs)", async () => {
+  const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "freed-web" }));
+  const bId = created.id;
+  claimedByStack.clear();
+  objectsOfThisStack.clear(); // a new process (the next up): it knows B from Diff only
+  const bOlds = created.outs as Record<string, unknown>;
+  const bNews = await checked(instance(), { ...validCreate, hostname: "freed-old" }, bOlds);
+  expect((await instance().diff(bId, bOlds, bNews)).replaces ?? []).toEqual([]);
+  // the engine runs A's create and B's update at once; here A's create goes first, while B still holds the name
+  const a = await instance().create(await checked(instance(), { ...validCreate, hostname: "freed-web" }));
+  await instance().update(bId, bOlds, bNews);
+  const names = (await simState()).instances.filter((i: any) => [a.id, bId].includes(i.uuid)).map((i: any) => [i.uuid, i.hostname]);
+  expect(Object.fromEntries(names)).toEqual({ [a.id]: "freed-web", [bId]: "freed-old" });
+});
+
+test("a rename into a hostname another VM of the location holds is refused before any write (one VM per hostname holds for renames)", async () => {
+  const holder = await instance().create(await checked(instance(), { ...validCreate, hostname: "taken-web" }));
+  const other = await instance().create(await checked(instance(), { ...validCreate, hostname: "other-web" }));
+  const news = await checked(instance(), { ...validCreate, hostname: "taken-web" }, other.outs as Record<string, unknown>);
+  expect((await instance().diff(other.id, other.outs, news)).changes).toBe(true);
+  const mark = sim.requests().at(-1)!.seq;
+  await expect(instance().update(other.id, other.outs, news)).rejects.toThrow(
+    `hostname: instance ${holder.id} is already named taken-web in location 1, so instance ${other.id} was not renamed: two VMs cannot share a hostname`,
+  );
+  expect(sim.requests().filter((q) => q.seq > mark && q.operation === "updateHostname")).toEqual([]);
+  // a swap in one up (each renamed into the other's name) is no clash: both leave their names
+  const swapA = await checked(instance(), { ...validCreate, hostname: "other-web" }, holder.outs as Record<string, unknown>);
+  await instance().diff(holder.id, holder.outs, swapA);
+  await instance().diff(other.id, other.outs, news);
+  await instance().update(other.id, other.outs, news);
+  await instance().update(holder.id, holder.outs, swapA);
+  const names = Object.fromEntries((await simState()).instances.filter((i: any) => [holder.id, other.id].includes(i.uuid)).map((i: any) => [i.uuid, i.hostname]));
+  expect(names).toEqual({ [holder.id]: "other-web", [other.id]: "taken-web" });
 });

@@ -63,6 +63,13 @@ export const replacementsInProgress = new ReplacementsInProgress();
 export const objectsOfThisStack = new IdsByIdentity();
 
 /**
+ * Objects of this stack that leave their identity in this deployment: Diff planned a rename (a VM's hostname
+ * change). A create of that hostname may then stand beside it (the rename frees the name: a program renaming
+ * web-1 to web-old and declaring a new web-1 is valid), and a rename into that hostname is no clash with it.
+ */
+export const leavingIdentity = new IdsByIdentity();
+
+/**
  * The instances this provider process created or cloned (one process serves one deployment). Whatever is on
  * them that no resource made here (a clone's copied firewall rules) belongs to no resource of any state.
  */

@@ -30,8 +30,9 @@ import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { templateMinimums } from "../common/preflight";
 import { readPersistently, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
-import { instancesMadeHere, objectsOfThisStack, replacementsInProgress } from "../common/replacements";
+import { instancesMadeHere, leavingIdentity, objectsOfThisStack, replacementsInProgress } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
+import { isUnknown } from "../common/check";
 import { isAdoptedIn, knownKeys } from "../common/replace-on-changes";
 import { adoptionRefusal, describeStep, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
@@ -184,7 +185,20 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
     case "changeTier": return client.instances.changeTier(id, { tierId: step.tierId });
     case "resize":
       return client.instances.resize(id, { cpu: step.cpu, memory: step.memory, storage: step.storage, useDedicatedCpu: step.dedicatedCpu });
-    case "hostname": return client.instances.updateHostname(id, { hostname: step.hostname });
+    case "hostname": {
+      // One VM per hostname and location holds for renames too (a create refuses a twin; a rename made one silently:
+      // fleet audit). A VM of this stack that this up renames away, or replaces, frees the name.
+      const key = identityKey(step.hostname, before.location_id);
+      const holders = (await instancesNamedIn(client, step.hostname, before.location_id)).filter(
+        (uuid) => uuid.toLowerCase() !== id.toLowerCase() && !leavingIdentity.has(key, uuid) && !replacementsInProgress.isBeingReplaced(key, uuid),
+      );
+      if (holders.length > 0)
+        throw new ProviderError(
+          `hostname: instance ${holders.join(", ")} is already named ${step.hostname} in location ${before.location_id}, so instance ${id} ` +
+            "was not renamed: two VMs cannot share a hostname in one location. Choose another hostname (or rename or delete that VM first).",
+        );
+      return client.instances.updateHostname(id, { hostname: step.hostname });
+    }
     case "password": return client.instances.setPassword(id, { password: step.password });
     case "publicAddress": {
       if (step.action === "add") return addPublicAddress(client, id, ctx);
@@ -368,7 +382,7 @@ async function createExactlyOnce(
       return d !== undefined && couldBeMadeBy(inputs, d);
     },
     refuseBeside: (existing) => {
-      const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid));
+      const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid) && !leavingIdentity.has(key, uuid));
       if (strangers.length === 0) return;
       const ofThisStack = strangers.filter((uuid) => objectsOfThisStack.has(key, uuid));
       if (ofThisStack.length > 0) {
@@ -706,6 +720,9 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       // The VM this one replaces, when its replacement was recorded half-way (see createInstance): still replaced.
       const replacing = (olds as Record<string, unknown>).replacing;
       if (typeof replacing === "string") replacementsInProgress.note(identityKey(olds.hostname, olds.locationId), replacing);
+      // A rename frees the old hostname for another Instance of this up (fleet audit: refused as a clash before).
+      if (typeof news.hostname === "string" && !isUnknown(news.hostname) && news.hostname !== olds.hostname)
+        leavingIdentity.note(identityKey(olds.hostname, olds.locationId), id);
     }
     const result = diffInstance(olds, news);
     const replaces = result.replaces ?? [];
