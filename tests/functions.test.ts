@@ -291,6 +291,10 @@ describe("rollbackSnapshot (an action)", () => {
     expect(pulumi.runtime.isDryRun()).toBe(true);
     const result = await vmhost.rollbackSnapshot({ instanceId: vm, snapshotId: base.id }, opts);
     expect(result).toEqual({ performed: false, instanceId: vm, snapshotId: base.id, status: null });
+    // a timeout the up would refuse is refused at preview already
+    await expect(vmhost.rollbackSnapshot({ instanceId: vm, snapshotId: base.id, timeout: "5 minutes" }, opts)).rejects.toThrow(
+      'rollbackSnapshot: timeout must be a duration like "20m", between 1ms and 168h (7 days), got "5 minutes"',
+    );
     expect(sim.requests().filter((r) => r.seq > before && r.method !== "GET")).toEqual([]);
   });
 });

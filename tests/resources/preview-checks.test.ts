@@ -163,6 +163,17 @@ describe("Instance adoptId / cloneFrom, at preview", () => {
     expect(writes().length).toBe(before);
   });
 
+  it("refuses at preview a clone declaring a smaller disk than its source's (create would refuse, disks only grow)", async () => {
+    const source = await provider("Instance").create((await provider("Instance").check({}, { ...validCreate, hostname: "clone-src", storage: 40 })).inputs);
+    const before = writes().length;
+    const clone = { cloneFrom: source.id, hostname: "clone-small", locationId: 1, tierId: 2 };
+    expect((await provider("Instance").check({}, { ...clone, storage: 30 })).failures).toEqual([
+      { property: "storage", reason: "a clone starts with its source's 40 GB disk and disks only grow; set storage to 40 or more" },
+    ]);
+    expect((await provider("Instance").check({}, { ...clone, storage: 40 })).failures).toBeUndefined();
+    expect(writes().length).toBe(before);
+  });
+
   it("does not check them again once the resource exists (a clone's source may be gone since)", async () => {
     const inputs = { cloneFrom: missing, hostname: "c-1", locationId: 1, tierId: 2 };
     const r = await provider("Instance").check({ ...inputs, status: "Running" }, inputs);

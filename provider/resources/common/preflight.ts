@@ -400,6 +400,13 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
         property: key,
         reason: `there is no instance ${id} in this account to ${key === "adoptId" ? "adopt" : "clone"} (getInstances lists them)`,
       });
+    } else if (key === "cloneFrom") {
+      // What create would refuse before any write, said at preview (a clone starts with its source's disk).
+      if (typeof inputs.storage === "number" && inputs.storage < found.storage)
+        failures.push({
+          property: "storage",
+          reason: `a clone starts with its source's ${found.storage} GB disk and disks only grow; set storage to ${found.storage} or more`,
+        });
     } else if (key === "adoptId") {
       // What create would refuse (an adopted VM is never replaced), said at preview: only values known now.
       const declared = Object.fromEntries((["locationId", "templateId", "username", "storage"] as const).filter((k) => known(inputs[k])).map((k) => [k, inputs[k]]));

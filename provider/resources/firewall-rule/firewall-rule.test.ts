@@ -30,6 +30,7 @@ describe("FirewallRule inputs", () => {
     ["source not an address", { ...base, sourceIp: "office" }, "sourceIp", /CIDR/],
     ["prefix too long", { ...base, sourceIp: "10.0.0.0/33" }, "sourceIp", /CIDR/],
     ["action allow", { ...base, action: "allow" }, "action", /"accept" or "drop"/],
+    ["action A (the API's code)", { ...base, action: "A" }, "action", /^action must be "accept" or "drop" \(lowercase; not the API's codes A\/D\), got "A"$/],
     ["missing action", { ...base, action: undefined }, "action", /required/],
     ["description on two lines", { ...base, description: "a\nb" }, "description", /one line/],
     ["blank adoptId", { ...base, adoptId: " " }, "adoptId", /empty/],

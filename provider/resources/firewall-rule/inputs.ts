@@ -73,7 +73,12 @@ export const inputsSchema = z
         .optional()
         .describe('Only packets from this IPv4 address or CIDR network match ("203.0.113.7", "10.0.0.0/8"). Leave it out to match any source (same as "0.0.0.0/0"). Changes in place.'),
       action: z
-        .enum(FIREWALL_ACTIONS, { error: 'action is required: "accept" or "drop"' })
+        .enum(FIREWALL_ACTIONS, {
+          error: (issue) =>
+            issue.input === undefined
+              ? 'action is required: "accept" or "drop"'
+              : `action must be "accept" or "drop" (lowercase; not the API's codes A/D), got ${JSON.stringify(issue.input)}`,
+        })
         .describe('What happens to matching packets: "accept" or "drop". Changes in place.'),
       // The API trims text and stores a blank one as no description (Laravel TrimStrings +
       // ConvertEmptyStringsToNull): trimmed here the same way, and blank = left out, so "  " never shows a

@@ -614,11 +614,12 @@ export type RollbackSnapshotResult = Result<"rollbackSnapshot">;
  */
 export function rollbackSnapshot(args: RollbackSnapshotArgs, options?: FunctionOptions): Promise<RollbackSnapshotResult> {
   return invoke("rollbackSnapshot", args, options, async (c, a) => {
+    // (checked before the preview's early answer: a bad timeout shows at preview, not first at up)
+    const timeoutMs = a.timeout === undefined ? 20 * 60_000 : parseWaitDuration(a.timeout);
+    if (!timeoutMs) throw new FunctionArgumentError(`rollbackSnapshot: timeout must be a duration like "20m", ${WAIT_LIMITS_TEXT}, got ${JSON.stringify(a.timeout)}`);
     if (pulumi.runtime.isDryRun()) {
       return { performed: false, instanceId: a.instanceId, snapshotId: a.snapshotId, status: null };
     }
-    const timeoutMs = a.timeout === undefined ? 20 * 60_000 : parseWaitDuration(a.timeout);
-    if (!timeoutMs) throw new FunctionArgumentError(`rollbackSnapshot: timeout must be a duration like "20m", ${WAIT_LIMITS_TEXT}, got ${JSON.stringify(a.timeout)}`);
     const { detail } = await runInstanceOperation(
       c,
       a.instanceId,
