@@ -186,8 +186,14 @@ describe("through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
     // refresh: Read with the recorded properties answers the VM's real uuid
     const read = await host.read(URN, failure.id, failure.properties, checked.inputs);
     expect(read.id).toBe(vm!.uuid);
-    // destroy of the record as it was: the VM is gone
-    await host.delete(URN, failure.id, failure.properties, checked.inputs);
+    // destroy of the record as it was, a later deployment (its own host: the refresh above noted the VM as held by
+    // this stack's resource, which a delete in the same deployment would leave alone): the VM is gone
+    const destroyHost = await startConfiguredHost(dir, sim);
+    try {
+      await destroyHost.delete(URN, failure.id, failure.properties, checked.inputs);
+    } finally {
+      await destroyHost.stop();
+    }
     expect((await simInstances()).find((i) => i.uuid === vm!.uuid)).toBeUndefined();
   }, 60_000);
 

@@ -265,7 +265,10 @@ describe("create, clone, adopt", () => {
   it("refuses a clone smaller than its source before cloning", async () => {
     const source = await up({ ...validCreate, hostname: "clone-src-2", storage: 60 });
     const before = requestCount();
-    await expect(up({ cloneFrom: source.id, hostname: "clone-small", locationId: 1, tierId: 2, storage: 40 })).rejects.toThrow(/storage: a clone starts with its source's 60 GB disk/);
+    const small = { cloneFrom: source.id, hostname: "clone-small", locationId: 1, tierId: 2, storage: 40 };
+    // at preview (check reads the source), and at create when check was skipped
+    expect((await provider().check({}, small)).failures).toEqual([{ property: "storage", reason: expect.stringMatching(/^a clone starts with its source's 60 GB disk/) }]);
+    await expect(provider().create(small)).rejects.toThrow(/storage: a clone starts with its source's 60 GB disk/);
     expect(opsSince(before)).not.toContain("cloneInstance");
   });
 

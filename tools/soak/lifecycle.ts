@@ -476,6 +476,10 @@ class Lifecycle {
       if (f.failNext || f.stickNext) scheduledOps++;
     }
     this.log(`phase ${++this.phase} ${name}${faults.length ? ` with faults ${JSON.stringify(faults)}` : ""}`);
+    // A fresh provider process for every run, as the CLI starts one per deployment: the provider keeps what
+    // belongs to one deployment (objects it adopted or saw held by the stack's resources, VMs being replaced or
+    // renamed), and a process shared by several runs would let one run's notes decide another's.
+    await this.host.kill();
     try {
       return await run();
     } finally {
@@ -579,9 +583,6 @@ class Lifecycle {
   }
 
   private async destroyPhase(interrupt: boolean): Promise<void> {
-    // A fresh provider process, as the CLI starts one for every run: the provider keeps what belongs to one
-    // deployment (the objects it adopted, which that deployment never deletes: common/adoptions.ts).
-    await this.host.kill();
     const result = await this.withFaults("destroy", this.faultsFor("destroy"), () =>
       interrupt ? this.interrupted(() => this.engine.destroy(), DELETE_WRITES, "delete") : this.engine.destroy(),
     );
@@ -649,6 +650,7 @@ class Lifecycle {
     this.record(compare(this.engine.state, truth, upSucceeded, this.ownedByUser()));
     if (!upSucceeded) return;
     this.record(notAsDeclared(this.engine.state, truth, { vm: this.vm, ...this.deps }));
+    await this.host.kill(); // a preview is a run of its own (a fresh provider process)
     const preview = await this.engine.previewRefreshed(this.program());
     for (const step of [...preview.planned, ...preview.errors]) {
       this.record([{ kind: "false-drift", object: `drift:${step.split(":")[0]!}`, what: `right after a successful up, with nothing changed, preview --refresh: ${step}` }]);
