@@ -3,7 +3,7 @@ import type { ResourceName } from "../sdk/nodejs/stub";
 import { instanceProvider, instanceReplacementIdentity } from "./resources/instance/provider";
 import { snapshotProvider, snapshotReplacementIdentity } from "./resources/snapshot/provider";
 import { firewallRuleProvider } from "./resources/firewall-rule/provider";
-import { publicIpProvider } from "./resources/public-ip/provider";
+import { publicIpProvider, publicIpReplacementIdentity } from "./resources/public-ip/provider";
 import { vswitchAttachmentProvider } from "./resources/vswitch-attachment/provider";
 import { blockStorageAttachmentProvider } from "./resources/block-storage-attachment/provider";
 import { withRecordableFailures } from "./resources/common/recordable";
@@ -36,7 +36,7 @@ function shared(
  */
 export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
   Instance: shared("Instance", instanceProvider as pulumi.dynamic.ResourceProvider, instanceReplacementIdentity),
-  PublicIp: shared("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider),
+  PublicIp: shared("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider, publicIpReplacementIdentity),
   VswitchAttachment: shared("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider),
   BlockStorageAttachment: shared("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider),
   Snapshot: shared("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider, snapshotReplacementIdentity),

@@ -9,6 +9,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
 import { configure, resetContext, setProgressSink } from "../../provider/context";
 import { providers } from "../../provider";
+import { forgetAdoptions } from "../../provider/resources/common/adoptions";
 import { claimedByStack, leavingIdentity, objectsOfThisStack, replacementsInProgress } from "../../provider/resources/common/replacements";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 import { createRunningInstance, until } from "./attachment-helpers";
@@ -27,7 +28,7 @@ beforeAll(async () => {
   setProgressSink((l) => void log.push(l));
 });
 afterAll(async () => { resetContext(); await sim.close(); });
-afterEach(() => { replacementsInProgress.clear(); objectsOfThisStack.clear(); claimedByStack.clear(); leavingIdentity.clear(); });
+afterEach(() => { replacementsInProgress.clear(); objectsOfThisStack.clear(); claimedByStack.clear(); leavingIdentity.clear(); forgetAdoptions(); });
 const admin = async (method: string, p: string, body?: unknown) => {
   const r = await fetch(`${sim.adminUrl}${p}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   return r.json() as Promise<any>;
@@ -169,7 +170,7 @@ test("two PublicIps of one stack on one VM: the second is refused as a clash ins
   expect(String(refused.reason.message)).not.toMatch(/set adoptId/);
 });
 
-test("an Instance renamed away frees its hostname for a new Instance of the same up (created before the rename runs)", async () => {
+test("an Instance renamed away frees its hostname for a new Instance of the same up: the create waits for the rename", async () => {
   const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "freed-web" }));
   const bId = created.id;
   claimedByStack.clear();
@@ -177,29 +178,55 @@ test("an Instance renamed away frees its hostname for a new Instance of the same
   const bOlds = created.outs as Record<string, unknown>;
   const bNews = await checked(instance(), { ...validCreate, hostname: "freed-old" }, bOlds);
   expect((await instance().diff(bId, bOlds, bNews)).replaces ?? []).toEqual([]);
-  // the engine runs A's create and B's update at once; here A's create goes first, while B still holds the name
-  const a = await instance().create(await checked(instance(), { ...validCreate, hostname: "freed-web" }));
+  // the engine runs A's create and B's update at once; A's create starts first, while B still holds the name
+  const creating = instance().create(await checked(instance(), { ...validCreate, hostname: "freed-web" }));
   await instance().update(bId, bOlds, bNews);
+  const a = await creating;
   const names = (await simState()).instances.filter((i: any) => [a.id, bId].includes(i.uuid)).map((i: any) => [i.uuid, i.hostname]);
   expect(Object.fromEntries(names)).toEqual({ [a.id]: "freed-web", [bId]: "freed-old" });
 });
 
-test("a rename into a hostname another VM of the location holds is refused before any write (one VM per hostname holds for renames)", async () => {
-  const holder = await instance().create(await checked(instance(), { ...validCreate, hostname: "taken-web" }));
-  const other = await instance().create(await checked(instance(), { ...validCreate, hostname: "other-web" }));
-  const news = await checked(instance(), { ...validCreate, hostname: "taken-web" }, other.outs as Record<string, unknown>);
-  expect((await instance().diff(other.id, other.outs, news)).changes).toBe(true);
-  const mark = sim.requests().at(-1)!.seq;
-  await expect(instance().update(other.id, other.outs, news)).rejects.toThrow(
-    `hostname: instance ${holder.id} is already named taken-web in location 1, so instance ${other.id} was not renamed: two VMs cannot share a hostname`,
+test("a rename that fails frees no name: the create waiting for it is refused as a clash inside the stack", async () => {
+  const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "kept-web" }));
+  claimedByStack.clear();
+  objectsOfThisStack.clear();
+  const olds = created.outs as Record<string, unknown>;
+  // the rename comes with a disk shrink, which the update refuses before any change
+  const news = await checked(instance(), { ...validCreate, hostname: "kept-old", storage: 20 }, olds);
+  await instance().diff(created.id, olds, news);
+  const creating = instance().create(await checked(instance(), { ...validCreate, hostname: "kept-web" })).catch((e: unknown) => e);
+  await expect(instance().update(created.id, olds, news)).rejects.toThrow(/disks cannot shrink/);
+  expect(String(await creating)).toMatch(`belongs to another resource of this stack, so no second one was created`);
+  expect((await simState()).instances.filter((i: any) => i.hostname === "kept-web")).toHaveLength(1);
+});
+
+test("the user adopts what an unconfirmed create made (adoptId) and runs up without a refresh: the placeholder's delete leaves that VM", async () => {
+  const inputs = await checked(instance(), { ...validCreate, hostname: "uc-adopt" });
+  // up 1: the create happened (VM v) but could not be confirmed: recorded as a placeholder
+  const v = (await client.instances.create({
+    locationId: 1, tierId: 2, templateId: 1, hostname: "uc-adopt", cpu: 2, memory: 4, storage: 40, username: "deploy", password: "Blue-Horse-42",
+    usePublicIp: false, useDedicatedCpu: false, useSharedCpu: true, vswitch: null, sshKeys: null, includeBackup: null, publicNetwork: null,
+  })).uuid;
+  const placeholder = "unconfirmed-6b4e28ba-2fa1-41d2-883f-0016d3cca427";
+  const props = { ...inputs, unconfirmedCreate: { what: "instance uc-adopt in location 1", sentAt: new Date().toISOString(), existing: [], howToFind: "panel" } };
+  // up 2 (a new process), the program says adoptId: v. The engine: check, diff (replace, delete first), delete, create.
+  const news = await checked(instance(), { ...validCreate, hostname: "uc-adopt", adoptId: v }, inputs);
+  expect(await instance().diff(placeholder, props, news)).toMatchObject({ replaces: ["unconfirmedCreate"], deleteBeforeReplace: true });
+  await instance().delete(placeholder, props);
+  expect(log.join("\n")).toContain(`happened (${v}); it is not deleted: a resource of this deployment adopts it (adoptId)`);
+  expect((await instance().create(news)).id).toBe(v);
+  expect((await simState()).instances.filter((i: any) => i.uuid === v)).toHaveLength(1);
+});
+
+test("a PublicIp replaced on its instance (replaceOnChanges) without deleteBeforeReplace is told to use it, not that another PublicIp holds the address", async () => {
+  const vm = await createRunningInstance(client, "replace-ip-vm");
+  const pub = providers.PublicIp as P;
+  const program = { instanceId: vm, rdns: "a.example.com", __replaceOnChanges: ["rdns"] };
+  const made = await pub.create(await checked(pub, program));
+  const news = await checked(pub, { ...program, rdns: "b.example.com" }, made.outs as Record<string, unknown>);
+  expect(await pub.diff(made.id, made.outs, news)).toMatchObject({ replaces: ["rdns"] });
+  await expect(pub.create(news)).rejects.toThrow(
+    `instance ${vm} still has the address`,
   );
-  expect(sim.requests().filter((q) => q.seq > mark && q.operation === "updateHostname")).toEqual([]);
-  // a swap in one up (each renamed into the other's name) is no clash: both leave their names
-  const swapA = await checked(instance(), { ...validCreate, hostname: "other-web" }, holder.outs as Record<string, unknown>);
-  await instance().diff(holder.id, holder.outs, swapA);
-  await instance().diff(other.id, other.outs, news);
-  await instance().update(other.id, other.outs, news);
-  await instance().update(holder.id, holder.outs, swapA);
-  const names = Object.fromEntries((await simState()).instances.filter((i: any) => [holder.id, other.id].includes(i.uuid)).map((i: any) => [i.uuid, i.hostname]));
-  expect(names).toEqual({ [holder.id]: "other-web", [other.id]: "taken-web" });
+  await expect(pub.create(news)).rejects.toThrow(/a PublicIp replaced on the same instance needs the resource option deleteBeforeReplace: true/);
 });

@@ -40,6 +40,11 @@ export function noteManaged(id: string, olds: unknown): void {
   if (id && (typeof adoptId !== "string" || adoptId.toLowerCase() !== id.toLowerCase())) managedByOthers.add(id.toLowerCase());
 }
 
+/** True when a resource of this deployment adopts (or adopted) object `id`: the deployment never deletes it. */
+export function isAdoptedHere(id: string): boolean {
+  return adoptedHere.has(id.toLowerCase());
+}
+
 /** Forgets what was noted (tests that simulate a new provider process, i.e. a new deployment). */
 export function forgetAdoptions(): void {
   adoptedHere.clear();
@@ -84,7 +89,7 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
   const remove = provider.delete?.bind(provider);
   if (remove) {
     wrapped.delete = async (id, props) => {
-      if (adoptedHere.has(id.toLowerCase())) {
+      if (isAdoptedHere(id)) {
         progressLog(
           `${resource} ${id} is not deleted: a resource of this deployment adopted it (adoptId), so the program still declares it. ` +
             "This is the old half of a replacement (pulumi up --replace, or a replace the engine made for deletedWith) or of a " +

@@ -15,6 +15,8 @@ describe("withIgnoredKept", () => {
   });
   it("a path the state lacks is left unset (not managed), and news without the option pass through", () => {
     expect(withIgnoredKept({}, { powerState: "running", [IGNORE_CHANGES_KEY]: ["powerState"] })).toEqual({});
+    // a nested path neither side has makes up no empty parent (which would be a change: timeouts {} vs none)
+    expect(withIgnoredKept({ cpu: 1 }, { cpu: 1, [IGNORE_CHANGES_KEY]: ["timeouts.update"] })).toEqual({ cpu: 1 });
     expect(withIgnoredKept(olds, { cpu: 1 })).toEqual({ cpu: 1 });
   });
 });

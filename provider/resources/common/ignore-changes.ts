@@ -52,7 +52,12 @@ export function withIgnoredKept(olds: Record<string, unknown>, news: Record<stri
   const { [IGNORE_CHANGES_KEY]: option, ...rest } = news;
   if (!Array.isArray(option)) return rest;
   const out: Record<string, unknown> = { ...rest };
-  for (const path of pathsOf(option.filter((p): p is string => typeof p === "string"), rest)) setAt(out, path, valueAt(olds, path));
+  for (const path of pathsOf(option.filter((p): p is string => typeof p === "string"), rest)) {
+    const kept = valueAt(olds, path);
+    // neither side has it: nothing to keep (no empty parent object made up: pulumi/pulumi PropertyPath.Reset)
+    if (kept === undefined && valueAt(out, path) === undefined) continue;
+    setAt(out, path, kept);
+  }
   return out;
 }
 

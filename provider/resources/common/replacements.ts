@@ -36,6 +36,11 @@ class IdsByIdentity {
     return [...this.ids].filter(([key]) => key.startsWith(prefix)).flatMap(([, ids]) => [...ids]);
   }
 
+  /** Forgets that `id` was noted under identity `key`. */
+  forget(key: string, id: string): void {
+    this.ids.get(key)?.delete(id.toLowerCase());
+  }
+
   /** Forgets everything (tests that simulate a new provider process). */
   clear(): void {
     this.ids.clear();
@@ -64,8 +69,9 @@ export const objectsOfThisStack = new IdsByIdentity();
 
 /**
  * Objects of this stack that leave their identity in this deployment: Diff planned a rename (a VM's hostname
- * change). A create of that hostname may then stand beside it (the rename frees the name: a program renaming
- * web-1 to web-old and declaring a new web-1 is valid), and a rename into that hostname is no clash with it.
+ * change), and it has not failed. A create of that hostname waits until the rename has freed the name (a program
+ * renaming web-1 to web-old and declaring a new web-1 is valid; the engine runs both at once), instead of being
+ * refused as a clash; a rename that fails is forgotten here, and the waiting create is then refused.
  */
 export const leavingIdentity = new IdsByIdentity();
 

@@ -27,6 +27,7 @@ import { randomUUID } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { progressLog, resourceDeadline } from "../../context";
+import { isAdoptedHere } from "./adoptions";
 import { ProviderError, ResourceInitError } from "./errors";
 import { readPersistently, UnconfirmedWriteError } from "./reconcile";
 import { claimedByStack } from "./replacements";
@@ -157,6 +158,10 @@ export function withUnconfirmedCreates(
       const { record, found, unlike } = await appearedSince(id, (props ?? {}) as Record<string, unknown>, find, "delete");
       if (found.length > 1) throw severalFound(id, record, found);
       if (found.length === 0) return progressLog(`${id}: the unconfirmed create of ${record.what} did not happen; nothing to delete${unlikeNote(record, unlike)}`);
+      // The program adopts it (the user set adoptId to keep what the unconfirmed create made, and ran up without a
+      // refresh: the placeholder's delete comes before the adopting create): never deleted (common/adoptions.ts).
+      if (isAdoptedHere(found[0]!))
+        return progressLog(`${id}: the unconfirmed create of ${record.what} happened (${found[0]}); it is not deleted: a resource of this deployment adopts it (adoptId)`);
       progressLog(`${id}: the unconfirmed create of ${record.what} happened (${found[0]}): deleting it`);
       await provider.delete(found[0]!, withoutRecord(props as Record<string, unknown>));
     },

@@ -24,7 +24,7 @@ import type { InstanceDetail } from "../../api/schemas/instances";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { hostnameListingFor } from "../../wait/hostname-listing";
 import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle, waitUntilIdleStatus, type IdleStatus } from "../../wait/instance";
-import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
+import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
@@ -185,20 +185,7 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
     case "changeTier": return client.instances.changeTier(id, { tierId: step.tierId });
     case "resize":
       return client.instances.resize(id, { cpu: step.cpu, memory: step.memory, storage: step.storage, useDedicatedCpu: step.dedicatedCpu });
-    case "hostname": {
-      // One VM per hostname and location holds for renames too (a create refuses a twin; a rename made one silently:
-      // fleet audit). A VM of this stack that this up renames away, or replaces, frees the name.
-      const key = identityKey(step.hostname, before.location_id);
-      const holders = (await instancesNamedIn(client, step.hostname, before.location_id)).filter(
-        (uuid) => uuid.toLowerCase() !== id.toLowerCase() && !leavingIdentity.has(key, uuid) && !replacementsInProgress.isBeingReplaced(key, uuid),
-      );
-      if (holders.length > 0)
-        throw new ProviderError(
-          `hostname: instance ${holders.join(", ")} is already named ${step.hostname} in location ${before.location_id}, so instance ${id} ` +
-            "was not renamed: two VMs cannot share a hostname in one location. Choose another hostname (or rename or delete that VM first).",
-        );
-      return client.instances.updateHostname(id, { hostname: step.hostname });
-    }
+    case "hostname": return client.instances.updateHostname(id, { hostname: step.hostname });
     case "password": return client.instances.setPassword(id, { password: step.password });
     case "publicAddress": {
       if (step.action === "add") return addPublicAddress(client, id, ctx);
@@ -358,6 +345,27 @@ export function couldBeMadeBy(inputs: Partial<InstanceInputs>, d: InstanceDetail
   );
 }
 
+/**
+ * Waits (within the create's deadline) until the VMs of this stack that this up renames away from `hostname` no
+ * longer hold it (`leavingIdentity`): the engine runs their update beside this create, and the name is only free
+ * once the rename is done. A rename that fails is forgotten there, so the wait ends and the create is refused as a
+ * clash inside the stack (fleet audit: refused at once, though the program was valid; freed at diff, two VMs of
+ * the stack kept one name when the rename then failed).
+ */
+async function waitForRenamesAway(client: VmHostClient, hostname: string, locationId: number, deadline: Deadline): Promise<void> {
+  const key = identityKey(hostname, locationId);
+  if (leavingIdentity.idsOf(key).length === 0) return;
+  await pollUntil<void>({
+    what: `instance(s) renamed by this up to leave hostname ${hostname} in location ${locationId}`,
+    deadline,
+    log: progressLog,
+    poll: async () => {
+      const holding = (await instancesNamedIn(client, hostname, locationId)).filter((uuid) => leavingIdentity.has(key, uuid));
+      return holding.length === 0 ? { done: true, value: undefined } : { done: false, status: `still named ${hostname}: ${holding.join(", ")}` };
+    },
+  });
+}
+
 /** How many times a create may be sent in all; each re-send follows a look that found nothing. */
 const MAX_CREATE_SENDS = 3;
 
@@ -370,6 +378,7 @@ async function createExactlyOnce(
   client: VmHostClient, inputs: Partial<InstanceInputs>, hostname: string, locationId: number, deadline: Deadline, sendRequest: () => Promise<string>,
 ): Promise<string> {
   const key = identityKey(hostname, locationId);
+  await waitForRenamesAway(client, hostname, locationId, deadline);
   const id = await writeExactlyOnce({
     what: `instance ${hostname} in location ${locationId}`,
     identity: key,
@@ -382,7 +391,7 @@ async function createExactlyOnce(
       return d !== undefined && couldBeMadeBy(inputs, d);
     },
     refuseBeside: (existing) => {
-      const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid) && !leavingIdentity.has(key, uuid));
+      const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid));
       if (strangers.length === 0) return;
       const ofThisStack = strangers.filter((uuid) => objectsOfThisStack.has(key, uuid));
       if (ofThisStack.length > 0) {
@@ -720,9 +729,6 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       // The VM this one replaces, when its replacement was recorded half-way (see createInstance): still replaced.
       const replacing = (olds as Record<string, unknown>).replacing;
       if (typeof replacing === "string") replacementsInProgress.note(identityKey(olds.hostname, olds.locationId), replacing);
-      // A rename frees the old hostname for another Instance of this up (fleet audit: refused as a clash before).
-      if (typeof news.hostname === "string" && !isUnknown(news.hostname) && news.hostname !== olds.hostname)
-        leavingIdentity.note(identityKey(olds.hostname, olds.locationId), id);
     }
     const result = diffInstance(olds, news);
     const replaces = result.replaces ?? [];
@@ -734,6 +740,11 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       const refusal = adoptionRefusal(id, olds, news, known);
       if (refusal) throw new ProviderError(refusal);
     }
+    // A rename in place frees the old hostname for another Instance of this up (fleet audit: refused as a clash
+    // before); a create of it waits for the rename (waitForRenamesAway).
+    if ((result.replaces ?? []).length === 0 && typeof olds.hostname === "string" && typeof olds.locationId === "number" &&
+        typeof news.hostname === "string" && !isUnknown(news.hostname) && news.hostname !== olds.hostname)
+      leavingIdentity.note(identityKey(olds.hostname, olds.locationId), id);
     return result;
   },
 
@@ -787,7 +798,10 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
   async update(id, olds, news) {
     // Refused before any API call, so a half-applied update never follows (tier changed, disk refused).
     const refusal = diskShrinkRefusal(id, olds, news);
-    if (refusal) throw new ProviderError(refusal);
+    if (refusal) {
+      if (typeof olds.hostname === "string" && typeof olds.locationId === "number") leavingIdentity.forget(identityKey(olds.hostname, olds.locationId), id);
+      throw new ProviderError(refusal);
+    }
     const client = getClient();
     const deadline = resourceDeadline(news.timeouts, "update");
     const applied = new Set<UpdateStep["kind"]>();
@@ -800,6 +814,9 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       const fresh = await client.instances.get(id);
       return { outs: withReplacing(await outputsFor(client, fresh, news, ctx.reservedPublicIpId), olds) };
     } catch (e) {
+      // A rename that did not happen frees no name: a create of it waiting in this up is then refused as a clash.
+      if (steps.some((s) => s.kind === "hostname") && !applied.has("hostname") && typeof olds.hostname === "string" && typeof olds.locationId === "number")
+        leavingIdentity.forget(identityKey(olds.hostname, olds.locationId), id);
       // Half-way: report what is true now, and the old password unless the new one was set.
       const password = applied.has("password") ? news.password : olds.password;
       const declared = { ...news, password };

@@ -18,10 +18,18 @@ import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
-import { claimedByStack } from "../common/replacements";
+import { claimedByStack, replacementsInProgress } from "../common/replacements";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
 import { currentAddress, detachedOutputs, normalizedRdns, publicIpOutputs, settingsFromState } from "./model";
+
+/**
+ * The identity a replacement PublicIp is created under (withReplaceOnChanges notes the old address there): its
+ * instance, which holds one public address, so a create-before-delete replacement on the same instance is told
+ * to use deleteBeforeReplace, not that another PublicIp holds the address.
+ */
+export const publicIpReplacementIdentity = (news: Record<string, unknown>): string | undefined =>
+  typeof news.instanceId === "string" ? `PublicIp:${news.instanceId.toLowerCase()}` : undefined;
 
 /** The user-facing error for an instanceId that names no instance. */
 function missingInstance(instanceId: string): ProviderError {
@@ -158,6 +166,13 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
             attempted = true;
             await client.network.changePublicIp(instanceId, { publicNetwork: wanted });
             return;
+          }
+          if (current && replacementsInProgress.isBeingReplaced(publicIpReplacementIdentity({ instanceId }) ?? "", current.id)) {
+            throw new ProviderError(
+              `instance ${instanceId} still has the address ${current.ipAddress} (${current.id}) of the PublicIp this one replaces: an ` +
+                "instance holds one public address, so a PublicIp replaced on the same instance needs the resource option " +
+                "deleteBeforeReplace: true (the old address is then released first).",
+            );
           }
           if (current && claimedByStack.has(current.id.toLowerCase())) {
             // another PublicIp of this stack holds it: a clash, never a case for adoptId (two resources would own it)
