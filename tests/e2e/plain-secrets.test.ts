@@ -5,32 +5,23 @@
  * engine and the real language runtime and dynamic-provider host.
  */
 import * as fs from "node:fs";
-import { startTestSimulator, type TestSimulator } from "./helpers";
-import { SpecStack, show, simState, vmArgs, type Res } from "./spec-stack";
+import { show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
 
 jest.setTimeout(300_000);
-let sim: TestSimulator;
-let stack: SpecStack | undefined;
-beforeAll(async () => {
-  sim = await startTestSimulator();
-}, 120_000);
-afterAll(async () => {
-  await sim?.close();
-  stack?.remove();
-});
+const suite = specSuite();
 
 test("a plain-string password never appears in the state file, after the create and after changing it", async () => {
   const first = "Plain-Passw0rd-41";
   const second = "Plain-Passw0rd-42";
   const program = (password: string): Res[] => [{ type: "Instance", name: "vm", args: vmArgs("plain-secret-vm", { password }) }];
-  stack = await SpecStack.create(sim);
+  const stack = await suite.newStack();
   const up = await stack.run("up", program(first));
   expect(up.ok ? "" : show(up)).toBe("");
   expect(fs.readFileSync(stack.stateFile, "utf8")).not.toContain(first);
   const changed = await stack.run("up", program(second));
   expect(changed.ok ? "" : show(changed)).toBe("");
   const id = stack.res("vm")!.id!;
-  expect((await simState(sim)).instances.find((i) => i.uuid === id)).toMatchObject({ password: second });
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === id)).toMatchObject({ password: second });
   expect(fs.readFileSync(stack.stateFile, "utf8")).not.toContain(second);
   const destroy = await stack.run("destroy", program(second));
   expect(destroy.ok ? "" : show(destroy)).toBe("");

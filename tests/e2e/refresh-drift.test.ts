@@ -4,19 +4,10 @@
  * returns no inputs (the engine would store them: RefreshStep.Apply in pulumi/pulumi pkg/resource/deploy/step.go).
  * Through the local engine and the real dynamic-provider host.
  */
-import { startTestSimulator, type TestSimulator } from "./helpers";
-import { SpecStack, admin, show, until, vmArgs, simState, type Res } from "./spec-stack";
+import { admin, show, specSuite, until, vmArgs, simState, type Res } from "./spec-stack";
 
 jest.setTimeout(300_000);
-let sim: TestSimulator;
-let stack: SpecStack | undefined;
-beforeAll(async () => {
-  sim = await startTestSimulator();
-}, 120_000);
-afterAll(async () => {
-  await sim?.close();
-  stack?.remove();
-});
+const suite = specSuite();
 
 test("a firewall rule or snapshot changed in the panel is drift at every refresh; undone, it is none", async () => {
   const program: Res[] = [
@@ -24,28 +15,28 @@ test("a firewall rule or snapshot changed in the panel is drift at every refresh
     { type: "FirewallRule", name: "fw", args: { instanceId: "$id:vm", protocol: "tcp", port: 22, action: "accept" } },
     { type: "Snapshot", name: "snap", args: { instanceId: "$id:vm", name: "base" } },
   ];
-  stack = await SpecStack.create(sim);
+  const stack = await suite.newStack();
   const up = await stack.run("up", program);
   expect(up.ok ? "" : show(up)).toBe("");
   const rule = stack.res("fw")!.id!;
   const snap = stack.res("snap")!.id!;
-  const refreshIsClean = async (): Promise<boolean> => (await stack!.run("refresh", program, { expectNoChanges: true })).ok;
+  const refreshIsClean = async (): Promise<boolean> => (await stack.run("refresh", program, { expectNoChanges: true })).ok;
   expect(await refreshIsClean()).toBe(true);
 
-  await admin(sim, "PATCH", `/firewall-rules/${rule}`, { destinationPort: "2222" });
-  await admin(sim, "PATCH", `/snapshots/${snap}`, { name: "renamed" });
+  await admin(suite.sim, "PATCH", `/firewall-rules/${rule}`, { destinationPort: "2222" });
+  await admin(suite.sim, "PATCH", `/snapshots/${snap}`, { name: "renamed" });
   expect(await refreshIsClean()).toBe(false);
   expect(await refreshIsClean()).toBe(false); // still drift: the cloud is not as the program declares
-  await admin(sim, "PATCH", `/firewall-rules/${rule}`, { destinationPort: "22" });
-  await admin(sim, "PATCH", `/snapshots/${snap}`, { name: "base" });
+  await admin(suite.sim, "PATCH", `/firewall-rules/${rule}`, { destinationPort: "22" });
+  await admin(suite.sim, "PATCH", `/snapshots/${snap}`, { name: "base" });
   expect(await refreshIsClean()).toBe(true); // undone in the panel: as declared again
 
   // drift left in place is put back by the next up
-  await admin(sim, "PATCH", `/firewall-rules/${rule}`, { destinationPort: "2222" });
+  await admin(suite.sim, "PATCH", `/firewall-rules/${rule}`, { destinationPort: "2222" });
   expect(await refreshIsClean()).toBe(false);
   const fix = await stack.run("up", program);
   expect(fix.ok ? "" : show(fix)).toBe("");
-  await until("rule back on 22", async () => (await simState(sim)).firewallRules.find((r) => r.id === rule)?.destinationPort === "22");
+  await until("rule back on 22", async () => (await simState(suite.sim)).firewallRules.find((r) => r.id === rule)?.destinationPort === "22");
   expect(await refreshIsClean()).toBe(true);
   const destroy = await stack.run("destroy", program);
   expect(destroy.ok ? "" : show(destroy)).toBe("");
@@ -55,24 +46,23 @@ test("ignoreChanges keeps a change made in the panel after a refresh: no drift, 
   const program: Res[] = [
     { type: "Instance", name: "vm", args: vmArgs("ignore-changes-vm", { powerState: "running" }), opts: { ignoreChanges: ["powerState", "cpu", "memory"] } },
   ];
-  const s = await SpecStack.create(sim);
+  const s = await suite.newStack();
   const up = await s.run("up", program);
   expect(up.ok ? "" : show(up)).toBe("");
   const id = s.res("vm")!.id!;
-  await admin(sim, "PATCH", `/instances/${id}`, { powerState: "stopped", cpu: 2, memory: 2 });
+  await admin(suite.sim, "PATCH", `/instances/${id}`, { powerState: "stopped", cpu: 2, memory: 2 });
   const refreshed = await s.run("refresh", program);
   expect(refreshed.ok ? "" : show(refreshed)).toBe("");
   const check = await s.run("preview", program, { refresh: true, expectNoChanges: true });
   expect(check.ok ? "" : show(check)).toBe("");
   const again = await s.run("up", program);
   expect(again.ok ? "" : show(again)).toBe("");
-  expect((await simState(sim)).instances.find((i) => i.uuid === id)).toMatchObject({ status: "Stopped", cpu: 2, memoryGb: 2 });
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === id)).toMatchObject({ status: "Stopped", cpu: 2, memoryGb: 2 });
   // a property not ignored is still put back
-  await admin(sim, "PATCH", `/instances/${id}`, { hostname: "renamed-in-panel" });
+  await admin(suite.sim, "PATCH", `/instances/${id}`, { hostname: "renamed-in-panel" });
   const fix = await s.run("up", program, { refresh: true });
   expect(fix.ok ? "" : show(fix)).toBe("");
-  expect((await simState(sim)).instances.find((i) => i.uuid === id)).toMatchObject({ hostname: "ignore-changes-vm", status: "Stopped", cpu: 2 });
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === id)).toMatchObject({ hostname: "ignore-changes-vm", status: "Stopped", cpu: 2 });
   const destroy = await s.run("destroy", program);
   expect(destroy.ok ? "" : show(destroy)).toBe("");
-  s.remove();
 });

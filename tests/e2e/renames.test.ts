@@ -3,28 +3,18 @@
  * up, whatever order the engine runs the steps in (it orders them by dependencies the provider cannot see), and a
  * new Instance may take a name another one leaves in the same up.
  */
-import { startTestSimulator, type TestSimulator } from "./helpers";
-import { SpecStack, show, simState, vmArgs, type Res } from "./spec-stack";
+import { show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
 
 jest.setTimeout(300_000);
-let sim: TestSimulator;
-const stacks: SpecStack[] = [];
-beforeAll(async () => {
-  sim = await startTestSimulator();
-}, 120_000);
-afterAll(async () => {
-  await sim?.close();
-  for (const s of stacks) s.remove();
-});
-const names = async (ids: string[]) => Object.fromEntries((await simState(sim)).instances.filter((i) => ids.includes(i.uuid)).map((i) => [i.uuid, i.hostname]));
+const suite = specSuite();
+const names = async (ids: string[]) => Object.fromEntries((await simState(suite.sim)).instances.filter((i) => ids.includes(i.uuid)).map((i) => [i.uuid, i.hostname]));
 
 test("a rename chain between dependent VMs goes through in one up (b takes a's name while a, which depends on b, leaves it)", async () => {
   const before: Res[] = [
     { type: "Instance", name: "b", args: vmArgs("chain-new") },
     { type: "Instance", name: "a", args: vmArgs("chain-web"), opts: { dependsOn: ["b"] } },
   ];
-  const s = await SpecStack.create(sim);
-  stacks.push(s);
+  const s = await suite.newStack();
   const up = await s.run("up", before);
   expect(up.ok ? "" : show(up)).toBe("");
   const [a, b] = [s.res("a")!.id!, s.res("b")!.id!];
@@ -39,8 +29,7 @@ test("a rename chain between dependent VMs goes through in one up (b takes a's n
 
 test("a new Instance takes the name another Instance leaves in the same up", async () => {
   const before: Res[] = [{ type: "Instance", name: "old", args: vmArgs("freed-e2e") }];
-  const s = await SpecStack.create(sim);
-  stacks.push(s);
+  const s = await suite.newStack();
   const up = await s.run("up", before);
   expect(up.ok ? "" : show(up)).toBe("");
   const old = s.res("old")!.id!;

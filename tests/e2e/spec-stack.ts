@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { EngineCommand, EngineOptions, EngineResult, runEngine } from "../../tools/local-engine";
-import { TestSimulator, VM_PASSWORD, installExamples, simState } from "./helpers";
+import { TestSimulator, VM_PASSWORD, installExamples, simState, startTestSimulator } from "./helpers";
 
 /** One resource of the program: its class, name, arguments ("$id:<name>", "$password" resolved) and options. */
 export interface Res { type: string; name: string; args: Record<string, unknown>; opts?: Record<string, unknown> }
@@ -70,3 +70,30 @@ export { simState, VM_PASSWORD };
 export const vmArgs = (hostname: string, extra: Record<string, unknown> = {}) => ({
   locationId: 1, tierId: 1, templateId: 1, hostname, cpu: 1, memory: 1, storage: 20, username: "deploy", password: "$password", ...extra,
 });
+
+/**
+ * A test file's simulator (started before all its tests, closed after them) and the spec stacks its tests make
+ * (removed after them). `sim` is valid inside tests.
+ */
+export function specSuite(): { readonly sim: TestSimulator; newStack(): Promise<SpecStack> } {
+  let sim: TestSimulator | undefined;
+  const stacks: SpecStack[] = [];
+  beforeAll(async () => {
+    sim = await startTestSimulator();
+  }, 120_000);
+  afterAll(async () => {
+    await sim?.close();
+    for (const s of stacks) s.remove();
+  });
+  return {
+    get sim(): TestSimulator {
+      if (!sim) throw new Error("the simulator starts in beforeAll: use suite.sim inside tests");
+      return sim;
+    },
+    async newStack(): Promise<SpecStack> {
+      const s = await SpecStack.create(this.sim);
+      stacks.push(s);
+      return s;
+    },
+  };
+}

@@ -11,6 +11,7 @@
  * input; diff and update take the state's value for them, so what changed outside is kept and is no drift.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { keepingOptionPaths } from "./replace-on-changes";
 
 /** The input under which the SDK hands the provider the `ignoreChanges` paths. */
 export const IGNORE_CHANGES_KEY = "__ignoreChanges";
@@ -69,17 +70,7 @@ export function withIgnoredKept(olds: Record<string, unknown>, news: Record<stri
 export function withIgnoreChanges<P extends pulumi.dynamic.ResourceProvider>(provider: P): P {
   const wrapped: pulumi.dynamic.ResourceProvider = { ...provider };
   const check = provider.check?.bind(provider);
-  if (check) {
-    wrapped.check = async (olds, news) => {
-      const { [IGNORE_CHANGES_KEY]: paths, ...rest } = (news ?? {}) as Record<string, unknown>;
-      const result = await check(olds, rest);
-      if (paths === undefined || paths === null) return result;
-      if (!Array.isArray(paths) || !paths.every((p) => typeof p === "string"))
-        return { failures: [...(result.failures ?? []), { property: "ignoreChanges", reason: 'ignoreChanges must be a list of property paths, e.g. ["cpu"]' }] };
-      if (!result.inputs || paths.length === 0) return result;
-      return { ...result, inputs: { ...result.inputs, [IGNORE_CHANGES_KEY]: paths } };
-    };
-  }
+  if (check) wrapped.check = keepingOptionPaths(check, IGNORE_CHANGES_KEY, "ignoreChanges", "cpu");
   const bag = (v: unknown): Record<string, unknown> => (v ?? {}) as Record<string, unknown>;
   const diff = provider.diff?.bind(provider);
   if (diff) wrapped.diff = (id, olds, news) => diff(id, olds, withIgnoredKept(bag(olds), bag(news)));

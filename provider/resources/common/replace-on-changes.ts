@@ -88,6 +88,25 @@ export function replacesRequestedByOption(
   return [...keys];
 }
 
+/**
+ * `check` for a resource option the SDK hands over as the input `key` (a list of property paths: replaceOnChanges,
+ * ignoreChanges): the resource's own check sees the inputs without it; the paths, validated, are kept beside the
+ * checked inputs, so diff and update find them (the engine stores the checked inputs).
+ */
+export function keepingOptionPaths(
+  check: NonNullable<pulumi.dynamic.ResourceProvider["check"]>, key: string, option: string, examplePath: string,
+): NonNullable<pulumi.dynamic.ResourceProvider["check"]> {
+  return async (olds, news) => {
+    const { [key]: paths, ...rest } = (news ?? {}) as Record<string, unknown>;
+    const result = await check(olds, rest);
+    if (paths === undefined || paths === null) return result;
+    if (!Array.isArray(paths) || !paths.every((p) => typeof p === "string"))
+      return { failures: [...(result.failures ?? []), { property: option, reason: `${option} must be a list of property paths, e.g. ["${examplePath}"]` }] };
+    if (!result.inputs || paths.length === 0) return result;
+    return { ...result, inputs: { ...result.inputs, [key]: paths } };
+  };
+}
+
 /** True when the object was adopted (`adoptId` in the state and in the program). */
 export function isAdoptedIn(olds: Record<string, unknown> | undefined, news: Record<string, unknown> | undefined): boolean {
   return typeof olds?.adoptId === "string" && typeof news?.adoptId === "string";
@@ -118,17 +137,7 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
 ): P {
   const wrapped: pulumi.dynamic.ResourceProvider = { ...provider };
   const check = provider.check?.bind(provider);
-  if (check) {
-    wrapped.check = async (olds, news) => {
-      const { [REPLACE_ON_CHANGES_KEY]: paths, ...rest } = (news ?? {}) as Record<string, unknown>;
-      const result = await check(olds, rest);
-      if (paths === undefined || paths === null) return result;
-      if (!Array.isArray(paths) || !paths.every((p) => typeof p === "string"))
-        return { failures: [...(result.failures ?? []), { property: "replaceOnChanges", reason: "replaceOnChanges must be a list of property paths, e.g. [\"hostname\"]" }] };
-      if (!result.inputs || paths.length === 0) return result;
-      return { ...result, inputs: { ...result.inputs, [REPLACE_ON_CHANGES_KEY]: paths } };
-    };
-  }
+  if (check) wrapped.check = keepingOptionPaths(check, REPLACE_ON_CHANGES_KEY, "replaceOnChanges", "hostname");
   const diff = provider.diff?.bind(provider);
   if (diff) {
     const noteReplacement = (id: string, news: unknown, result: pulumi.dynamic.DiffResult): pulumi.dynamic.DiffResult => {
