@@ -44,3 +44,19 @@ test("a new Instance takes the name another Instance leaves in the same up", asy
   const check = await s.run("preview", after, { refresh: true, expectNoChanges: true });
   expect(check.ok ? "" : show(check)).toBe("");
 });
+
+test("a new Instance declared before the one that leaves its name still gets it (the leaving VM's diff comes while it lists)", async () => {
+  const before: Res[] = [{ type: "Instance", name: "old", args: vmArgs("ord-web") }];
+  const s = await suite.newStack();
+  const up = await s.run("up", before);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const old = s.res("old")!.id!;
+  const after: Res[] = [
+    { type: "Instance", name: "new", args: vmArgs("ord-web") },
+    { type: "Instance", name: "old", args: vmArgs("ord-web-old") },
+  ];
+  const renamed = await s.run("up", after);
+  expect(renamed.ok ? "" : show(renamed)).toBe("");
+  const fresh = s.res("new")!.id!;
+  expect(await names([old, fresh])).toEqual({ [old]: "ord-web-old", [fresh]: "ord-web" });
+});

@@ -230,3 +230,13 @@ test("a PublicIp replaced on its instance (replaceOnChanges) without deleteBefor
   );
   await expect(pub.create(news)).rejects.toThrow(/a PublicIp replaced on the same instance needs the resource option deleteBeforeReplace: true/);
 });
+
+test("a rename that replaceOnChanges turns into a replace frees no name (the old VM keeps it until the end of the up)", async () => {
+  const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "roc-web" }));
+  const news = await checked(instance(), { ...validCreate, hostname: "roc-web-2", __replaceOnChanges: ["hostname"] }, created.outs as Record<string, unknown>);
+  expect(await instance().diff(created.id, created.outs, news)).toMatchObject({ replaces: ["hostname"] });
+  expect(leavingIdentity.idsOf("Instance:1/roc-web")).toEqual([]);
+  const inPlace = await checked(instance(), { ...validCreate, hostname: "roc-web-2" }, created.outs as Record<string, unknown>);
+  await instance().diff(created.id, created.outs, inPlace);
+  expect(leavingIdentity.idsOf("Instance:1/roc-web")).toEqual([created.id.toLowerCase()]);
+});

@@ -401,6 +401,33 @@ describe("failures", () => {
     expect((await h.instance(vm))!.publicIpUuid).toBeNull();
   });
 
+  it("an unconfirmed add replaced by the next up (no refresh) keeps its address: the placeholder's delete leaves it, the create takes it", async () => {
+    const probe = await h.newInstance("pip-probe-2");
+    const probeMark = h.mark();
+    await up<PublicIpOutputs>(provider, { instanceId: probe });
+    const probeOps = h.operationsSince(probeMark);
+    const readsBefore = probeOps.slice(0, probeOps.indexOf("addPublicIp")).filter((o) => o === "getInstance").length;
+    const vm = await h.newInstance("pip-unconfirmed-replaced");
+    const reservedBefore = (await h.state()).publicIps.filter((p) => !p.seeded && p.instanceUuid === null).map((p) => p.uuid);
+    await h.setFaults({ resetNext: { operation: "addPublicIp", afterProcessing: true } });
+    await h.setFaults({ resetNext: { operation: "getInstance", skip: readsBefore, count: 100_000 } });
+    const init = (await up(provider, { instanceId: vm, timeouts: { create: "1s" } }).catch((e: unknown) => e)) as ResourceInitError;
+    await h.clearFaults();
+    expect(init.id).toMatch(/^unconfirmed-/);
+    const assigned = (await h.instance(vm))!.publicIpUuid!;
+    // the next up, a new deployment: the engine replaces the placeholder, deleting first
+    claimedByStack.clear();
+    const news = (await provider.check(init.properties, { instanceId: vm })).inputs as PublicIpInputs;
+    expect(await provider.diff(init.id, init.properties, news)).toMatchObject({ replaces: ["unconfirmedCreate"], deleteBeforeReplace: true });
+    await provider.delete(init.id, init.properties);
+    expect((await h.instance(vm))!.publicIpUuid).toBe(assigned);
+    const made = await provider.create(news);
+    expect(made.id).toBe(assigned);
+    // no second address, and none left reserved outside every state
+    expect((await h.instance(vm))!.publicIpUuid).toBe(assigned);
+    expect((await h.state()).publicIps.filter((p) => !p.seeded && p.instanceUuid === null && !reservedBefore.includes(p.uuid))).toEqual([]);
+  });
+
   it("records the address with its id when the instance fails right after the add (failAfterAssign), and the reserved one after a change", async () => {
     const network = getClient().network;
     for (const [name, wanted] of [["pip-fail-add", undefined], ["pip-fail-change", reserved[2]!.uuid]] as const) {

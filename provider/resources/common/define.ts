@@ -39,6 +39,11 @@ export interface ResourceImplementation<Inputs, Outputs> {
    * write's `candidates`). With it, such a create is recorded instead of lost (common/unconfirmed.ts).
    */
   findUnconfirmed?(recordedInputs: Partial<Inputs>): Promise<Candidates>;
+  /**
+   * The replacement of an unconfirmed record takes the object it made instead of deleting it first (a delete
+   * cannot undo the create: a PublicIp's address would stay reserved); see unconfirmed.ts keptForReplacement.
+   */
+  keepUnconfirmedForReplacement?: boolean;
 }
 
 /**
@@ -87,5 +92,6 @@ export function defineResourceProvider<Inputs, Outputs>(
   return withUnconfirmedCreates(
     provider as unknown as Parameters<typeof withUnconfirmedCreates>[0],
     (recorded) => find(recorded as Partial<Inputs>),
+    impl.keepUnconfirmedForReplacement ?? false,
   ) as unknown as pulumi.dynamic.ResourceProvider<Inputs, Outputs>;
 }

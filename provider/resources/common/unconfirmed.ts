@@ -115,13 +115,26 @@ function withoutRecord(props: Record<string, unknown>): Record<string, unknown> 
   return rest;
 }
 
+/** Placeholders this deployment replaces (their Diff ran): their delete is the first half of a replacement. */
+const placeholdersReplacedHere = new Set<string>();
+
+/**
+ * Objects an unconfirmed create made that the placeholder's delete left in place for the replacement's create to
+ * take (resources with `keepForReplacement`): a PublicIp's address, which a delete can only take off the VM, where
+ * it stays reserved in the account with nothing to release it (soak: the replacement then added a second one).
+ */
+export const keptForReplacement = new Set<string>();
+
 /**
  * Adds the handling of unconfirmed creates (see the module comment) to a resource's provider: `create` records
  * an `UnconfirmedWriteError`'s object, and Diff/Read/Update/Delete of a placeholder id resolve it with `find`.
+ * With `keepForReplacement`, the delete of a placeholder this deployment replaces leaves the object it finds (see
+ * {@link keptForReplacement}); the resource's create takes it.
  */
 export function withUnconfirmedCreates(
   provider: Required<Pick<pulumi.dynamic.ResourceProvider, "check" | "diff" | "create" | "read" | "update" | "delete">>,
   find: FindCandidates,
+  keepForReplacement = false,
 ): typeof provider {
   return {
     ...provider,
@@ -133,10 +146,11 @@ export function withUnconfirmedCreates(
         throw e;
       }
     },
-    diff: async (id, olds, news) =>
-      isUnconfirmedId(id)
-        ? { changes: true, replaces: [UNCONFIRMED_KEY], deleteBeforeReplace: true }
-        : provider.diff(id, olds, news),
+    diff: async (id, olds, news) => {
+      if (!isUnconfirmedId(id)) return provider.diff(id, olds, news);
+      placeholdersReplacedHere.add(id);
+      return { changes: true, replaces: [UNCONFIRMED_KEY], deleteBeforeReplace: true };
+    },
     read: async (id, props) => {
       if (!isUnconfirmedId(id)) return provider.read(id, props);
       const { record, found, unlike } = await appearedSince(id, (props ?? {}) as Record<string, unknown>, find, "update");
@@ -162,6 +176,10 @@ export function withUnconfirmedCreates(
       // refresh: the placeholder's delete comes before the adopting create): never deleted (common/adoptions.ts).
       if (isAdoptedHere(found[0]!))
         return progressLog(`${id}: the unconfirmed create of ${record.what} happened (${found[0]}); it is not deleted: a resource of this deployment adopts it (adoptId)`);
+      if (keepForReplacement && placeholdersReplacedHere.has(id)) {
+        keptForReplacement.add(found[0]!.toLowerCase());
+        return progressLog(`${id}: the unconfirmed create of ${record.what} happened (${found[0]}); it is kept for the replacement, which takes it`);
+      }
       progressLog(`${id}: the unconfirmed create of ${record.what} happened (${found[0]}): deleting it`);
       await provider.delete(found[0]!, withoutRecord(props as Record<string, unknown>));
     },

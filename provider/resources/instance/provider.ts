@@ -33,7 +33,7 @@ import { readPersistently, UnconfirmedWriteError, writeExactlyOnce } from "../co
 import { instancesMadeHere, leavingIdentity, objectsOfThisStack, replacementsInProgress } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
 import { isUnknown } from "../common/check";
-import { isAdoptedIn, knownKeys } from "../common/replace-on-changes";
+import { isAdoptedIn, knownKeys, replacesRequestedByOption } from "../common/replace-on-changes";
 import { adoptionRefusal, describeStep, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { adoptionMismatches, inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
@@ -378,7 +378,27 @@ async function createExactlyOnce(
   client: VmHostClient, inputs: Partial<InstanceInputs>, hostname: string, locationId: number, deadline: Deadline, sendRequest: () => Promise<string>,
 ): Promise<string> {
   const key = identityKey(hostname, locationId);
-  await waitForRenamesAway(client, hostname, locationId, deadline);
+  // The VMs renamed away by this up may become known only while this create lists (their Diff comes later when
+  // they are declared later): then nothing was sent, and the create waits for the rename and lists again.
+  for (;;) {
+    await waitForRenamesAway(client, hostname, locationId, deadline);
+    try {
+      return await createBesideNoStranger(client, inputs, key, hostname, locationId, deadline, sendRequest);
+    } catch (e) {
+      if (!(e instanceof RenameAwayPending)) throw e;
+      if (deadline.expired()) throw new ProviderError(`timed out waiting for the instance(s) this up renames away to leave hostname ${hostname}`);
+    }
+  }
+}
+
+/** Thrown by a create's check of the VMs already named like it when they are all being renamed away by this up. */
+class RenameAwayPending extends Error {}
+
+/** One listing and (unless refused) one create of the VM, through writeExactlyOnce (see createExactlyOnce). */
+async function createBesideNoStranger(
+  client: VmHostClient, inputs: Partial<InstanceInputs>, key: string, hostname: string, locationId: number, deadline: Deadline,
+  sendRequest: () => Promise<string>,
+): Promise<string> {
   const id = await writeExactlyOnce({
     what: `instance ${hostname} in location ${locationId}`,
     identity: key,
@@ -393,6 +413,7 @@ async function createExactlyOnce(
     refuseBeside: (existing) => {
       const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid));
       if (strangers.length === 0) return;
+      if (strangers.every((uuid) => leavingIdentity.has(key, uuid))) throw new RenameAwayPending();
       const ofThisStack = strangers.filter((uuid) => objectsOfThisStack.has(key, uuid));
       if (ofThisStack.length > 0) {
         throw new ProviderError(
@@ -742,7 +763,10 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     }
     // A rename in place frees the old hostname for another Instance of this up (fleet audit: refused as a clash
     // before); a create of it waits for the rename (waitForRenamesAway).
-    if ((result.replaces ?? []).length === 0 && typeof olds.hostname === "string" && typeof olds.locationId === "number" &&
+    // (not when replaceOnChanges, applied around this diff, turns the rename into a replace: the old VM then keeps
+    // its name until the end of the up, so a create of that name would wait for nothing)
+    const replacedByOption = replacesRequestedByOption(olds as Record<string, unknown>, news as Record<string, unknown>, result.changedKeys).length > 0;
+    if ((result.replaces ?? []).length === 0 && !replacedByOption && typeof olds.hostname === "string" && typeof olds.locationId === "number" &&
         typeof news.hostname === "string" && !isUnknown(news.hostname) && news.hostname !== olds.hostname)
       leavingIdentity.note(identityKey(olds.hostname, olds.locationId), id);
     return result;

@@ -11,13 +11,14 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { AmbiguousRequestError, NotFoundError, ValidationError, type InstanceDetail, type VmHostClient } from "../../api";
-import { getClient, resourceDeadline } from "../../context";
+import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation, WaitFailedError } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
+import { keptForReplacement } from "../common/unconfirmed";
 import { claimedByStack, replacementsInProgress } from "../common/replacements";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
@@ -165,6 +166,12 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
             // One call assigns the reserved address and releases the instance's previous one, if any.
             attempted = true;
             await client.network.changePublicIp(instanceId, { publicNetwork: wanted });
+            return;
+          }
+          if (current && keptForReplacement.has(current.id.toLowerCase())) {
+            // made by the unconfirmed add this resource replaces, left in place by its delete: taken, not added again
+            progressLog(`instance ${instanceId}: taking address ${current.ipAddress} (${current.id}), which an earlier unconfirmed add of this resource made`);
+            keptForReplacement.delete(current.id.toLowerCase());
             return;
           }
           if (current && replacementsInProgress.isBeingReplaced(publicIpReplacementIdentity({ instanceId }) ?? "", current.id)) {
@@ -320,6 +327,8 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
 /** The PublicIp dynamic provider: `providers.PublicIp` of `pulumi-vmhost/provider`. */
 export const publicIpProvider = defineResourceProvider<PublicIpInputs, PublicIpOutputs>({
   inputsSchema,
+  // (its delete can only take an address off the VM, where it stays reserved: the replacement takes it instead)
+  keepUnconfirmedForReplacement: true,
   // What an unconfirmed add may have assigned: the instance's address now (the wanted one, if named); the
   // address it had before the add is recorded as existing and so never taken.
   async findUnconfirmed(recorded) {
