@@ -70,6 +70,31 @@ describe("writeExactlyOnce", () => {
     expect(sends).toBe(3);
   });
 
+  it("an object that appeared but is not what the write asked for is not taken, and the write is not sent again", async () => {
+    let listed: string[] = [];
+    let sends = 0;
+    await expect(
+      writeExactlyOnce(write({
+        maxSends: 3,
+        candidates: async () => listed,
+        madeByThisWrite: async (id) => id !== "theirs",
+        send: async () => (sends++, (listed = ["theirs"]), Promise.reject(ambiguous())),
+      })),
+    ).rejects.toThrow(/theirs appeared meanwhile but differs from what was asked, so it was neither taken nor the request sent again/);
+    expect(sends).toBe(1);
+  });
+  it("an object another resource of this stack holds is no candidate: the write is sent again", async () => {
+    claimedByStack.add("held");
+    let sends = 0;
+    const id = await writeExactlyOnce(write({
+      maxSends: 2,
+      candidates: async () => (sends < 2 ? ["held"] : ["held", "new"]).filter((x) => sends > 0 || x !== "held"),
+      send: async () => (++sends === 1 ? Promise.reject(ambiguous()) : "new"),
+    }));
+    expect(id).toBe("new");
+    expect(sends).toBe(2);
+  });
+
   it("names every new object when several appeared, and takes none", async () => {
     let listed: string[] = [];
     await expect(

@@ -158,12 +158,23 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
       { cause },
     );
   // (held by another resource of this stack: not what this write made, whatever the listing says: replacements.ts)
+  let unlike: string[] = [];
   const appeared = async (): Promise<string[]> => {
     const fresh = (await list()).filter((id) => !before.has(id) && !claimedByStack.has(id.toLowerCase()));
     if (!write.madeByThisWrite || fresh.length === 0) return fresh;
     const ours = await Promise.all(fresh.map((id) => write.madeByThisWrite!(id)));
+    unlike = fresh.filter((_, i) => !ours[i]);
     return fresh.filter((_, i) => ours[i]);
   };
+  // An object that appeared but differs from the request is not taken; nor is the write sent again while it stands
+  // there (had the comparison misjudged our own object, a resend would make a second one): the user decides.
+  const refuseUnlike = (cause: unknown): ProviderError =>
+    new ProviderError(
+      `the request for ${write.what} failed ambiguously, and ${unlike.join(", ")} appeared meanwhile but differs from what was asked, so it ` +
+        `was neither taken nor the request sent again. If it is the one (changed since), manage it with adoptId; otherwise delete it or ` +
+        `choose another name, and run pulumi up again (${write.howToFind}).`,
+      { cause },
+    );
 
   for (let sends = 1; ; sends++) {
     let answered: string | undefined;
@@ -193,6 +204,7 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
           { cause: error },
         );
       }
+      if (unlike.length > 0) throw refuseUnlike(error);
       if (sends >= maxSends || write.deadline.expired()) {
         throw new ProviderError(`the request for ${write.what} failed ${sends} time(s) without creating it: ${errorText(error)}`, { cause: error });
       }
