@@ -2,14 +2,16 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceName } from "../sdk/nodejs/stub";
 import { instanceProvider, instanceReplacementIdentity } from "./resources/instance/provider";
 import { snapshotProvider, snapshotReplacementIdentity } from "./resources/snapshot/provider";
-import { firewallRuleProvider } from "./resources/firewall-rule/provider";
+import { firewallRuleProvider, forgetRulesOfThisStack } from "./resources/firewall-rule/provider";
 import { publicIpProvider, publicIpReplacementIdentity } from "./resources/public-ip/provider";
 import { vswitchAttachmentProvider } from "./resources/vswitch-attachment/provider";
 import { blockStorageAttachmentProvider } from "./resources/block-storage-attachment/provider";
 import { withRecordableFailures } from "./resources/common/recordable";
 import { withPreviewChecks } from "./resources/common/preflight";
 import { withReplaceOnChanges } from "./resources/common/replace-on-changes";
-import { withAdoptionsKept } from "./resources/common/adoptions";
+import { forgetAdoptions, withAdoptionsKept } from "./resources/common/adoptions";
+import { claimedByStack, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacementsInProgress } from "./resources/common/replacements";
+import { forgetUnconfirmedReplacements } from "./resources/common/unconfirmed";
 import { withIgnoreChanges } from "./resources/common/ignore-changes";
 import { withRequestDeadlines } from "./wait/scope";
 
@@ -46,4 +48,20 @@ export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = 
 /** The Pulumi type token of a resource of ours: dynamic module `vmhost`, type = class name. */
 export function typeToken(name: ResourceName): string {
   return `pulumi-nodejs:dynamic/vmhost:${name}`;
+}
+
+/**
+ * Forgets everything the providers note for one deployment (objects adopted, held by the stack's resources, being
+ * replaced or renamed, made here). The real CLI starts a fresh provider process per deployment, so this is never
+ * needed there; a harness that serves several runs from one process (the soak) calls it between runs.
+ */
+export function forgetDeployment(): void {
+  forgetAdoptions();
+  replacementsInProgress.clear();
+  objectsOfThisStack.clear();
+  leavingIdentity.clear();
+  instancesMadeHere.clear();
+  claimedByStack.clear();
+  forgetRulesOfThisStack();
+  forgetUnconfirmedReplacements();
 }

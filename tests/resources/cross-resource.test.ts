@@ -240,3 +240,15 @@ test("a rename that replaceOnChanges turns into a replace frees no name (the old
   await instance().diff(created.id, created.outs, inPlace);
   expect(leavingIdentity.idsOf("Instance:1/roc-web")).toEqual([created.id.toLowerCase()]);
 });
+
+test("forgetDeployment (for harnesses that serve several runs from one process) forgets every per-deployment note", async () => {
+  const { forgetDeployment } = await import("../../provider/registry");
+  const made = await instance().create(await checked(instance(), { ...validCreate, hostname: "forget-web" }));
+  const news = await checked(instance(), { ...validCreate, hostname: "forget-web-2" }, made.outs as Record<string, unknown>);
+  await instance().diff(made.id, made.outs, news);
+  expect(claimedByStack.size + leavingIdentity.idsOf("Instance:1/forget-web").length + objectsOfThisStack.idsOf("Instance:1/forget-web").length).toBeGreaterThan(0);
+  forgetDeployment();
+  expect([claimedByStack.size, leavingIdentity.idsOf("Instance:1/forget-web"), objectsOfThisStack.idsOf("Instance:1/forget-web")]).toEqual([0, [], []]);
+  // an adoption of a VM the forgotten deployment saw held by another resource goes through again
+  expect((await instance().create(await checked(instance(), { adoptId: made.id }))).id).toBe(made.id);
+});

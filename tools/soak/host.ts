@@ -97,6 +97,14 @@ export class ProviderHost {
     await this.send({ kind: "configure", config });
   }
 
+  /**
+   * A new run starts: the provider forgets what it noted for the previous deployment (provider/registry.ts
+   * forgetDeployment), as a fresh process would, without the cost of one per run.
+   */
+  async newDeployment(): Promise<void> {
+    await this.send({ kind: "newDeployment" });
+  }
+
   /** One provider call; rejects with ProviderCallError or Interrupted. */
   call<T>(call: ProviderCall): Promise<T> {
     return this.send({ kind: "call", call }) as Promise<T>;

@@ -35,7 +35,9 @@ export interface CallFailure {
 /** Parent -> child. */
 export type ToWorker =
   | { seq: number; kind: "configure"; config: Record<string, string> }
-  | { seq: number; kind: "call"; call: ProviderCall };
+  | { seq: number; kind: "call"; call: ProviderCall }
+  /** A new run (deployment) starts: the provider forgets what it noted for the previous one. */
+  | { seq: number; kind: "newDeployment" };
 
 /** Child -> parent. */
 export type FromWorker =

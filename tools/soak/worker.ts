@@ -23,7 +23,7 @@ installTimeWarp(Number(process.argv[2] ?? "1"));
 
 // Loaded after the warp so every timer the provider and undici create runs on the warped clock.
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { providers } = require("../../provider/registry") as typeof import("../../provider/registry");
+const { forgetDeployment, providers } = require("../../provider/registry") as typeof import("../../provider/registry");
 const { configure, setProgressSink } = require("../../provider/context") as typeof import("../../provider/context");
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -104,6 +104,11 @@ const send = (m: FromWorker): void => {
 };
 
 process.on("message", (raw: ToWorker) => {
+  if (raw.kind === "newDeployment") {
+    forgetDeployment();
+    send({ seq: raw.seq, ok: true, value: null });
+    return;
+  }
   if (raw.kind === "configure") {
     const config = raw.config;
     void configure({ config: { get: (k: string) => config[k] } }).then(() => send({ seq: raw.seq, ok: true, value: null }));

@@ -125,6 +125,12 @@ const placeholdersReplacedHere = new Set<string>();
  */
 export const keptForReplacement = new Set<string>();
 
+/** Forgets the placeholders replaced and objects kept in this deployment (see forgetDeployment in provider/registry.ts). */
+export function forgetUnconfirmedReplacements(): void {
+  placeholdersReplacedHere.clear();
+  keptForReplacement.clear();
+}
+
 /**
  * Adds the handling of unconfirmed creates (see the module comment) to a resource's provider: `create` records
  * an `UnconfirmedWriteError`'s object, and Diff/Read/Update/Delete of a placeholder id resolve it with `find`.

@@ -62,6 +62,11 @@ function ruleKey(inputs: FirewallRuleInputs): string {
  */
 const rulesOfThisStack = new Set<string>();
 
+/** Forgets the rules noted for this deployment (see forgetDeployment in provider/registry.ts). */
+export function forgetRulesOfThisStack(): void {
+  rulesOfThisStack.clear();
+}
+
 /**
  * Sends createFirewallRule exactly once (common/reconcile.ts) and returns the new rule's id, or the id of the one
  * identical rule no resource of this stack declares, taken over.
