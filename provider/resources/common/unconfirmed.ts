@@ -14,7 +14,8 @@
  *   takes a new id from Read: step.go, RefreshStep.Apply, "There is a chance that the ID has changed");
  *   none: the create did not happen and the record is dropped; several: the error names them.
  * - up (Diff): a replace, deleting first: the placeholder's Delete removes the object if it exists, then it is
- *   created anew. Keeping the object instead needs its real id, which only Read can give the engine, so the
+ *   created anew (except an object the program now adopts, which is kept, and a PublicIp's address, which the
+ *   replacement takes: a delete could only leave it reserved). Keeping the object instead needs its real id, which only Read can give the engine, so the
  *   message says: run `pulumi refresh` first to keep it. (Dependents were never created: the engine stops
  *   when a create fails.)
  * - destroy (Delete): the object is deleted if it exists.
