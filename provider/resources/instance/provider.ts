@@ -336,7 +336,7 @@ async function instanceDetailsNamedIn(client: VmHostClient, hostname: string, lo
  * resolution takes it (fleet audit: a create took a VM renamed into its hostname, then resized it to its own
  * sizes, and two resources held it).
  */
-export function couldBeMadeBy(inputs: Partial<InstanceInputs>, d: InstanceDetail): boolean {
+function couldBeMadeBy(inputs: Partial<InstanceInputs>, d: InstanceDetail): boolean {
   if (typeof inputs.tierId === "number" && d.tier_id !== inputs.tierId) return false;
   if (inputs.cloneFrom !== undefined || inputs.adoptId !== undefined) return true; // a clone has its source's sizes and user
   return (
