@@ -13,6 +13,7 @@ import { forgetAdoptions, withAdoptionsKept } from "./resources/common/adoptions
 import { claimedByStack, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacementsInProgress } from "./resources/common/replacements";
 import { forgetUnconfirmedReplacements } from "./resources/common/unconfirmed";
 import { withIgnoreChanges } from "./resources/common/ignore-changes";
+import { deploymentActivity } from "./resources/common/activity";
 import { withRequestDeadlines } from "./wait/scope";
 
 /** Every resource's provider with the behaviour all of them share (each wrapper's comment says why). */
@@ -52,7 +53,7 @@ export function typeToken(name: ResourceName): string {
 
 /**
  * Forgets everything the providers note for one deployment (objects adopted, held by the stack's resources, being
- * replaced or renamed, made here). The real CLI starts a fresh provider process per deployment, so this is never
+ * replaced or renamed, made here, when a call last ended). The real CLI starts a fresh provider process per deployment, so this is never
  * needed there; a harness that serves several runs from one process (the soak) calls it between runs.
  */
 export function forgetDeployment(): void {
@@ -64,4 +65,5 @@ export function forgetDeployment(): void {
   claimedByStack.clear();
   forgetRulesOfThisStack();
   forgetUnconfirmedReplacements();
+  deploymentActivity.forget();
 }

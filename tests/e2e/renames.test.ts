@@ -60,3 +60,72 @@ test("a new Instance declared before the one that leaves its name still gets it 
   const fresh = s.res("new")!.id!;
   expect(await names([old, fresh])).toEqual({ [old]: "ord-web-old", [fresh]: "ord-web" });
 });
+
+test("a new Instance takes the name of a VM renamed by an Instance that waits for another resource (diffed after the create began)", async () => {
+  // `old` depends on `slow`, which is resized: the SDK registers `old` only once `slow`'s update is done, so the
+  // engine diffs it (and learns of the rename) after `new` has listed its hostname (rename audit: refused at every up)
+  const before: Res[] = [
+    { type: "Instance", name: "slow", args: vmArgs("late-slow") },
+    { type: "Instance", name: "old", args: vmArgs("late-web"), opts: { dependsOn: ["slow"] } },
+  ];
+  const s = await suite.newStack();
+  const up = await s.run("up", before);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const old = s.res("old")!.id!;
+  const after: Res[] = [
+    { type: "Instance", name: "slow", args: vmArgs("late-slow", { cpu: 2, memory: 2 }) },
+    { type: "Instance", name: "old", args: vmArgs("late-web-old"), opts: { dependsOn: ["slow"] } },
+    { type: "Instance", name: "new", args: vmArgs("late-web") },
+  ];
+  const renamed = await s.run("up", after);
+  expect(renamed.ok ? "" : show(renamed)).toBe("");
+  const fresh = s.res("new")!.id!;
+  expect(await names([old, fresh])).toEqual({ [old]: "late-web-old", [fresh]: "late-web" });
+  const check = await s.run("preview", after, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+});
+
+describe.each([false, true])("a hostname change with a replace while a new Instance takes the old name (deleteBeforeReplace %s)", (deleteBeforeReplace) => {
+  test("goes through in one up: the replaced VM is no stranger under its old name", async () => {
+    const tag = deleteBeforeReplace ? "dbr" : "cbd";
+    const before: Res[] = [{ type: "Instance", name: "old", args: vmArgs(`rr-${tag}`), opts: { deleteBeforeReplace } }];
+    const s = await suite.newStack();
+    const up = await s.run("up", before);
+    expect(up.ok ? "" : show(up)).toBe("");
+    const replaced = s.res("old")!.id!;
+    const after: Res[] = [
+      { type: "Instance", name: "old", args: vmArgs(`rr-${tag}-old`, { templateId: 2 }), opts: { deleteBeforeReplace } },
+      { type: "Instance", name: "new", args: vmArgs(`rr-${tag}`) },
+    ];
+    const r = await s.run("up", after);
+    expect(r.ok ? "" : show(r)).toBe("");
+    const [replacement, fresh] = [s.res("old")!.id!, s.res("new")!.id!];
+    const vms = (await simState(suite.sim)).instances.filter((i) => i.hostname.startsWith(`rr-${tag}`));
+    expect(vms.map((i) => [i.uuid, i.hostname]).sort()).toEqual([[replacement, `rr-${tag}-old`], [fresh, `rr-${tag}`]].sort());
+    expect(vms.map((i) => i.uuid)).not.toContain(replaced);
+    const check = await s.run("preview", after, { refresh: true, expectNoChanges: true });
+    expect(check.ok ? "" : show(check)).toBe("");
+  });
+});
+
+test("a resource that adopts the VM another Instance manages is refused at that Instance's diff when it comes second", async () => {
+  // `new` adopts before `old` (which waits for `slow`) is diffed: `old` must not go on to rename a VM another
+  // resource now holds (rename audit: both recorded it, and the up reported success on a VM as neither declared)
+  const before: Res[] = [
+    { type: "Instance", name: "slow", args: vmArgs("two-slow") },
+    { type: "Instance", name: "old", args: vmArgs("two-web"), opts: { dependsOn: ["slow"] } },
+  ];
+  const s = await suite.newStack();
+  const up = await s.run("up", before);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const old = s.res("old")!.id!;
+  const after: Res[] = [
+    { type: "Instance", name: "slow", args: vmArgs("two-slow", { cpu: 2, memory: 2 }) },
+    { type: "Instance", name: "old", args: vmArgs("two-web-old"), opts: { dependsOn: ["slow"] } },
+    { type: "Instance", name: "new", args: vmArgs("two-web", { adoptId: old }) },
+  ];
+  const r = await s.run("up", after);
+  expect(r.ok).toBe(false);
+  expect(r.errors.join("\n")).toContain(`Instance ${old} belongs to this resource, and another resource of this stack adopts it in this up (adoptId)`);
+  expect(await names([old])).toEqual({ [old]: "two-web" });
+});

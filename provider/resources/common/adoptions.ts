@@ -36,8 +36,7 @@ const managedByOthers = new Set<string>();
 
 /** Notes, at Diff, that the resource whose state is `olds` manages object `id`. */
 export function noteManaged(id: string, olds: unknown): void {
-  const adoptId = (olds as { adoptId?: unknown } | undefined)?.adoptId;
-  if (id && (typeof adoptId !== "string" || adoptId.toLowerCase() !== id.toLowerCase())) managedByOthers.add(id.toLowerCase());
+  if (id && !adoptsItself(olds, id)) managedByOthers.add(id.toLowerCase());
 }
 
 /** True when a resource of this deployment adopts (or adopted) object `id`: the deployment never deletes it. */
@@ -51,13 +50,38 @@ export function forgetAdoptions(): void {
   managedByOthers.clear();
 }
 
-/** Wraps create and delete of `resource`'s provider as described in the module comment. */
+/** True when `inputs` (a state's or the program's) adopt exactly object `id`. */
+function adoptsItself(inputs: unknown, id: string): boolean {
+  const adoptId = (inputs as { adoptId?: unknown } | undefined)?.adoptId;
+  return typeof adoptId === "string" && adoptId.toLowerCase() === id.toLowerCase();
+}
+
+/** Wraps check, diff, create and delete of `resource`'s provider as described in the module comment. */
 export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(resource: string, provider: P): P {
   const note = (inputs: unknown, id: string | undefined): void => {
     if (id && typeof (inputs as { adoptId?: unknown } | undefined)?.adoptId === "string") adoptedHere.add(id.toLowerCase());
   };
   const wrapped: pulumi.dynamic.ResourceProvider = {
     ...provider,
+    ...(provider.diff
+      ? {
+          diff: async (id, olds, news) => {
+            // The other order of managedByOthers' refusal: the adopting resource came first (checked or created
+            // earlier in this up), and the resource that already manages the object is diffed after it (it waits
+            // for another resource: dependsOn, or an input). Going on, it would change the adopted object to its
+            // own declaration (rename audit: a VM renamed away by one resource and adopted by another's adoptId,
+            // both recorded it, and the up reported success on a VM not as either declared).
+            if (isAdoptedHere(id) && !adoptsItself(olds, id) && !adoptsItself(news, id))
+              throw new ProviderError(
+                `${resource} ${id} belongs to this resource, and another resource of this stack adopts it in this up (adoptId): two ` +
+                  "resources would own one object, and removing either would delete it. Remove that adoptId; if this resource renames " +
+                  "the object away and the other one wants a new object under the old name, give the other one dependsOn: [this " +
+                  "resource] instead. Nothing was changed here.",
+              );
+            return provider.diff!(id, olds, news);
+          },
+        }
+      : {}),
     ...(provider.check
       ? {
           check: async (olds, news) => {

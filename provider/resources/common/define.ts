@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { deploymentActivity } from "./activity";
 import { noteManaged } from "./adoptions";
 import { checkInputs } from "./check";
 import { ResourceInitError } from "./errors";
@@ -66,26 +67,29 @@ export function defineResourceProvider<Inputs, Outputs>(
       noteClaimed(id);
       return impl.diff(olds, news, id);
     },
-    create: async (inputs) => {
-      try {
-        const result = await impl.create(inputs);
+    // Every call that acts is counted (common/activity.ts), so a create can wait for the rest of the deployment.
+    create: (inputs) =>
+      deploymentActivity.track(async () => {
+        try {
+          const result = await impl.create(inputs);
+          noteClaimed(result.id);
+          return result;
+        } catch (e) {
+          if (e instanceof ResourceInitError) noteClaimed(e.id);
+          throw e;
+        }
+      }),
+    read: (id, props) =>
+      deploymentActivity.track(async () => {
+        const result = (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>;
         noteClaimed(result.id);
         return result;
-      } catch (e) {
-        if (e instanceof ResourceInitError) noteClaimed(e.id);
-        throw e;
-      }
-    },
-    read: async (id, props) => {
-      const result = (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>;
-      noteClaimed(result.id);
-      return result;
-    },
+      }),
     update: (id, olds, news) => {
       noteClaimed(id);
-      return impl.update(id, olds, news);
+      return deploymentActivity.track(() => impl.update(id, olds, news));
     },
-    delete: (id, props) => impl.delete(id, props),
+    delete: (id, props) => deploymentActivity.track(() => impl.delete(id, props)),
   } satisfies pulumi.dynamic.ResourceProvider<Inputs, Outputs>;
   const find = impl.findUnconfirmed?.bind(impl);
   if (!find) return provider;

@@ -26,6 +26,7 @@ import { hostnameListingFor } from "../../wait/hostname-listing";
 import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle, waitUntilIdleStatus, type IdleStatus } from "../../wait/instance";
 import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
+import { deploymentActivity } from "../common/activity";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { templateMinimums } from "../common/preflight";
@@ -371,8 +372,8 @@ const MAX_CREATE_SENDS = 3;
 
 /**
  * Sends a create (or clone) so that exactly one VM results (common/reconcile.ts), refusing to make a twin of
- * a VM with the same hostname in the location that this stack does not know. The old VM of a replacement
- * that keeps its hostname is known from Diff; nothing else may stand there.
+ * a VM with the same hostname in the location that this stack does not know. The VMs this up replaces are known
+ * from Diff, and those renamed away are waited for; nothing else may stand there.
  */
 async function createExactlyOnce(
   client: VmHostClient, inputs: Partial<InstanceInputs>, hostname: string, locationId: number, deadline: Deadline, sendRequest: () => Promise<string>,
@@ -385,6 +386,14 @@ async function createExactlyOnce(
     try {
       return await createBesideNoStranger(client, inputs, key, hostname, locationId, deadline, sendRequest);
     } catch (e) {
+      if (e instanceof StrangerHere) {
+        // Nothing was sent. The VM may be one another Instance of this up renames away, diffed late (it waits for
+        // a resource still running): once the rest of the deployment has caught up, look again; if it was caught up
+        // already, the VM is a stranger indeed (common/activity.ts).
+        progressLog(`instance ${e.strangers.join(", ")} holds hostname ${hostname}: waiting for this up's other operations before deciding`);
+        if (await deploymentActivity.waitForOthers(deadline)) continue;
+        throw e;
+      }
       if (!(e instanceof RenameAwayPending)) throw e;
       if (deadline.expired()) throw new ProviderError(`timed out waiting for the instance(s) this up renames away to leave hostname ${hostname}`);
     }
@@ -393,6 +402,13 @@ async function createExactlyOnce(
 
 /** Thrown by a create's check of the VMs already named like it when they are all being renamed away by this up. */
 class RenameAwayPending extends Error {}
+
+/** Thrown, before any create is sent, when VMs this stack does not know hold the hostname; the message is for the user. */
+class StrangerHere extends ProviderError {
+  constructor(message: string, readonly strangers: string[]) {
+    super(message);
+  }
+}
 
 /** One listing and (unless refused) one create of the VM, through writeExactlyOnce (see createExactlyOnce). */
 async function createBesideNoStranger(
@@ -411,7 +427,12 @@ async function createBesideNoStranger(
       return d !== undefined && couldBeMadeBy(inputs, d);
     },
     refuseBeside: (existing) => {
-      const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid));
+      // A VM this up replaces stands beside its replacement until the engine deletes it at the end, whatever its
+      // hostname: also beside a new Instance taking the name a replaced VM's replacement leaves (rename audit: a
+      // hostname change with a replace-forcing one, and a new Instance declaring the old name, was refused at every
+      // up, since the old VM was noted under its replacement's new name only; a later up knows it by `replacing`).
+      const beingReplaced = new Set(replacementsInProgress.idsUnder("Instance:"));
+      const strangers = existing.filter((uuid) => !beingReplaced.has(uuid.toLowerCase()));
       if (strangers.length === 0) return;
       if (strangers.every((uuid) => leavingIdentity.has(key, uuid))) throw new RenameAwayPending();
       const ofThisStack = strangers.filter((uuid) => objectsOfThisStack.has(key, uuid));
@@ -426,14 +447,23 @@ async function createBesideNoStranger(
       // No --import-pending-creates advice: that flag only rewrites the pending operation, and no code of the engine
       // turns it into a resource (pulumi/pulumi pkg/cmd/pulumi/operations/refresh.go pendingCreatesToImports; the
       // snapshot keeps only pending creates: pkg/backend/snapshot.go snap()). adoptId is the tested way.
-      throw new ProviderError(
+      // The causes in the order a user meets them. A VM another Instance of this stack renames away in this up is
+      // unknown here when that Instance's Diff comes after this create: the SDK registers a resource only once its
+      // dependsOn and inputs are done, so one waiting for another resource is diffed late (rename audit: adopting it,
+      // as this message once advised first, made two resources own it). A resource renamed or moved under a
+      // component without aliases is a new resource to the engine, and its old VM a stranger.
+      throw new StrangerHere(
         `hostname: an instance named ${hostname} already exists in location ${locationId} (${strangers.join(", ")}) and this ` +
-          "resource does not manage it, so no second one was created. It may be left by an interrupted or failed `pulumi up`. " +
-          `To manage it, set adoptId: "${strangers[0]}" on this Instance (then \`pulumi refresh --clear-pending-creates\` ` +
-          "drops Pulumi's warning about the interrupted create, once every VM it names is adopted or deleted); otherwise " +
-          "delete it or choose another hostname. Never adopt a VM another resource of this stack declares (with `--target` or " +
-          "`--exclude` the provider cannot tell which those are): give this Instance another hostname instead. (Replacing an " +
-          "Instance with `pulumi up --replace` while keeping its hostname needs the resource option deleteBeforeReplace: true.)",
+          "resource does not manage it, so no second one was created. If another Instance of this stack renames it away in " +
+          "this up, its update came too late (it waits for another resource): give this Instance dependsOn on that Instance. " +
+          "If you renamed this resource or moved it under a component, add the resource option aliases with its old name or " +
+          "parent. If it was left by an interrupted or failed `pulumi up`, set " +
+          `adoptId: "${strangers[0]}" on this Instance to manage it (then \`pulumi refresh --clear-pending-creates\` ` +
+          "drops Pulumi's warning about the interrupted create, once every VM it names is adopted or deleted). Never adopt a VM " +
+          "another resource of this stack declares (with `--target` or `--exclude` the provider cannot tell which those are). " +
+          "Otherwise delete it or choose another hostname. (Replacing an Instance with `pulumi up --replace` while keeping its " +
+          "hostname needs the resource option deleteBeforeReplace: true.)",
+        strangers,
       );
     },
     send: sendRequest,

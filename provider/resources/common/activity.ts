@@ -1,0 +1,76 @@
+/**
+ * What the engine has this provider process doing right now (one process serves one deployment), so a create
+ * that meets an object it cannot place can first let the rest of the deployment catch up.
+ *
+ * Why: the engine calls a resource's Check and Diff only once the program registers it, and the Node SDK
+ * registers a resource only after everything it waits for is done (its `dependsOn` targets' and input
+ * resources' steps: @pulumi/pulumi runtime/resource.ts prepareResource awaits their URNs, which the engine
+ * answers when their step has run). So an Instance that renames its VM away, but depends on a resource still
+ * being updated, is diffed after a new Instance of the old name has started its create: that create saw a VM it
+ * did not know and was refused at every up (rename audit). Waiting until every other provider call of the
+ * deployment has ended, plus a short pause in which the engine registers what waited for them, lets that Diff
+ * arrive first. Best effort by nature: a resource waiting on another provider's resource is not seen here.
+ */
+import { systemClock, type Clock } from "../../clock";
+import type { Deadline } from "../../wait/poll";
+
+/** How long nothing must run before the deployment counts as caught up (the engine's turn to register dependents). */
+export const QUIET_MS = 1_500;
+
+/** How often a wait for quiet looks again. */
+const LOOK_MS = 100;
+
+/** Counts this process's running create/read/update/delete calls and when the last one ended. */
+export class DeploymentActivity {
+  private running = 0;
+  private lastEnded = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly clock: Clock = systemClock, private readonly quietMs = QUIET_MS) {}
+
+  /**
+   * Runs one provider call, counted as running until it settles. Only a call that succeeds starts the quiet pause:
+   * what waited for a failed one is never registered (the engine fails its dependents), and a create refused after
+   * waiting must not make the other waiting creates wait again (each would add a pause: a fleet's worth).
+   */
+  async track<T>(call: () => Promise<T>): Promise<T> {
+    this.running++;
+    let succeeded = false;
+    try {
+      const result = await call();
+      succeeded = true;
+      return result;
+    } finally {
+      this.running--;
+      if (succeeded) this.lastEnded = this.clock.now();
+    }
+  }
+
+  /**
+   * From inside a tracked call: waits until no OTHER call runs and none ended within the quiet pause, or the
+   * deadline. Calls waiting here do not count as running, so two such waits never hold each other up. Answers
+   * whether it waited at all (false: the deployment was quiet already, so waiting cannot change what the caller saw).
+   */
+  async waitForOthers(deadline: Deadline): Promise<boolean> {
+    this.running--;
+    try {
+      let waited = false;
+      while (!deadline.expired()) {
+        const quietFor = this.clock.now() - this.lastEnded;
+        if (this.running === 0 && quietFor >= this.quietMs) return waited;
+        waited = true;
+        await this.clock.sleep(Math.min(LOOK_MS, deadline.remainingMs()));
+      }
+      return waited;
+    } finally {
+      this.running++;
+    }
+  }
+
+  /** Forgets when the last call ended (a new deployment served by the same process: the soak). */
+  forget(): void {
+    this.lastEnded = Number.NEGATIVE_INFINITY;
+  }
+}
+
+/** The process-wide record, shared by every resource provider. */
+export const deploymentActivity = new DeploymentActivity();
