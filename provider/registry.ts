@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceName } from "../sdk/nodejs/stub";
 import { instanceProvider, instanceReplacementIdentity } from "./resources/instance/provider";
 import { snapshotProvider, snapshotReplacementIdentity } from "./resources/snapshot/provider";
-import { firewallRuleProvider, forgetRulesOfThisStack } from "./resources/firewall-rule/provider";
+import { firewallRuleProvider, firewallRuleReplacementIdentity, forgetRulesOfThisStack } from "./resources/firewall-rule/provider";
 import { publicIpProvider, publicIpReplacementIdentity } from "./resources/public-ip/provider";
 import { vswitchAttachmentProvider } from "./resources/vswitch-attachment/provider";
 import { blockStorageAttachmentProvider } from "./resources/block-storage-attachment/provider";
@@ -43,7 +43,7 @@ export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = 
   VswitchAttachment: shared("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider),
   BlockStorageAttachment: shared("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider),
   Snapshot: shared("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider, snapshotReplacementIdentity),
-  FirewallRule: shared("FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider),
+  FirewallRule: shared("FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider, firewallRuleReplacementIdentity),
 };
 
 /** The Pulumi type token of a resource of ours: dynamic module `vmhost`, type = class name. */

@@ -10,7 +10,7 @@ import { configure, getClient, resetContext, setProgressSink } from "../../provi
 import { ResourceInitError } from "../../provider/resources/common/errors";
 import { UNKNOWN_VALUE } from "../../provider/resources/common/check";
 import { REPLACE_ON_CHANGES_KEY } from "../../provider/resources/common/replace-on-changes";
-import { firewallRuleProvider } from "../../provider/resources/firewall-rule/provider";
+import { firewallRuleProvider, forgetRulesOfThisStack } from "../../provider/resources/firewall-rule/provider";
 import type { FirewallRuleInputs, FirewallRuleOutputs } from "../../provider/resources/firewall-rule/inputs";
 import { snapshotProvider as typedSnapshotProvider } from "../../provider/resources/snapshot/provider";
 import type { SnapshotInputs } from "../../provider/resources/snapshot/inputs";
@@ -332,6 +332,34 @@ describe("FirewallRule lifecycle", () => {
     const error = (await provider.create(await checked({ instanceId: vm, protocol: "tcp", port: 7200, action: "accept", description: "twice" })).then(() => undefined, (e: unknown) => e)) as Error;
     expect(error.message).toContain(`already has a firewall rule exactly like this one (${a.id}, ${b.id})`);
     expect(error.message).toContain(`set adoptId: "${a.id}"`);
+  });
+
+  it("a rule declared with replaceOnChanges or ignoreChanges is the stack's too: a second identical one is a clash, not told to adopt it", async () => {
+    const registered = providers.FirewallRule;
+    const program = { instanceId: vm, protocol: "tcp", port: 7300, action: "accept", [REPLACE_ON_CHANGES_KEY]: ["port"], __ignoreChanges: ["description"] };
+    const inputs = (await registered.check!({}, program)).inputs;
+    const first = await registered.create!(inputs);
+    forgetRulesOfThisStack(); // the next deployment: a new provider process
+    // the engine's check of the existing resource: its state's inputs carry the options' keys
+    await registered.check!({ ...inputs, __provider: "serialized" }, inputs);
+    await expect(registered.create!(inputs)).rejects.toThrow(`already has this exact firewall rule (${first.id}), declared by another FirewallRule of this stack`);
+    await registered.delete!(first.id, first.outs);
+  });
+
+  it("replaced by replaceOnChanges with an identical rule (only timeouts changed): refused naming deleteBeforeReplace, never adoptId", async () => {
+    const registered = providers.FirewallRule;
+    const program = { instanceId: vm, protocol: "tcp", port: 7400, action: "accept", [REPLACE_ON_CHANGES_KEY]: ["*"] };
+    const inputs = (await registered.check!({}, program)).inputs;
+    const first = await registered.create!(inputs);
+    const news = (await registered.check!(inputs, { ...program, timeouts: { create: "5m" } })).inputs;
+    expect(await registered.diff!(first.id, first.outs, news)).toMatchObject({ changes: true, replaces: ["timeouts"] });
+    const since = lastSeq();
+    const error = (await registered.create!(news).then(() => undefined, (e: unknown) => e)) as Error;
+    expect(error.message).toContain(`still has the rule this FirewallRule replaces (${first.id})`);
+    expect(error.message).toContain("needs the resource option deleteBeforeReplace: true");
+    expect(error.message).not.toContain("adoptId");
+    expect(writes(since)).toEqual([]);
+    await registered.delete!(first.id, first.outs);
   });
 
   it("refuses to adopt a rule of an instance that does not exist, naming the instance", async () => {

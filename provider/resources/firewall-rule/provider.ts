@@ -20,7 +20,7 @@ import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
-import { instancesMadeHere } from "../common/replacements";
+import { instancesMadeHere, replacementsInProgress } from "../common/replacements";
 import { canonicalPort, canonicalSource, changedApiProperties, diffFirewallRule } from "./diff";
 import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
 import { createParams, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
@@ -54,6 +54,26 @@ async function rulesLike(client: VmHostClient, inputs: FirewallRuleInputs): Prom
 function ruleKey(inputs: FirewallRuleInputs): string {
   return JSON.stringify([inputs.instanceId.toLowerCase(), inputs.protocol, canonicalPort(inputs.port), inputs.action, canonicalSource(inputs.sourceIp), inputs.description ?? ""]);
 }
+
+/**
+ * The rule a state's or the program's inputs declare, or undefined. Without the engine's and the SDK's own keys
+ * (`__provider`, `__replaceOnChanges`, `__ignoreChanges`), which the strict schema refuses: with them, a rule
+ * declared with either option was never seen as the stack's (options audit).
+ */
+function declaredRule(inputs: Record<string, unknown>): FirewallRuleInputs | undefined {
+  const parsed = inputsSchema.safeParse(Object.fromEntries(Object.entries(inputs).filter(([k]) => !k.startsWith("__"))));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * The identity a replacement rule is created under (withReplaceOnChanges notes the old rule there): the rule
+ * itself, so a replacement identical to the rule it replaces (`replaceOnChanges` on a value the API does not
+ * store, such as timeouts) is told to use deleteBeforeReplace, not to adopt its own old rule.
+ */
+export const firewallRuleReplacementIdentity = (news: Record<string, unknown>): string | undefined => {
+  const rule = declaredRule(news);
+  return rule ? `FirewallRule:${ruleKey(rule)}` : undefined;
+};
 
 /**
  * The rules (by {@link ruleKey}) that resources of this stack declare, as this provider process has seen them: at
@@ -98,6 +118,12 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
     },
     refuseBeside: (existing) => {
       if (existing.length === 0) return;
+      if (existing.every((id) => replacementsInProgress.isBeingReplaced(`FirewallRule:${key}`, id)))
+        throw new ProviderError(
+          `instance ${inputs.instanceId} still has the rule this FirewallRule replaces (${existing.join(", ")}), exactly like the new one: ` +
+            "a rule cannot stand twice, so replacing a rule by an unchanged one needs the resource option deleteBeforeReplace: true " +
+            "(the old rule is then deleted first). Nothing was added.",
+        );
       if (rulesOfThisStack.has(key))
         throw new ProviderError(
           `instance ${inputs.instanceId} already has this exact firewall rule (${existing.join(", ")}), declared by another FirewallRule of this ` +
@@ -162,9 +188,8 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
   // The recorded inputs are the checked inputs the create was called with.
   findUnconfirmed: async (recorded) => rulesLike(getClient(), recorded as FirewallRuleInputs),
   existingSeen: (olds) => {
-    const { __provider: _serialized, ...inputs } = olds;
-    const parsed = inputsSchema.safeParse(inputs);
-    if (parsed.success) rulesOfThisStack.add(ruleKey(parsed.data));
+    const rule = declaredRule(olds);
+    if (rule) rulesOfThisStack.add(ruleKey(rule));
   },
   diff: diffFirewallRule,
 
