@@ -278,6 +278,27 @@ describe("rollbackSnapshot (an action)", () => {
     expect(snapshots.find((s) => s.id === second.snap_uuid)?.is_current_state).toBe(false);
   });
 
+  describe.each([
+    [true, "ran (answer lost after it): not sent again", 1],
+    [false, "never reached the host: sent again", 2],
+  ])("a rollback whose answer is lost (afterProcessing %s)", (afterProcessing, what, rollbacksSeen) => {
+    it(`${what}`, async () => {
+      await client.instances.start(vm).catch(() => undefined);
+      await waitIdle(vm);
+      const later = await client.snapshots.create(vm, { name: `later-${String(afterProcessing)}`, description: "later" });
+      await waitIdle(vm);
+      const base = (await client.snapshots.list(vm)).find((s) => s.name === "base")!;
+      const since = lastSeq();
+      sim.setFaults({ resetNext: { operation: "rollbackSnapshot", count: 1, afterProcessing } });
+      const result = await vmhost.rollbackSnapshot({ instanceId: vm, snapshotId: base.id, timeout: "1m" }, opts);
+      expect(result).toEqual({ performed: true, instanceId: vm, snapshotId: base.id, status: "Stopped" });
+      const sent = sim.requests().filter((r) => r.seq > since && r.path.endsWith(`/snapshot/${base.id}/rollback`));
+      expect(sent).toHaveLength(rollbacksSeen);
+      const snapshots = await client.snapshots.list(vm);
+      expect([snapshots.find((s) => s.id === base.id)?.is_current_state, snapshots.find((s) => s.id === later.snap_uuid)?.is_current_state]).toEqual([true, false]);
+    });
+  });
+
   it("does nothing during a preview", async () => {
     const before = lastSeq();
     const base = (await client.snapshots.list(vm)).find((s) => s.name === "base")!;

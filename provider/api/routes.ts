@@ -107,7 +107,8 @@ export const routes = {
   updateHostname: r("PATCH", "/instance/{instance_uuid}/update-hostname", "code", "idempotent", "instances"),
   getChangeTierCost: r("GET", "/instance/{instance_uuid}/change-tier/price", "docs", "read", "instances"),
   createSnapshot: r("POST", "/instance/{instance_uuid}/snapshot/create", "code", "once", "snapshots"),
-  rollbackSnapshot: r("PATCH", "/instance/{instance_uuid}/snapshot/{snapshot_uuid}/rollback", "docs", "idempotent", "snapshots"),
+  // A repeated rollback runs again (the instance stopped and rewritten a second time): rollbackSnapshot checks.
+  rollbackSnapshot: r("PATCH", "/instance/{instance_uuid}/snapshot/{snapshot_uuid}/rollback", "docs", "once", "snapshots"),
   deleteSnapshot: r("DELETE", "/instance/{instance_uuid}/snapshot/{snapshot_uuid}/delete", "code", "idempotent", "snapshots"),
   listBackups: r("GET", "/instance/{instance_uuid}/backup/history", "docs", "read", "backups"),
   deleteBackup: r("DELETE", "/instance/{instance_uuid}/backup/{snapshot_uuid}/delete", "code", "idempotent", "backups"),

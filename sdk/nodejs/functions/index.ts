@@ -15,7 +15,9 @@ import { z } from "zod";
 import { createClient, resolveClientOptions, type ClientOptions, type VmHostClient } from "../../../provider/api";
 import { WAIT_LIMITS_TEXT, parseWaitDuration } from "../../../provider/duration";
 import { Deadline } from "../../../provider/wait/poll";
-import { runInstanceOperation } from "../../../provider/wait/instance";
+import { runInstanceOperation, waitForInstanceSettled } from "../../../provider/wait/instance";
+import { AmbiguousRequestError } from "../../../provider/api";
+import { powerStateOf } from "../../../provider/resources/instance/model";
 import { locationsOf, templatesOf, tiersOf } from "../../../provider/resources/common/preflight";
 import { issueFailures } from "../../../provider/resources/common/check";
 import { functionSchemas, type FunctionName } from "./registry";
@@ -620,13 +622,33 @@ export function rollbackSnapshot(args: RollbackSnapshotArgs, options?: FunctionO
     if (pulumi.runtime.isDryRun()) {
       return { performed: false, instanceId: a.instanceId, snapshotId: a.snapshotId, status: null };
     }
-    const { detail } = await runInstanceOperation(
-      c,
-      a.instanceId,
-      { what: `rollback of instance ${a.instanceId} to snapshot ${a.snapshotId}`, deadline: new Deadline(timeoutMs) },
-      () => c.snapshots.rollback(a.instanceId, a.snapshotId),
-    );
-    return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status: detail.status };
+    const what = `rollback of instance ${a.instanceId} to snapshot ${a.snapshotId}`;
+    const deadline = new Deadline(timeoutMs);
+    const isCurrent = async () =>
+      (await c.snapshots.list(a.instanceId)).some((s) => s.id.toLowerCase() === a.snapshotId.toLowerCase() && s.is_current_state);
+    let before: { status: string; current: boolean } | undefined;
+    const rollback = () =>
+      runInstanceOperation(c, a.instanceId, { what, deadline }, async (idle) => {
+        before = { status: idle.status, current: await isCurrent() };
+        return c.snapshots.rollback(a.instanceId, a.snapshotId);
+      });
+    try {
+      const { detail } = await rollback();
+      return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status: detail.status };
+    } catch (e) {
+      if (!(e instanceof AmbiguousRequestError) || !before) throw e;
+      // Sent once (routes.ts: a repeated rollback runs again, the VM down a second time). Whether it ran, once the
+      // instance is idle: the snapshot became the current state, or a running VM was left stopped on it (a
+      // rollback ends stopped). Otherwise it is sent again; where it cannot be told (a stopped VM already on that
+      // snapshot) a second rollback costs no downtime.
+      const { status: was, current: wasCurrent } = before;
+      const settled = await waitForInstanceSettled(c, a.instanceId, { what, deadline });
+      const nowCurrent = await isCurrent();
+      const ran = nowCurrent && (!wasCurrent || (powerStateOf(was) === "running" && powerStateOf(settled.status) === "stopped"));
+      if (ran) return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status: settled.status };
+      const { detail } = await rollback();
+      return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status: detail.status };
+    }
   });
 }
 
