@@ -33,9 +33,8 @@ import {
   changedKeys,
   clone,
   deepEqual,
-  getPath,
+  processIgnoreChanges,
   secretKeysOf,
-  setPath,
   unwrapMap,
   unwrapSecrets,
   wrapSecretKeys,
@@ -607,12 +606,9 @@ export class Deployment implements MonitorHandler {
   ): Promise<EngineDiff> {
     const d = await (await this.opts.host()).diff(r.urn, r.id ?? "", unwrapMap(r.outputs), unwrapMap(newInputs), unwrapMap(r.inputs));
     if (d.changes !== undefined) return { ...d, changes: d.changes, changedKeys: [], paths: [] };
-    // processIgnoreChanges: ignored paths take the old value before the engine's own comparison.
-    const compared = clone(newInputs);
-    for (const path of ignoreChanges) {
-      const prev = getPath(r.inputs, path);
-      setPath(compared, path, prev === undefined ? undefined : clone(prev));
-    }
+    // processIgnoreChanges: ignored paths take the old value before the engine's own comparison (the real engine's
+    // info about path errors is printed once, by makePlan, not again here).
+    const compared = processIgnoreChanges(newInputs, r.inputs, ignoreChanges).inputs;
     const keys = changedKeys(r.inputs, compared, []);
     const paths: string[] = [];
     for (const k of keys) diffPaths(r.inputs[k], compared[k], k, paths);
@@ -686,19 +682,24 @@ export class Deployment implements MonitorHandler {
 
     const recreating = this.deletedForReplace.has(urn);
     const replaceTarget = this.replaceTargets.has(urn);
-    // ignoreChanges (processIgnoreChanges): the old value replaces the new one before Check, so the property
-    // neither shows in the diff nor reaches the provider.
-    const news = clone(req.object);
-    if (old) {
-      for (const path of req.ignoreChanges) {
-        const prev = getPath(old.inputs, path);
-        setPath(news, path, prev === undefined ? undefined : clone(prev));
+    // ignoreChanges (step_generator.go processIgnoreChanges, properties_path.go Reset, see values.ts): the old value
+    // replaces the new one before Check, so the property neither shows in the diff nor reaches the provider. Reset's
+    // rules are the real engine's, `*` included (it also deletes every new input the old inputs lack).
+    let news = req.object;
+    if (old && req.ignoreChanges.length) {
+      const ignored = processIgnoreChanges(req.object, old.inputs, req.ignoreChanges);
+      news = ignored.inputs;
+      if (ignored.invalid.length) {
+        this.log("info", `cannot ignore changes in added or removed elements of the path: ${JSON.stringify(ignored.invalid.join(", "))}`, urn);
       }
     }
     // A resource created afresh (new, re-created after a delete-before-replace, or --replace) is checked
     // without olds, from the program's own inputs (continueStepsFromImport).
     const fresh = !old || recreating || replaceTarget;
-    entry.inputs = wrapSecretKeys(await this.check(urn, fresh ? {} : old.inputs, fresh ? req.object : news), secretInputs);
+    // A value kept from a secret old input stays secret (Reset copies it with its secret marker).
+    const keptSecret = fresh ? [] : secretKeysOf(news).filter((k) => !secretInputs.includes(k));
+    plan.secretOutputs.push(...keptSecret);
+    entry.inputs = wrapSecretKeys(await this.check(urn, fresh ? {} : old.inputs, fresh ? req.object : news), [...secretInputs, ...keptSecret]);
     if (!old) return plan;
     if (recreating) {
       // Its old resource was deleted ahead of a delete-before-replace: this is the second half of a replace.

@@ -127,56 +127,187 @@ export function changedKeys(olds: PropertyMap, news: PropertyMap, exclude: strin
   return [...keys].filter((k) => !exclude.includes(k) && !deepEqual(olds[k], news[k])).sort();
 }
 
-/** Reads a property path like `a.b` or `a[0].b` (the `ignoreChanges` syntax, simple forms only). */
-export function getPath(m: PropertyMap, path: string): PropertyValue | undefined {
-  let cur: PropertyValue | undefined = m;
-  for (const part of splitPath(path)) {
-    if (isSecret(cur)) cur = cur.value;
-    if (Array.isArray(cur) && typeof part === "number") cur = cur[part];
-    else if (isObject(cur) && typeof part === "string") cur = cur[part];
-    else return undefined;
+/** One element of a property path: a key, or an array index (`"*"` is the wildcard, whichever way it was written). */
+export type PathElement = string | number;
+
+/**
+ * Parses an `ignoreChanges` path as the real engine does (pulumi/pulumi sdk/go/common/resource/properties_path.go
+ * `ParsePropertyPath`, the non-strict form `processIgnoreChanges` uses): `a.b`, `a[0]`, `a["key with ."]`, `a[*]`;
+ * a bare name runs to the next `.` or `[` (so `*` and `a-b` are names); `[*]`, `["*"]` and `*` all give the key
+ * `"*"`; a `.` right before a `[` is tolerated. Returns undefined for what Go refuses (a path starting or ending
+ * with `.`, a missing closing quote or bracket, an index that is not a 64-bit integer); the engine then skips the
+ * path without a word (step_generator.go processIgnoreChanges: `if err != nil { continue }`).
+ */
+export function parsePropertyPath(path: string): PathElement[] | undefined {
+  const elements: PathElement[] = [];
+  if (path.startsWith(".")) return undefined;
+  let rest = path;
+  while (rest.length > 0) {
+    if (rest[0] === ".") {
+      rest = rest.slice(1);
+      if (rest.length === 0) return undefined;
+    } else if (rest[0] === "[") {
+      let element: PathElement;
+      if (rest.length > 1 && rest[1] === '"') {
+        let key = "";
+        let i = 2;
+        for (;;) {
+          if (i >= rest.length) return undefined; // missing closing quote
+          if (rest[i] === '"') {
+            i++;
+            break;
+          } else if (rest[i] === "\\" && i + 1 < rest.length && rest[i + 1] === '"') {
+            key += '"';
+            i += 2;
+          } else {
+            key += rest[i];
+            i++;
+          }
+        }
+        if (i >= rest.length || rest[i] !== "]") return undefined; // missing closing bracket
+        element = key;
+        rest = rest.slice(i);
+      } else {
+        const close = rest.indexOf("]");
+        if (close === -1) return undefined;
+        const segment = rest.slice(1, close);
+        if (segment === "*") element = "*";
+        else {
+          // strconv.ParseInt(segment, 10, 0): optional sign, decimal digits, within int64.
+          if (!/^[+-]?[0-9]+$/.test(segment)) return undefined;
+          const big = BigInt(segment);
+          if (big > 9223372036854775807n || big < -9223372036854775808n) return undefined;
+          element = Number(big);
+        }
+        rest = rest.slice(close);
+      }
+      elements.push(element);
+      rest = rest.slice(1);
+    } else {
+      let i = 0;
+      while (i < rest.length && rest[i] !== "." && rest[i] !== "[") i++;
+      elements.push(rest.slice(0, i));
+      rest = rest.slice(i);
+    }
   }
-  return cur;
+  return elements;
 }
 
-/** Writes (or, with `undefined`, removes) the value at a property path, creating objects on the way. */
-export function setPath(m: PropertyMap, path: string, value: PropertyValue | undefined): void {
-  const parts = splitPath(path);
-  let cur: PropertyValue = m;
-  for (let i = 0; i < parts.length - 1; i++) {
-    const part = parts[i];
-    let next: PropertyValue | undefined = Array.isArray(cur) && typeof part === "number" ? cur[part] : isObject(cur) ? cur[String(part)] : undefined;
-    if (next === undefined || next === null || typeof next !== "object") {
-      if (value === undefined) return;
-      next = typeof parts[i + 1] === "number" ? [] : {};
-      if (Array.isArray(cur) && typeof part === "number") cur[part] = next;
-      else if (isObject(cur)) cur[String(part)] = next;
-      else return;
-    }
-    cur = next;
+/** Unwraps nested secret wrappers; `secret` says whether there was one (properties_path.go unwrapSecrets). */
+function unwrapSecretsFlag(v: PropertyValue | undefined): { value: PropertyValue | undefined; secret: boolean } {
+  let secret = false;
+  while (isSecret(v)) {
+    secret = true;
+    v = v.value ?? null;
   }
-  const last = parts[parts.length - 1];
-  if (Array.isArray(cur) && typeof last === "number") {
-    if (value === undefined) cur.splice(last, 1);
-    else cur[last] = value;
-  } else if (isObject(cur)) {
-    if (value === undefined) delete cur[String(last)];
-    else cur[String(last)] = value;
-  }
+  return { value: v, secret };
 }
 
-function splitPath(path: string): Array<string | number> {
-  const parts: Array<string | number> = [];
-  for (const segment of path.split(".")) {
-    const m = /^([^[\]]*)((?:\[\d+\])*)$/.exec(segment);
-    if (!m) {
-      parts.push(segment);
-      continue;
+/** The old value put into new: a copy, made secret when its old context was secret and the new one is not. */
+function resetValue(v: PropertyValue, oldIsSecret: boolean, newIsSecret: boolean): PropertyValue {
+  const copy = clone(v);
+  return oldIsSecret && !newIsSecret ? makeSecret(copy) : copy;
+}
+
+/**
+ * properties_path.go `reset`, line by line (a missing value, Go's zero PropertyValue, is `undefined` here; an
+ * unknown is a string, neither object nor array, as Go's Computed value). Changes `neu` in place; false is a path
+ * error (the engine reports it and keeps going; whatever was reset before the error stays reset).
+ */
+function reset(p: PathElement[], oldIn: PropertyValue | undefined, newIn: PropertyValue | undefined, oldSecret: boolean, newSecret: boolean): boolean {
+  if (p.length === 0) return false;
+  const o = unwrapSecretsFlag(oldIn);
+  const n = unwrapSecretsFlag(newIn);
+  const old = o.value;
+  const neu = n.value;
+  const oldIsSecret = oldSecret || o.secret;
+  const newIsSecret = newSecret || n.secret;
+  const key = p[0]!;
+  if (typeof key === "number") {
+    if (key < 0) return false; // always a path error
+    if (p.length === 1) {
+      if (!Array.isArray(old) && !Array.isArray(neu)) return true; // neither is an array: nothing to reset
+      if (!Array.isArray(old) || !Array.isArray(neu)) return false;
+      if (key >= old.length && key >= neu.length) return true; // absent from both: the same
+      if (key >= old.length || key >= neu.length) return false; // an array element cannot be added or removed
+      neu[key] = resetValue(old[key]!, oldIsSecret, newIsSecret);
+      return true;
     }
-    if (m[1]) parts.push(m[1]);
-    for (const idx of m[2].matchAll(/\[(\d+)\]/g)) parts.push(Number(idx[1]));
+    if (!Array.isArray(old) || !Array.isArray(neu)) return !Array.isArray(old) && !Array.isArray(neu);
+    if (key >= old.length || key >= neu.length) return false;
+    return reset(p.slice(1), old[key], neu[key], oldIsSecret, newIsSecret);
   }
-  return parts;
+  if (key === "*") {
+    if (p.length === 1) {
+      if (isObject(neu)) {
+        if (isObject(old)) {
+          // Every key of old is copied into new, and every key of new that old lacks is deleted.
+          for (const k of Object.keys(old)) neu[k] = resetValue(old[k]!, oldIsSecret, newIsSecret);
+          for (const k of Object.keys(neu)) if (!(k in old)) delete neu[k];
+        }
+        return true;
+      }
+      if (Array.isArray(neu)) {
+        if (Array.isArray(old)) {
+          for (let i = 0; i < old.length && i < neu.length; i++) neu[i] = resetValue(old[i]!, oldIsSecret, newIsSecret);
+          if (old.length !== neu.length) return false;
+        }
+        return true;
+      }
+      return false;
+    }
+    if (isObject(old) && isObject(neu)) {
+      // Go walks old's keys in map order; here in insertion order (it matters only for what a path error leaves).
+      for (const k of Object.keys(old)) {
+        if (!(k in neu)) return false;
+        if (!reset(p.slice(1), old[k], neu[k], oldIsSecret, newIsSecret)) return false;
+      }
+      return true;
+    }
+    if (Array.isArray(old) && Array.isArray(neu)) {
+      for (let i = 0; i < old.length && i < neu.length; i++) {
+        if (!reset(p.slice(1), old[i], neu[i], oldIsSecret, newIsSecret)) return false;
+      }
+      return old.length === neu.length;
+    }
+    return false;
+  }
+  if (p.length === 1) {
+    // The leaf: new takes old's value; if old has none (or is no object), the key is deleted from new.
+    if (isObject(old) && key in old) {
+      if (!isObject(neu)) return false;
+      neu[key] = resetValue(old[key]!, oldIsSecret, newIsSecret);
+    } else if (isObject(neu)) {
+      delete neu[key];
+    }
+    return true;
+  }
+  if (!isObject(old) || !isObject(neu)) return !isObject(old) && !isObject(neu);
+  const hasNew = key in neu;
+  const hasOld = key in old;
+  if (hasOld && !hasNew) return false; // old has it, new does not: the leaf cannot be reached in new
+  if (!hasOld && !hasNew) return true;
+  return reset(p.slice(1), hasOld ? old[key] : undefined, neu[key], oldIsSecret, newIsSecret);
+}
+
+/**
+ * `ignoreChanges` as the real engine applies it (step_generator.go processIgnoreChanges): a copy of `inputs` in
+ * which each path is reset to its value in `oldInputs` (properties_path.go `PropertyPath.Reset`). `invalid` lists
+ * the paths that hit a path error (the engine says "cannot ignore changes in added or removed elements of the
+ * path"); unparsable paths are skipped silently, as there. Notable rules of Reset: a leaf missing from old is
+ * DELETED from new; `*` as the leaf copies every key of old and deletes every key of new that old lacks (hidden
+ * inputs included); a parent present in new but missing in old is walked as a missing value, so the leaf below it
+ * is deleted (`a.b`) or, one level deeper (`a.b.c`), the path is an error and new's value stays.
+ */
+export function processIgnoreChanges(inputs: PropertyMap, oldInputs: PropertyMap, paths: readonly string[]): { inputs: PropertyMap; invalid: string[] } {
+  const out = clone(inputs);
+  const invalid: string[] = [];
+  for (const path of paths) {
+    const parsed = parsePropertyPath(path);
+    if (!parsed) continue;
+    if (!reset(parsed, oldInputs, out, false, false)) invalid.push(path);
+  }
+  return { inputs: out, invalid };
 }
 
 /** Deep copy of a JSON value. */

@@ -475,6 +475,28 @@ describe("resource options", () => {
     expect(p2.changes()).toEqual([]);
   });
 
+  // step_generator.go processIgnoreChanges -> properties_path.go Reset (the rules themselves: values.test.ts).
+  test('ignoreChanges ["*"] added to an existing resource: Reset keeps every old input and deletes every new one the old inputs lack', async () => {
+    const s = await stackOf([["a", { size: 1, tags: { env: "a" }, key: secret("k1") }]]);
+    const p = new FakeProvider();
+    const run = await up(p, s, async (r) => r.register("a", { size: 2, tags: { env: "b" }, key: "k2", __ignoreChanges: ["*"] }, { ignoreChanges: ["*"] }));
+    const checked = p.args.find((x) => x.call === "check a")?.args[1] as PropertyMap;
+    expect(checked).toMatchObject({ size: 1, tags: { env: "a" }, key: "k1" });
+    expect(checked).not.toHaveProperty("__ignoreChanges"); // the hidden input the old inputs lack is gone, as under the real engine
+    expect(p.changes()).toEqual([]);
+    // The kept value was a secret in the old inputs: it stays one although the program sent it plain.
+    expect(resource(run.state(), "a")?.inputs.key).toEqual(secret("k1"));
+    expect(run.text()).not.toContain("cannot ignore changes");
+  });
+
+  test("an ignoreChanges path Reset cannot apply is reported as the real engine's info line, and the program's value is used", async () => {
+    const s = await stackOf([["a", { size: 1, list: [1] }]]);
+    const p = new FakeProvider();
+    const run = await up(p, s, async (r) => r.register("a", { size: 1, list: [1, 2] }, { ignoreChanges: ["list[1]", "size"] }));
+    expect(p.args.find((x) => x.call === "check a")?.args[1]).toMatchObject({ list: [1, 2] });
+    expect(run.text()).toContain('info a: cannot ignore changes in added or removed elements of the path: "list[1]"');
+  });
+
   test("replaceOnChanges applies to the keys the engine's own diff reports (DIFF_UNKNOWN), not to a provider's bare answer", async () => {
     const s = await stackOf([["a", { size: 1, tags: { env: "a" } }], ["b", { size: 1 }]]);
     const p = new FakeProvider(3);

@@ -14,12 +14,12 @@ import {
   containsSecret,
   containsUnknown,
   deepEqual,
-  getPath,
   isSecret,
   makeSecret,
   maskSecrets,
+  parsePropertyPath,
+  processIgnoreChanges,
   secretKeysOf,
-  setPath,
   unwrapMap,
   unwrapSecrets,
   wrapSecretKeys,
@@ -116,65 +116,122 @@ describe("comparison", () => {
   });
 });
 
-describe("property paths (ignoreChanges)", () => {
-  const m = (): PropertyMap => ({ a: { b: 1, list: [{ c: "x" }, { c: "y" }] }, s: secret({ inner: 5 }), top: 3 });
+/**
+ * ignoreChanges as the real engine applies it. The table is pulumi/pulumi sdk/go/common/resource/properties_path_test.go
+ * TestReset, case by case (same names; Go's PropertyPath literals written as the ignoreChanges strings that parse to
+ * them, so parsePropertyPath is exercised too; MakeSecret is `secret(...)`). A nil expectation there means Reset
+ * returns false (here: the path is listed as invalid) and new is left as it was.
+ */
+describe("processIgnoreChanges = properties_path.go Reset (TestReset's table)", () => {
+  type Case = [name: string, path: string, old: PropertyMap, neu: PropertyMap, expected: PropertyMap | null];
+  const cases: Case[] = [
+    ["Missing key, not in object", "missing", { root: 1 }, { root: 2 }, { root: 2 }],
+    ["Missing key, not an object", "root.missing", { root: 1 }, { root: 2 }, { root: 2 }],
+    ["Missing index, changed from an object", "root.nested", { root: { nested: 1 } }, { root: 2 }, null],
+    ["Missing index, changed to an object", "root.nested", { root: 1 }, { root: { nested: 2 } }, { root: {} }],
+    ["Missing key along path, not in object", "missing.path", { root: 1 }, { root: 2 }, { root: 2 }],
+    ["Missing key along path, not an object", "root.missing.path", { root: 1 }, { root: 2 }, { root: 2 }],
+    ["Missing index, not in array", "array[1]", { array: [1] }, { array: [1] }, { array: [1] }],
+    ["Missing index, not an array", "root[0]", { root: 1 }, { root: 2 }, { root: 2 }],
+    ["Missing index, changed from an array", "root[0]", { root: [1] }, { root: 2 }, null],
+    ["Missing index, changed to an array", "root[0]", { root: 1 }, { root: [2] }, null],
+    ["Invalid index, not in array", "array[-1]", { array: [1] }, { array: [1] }, null],
+    ["Invalid index, not an array", "root[-1]", { root: 1 }, { root: 2 }, null],
+    ["Index out of bound in old", "root[1]", { root: [2] }, { root: [3, 4] }, null],
+    ["Index out of bound in new", "root[1]", { root: [1, 2] }, { root: [3] }, null],
+    ["Missing index along path", "root[0].other", { root: { nested: 1 } }, { root: { nested: 2 } }, { root: { nested: 2 } }],
+    ["Index out of bound in old along path", "root[1].nested", { root: [{ nested: 1 }] }, { root: [{ nested: 3 }, { nested: 4 }] }, null],
+    ["Index out of bound in new along path", "root[1].nested", { root: [{ nested: 1 }, { nested: 2 }] }, { root: [{ nested: 3 }] }, null],
+    ["Single path element", "root", { root: 1 }, { root: 2 }, { root: 1 }],
+    ["Nested path element, changed", "root.nested", { root: { nested: 1 } }, { root: { nested: 2 } }, { root: { nested: 1 } }],
+    ["Nested path element, added", "root.nested", { root: {} }, { root: { nested: 2 } }, { root: {} }],
+    ["Nested path element, removed", "root.nested", { root: { nested: 1 } }, { root: {} }, { root: { nested: 1 } }],
+    ["Nested path element, fully removed", "root.nested", { root: { nested: 1 } }, {}, null],
+    ["Nested path element, nested added", "root.nested", {}, { root: { nested: 2 } }, { root: {} }],
+    ["Nested path element, nested removed", "root.nested", { root: { nested: 1 } }, {}, null],
+    ["Array index", "array[0]", { array: [1] }, { array: [2] }, { array: [1] }],
+    ["Array index, along path", "array[0].item", { array: [{ item: 1 }] }, { array: [{ item: 2 }] }, { array: [{ item: 1 }] }],
+    ["Array index, added", "array[0]", { array: [] }, { array: [2] }, null],
+    ["Array index, removed", "array[0]", { array: [1] }, { array: [] }, null],
+    ["Single wildcard at root", "*", { root: 1 }, { root: 2 }, { root: 1 }],
+    ["Wildcard followed by path element", "*.nested", { root: { nested: 1 } }, { root: { nested: 2 } }, { root: { nested: 1 } }],
+    ["Wildcard in array followed by path element", "root[*].nested", { root: [{ nested: 1 }, { nested: 2 }] }, { root: [{ nested: 3 }, { nested: 4 }] }, { root: [{ nested: 1 }, { nested: 2 }] }],
+    ["Nested wildcard", "root.*", { root: { nested: 1 } }, { root: { nested: 2 } }, { root: { nested: 1 } }],
+    ["Nested wildcard in array", "root[*]", { root: [1, 2] }, { root: [3, 4] }, { root: [1, 2] }],
+    ["Nested wildcard, added", "root.*", { root: {} }, { root: { nested: 2 } }, { root: {} }],
+    ["Nested wildcard, removed", "root.*", { root: { nested: 2 } }, { root: {} }, { root: { nested: 2 } }],
+    ["Nested wildcard, change of type (array)", "root.*", { root: [1] }, { root: { nested: 2 } }, { root: { nested: 2 } }],
+    ["Nested wildcard, change of type (object)", "root.*", { root: { nested: 2 } }, { root: [1] }, { root: [1] }],
+    ["Nested wildcard, change of type (number)", "root.*", { root: { nested: 2 } }, { root: 1 }, null],
+    ["Untraversable in old wildcard followed by path element", "root.*.nested", { root: 1 }, { root: { nested: 2 } }, null],
+    ["Untraversable in new (not an object) wildcard followed by path element", "root.*.nested", { root: { nested: 1 } }, { root: 2 }, null],
+    ["Untraversable in new (missing) wildcard followed by path element", "root.*.nested", { root: { nested: 1 } }, { root: {} }, null],
+    ["Nested object wildcard index reset fails", "root.*[0]", { root: { passes: 1, fails: [1] } }, { root: { passes: 2, fails: [] } }, null],
+    ["Nested array wildcard, new array is shorter fails", "root.array[*]", { root: { array: [1] } }, { root: { array: [] } }, null],
+    ["Nested array wildcard index reset fails", "root[*][0]", { root: [1, [1]] }, { root: [2, []] }, null],
+    ["Nested array wildcard index, old array is longer fails", "root[*][0]", { root: [1, 2] }, { root: secret([3]) }, null],
+    ["Nested array wildcard index, new array is longer fails", "root[*][0]", { root: [1] }, { root: secret([3, 4]) }, null],
+    ["Nested path, secret old", "root.secret", { root: secret({ secret: 1 }) }, { root: { secret: 2 } }, { root: { secret: secret(1) } }],
+    ["Nested path, secret new", "root.secret", { root: { secret: 1 } }, { root: secret({ secret: 2 }) }, { root: secret({ secret: 1 }) }],
+    ["Nested path, secret both", "root.secret", { root: secret({ secret: 1 }) }, { root: secret({ secret: 2 }) }, { root: secret({ secret: 1 }) }],
+    ["Nested array, secret old", "root[0]", { root: secret([1, 2]) }, { root: [3, 4] }, { root: [secret(1), 4] }],
+    ["Nested array, secret new", "root[0]", { root: [1, 2] }, { root: secret([3, 4]) }, { root: secret([1, 4]) }],
+    ["Nested array, secret both", "root[0]", { root: secret([1, 2]) }, { root: secret([3, 4]) }, { root: secret([1, 4]) }],
+  ];
 
-  test("getPath reads nested keys, list indexes and through secrets; a missing step is undefined", () => {
-    expect(getPath(m(), "top")).toBe(3);
-    expect(getPath(m(), "a.b")).toBe(1);
-    expect(getPath(m(), "a.list[1].c")).toBe("y");
-    expect(getPath(m(), "a.list[1]")).toEqual({ c: "y" });
-    expect(getPath(m(), "s.inner")).toBe(5);
-    expect(getPath(m(), "a.list.c")).toBeUndefined(); // a key into a list
-    expect(getPath(m(), "a[0]")).toBeUndefined(); // an index into an object
-    expect(getPath(m(), "top.x")).toBeUndefined();
-    expect(getPath(m(), "nope.x")).toBeUndefined();
-    expect(getPath({ o: { "0": "key zero" } }, "o[0]")).toBeUndefined(); // an index is not a key
-    expect(getPath({ "": ["x"] }, "[0]")).toBeUndefined(); // a map has no index
-    expect(getPath({ m: [[1, 2]] }, "m[0][1]")).toBe(2);
-    const long = Array.from({ length: 13 }, (_, i) => i * 10);
-    expect(getPath({ l: long }, "l[12]")).toBe(120);
+  test.each(cases)("%s (%s)", (_name, path, old, neu, expected) => {
+    const before = clone(neu);
+    const { inputs, invalid } = processIgnoreChanges(neu, old, [path]);
+    expect(neu).toEqual(before); // the program's inputs are not touched: the result is a copy
+    if (expected === null) {
+      expect(invalid).toEqual([path]);
+      expect(inputs).toEqual(before);
+    } else {
+      expect(invalid).toEqual([]);
+      expect(inputs).toEqual(expected);
+    }
   });
 
-  test("setPath writes nested values, creating objects and lists on the way", () => {
-    const v = m();
-    setPath(v, "a.b", 2);
-    setPath(v, "a.list[0].c", "z");
-    setPath(v, "new.deep", true);
-    setPath(v, "arr[1].k", "v");
-    expect(v.a).toEqual({ b: 2, list: [{ c: "z" }, { c: "y" }] });
-    expect(v.new).toEqual({ deep: true });
-    expect(Array.isArray(v.arr)).toBe(true);
-    expect(JSON.stringify(v.arr)).toBe('[null,{"k":"v"}]');
-    setPath(v, "top", 4);
-    expect(v.top).toBe(4);
-    setPath(v, "top.x", 1); // replaces a scalar on the way by an object
-    expect(v.top).toEqual({ x: 1 });
+  test('"*" as the whole path: every old key copied, every new key old lacks deleted (hidden inputs too)', () => {
+    // The finding: an option added to an existing resource, whose old inputs have no __ignoreChanges.
+    const old = { cpu: 1, memory: 2, __provider: "p" };
+    const neu = { cpu: 2, hostname: "h", __provider: "p", __ignoreChanges: ["*"] };
+    expect(processIgnoreChanges(neu, old, ["*"]).inputs).toEqual({ cpu: 1, memory: 2, __provider: "p" });
+    // The same rule written as an index or a quoted key (ParsePropertyPath gives the key "*" for all three).
+    for (const path of ["[*]", '["*"]']) expect(processIgnoreChanges(neu, old, [path]).inputs).toEqual({ cpu: 1, memory: 2, __provider: "p" });
+    // Top-level names instead of "*": each listed key takes old's value or, absent from old, is deleted; unlisted
+    // keys keep the program's value.
+    expect(processIgnoreChanges(neu, old, ["cpu", "memory", "hostname"]).inputs).toEqual({ cpu: 1, memory: 2, __provider: "p", __ignoreChanges: ["*"] });
   });
 
-  test("setPath through a null makes an object there", () => {
-    const v: PropertyMap = { a: null };
-    setPath(v, "a.b", 1);
-    expect(v).toEqual({ a: { b: 1 } });
+  test("a parent that new has and old lacks: the leaf below it is deleted; one level deeper it is a path error and new's value stays", () => {
+    expect(processIgnoreChanges({ a: { b: 1 } }, {}, ["a.b"])).toEqual({ inputs: { a: {} }, invalid: [] });
+    expect(processIgnoreChanges({ a: { b: { c: 1 } } }, {}, ["a.b.c"])).toEqual({ inputs: { a: { b: { c: 1 } } }, invalid: ["a.b.c"] });
+    // An unknown (preview) is neither object nor array, as Go's Computed value.
+    expect(processIgnoreChanges({ a: UNKNOWN_VALUE }, { a: { b: 1 } }, ["a.b"])).toEqual({ inputs: { a: UNKNOWN_VALUE }, invalid: ["a.b"] });
   });
 
-  test("setPath with undefined removes, without creating anything missing", () => {
-    const v = m();
-    setPath(v, "a.b", undefined);
-    expect("b" in (v.a as PropertyMap)).toBe(false);
-    setPath(v, "a.list[0]", undefined);
-    expect((v.a as PropertyMap).list).toEqual([{ c: "y" }]);
-    setPath(v, "missing.deep", undefined);
-    expect("missing" in v).toBe(false);
-    setPath(v, "top.x", undefined);
-    expect(v.top).toBe(3);
+  test("several paths: each applied in turn; path errors are listed, unparsable paths skipped without a word", () => {
+    const r = processIgnoreChanges({ a: 2, l: [1, 2], t: { x: 2 } }, { a: 1, l: [0], t: { x: 1 } }, ["a", "l[1]", ".bad", "t[", "t.x"]);
+    expect(r).toEqual({ inputs: { a: 1, l: [1, 2], t: { x: 1 } }, invalid: ["l[1]"] });
   });
 
-  test("a path segment that is not a plain key or index is used as a key as written", () => {
-    const v: PropertyMap = {};
-    setPath(v, "a]b", 1);
-    expect(v).toEqual({ "a]b": 1 });
-    expect(getPath(v, "a]b")).toBe(1);
+  test("parsePropertyPath = properties_path.go ParsePropertyPath (non-strict)", () => {
+    expect(parsePropertyPath("root")).toEqual(["root"]);
+    expect(parsePropertyPath("root.nested.array[0].double[1]")).toEqual(["root", "nested", "array", 0, "double", 1]);
+    expect(parsePropertyPath('root["double"].nest')).toEqual(["root", "double", "nest"]);
+    expect(parsePropertyPath('root["key with \\"escaped\\" quotes"]')).toEqual(["root", 'key with "escaped" quotes']);
+    expect(parsePropertyPath('["root key with a ."][100]')).toEqual(["root key with a .", 100]);
+    expect(parsePropertyPath("root.array[*].field")).toEqual(["root", "array", "*", "field"]);
+    expect(parsePropertyPath('root.array["*"].field')).toEqual(["root", "array", "*", "field"]);
+    expect(parsePropertyPath("*")).toEqual(["*"]);
+    expect(parsePropertyPath("foo-bar")).toEqual(["foo-bar"]); // any run of characters up to . or [ is a name
+    expect(parsePropertyPath("a.[0]")).toEqual(["a", 0]); // tolerated outside strict mode
+    expect(parsePropertyPath("a[+1]")).toEqual(["a", 1]); // strconv.ParseInt accepts a sign
+    expect(parsePropertyPath("")).toEqual([]); // parses; Reset of an empty path is a path error
+    expect(processIgnoreChanges({ a: 1 }, { a: 2 }, [""]).invalid).toEqual([""]);
+    for (const bad of [".a", "a.", "a[", "a[x]", "a[]", 'a["x', 'a["x"', "a[9223372036854775808]"]) expect(parsePropertyPath(bad)).toBeUndefined();
+    expect(parsePropertyPath("a[9223372036854775807]")).toEqual(["a", 9223372036854775807]);
   });
 });
 
