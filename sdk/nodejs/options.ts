@@ -54,3 +54,36 @@ export function optionInputs(opts: pulumi.CustomResourceOptions | undefined): { 
     ...(opts?.ignoreChanges?.length ? { __ignoreChanges: [...opts.ignoreChanges] } : {}),
   };
 }
+
+/**
+ * Paths that the real engine's ParsePropertyPath reads as the single key `"*"` (a bare `*`, `[*]`, `["*"]`):
+ * pulumi/pulumi sdk/go/common/resource/properties_path.go.
+ */
+const WHOLE_INPUTS_WILDCARDS: ReadonlySet<string> = new Set(["*", "[*]", '["*"]']);
+
+/**
+ * The `ignoreChanges` list to hand the ENGINE (the provider gets the program's own list as `__ignoreChanges`).
+ *
+ * The engine applies ignoreChanges before Check by resetting each path of the new inputs to the old inputs
+ * (pkg/resource/deploy/step_generator.go processIgnoreChanges -> PropertyPath.Reset in
+ * sdk/go/common/resource/properties_path.go). For `*` as the whole path Reset copies every key of the old inputs
+ * and DELETES every key of the new inputs that the old ones lack. Our hidden option inputs are keys like any other:
+ * with `["*"]` added to an existing resource (its old inputs have no `__ignoreChanges`), the new `__ignoreChanges`
+ * was deleted and the provider never learnt of the option (the panel's changes were undone by the next
+ * `up --refresh`); widening `["cpu"]` to `["*"]` kept the old `["cpu"]`.
+ *
+ * So a `*` path is replaced by the resource's own top-level property names (`names`: every key the resource class
+ * registers, i.e. every declared input, and outputs, which are absent from the inputs on both sides), without the
+ * `__*` keys. For a top-level name Reset takes the old value when the old inputs have the key and otherwise deletes
+ * it from the new inputs, exactly what `*` does for that key; keys not listed (`__ignoreChanges`,
+ * `__replaceOnChanges`, `__provider`) keep the program's value. So `ignoreChanges: ["*"]` still means "every
+ * declared property stays as in the state" for the engine, and the provider receives the option unchanged.
+ * Other paths (`*` deeper in a path included) are passed as they are: Reset never reaches a `__*` key through them
+ * (those inputs hold lists of strings or a string).
+ */
+export function engineIgnoreChanges(ignoreChanges: readonly string[] | undefined, names: readonly string[]): string[] | undefined {
+  if (!ignoreChanges?.some((p) => WHOLE_INPUTS_WILDCARDS.has(p))) return ignoreChanges ? [...ignoreChanges] : undefined;
+  const declared = names.filter((k) => !k.startsWith("__"));
+  return [...new Set(ignoreChanges.flatMap((p) => (WHOLE_INPUTS_WILDCARDS.has(p) ? declared : [p])))];
+}
+

@@ -14,8 +14,12 @@
  * of where the resource was declared is not affected (`Resource.callsites` lifts the limit itself). An error
  * thrown during the registration gets the stack of the resource's constructor call instead, so it still points
  * at the user's line.
+ *
+ * `ignoreChanges: ["*"]` is spelled out here as the resource's property names for the engine, for every class, so
+ * that the `__ignoreChanges` input still reaches the provider (sdk/nodejs/options.ts engineIgnoreChanges says why).
  */
 import * as pulumi from "@pulumi/pulumi";
+import { engineIgnoreChanges } from "./options";
 
 /** A dynamic resource of this package (see the module comment for what it adds to Pulumi's). */
 export abstract class VmhostResource extends pulumi.dynamic.Resource {
@@ -27,6 +31,8 @@ export abstract class VmhostResource extends pulumi.dynamic.Resource {
     module: string,
     type: string,
   ) {
+    // ignoreChanges "*" is spelled out for the engine so that our hidden option inputs survive it (engineIgnoreChanges).
+    if (opts?.ignoreChanges?.length) opts = { ...opts, ignoreChanges: engineIgnoreChanges(opts.ignoreChanges, Object.keys(props)) };
     const quiet = !process.env.PULUMI_DEBUG_PROMISE_LEAKS;
     const limit = Error.stackTraceLimit;
     if (quiet) Error.stackTraceLimit = 0;

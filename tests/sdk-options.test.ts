@@ -1,0 +1,84 @@
+/**
+ * Resource options the SDK's classes adapt before the engine sees them (sdk/nodejs/options.ts, registration.ts):
+ * - `ignoreChanges: ["*"]` is spelled out as the resource's own property names for the engine, because the real
+ *   engine's Reset of `*` deletes every new input the old inputs lack (our `__ignoreChanges` among them), while the
+ *   provider still gets the program's own list as `__ignoreChanges`.
+ * What the registration carries is read off the mock monitor's RegisterResourceRequest.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { FirewallRule, Instance, PublicIp, Snapshot, VswitchAttachment, BlockStorageAttachment } from "../sdk/nodejs";
+import { engineIgnoreChanges } from "../sdk/nodejs/options";
+
+jest.mock("@pulumi/pulumi/runtime/closure/serializeClosure", () => ({
+  serializeFunction: async () => ({ text: "exports.handler = undefined;", containsSecrets: false }),
+}));
+
+const args = { locationId: 1, tierId: 1, templateId: 1, hostname: "web-1", cpu: 1, memory: 1, storage: 20, username: "ops", password: "Bench-passw0rd" };
+
+interface Registered {
+  ignoreChanges: string[];
+  object: Record<string, unknown>;
+}
+const registered = new Map<string, Registered>();
+const made: pulumi.Resource[] = [];
+const settled = () => Promise.all(made.splice(0).map((r) => new Promise((resolve) => r.urn.apply(resolve))));
+
+beforeAll(async () => {
+  await pulumi.runtime.setMocks({ newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: (a) => a.inputs }, "project", "stack", true);
+  const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource: (req: any, cb: unknown) => unknown };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, cb) => {
+    registered.set(req.getName(), { ignoreChanges: req.getIgnorechangesList(), object: req.getObject()?.toJavaScript() ?? {} });
+    return register(req, cb);
+  };
+});
+afterEach(settled);
+
+describe('ignoreChanges ["*"]', () => {
+  it("reaches the engine as every property name of the resource but the hidden __* inputs, and the provider as written", async () => {
+    made.push(new Instance("star", args, { ignoreChanges: ["*"], replaceOnChanges: ["hostname"] }));
+    await settled();
+    const r = registered.get("star")!;
+    expect(r.object.__ignoreChanges).toEqual(["*"]);
+    expect(r.object.__replaceOnChanges).toEqual(["hostname"]);
+    // every input, given or not (a property dropped from the program is kept from the state too, as "*" does)
+    expect(r.ignoreChanges).toEqual(expect.arrayContaining(["cpu", "memory", "password", "sshKeys", "publicIp", "powerState", "deleteOptions", "adoptId", "timeouts"]));
+    expect(r.ignoreChanges.filter((p) => p.startsWith("__") || p === "*")).toEqual([]);
+    expect(new Set(r.ignoreChanges).size).toBe(r.ignoreChanges.length);
+  });
+
+  it("is spelled out for every resource class, each with its own optional inputs", async () => {
+    const opts = { ignoreChanges: ["*"] };
+    made.push(
+      new PublicIp("ip", { instanceId: "i" }, opts),
+      new Snapshot("snap", { instanceId: "i", name: "s" }, opts),
+      new VswitchAttachment("vsw", { instanceId: "i", vswitchId: "v" }, opts),
+      new BlockStorageAttachment("bs", { instanceId: "i", blockStorageId: "b" }, opts),
+      new FirewallRule("fw", { instanceId: "i", protocol: "tcp", port: "22", action: "accept" } as never, opts),
+    );
+    await settled();
+    expect(registered.get("ip")!.ignoreChanges).toEqual(expect.arrayContaining(["instanceId", "publicNetworkId", "rdns", "adoptId", "timeouts"]));
+    expect(registered.get("snap")!.ignoreChanges).toEqual(expect.arrayContaining(["instanceId", "name", "description"]));
+    expect(registered.get("vsw")!.ignoreChanges).toEqual(expect.arrayContaining(["instanceId", "vswitchId"]));
+    expect(registered.get("bs")!.ignoreChanges).toEqual(expect.arrayContaining(["instanceId", "blockStorageId"]));
+    expect(registered.get("fw")!.ignoreChanges).toEqual(expect.arrayContaining(["instanceId", "protocol", "port", "sourceIp", "action", "description"]));
+    for (const name of ["ip", "snap", "vsw", "bs", "fw"]) {
+      expect(registered.get(name)!.ignoreChanges.some((p) => p.startsWith("__") || p === "*")).toBe(false);
+      expect(registered.get(name)!.object.__ignoreChanges).toEqual(["*"]);
+    }
+  });
+
+  it("other paths reach the engine as written", async () => {
+    made.push(new Instance("paths", args, { ignoreChanges: ["cpu", "deleteOptions.removePublicIp", "sshKeys[*]"] }));
+    await settled();
+    expect(registered.get("paths")!.ignoreChanges).toEqual(["cpu", "deleteOptions.removePublicIp", "sshKeys[*]"]);
+  });
+
+  it("engineIgnoreChanges: the three spellings of the key \"*\" are replaced in place, duplicates dropped", () => {
+    expect(engineIgnoreChanges(["cpu", "*"], ["cpu", "memory", "__ignoreChanges"])).toEqual(["cpu", "memory"]);
+    expect(engineIgnoreChanges(["[*]"], ["a", "__x"])).toEqual(["a"]);
+    expect(engineIgnoreChanges(['["*"]', "z"], ["a"])).toEqual(["a", "z"]);
+    expect(engineIgnoreChanges(["a.*", "b[*]"], ["a", "b"])).toEqual(["a.*", "b[*]"]);
+    expect(engineIgnoreChanges(undefined, ["a"])).toBeUndefined();
+  });
+});
