@@ -2,12 +2,14 @@
  * Resource options the SDK's classes adapt before the engine sees them (sdk/nodejs/options.ts, registration.ts):
  * - `ignoreChanges: ["*"]` is spelled out as the resource's own property names for the engine, because the real
  *   engine's Reset of `*` deletes every new input the old inputs lack (our `__ignoreChanges` among them), while the
- *   provider still gets the program's own list as `__ignoreChanges`.
+ *   provider still gets the program's own list as `__ignoreChanges`;
+ * - the `import` option is refused at construction with the fix (`adoptId`), since the real engine's ImportStep
+ *   calls Read without the `__provider` property the dynamic-provider host needs.
  * What the registration carries is read off the mock monitor's RegisterResourceRequest.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { FirewallRule, Instance, PublicIp, Snapshot, VswitchAttachment, BlockStorageAttachment } from "../sdk/nodejs";
-import { engineIgnoreChanges } from "../sdk/nodejs/options";
+import { engineIgnoreChanges, importOptionError } from "../sdk/nodejs/options";
 
 jest.mock("@pulumi/pulumi/runtime/closure/serializeClosure", () => ({
   serializeFunction: async () => ({ text: "exports.handler = undefined;", containsSecrets: false }),
@@ -80,5 +82,38 @@ describe('ignoreChanges ["*"]', () => {
     expect(engineIgnoreChanges(['["*"]', "z"], ["a"])).toEqual(["a", "z"]);
     expect(engineIgnoreChanges(["a.*", "b[*]"], ["a", "b"])).toEqual(["a.*", "b[*]"]);
     expect(engineIgnoreChanges(undefined, ["a"])).toBeUndefined();
+  });
+});
+
+describe("the import option", () => {
+  it("is refused at construction with the adoptId to use instead, for every resource class, before anything registers", () => {
+    const cases: Array<[string, () => pulumi.Resource]> = [
+      ["vmhost.Instance imp-web", () => new Instance("imp-web", args, { import: "0f1e2d3c-0000-4000-8000-000000000001" })],
+      ["vmhost.PublicIp imp-ip", () => new PublicIp("imp-ip", { instanceId: "i" }, { import: "0f1e2d3c-0000-4000-8000-000000000001" })],
+      ["vmhost.FirewallRule imp-fw", () => new FirewallRule("imp-fw", { instanceId: "i" } as never, { import: "0f1e2d3c-0000-4000-8000-000000000001" })],
+    ];
+    for (const [who, make] of cases) {
+      let thrown: unknown;
+      try {
+        made.push(make());
+      } catch (e) {
+        thrown = e;
+      }
+      // A RunError: the language runtime prints its message alone (no stack, no util.inspect of the error).
+      expect(pulumi.RunError.isInstance(thrown)).toBe(true);
+      expect((thrown as Error).message).toBe(
+        `${who}: the import resource option does not work for dynamic-provider resources; use adoptId: "0f1e2d3c-0000-4000-8000-000000000001" instead`,
+      );
+      expect(registered.has(who.split(" ")[1]!)).toBe(false);
+    }
+  });
+
+  it("an id that is not a string (a JavaScript program passing an Output) is refused too; an empty one is no import", () => {
+    expect(importOptionError("vmhost.Snapshot", "s", { import: pulumi.output("x") as never })).toBe(
+      'vmhost.Snapshot s: the import resource option does not work for dynamic-provider resources; use adoptId: "<id>" instead',
+    );
+    expect(importOptionError("vmhost.Snapshot", "s", { import: "" })).toBeUndefined();
+    expect(importOptionError("vmhost.Snapshot", "s", {})).toBeUndefined();
+    expect(importOptionError("vmhost.Snapshot", "s", undefined)).toBeUndefined();
   });
 });

@@ -87,3 +87,19 @@ export function engineIgnoreChanges(ignoreChanges: readonly string[] | undefined
   return [...new Set(ignoreChanges.flatMap((p) => (WHOLE_INPUTS_WILDCARDS.has(p) ? declared : [p])))];
 }
 
+/**
+ * The refusal of the `import` resource option (undefined when it is not set).
+ *
+ * Under the real engine it cannot work for a dynamic-provider resource: ImportStep.Apply
+ * (pkg/resource/deploy/step.go) calls the provider's Read with the id alone, no inputs and no state, while the
+ * dynamic-provider host finds the provider's code in the `__provider` property of those, and fails with
+ * "code must be a string, not undefined". Refused rather than translated into `adoptId`: an import takes the object
+ * as it is and fails on any difference, while an adoption makes it as declared (in-place changes are written), and
+ * removing the `import` option afterwards, as Pulumi's workflow says, would then change the `adoptId` input.
+ */
+export function importOptionError(typeName: string, name: string, opts: pulumi.CustomResourceOptions | undefined): string | undefined {
+  const id = opts?.import;
+  if (id === undefined || id === null || id === "") return undefined;
+  const shown = typeof id === "string" ? JSON.stringify(id) : '"<id>"';
+  return `${typeName} ${name}: the import resource option does not work for dynamic-provider resources; use adoptId: ${shown} instead`;
+}

@@ -15,11 +15,12 @@
  * thrown during the registration gets the stack of the resource's constructor call instead, so it still points
  * at the user's line.
  *
- * `ignoreChanges: ["*"]` is spelled out here as the resource's property names for the engine, for every class, so
- * that the `__ignoreChanges` input still reaches the provider (sdk/nodejs/options.ts engineIgnoreChanges says why).
+ * Two resource options are adapted here, for every class (sdk/nodejs/options.ts says why): the `import` option is
+ * refused with the fix (`adoptId`), and `ignoreChanges: ["*"]` is spelled out as the resource's property names for
+ * the engine, so that the `__ignoreChanges` input still reaches the provider.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { engineIgnoreChanges } from "./options";
+import { engineIgnoreChanges, importOptionError } from "./options";
 
 /** A dynamic resource of this package (see the module comment for what it adds to Pulumi's). */
 export abstract class VmhostResource extends pulumi.dynamic.Resource {
@@ -31,6 +32,10 @@ export abstract class VmhostResource extends pulumi.dynamic.Resource {
     module: string,
     type: string,
   ) {
+    // The import option cannot work for a dynamic provider (see importOptionError): refused here, before anything
+    // reaches the engine. A RunError is printed by the language runtime as its message alone.
+    const importRefusal = importOptionError(`${module}.${type}`, name, opts);
+    if (importRefusal) throw new pulumi.RunError(importRefusal);
     // ignoreChanges "*" is spelled out for the engine so that our hidden option inputs survive it (engineIgnoreChanges).
     if (opts?.ignoreChanges?.length) opts = { ...opts, ignoreChanges: engineIgnoreChanges(opts.ignoreChanges, Object.keys(props)) };
     const quiet = !process.env.PULUMI_DEBUG_PROMISE_LEAKS;

@@ -4,9 +4,9 @@
  * (tools/local-engine/values.ts processIgnoreChanges, after pulumi/pulumi sdk/go/common/resource/properties_path.go),
  * under which a bare "*" would delete the `__ignoreChanges` input the provider needs (the old inputs lack it, or
  * hold the narrower list); the SDK hands the engine the resource's property names instead (sdk/nodejs/options.ts
- * engineIgnoreChanges).
+ * engineIgnoreChanges). Also: the `import` option stops the program with the SDK's message naming adoptId.
  */
-import { admin, simState, specSuite, vmArgs, type Res } from "./spec-stack";
+import { admin, show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
 
 jest.setTimeout(600_000);
 const suite = specSuite();
@@ -55,4 +55,18 @@ test('ignoreChanges widened from ["cpu"] to ["*"]: the provider gets the new lis
   expect(up3.ok).toBe(true);
   expect(up3.summary).toMatchObject({ update: 0, replace: 0 });
   expect((await cpuOf(web.id!)).memoryGb).toBe(4);
+});
+
+test("the import option stops the program at the resource with the SDK's message naming adoptId; nothing is created", async () => {
+  const stack = await suite.newStack();
+  const before = (await simState(suite.sim)).instances.length;
+  const id = "6f1c0a52-0000-4000-8000-000000000042";
+  const r = await stack.run("up", [{ type: "Instance", name: "old", args: vmArgs("ign-all-imp"), opts: { import: id } }]);
+  expect(r.ok).toBe(false);
+  expect(r.exitCode).toBe(1);
+  const text = show(r);
+  expect(text).toContain(`vmhost.Instance old: the import resource option does not work for dynamic-provider resources; use adoptId: "${id}" instead`);
+  expect(text).not.toContain("not supported by the local engine"); // refused by the SDK before the engine sees it
+  expect(text).not.toContain("    at "); // a RunError: the message alone, no stack
+  expect((await simState(suite.sim)).instances.length).toBe(before);
 });

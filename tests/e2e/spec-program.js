@@ -1,5 +1,5 @@
 // A program that is data (tests/e2e/spec-stack.ts): resources built from the JSON stack config key `spec`.
-// spec.resources: [{ type, name, args, opts: { deletedWith, dependsOn, replaceOnChanges, ignoreChanges, deleteBeforeReplace } }]
+// spec.resources: [{ type, name, args, opts: { deletedWith, dependsOn, replaceOnChanges, ignoreChanges, deleteBeforeReplace, import } }]
 // In args, a string "$id:<name>" becomes that resource's id; "$password" the secret password.
 const pulumi = require("@pulumi/pulumi");
 const vmhost = require("pulumi-vmhost");
@@ -22,6 +22,7 @@ for (const r of spec.resources) {
   if (o.replaceOnChanges) opts.replaceOnChanges = o.replaceOnChanges;
   if (o.ignoreChanges) opts.ignoreChanges = o.ignoreChanges;
   if (o.deleteBeforeReplace !== undefined) opts.deleteBeforeReplace = o.deleteBeforeReplace;
+  if (o.import !== undefined) opts.import = o.import;
   made[r.name] = new vmhost[r.type](r.name, resolve(r.args), opts);
 }
 module.exports = Object.fromEntries(Object.entries(made).map(([n, r]) => [n + "Id", r.id]));
