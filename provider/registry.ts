@@ -10,6 +10,7 @@ import { withRecordableFailures } from "./resources/common/recordable";
 import { withPreviewChecks } from "./resources/common/preflight";
 import { withReplaceOnChanges } from "./resources/common/replace-on-changes";
 import { forgetAdoptions, withAdoptionsKept } from "./resources/common/adoptions";
+import { forgetFixedIds, withFixedIdsKept } from "./resources/common/fixed-ids";
 import { claimedByStack, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacementsInProgress } from "./resources/common/replacements";
 import { forgetUnconfirmedReplacements } from "./resources/common/unconfirmed";
 import { withIgnoreChanges } from "./resources/common/ignore-changes";
@@ -35,13 +36,18 @@ function shared(
  * catalogue to `check` (common/preflight.ts), so mistakes show at preview. `withReplaceOnChanges` makes the
  * `replaceOnChanges` resource option work, which the engine cannot apply to dynamic providers; `withIgnoreChanges` makes
  * `ignoreChanges` survive a refresh (common/ignore-changes.ts). `withAdoptionsKept`
- * keeps a deployment from deleting what it adopted (the replacements the engine makes without asking Diff).
+ * keeps a deployment from deleting what it adopted (the replacements the engine makes without asking Diff);
+ * `withFixedIdsKept` does the same for the attachments, whose ids are fixed (common/fixed-ids.ts): their
+ * replacement without Diff (`up --replace`, deletedWith) answers the old id again, which the old half's delete must not undo.
  */
 export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
   Instance: shared("Instance", instanceProvider as pulumi.dynamic.ResourceProvider, instanceReplacementIdentity),
   PublicIp: shared("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider, publicIpReplacementIdentity),
-  VswitchAttachment: shared("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider),
-  BlockStorageAttachment: shared("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider),
+  VswitchAttachment: withFixedIdsKept("VswitchAttachment", shared("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider)),
+  BlockStorageAttachment: withFixedIdsKept(
+    "BlockStorageAttachment",
+    shared("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider),
+  ),
   Snapshot: shared("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider, snapshotReplacementIdentity),
   FirewallRule: shared("FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider, firewallRuleReplacementIdentity),
 };
@@ -58,6 +64,7 @@ export function typeToken(name: ResourceName): string {
  */
 export function forgetDeployment(): void {
   forgetAdoptions();
+  forgetFixedIds();
   replacementsInProgress.clear();
   objectsOfThisStack.clear();
   leavingIdentity.clear();

@@ -1,0 +1,58 @@
+/**
+ * Attachments replaced by the engine without the provider's Diff, through the local engine and the real
+ * dynamic-provider host, checked against the simulator's state (GET /__sim/state).
+ *
+ * `pulumi up --replace <urn>` replaces create-before-delete without asking Diff (pulumi/pulumi
+ * pkg/resource/deploy/step_generator.go, diff() and isTargetedReplace), and so does a resource renamed without an
+ * alias. An attachment's id is fixed (the disk uuid; `<vm>/<vswitch>`), so the new create takes the attachment in
+ * place and answers the same id; the old half's delete must then leave it (provider/resources/common/fixed-ids.ts).
+ */
+import { show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
+
+jest.setTimeout(300_000);
+const suite = specSuite();
+
+/** A seeded disk and vswitch of location 1, by name (the simulator's uuids derive from its seed). */
+async function catalogue(disk: string): Promise<{ diskId: string; vswitchId: string }> {
+  const st = await simState(suite.sim);
+  return { diskId: st.blockStorages.find((b) => b.name === disk)!.uuid, vswitchId: st.vswitches.find((v) => v.name === "jkt-private-1")!.uuid };
+}
+
+/** Where the disk is attached and which vswitch the VM is on, in the simulator. */
+async function truth(vm: string, diskId: string): Promise<{ diskOn: string | null; vmVswitch: string | null | undefined }> {
+  const st = await simState(suite.sim);
+  return { diskOn: st.blockStorages.find((b) => b.uuid === diskId)!.instanceUuid, vmVswitch: st.instances.find((i) => i.uuid === vm)?.vswitchUuid };
+}
+
+test("up --replace of a BlockStorageAttachment and a VswitchAttachment (no deleteBeforeReplace), and a rename without alias, keep them attached", async () => {
+  const { diskId, vswitchId } = await catalogue("jkt-data-50");
+  const program = (diskName: string): Res[] => [
+    { type: "Instance", name: "vm", args: vmArgs("att-replace") },
+    { type: "BlockStorageAttachment", name: diskName, args: { instanceId: "$id:vm", blockStorageId: diskId } },
+    { type: "VswitchAttachment", name: "net", args: { instanceId: "$id:vm", vswitchId } },
+  ];
+  const s = await suite.newStack();
+  const up = await s.run("up", program("disk"));
+  expect(up.ok ? "" : show(up)).toBe("");
+  const vm = s.res("vm")!.id!;
+  expect(await truth(vm, diskId)).toEqual({ diskOn: vm, vmVswitch: vswitchId });
+
+  for (const [name, id] of [["disk", diskId], ["net", `${vm}/${vswitchId}`]] as const) {
+    const replaced = await s.run("up", program("disk"), { replace: [s.res(name)!.urn] });
+    expect(replaced.ok ? "" : show(replaced)).toBe("");
+    expect(await truth(vm, diskId)).toEqual({ diskOn: vm, vmVswitch: vswitchId });
+    expect(replaced.stdout).toContain(`${name === "disk" ? "BlockStorageAttachment" : "VswitchAttachment"} ${id} is left in place`);
+    expect(s.res(name)!.id).toBe(id);
+  }
+  // A rename without an alias: the new name takes the attachment, the old name's delete leaves it.
+  const renamed = await s.run("up", program("data"));
+  expect(renamed.ok ? "" : show(renamed)).toBe("");
+  expect(await truth(vm, diskId)).toEqual({ diskOn: vm, vmVswitch: vswitchId });
+  const check = await s.run("preview", program("data"), { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+
+  // `pulumi destroy` is another deployment: it detaches them.
+  const destroy = await s.run("destroy", program("data"));
+  expect(destroy.ok ? "" : show(destroy)).toBe("");
+  expect((await truth(vm, diskId)).diskOn).toBeNull();
+});
