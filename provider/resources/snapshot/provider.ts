@@ -103,6 +103,10 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
     deadline,
     howToFind: `getSnapshots({ instanceId: "${inputs.instanceId}" })`,
     candidates: () => snapshotsNamed(client, inputs.instanceId, inputs.name),
+    // `pulumi up --replace` (create-before-delete) lands here too: the engine skips Diff for it (pulumi/pulumi
+    // pkg/resource/deploy/step_generator.go, diff() and isTargetedReplace) and gives Check no olds, so the old snapshot is
+    // not in replacementsInProgress and cannot be told from a leftover of an interrupted up (taking a second one beside a
+    // leftover would orphan it). So the refusal names deleteBeforeReplace, with which the old one is deleted first.
     refuseBeside: (existing) => {
       const strangers = existing.filter((id) => !replacementsInProgress.isBeingReplaced(key, id));
       if (strangers.length === 0) return;
@@ -116,7 +120,9 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
       throw new ProviderError(
         `name: instance ${inputs.instanceId} already has a snapshot named "${inputs.name}" (${strangers.join(", ")}) that this resource ` +
           `does not manage, so no second one was taken. It may be left by an interrupted pulumi up. To manage it, set adoptId: ` +
-          `"${strangers[0]}"; otherwise delete it or choose another name.`,
+          `"${strangers[0]}"; otherwise delete it or choose another name. (Replacing this Snapshot with \`pulumi up --replace\` keeping ` +
+          "its name needs the resource option deleteBeforeReplace: true: the engine tells the provider nothing of a --replace, so its old " +
+          "snapshot cannot be told from one left behind.)",
       );
     },
     send: async () => {
