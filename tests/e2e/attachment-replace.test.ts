@@ -56,3 +56,34 @@ test("up --replace of a BlockStorageAttachment and a VswitchAttachment (no delet
   expect(destroy.ok ? "" : show(destroy)).toBe("");
   expect((await truth(vm, diskId)).diskOn).toBeNull();
 });
+
+test("a VM replaced (templateId) under a BlockStorageAttachment with deletedWith: vm moves the disk in the same up, and the old VM's delete (removeBlockStorage) spares it", async () => {
+  // deletedWith makes the engine replace the attachment with the VM, without Diff, create-before-delete
+  // (step_generator.go diff(): "marked for replacement because ... its DeletedWith resource is being replaced"):
+  // its create runs while the old VM still holds the disk.
+  const { diskId, vswitchId } = await catalogue("jkt-data-100");
+  const program = (templateId: number): Res[] => [
+    { type: "Instance", name: "vm", args: vmArgs("att-vm-replaced", { templateId, deleteOptions: { removePublicIp: true, removeBlockStorage: true } }) },
+    { type: "BlockStorageAttachment", name: "disk", args: { instanceId: "$id:vm", blockStorageId: diskId }, opts: { deletedWith: "vm" } },
+    { type: "VswitchAttachment", name: "net", args: { instanceId: "$id:vm", vswitchId }, opts: { deletedWith: "vm" } },
+  ];
+  const s = await suite.newStack();
+  const up = await s.run("up", program(1));
+  expect(up.ok ? "" : show(up)).toBe("");
+  const oldVm = s.res("vm")!.id!;
+  expect(await truth(oldVm, diskId)).toEqual({ diskOn: oldVm, vmVswitch: vswitchId });
+
+  const replaced = await s.run("up", program(2));
+  expect(replaced.ok ? "" : show(replaced)).toBe("");
+  const newVm = s.res("vm")!.id!;
+  expect(newVm).not.toBe(oldVm);
+  expect(replaced.stdout).toContain(`block storage ${diskId} is attached to instance ${oldVm}, which this up replaces: it is detached there first`);
+  const st = await simState(suite.sim);
+  expect(st.instances.filter((i) => i.hostname === "att-vm-replaced").map((i) => i.uuid)).toEqual([newVm]);
+  expect(await truth(newVm, diskId)).toEqual({ diskOn: newVm, vmVswitch: vswitchId }); // the disk exists, on the new VM
+  expect(s.res("disk")!.id).toBe(diskId);
+  const check = await s.run("preview", program(2), { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const destroy = await s.run("destroy", program(2));
+  expect(destroy.ok ? "" : show(destroy)).toBe("");
+});

@@ -19,6 +19,7 @@ import { sharedReadFor } from "../../wait/shared-read";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { replacementsInProgress } from "../common/replacements";
 import { diffBlockStorageAttachment } from "./diff";
 import { inputsSchema, type BlockStorageAttachmentInputs, type BlockStorageAttachmentOutputs } from "./inputs";
 import {
@@ -90,6 +91,41 @@ async function waitForDisk(
   });
 }
 
+/**
+ * Takes disk `id` off `holder` when `holder` is a VM this deployment replaces (known from its Diff:
+ * common/replacements.ts) in the location of `instanceId`, so that the attachment to `instanceId` can be made;
+ * true when it did. Why: an attachment declared with `deletedWith: vm` is replaced with the VM without Diff,
+ * create-before-delete (pulumi/pulumi pkg/resource/deploy/step_generator.go, diff(): "marked for replacement because
+ * ... its DeletedWith resource is being replaced"), so its create runs while the old VM, to be deleted at the end of
+ * this up, still holds the disk; refusing failed that up (the next one, after the old VM was gone, succeeded). The
+ * old attachment's delete is skipped by the engine (step.go, isDeletedWith: its VM is deleted in this up) and would
+ * leave the moved disk anyway (common/fixed-ids.ts); the old VM's delete, even with removeBlockStorage, deletes
+ * only the disks still attached to it. Under the old VM's lock, on a fresh read; it then waits until the disk shows
+ * detached. Never a disk of a VM that stays (the ownership rule in the error of `create`).
+ */
+async function takeDiskFromReplacedVm(
+  client: VmHostClient, id: string, holder: string, instanceId: string, locationId: number, deadline: Deadline,
+): Promise<boolean> {
+  const old = holder.toLowerCase();
+  if (!replacementsInProgress.idsUnder("Instance:").includes(old) || old === instanceId.toLowerCase()) return false;
+  const oldDetail = await client.instances.find(holder);
+  if (!oldDetail || oldDetail.location_id !== locationId) return false; // a disk attaches only in its own location
+  progressLog(
+    `block storage ${id} is attached to instance ${holder}, which this up replaces: it is detached there first so that instance ` +
+      `${instanceId} (its replacement) gets it; the old VM is deleted once its replacement stands`,
+  );
+  const what = `block storage ${id} to be detached from instance ${holder} (being replaced)`;
+  await runInstanceOperation(client, holder, { what, deadline, failOnErrorStatus: false }, async () => {
+    const { state } = await diskState(client, id, instanceId, locationId);
+    if (state.kind !== "elsewhere" || state.instanceId.toLowerCase() !== old) return; // moved meanwhile: nothing to take
+    await client.storage.detach(id);
+  });
+  await waitForDisk(client, what, deadline, id, instanceId, locationId, (s) => s.kind !== "elsewhere" || s.instanceId.toLowerCase() !== old);
+  // Left detached if the attach below fails: the next up attaches it, while putting it back on a VM this up deletes
+  // (perhaps with removeBlockStorage) would risk its data.
+  return true;
+}
+
 async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dynamic.CreateResult<BlockStorageAttachmentOutputs>> {
   const client = getClient();
   const deadline = resourceDeadline(inputs.timeouts, "create");
@@ -98,7 +134,10 @@ async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dyna
   const detail = await client.instances.find(instanceId);
   if (!detail) throw new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
   const locationId = detail.location_id;
-  const { state, precise } = await diskState(client, id, instanceId, locationId);
+  let { state, precise } = await diskState(client, id, instanceId, locationId);
+  if (state.kind === "elsewhere" && inputs.adoptId === undefined && (await takeDiskFromReplacedVm(client, id, state.instanceId, instanceId, locationId, deadline))) {
+    ({ state, precise } = await diskState(client, id, instanceId, locationId));
+  }
   if (state.kind === "missing") {
     throw new ProviderError(`block storage ${id} does not exist (blockStorageId must be the uuid of a block storage; see getBlockStorageOptions)`);
   }
