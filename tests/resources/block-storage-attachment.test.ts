@@ -110,18 +110,18 @@ describe("drift and 404", () => {
     await h.client.storage.detach(disk.uuid);
   });
 
-  it("refuses an in-place update once the disk was detached out of band, and says to refresh", async () => {
+  it("attaches the disk again in an in-place update once it was detached out of band (as declared)", async () => {
     const vm = await h.newInstance("bsa-detached-update");
     const disk = disks[0]!;
     const program = { blockStorageId: disk.uuid, instanceId: vm };
     const { id, outs } = await up<BlockStorageAttachmentOutputs>(provider, program);
     await h.client.storage.detach(disk.uuid);
     const mark = h.mark();
-    await expect(provider.update(id, outs, { ...program, timeouts: { delete: "1m" } })).rejects.toThrow(
-      `block storage ${disk.uuid} is no longer attached to instance ${vm} (changed out of band): run pulumi refresh`,
-    );
-    expect(h.methodsSince(mark).filter((m) => m !== "GET")).toEqual([]);
-    expect((await diskOf(disk.uuid)).instanceUuid).toBeNull();
+    const updated = await provider.update(id, outs, { ...program, timeouts: { delete: "1m" } });
+    expect(updated.outs).toEqual({ ...outs, timeouts: { delete: "1m" } });
+    expect(h.operationsSince(mark)).toContain("attachBlockStorage");
+    expect((await diskOf(disk.uuid)).instanceUuid).toBe(vm);
+    await provider.delete(id, updated.outs);
   });
 
   it("reports it gone when the instance is deleted (its disks are detached), and delete succeeds", async () => {

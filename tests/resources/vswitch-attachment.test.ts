@@ -148,17 +148,29 @@ describe("drift and 404", () => {
     expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[1]!.uuid);
   });
 
-  it("refuses an in-place update once the instance left the network out of band, and says to refresh", async () => {
+  it("joins the network again in an in-place update once the instance left it out of band (as declared)", async () => {
     const vm = await h.newInstance("vsa-left-update");
     const program = { instanceId: vm, vswitchId: jkt[0]!.uuid };
     const { id, outs } = await up<VswitchAttachmentOutputs>(provider, program);
     await h.outOfBand(vm, { vswitchId: null });
     const mark = h.mark();
+    const updated = await provider.update(id, outs, { ...program, timeouts: { delete: "1m" } });
+    expect(updated.outs).toEqual({ ...outs, timeouts: { delete: "1m" } });
+    expect(h.operationsSince(mark)).toContain("updatePrivateNetwork");
+    expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[0]!.uuid);
+  });
+
+  it("refuses an in-place update once the instance moved to another network out of band, and leaves it there", async () => {
+    const vm = await h.newInstance("vsa-moved-update");
+    const program = { instanceId: vm, vswitchId: jkt[0]!.uuid };
+    const { id, outs } = await up<VswitchAttachmentOutputs>(provider, program);
+    await h.outOfBand(vm, { vswitchId: jkt[1]!.uuid });
+    const mark = h.mark();
     await expect(provider.update(id, outs, { ...program, timeouts: { delete: "1m" } })).rejects.toThrow(
-      `instance ${vm} is no longer on private network ${jkt[0]!.uuid} (changed out of band): run pulumi refresh`,
+      `instance ${vm} is on private network "${jkt[1]!.name}"; an instance is on one private network at a time`,
     );
     expect(h.methodsSince(mark).filter((m) => m !== "GET")).toEqual([]);
-    expect((await h.instance(vm))!.vswitchUuid).toBeNull();
+    expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[1]!.uuid);
   });
 
   it("reports it gone when the instance is deleted, and delete succeeds", async () => {

@@ -18,7 +18,7 @@ import { runInstanceOperation, sharedPollSchedule } from "../../wait/instance";
 import { sharedReadFor } from "../../wait/shared-read";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
-import { errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { errorText, ProviderError, ResourceInitError, wasRefused } from "../common/errors";
 import { replacementsInProgress } from "../common/replacements";
 import { diffBlockStorageAttachment } from "./diff";
 import { inputsSchema, type BlockStorageAttachmentInputs, type BlockStorageAttachmentOutputs } from "./inputs";
@@ -158,11 +158,17 @@ async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dyna
   if (mustAttach) {
     const what = `block storage ${id} to be attached to instance ${instanceId}`;
     let attachAnswered = false;
+    let attachUnanswered = false; // an attempt failed other than by a definite refusal: it may have been done
     try {
       await runInstanceOperation(client, instanceId, { what, deadline }, async () => {
-        const answer = await client.storage.attach(id, { instanceId });
-        attachAnswered = true;
-        return answer;
+        try {
+          const answer = await client.storage.attach(id, { instanceId });
+          attachAnswered = true;
+          return answer;
+        } catch (e) {
+          if (!wasRefused(e)) attachUnanswered = true;
+          throw e;
+        }
       });
       await waitForDisk(client, what, deadline, id, instanceId, locationId, (s) => s.kind === "attached");
     } catch (error) {
@@ -181,6 +187,24 @@ async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dyna
           throw new ResourceInitError(`block storage ${id} was attached to instance ${instanceId}, then: ${errorText(error)}`, id, recorded, [
             errorText(error),
           ], { cause: error });
+        }
+        // The attach was sent, its answer lost (not a refusal), and the read-back failed too: it may have been done on
+        // the host. Recorded under its fixed id rather than forgotten (a disk attached that no state knows of, which
+        // an Instance deleted with removeBlockStorage would delete): unlike a create that makes a new object
+        // (common/unconfirmed.ts: a placeholder id, then a search), the id is known before the write, so every later
+        // call just looks: refresh drops the record when the disk is not attached here, the update an initialization
+        // failure forces at the next up attaches it when it is not (see update), and destroy detaches it only from
+        // this instance.
+        if (!readBack && attachUnanswered) {
+          throw new ResourceInitError(
+            `the request to attach block storage ${id} to instance ${instanceId} got no answer (${errorText(error)}), and reading it back ` +
+              "failed too, so it is not known whether it is attached. It is recorded in the stack under its id so that it is not lost: " +
+              "the next pulumi up attaches it if it is not, pulumi refresh drops the record if it is not, pulumi destroy detaches it if it is.",
+            id,
+            blockStorageAttachmentOutputs(inputs, known),
+            [errorText(error)],
+            { cause: error },
+          );
         }
       }
       throw error;
@@ -221,14 +245,15 @@ async function update(
   olds: BlockStorageAttachmentOutputs,
   news: BlockStorageAttachmentInputs,
 ): Promise<pulumi.dynamic.UpdateResult<BlockStorageAttachmentOutputs>> {
-  // Only timeouts and adoptId change in place (everything else replaces): no write, just the current truth.
+  // Only timeouts and adoptId change in place (everything else replaces): no write when the disk is attached here.
   const outs = await readOutputs(getClient(), news, { name: olds.name, sizeGb: olds.sizeGb });
-  if (!outs) {
-    throw new ProviderError(
-      `block storage ${news.blockStorageId} is no longer attached to instance ${news.instanceId} (changed out of band): run pulumi refresh, then pulumi up`,
-    );
-  }
-  return { outs };
+  if (outs) return { outs };
+  // Not attached here: attached as the program declares, by the create's path (which never takes a disk from another
+  // VM). This is how the update an initialization failure forces at the next up (pulumi/pulumi
+  // pkg/resource/deploy/step_generator.go: a resource with init errors is updated even without changes) finishes an
+  // attach whose outcome stayed unknown (see create); a disk detached out of band since is attached again.
+  progressLog(`block storage ${news.blockStorageId} is not attached to instance ${news.instanceId}: attaching it, as declared`);
+  return { outs: (await create(news)).outs };
 }
 
 async function remove(id: string, props: BlockStorageAttachmentOutputs): Promise<void> {

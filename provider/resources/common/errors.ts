@@ -1,3 +1,5 @@
+import { ApiError } from "../../api";
+
 /**
  * Thrown by `create` (and `update`) once the API has created the object but it then failed to become ready
  * (failure status, deadline, error). The dynamic-provider host turns `id`, `properties` and `reasons` into
@@ -28,3 +30,10 @@ export const errorText = (e: unknown): string => (e instanceof Error ? e.message
 
 /** {@link errorText} without its final period, for a message whose sentence goes on after it (never "failed.. The"). */
 export const errorClause = (e: unknown): string => errorText(e).replace(/\.+$/, "");
+
+/**
+ * True when the API answered with a 4xx: a definite refusal, so the write it answered did not take effect. Anything
+ * else (no answer: a network error or a timeout; a 5xx; a failure of our own after the call) leaves the write's
+ * outcome unknown: it may have been done on the host.
+ */
+export const wasRefused = (e: unknown): boolean => e instanceof ApiError && e.status !== undefined && e.status >= 400 && e.status < 500;

@@ -10,10 +10,10 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
-import { getClient, resourceDeadline } from "../../context";
+import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { defineResourceProvider } from "../common/define";
-import { errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { errorText, ProviderError, ResourceInitError, wasRefused } from "../common/errors";
 import { diffVswitchAttachment } from "./diff";
 import { attachmentId, inputsSchema, parseAttachmentId, type VswitchAttachmentInputs, type VswitchAttachmentOutputs } from "./inputs";
 import { inputsFromState, resolveAttachment, vswitchAttachmentOutputs, type AttachmentState, type VswitchRecord } from "./model";
@@ -74,6 +74,7 @@ async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.C
       );
     if (initial.kind === "elsewhere") throw elsewhere(initial.network);
     let updateAnswered = false;
+    let updateUnanswered = false; // an attempt failed other than by a definite refusal: it may have been done
     try {
       await runInstanceOperation(
         client,
@@ -88,7 +89,12 @@ async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.C
           const now = stateOf(await client.instances.get(instanceId), vswitchId, vswitches);
           if (now.kind === "attached") return; // already a member (a retried up): nothing to do
           if (now.kind === "elsewhere") throw elsewhere(now.network);
-          await client.network.updatePrivateNetwork(instanceId, { vswitch: vswitchId });
+          try {
+            await client.network.updatePrivateNetwork(instanceId, { vswitch: vswitchId });
+          } catch (e) {
+            if (!wasRefused(e)) updateUnanswered = true;
+            throw e;
+          }
           updateAnswered = true;
         },
       );
@@ -99,11 +105,29 @@ async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.C
       // answers "not a member" means the change did not take.
       const readBack = await readOutputs(client, inputs).then((outs) => ({ outs }), () => undefined);
       const known = vswitches.find((v) => v.uuid.toLowerCase() === vswitchId);
-      const partial = readBack ? readBack.outs : updateAnswered ? vswitchAttachmentOutputs(inputs, known ?? { uuid: vswitchId, name: "" }) : undefined;
-      if (partial) {
-        throw new ResourceInitError(`instance ${instanceId} joined private network ${vswitchId}, then: ${errorText(error)}`, id, partial, [
+      const fromInputs = vswitchAttachmentOutputs(inputs, known ?? { uuid: vswitchId, name: "" });
+      if (readBack?.outs || (!readBack && updateAnswered)) {
+        throw new ResourceInitError(`instance ${instanceId} joined private network ${vswitchId}, then: ${errorText(error)}`, id, readBack?.outs ?? fromInputs, [
           errorText(error),
         ], { cause: error });
+      }
+      // The join was sent, its answer lost (not a refusal), and the read-back failed too: it may have been done on
+      // the host. Recorded under its fixed id rather than forgotten (a VM on the network that no state knows of):
+      // unlike a create that makes a new object (common/unconfirmed.ts: a placeholder id, then a search), the id is
+      // known before the write, so every later call just looks: refresh drops the record when the VM is not on the
+      // network, the update an initialization failure forces at the next up joins it when it is not (see update),
+      // and destroy leaves the network only when the VM is on it.
+      if (!readBack && updateUnanswered) {
+        throw new ResourceInitError(
+          `the request for instance ${instanceId} to join private network ${vswitchId} got no answer (${errorText(error)}), and reading ` +
+            "the instance back failed too, so it is not known whether it joined. It is recorded in the stack under its id so that it is " +
+            "not lost: the next pulumi up joins it if it has not, pulumi refresh drops the record if it has not, pulumi destroy takes " +
+            "it off the network if it has.",
+          id,
+          fromInputs,
+          [errorText(error)],
+          { cause: error },
+        );
       }
       throw error;
     }
@@ -141,14 +165,15 @@ async function update(
   _olds: VswitchAttachmentOutputs,
   news: VswitchAttachmentInputs,
 ): Promise<pulumi.dynamic.UpdateResult<VswitchAttachmentOutputs>> {
-  // Only timeouts and adoptId change in place (everything else replaces): no write, just the current truth.
+  // Only timeouts and adoptId change in place (everything else replaces): no write when the VM is on the network.
   const outs = await readOutputs(getClient(), news);
-  if (!outs) {
-    throw new ProviderError(
-      `instance ${news.instanceId} is no longer on private network ${news.vswitchId} (changed out of band): run pulumi refresh, then pulumi up`,
-    );
-  }
-  return { outs };
+  if (outs) return { outs };
+  // Not on it: joined as the program declares, by the create's path (which never moves the VM off another network).
+  // This is how the update an initialization failure forces at the next up (pulumi/pulumi
+  // pkg/resource/deploy/step_generator.go: a resource with init errors is updated even without changes) finishes a
+  // join whose outcome stayed unknown (see create); a VM taken off the network out of band since is joined again.
+  progressLog(`instance ${news.instanceId} is not on private network ${news.vswitchId}: joining it, as declared`);
+  return { outs: (await create(news)).outs };
 }
 
 async function remove(id: string, props: VswitchAttachmentOutputs): Promise<void> {
