@@ -87,3 +87,32 @@ test("a VM replaced (templateId) under a BlockStorageAttachment with deletedWith
   const destroy = await s.run("destroy", program(2));
   expect(destroy.ok ? "" : show(destroy)).toBe("");
 });
+
+test("with deleteBeforeReplace on the VM, its replacement under a BlockStorageAttachment with deletedWith: vm keeps the disk (removeBlockStorage spares a replaced VM's disks)", async () => {
+  // The engine deletes the old VM first and skips the attachment's delete (deletedWith: step.go isDeletedWith), so
+  // the disk is still on the old VM when it is deleted: with removeBlockStorage the API would delete the disk.
+  const { diskId } = await catalogue("jkt-archive-20");
+  const program = (templateId: number): Res[] => [
+    {
+      type: "Instance", name: "vm", opts: { deleteBeforeReplace: true },
+      args: vmArgs("att-vm-dbr", { templateId, deleteOptions: { removePublicIp: true, removeBlockStorage: true } }),
+    },
+    { type: "BlockStorageAttachment", name: "disk", args: { instanceId: "$id:vm", blockStorageId: diskId }, opts: { deletedWith: "vm" } },
+  ];
+  const s = await suite.newStack();
+  const up = await s.run("up", program(1));
+  expect(up.ok ? "" : show(up)).toBe("");
+  const oldVm = s.res("vm")!.id!;
+  const replaced = await s.run("up", program(2));
+  expect(replaced.ok ? "" : show(replaced)).toBe("");
+  const newVm = s.res("vm")!.id!;
+  expect(newVm).not.toBe(oldVm);
+  expect(replaced.stdout).toContain(`instance ${oldVm} is deleted as the old half of a replacement: its block storage is detached and kept`);
+  expect((await truth(newVm, diskId)).diskOn).toBe(newVm); // the disk exists, on the new VM
+  const check = await s.run("preview", program(2), { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  // a destroy is no replacement: removeBlockStorage deletes the disk with the VM, as declared
+  const destroy = await s.run("destroy", program(2));
+  expect(destroy.ok ? "" : show(destroy)).toBe("");
+  expect((await simState(suite.sim)).blockStorages.map((b) => b.uuid)).not.toContain(diskId);
+});

@@ -656,6 +656,14 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
   const client = getClient();
   const deadline = resourceDeadline(props.timeouts, "delete");
   const options = { removePublicIp: true, removeBlockStorage: false, ...props.deleteOptions };
+  if (options.removeBlockStorage && replacementsInProgress.idsUnder("Instance:").includes(id.toLowerCase())) {
+    // The old half of a replacement: its disks are data the program still wants, not the VM's. With
+    // deleteBeforeReplace, a BlockStorageAttachment that is `deletedWith` this VM is not detached first (the
+    // engine skips its delete: pkg/resource/deploy/step.go isDeletedWith), so removing block storage here would
+    // delete the disk its replacement attaches (attachments audit). Detached and kept instead.
+    progressLog(`instance ${id} is deleted as the old half of a replacement: its block storage is detached and kept (deleteOptions.removeBlockStorage applies when the VM itself goes)`);
+    options.removeBlockStorage = false;
+  }
   const what = `instance ${id} to be deleted`;
   await instanceLock.run(
     id,
