@@ -171,6 +171,22 @@ describe("create, clone, adopt", () => {
     expect((await simState()).publicIps.find((p) => p.uuid === free.uuid)).toMatchObject({ instanceUuid: null });
   });
 
+  it.each([
+    ["swapped for another reserved address (publicNetworkId A -> B)", (b: string) => ({ publicNetworkId: b })],
+    ["taken off (publicIp: false)", () => ({ publicIp: false })],
+  ])("a pinned reserved address %s stays the user's: it is not kept to release, and the VM's delete leaves it reserved", async (_what, next) => {
+    const [a, b] = (await simState()).publicIps.filter((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null).map((p) => p.uuid);
+    const vm = await up({ ...validCreate, hostname: `pinned-off-${_what.length}`, publicNetworkId: a! });
+    const { publicNetworkId: _pinned, ...program } = vm.inputs;
+    const outs = await change(vm.id, vm.outs, { ...program, ...next(b!) });
+    expect(outs.reservedPublicIpId).toBeUndefined();
+    await provider().delete(vm.id, outs); // default deleteOptions: removePublicIp true
+    const after = await simState();
+    expect(after.instances.find((i) => i.uuid === vm.id)).toBeUndefined();
+    // soak: A was assigned back and released with the VM, and a program pinning A again was refused at every up
+    expect(after.publicIps.find((p) => p.uuid === a)).toMatchObject({ instanceUuid: null });
+  });
+
   it("a replacement recorded half-way names the VM it replaces too, so a later deployment's diff knows it is still being replaced", async () => {
     const old = await up({ ...validCreate, hostname: "replace-halfway" });
     const news = { ...old.inputs, templateId: 2, timeouts: { create: "1ms" } } as InstanceInputs;

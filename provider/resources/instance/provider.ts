@@ -149,6 +149,7 @@ function satisfied(step: UpdateStep, d: InstanceDetail, vswitches: readonly Vswi
  */
 function addressOfState(olds: Partial<InstanceOutputs>, news: Partial<InstanceInputs>): string | null {
   if (plannedAddress(news) === undefined) return null;
+  if (olds.publicIpId === olds.publicNetworkId) return null; // the user's reserved address, pinned: never ours to release
   return typeof olds.publicIpId === "string" && olds.publicIpId !== "" ? olds.publicIpId : null;
 }
 
@@ -156,6 +157,13 @@ function addressOfState(olds: Partial<InstanceOutputs>, news: Partial<InstanceIn
 interface StepContext {
   /** See the `reservedPublicIpId` output: null once reused or released. */
   reservedPublicIpId: string | null;
+  /**
+   * The reserved address the program pinned before this update (the state's `publicNetworkId`): the user's own,
+   * reserved before it was pinned. Swapped off, it goes back to the account as it was, and is never kept as this
+   * resource's to release (soak: swapped for another reserved address, it was then released with the VM, and a
+   * program pinning it again was refused at every up).
+   */
+  pinnedBefore?: string | null;
 }
 
 /**
@@ -196,7 +204,9 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
       // Whether it really came off is decided from the fresh detail (outputsFor keeps it only when the VM no
       // longer holds it), so a call that did nothing records nothing.
       const previous = before.public_ip?.ip_id ?? null;
-      if (previous && previous !== step.publicNetworkId && !ctx.reservedPublicIpId) ctx.reservedPublicIpId = previous;
+      if (previous && previous === ctx.pinnedBefore) {
+        // the user's reserved address: back to the account as it was
+      } else if (previous && previous !== step.publicNetworkId && !ctx.reservedPublicIpId) ctx.reservedPublicIpId = previous;
       else if (previous && previous !== step.publicNetworkId && ctx.reservedPublicIpId !== previous)
         // One VM releases one address when it is deleted, and the API cannot release an address that is on no VM:
         // with one already kept, a second (e.g. given in the panel) can only stay reserved. Said, not hidden.
@@ -867,7 +877,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     const client = getClient();
     const deadline = resourceDeadline(news.timeouts, "update");
     const applied = new Set<UpdateStep["kind"]>();
-    const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? addressOfState(olds, news) };
+    const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? addressOfState(olds, news), pinnedBefore: olds.publicNetworkId };
     let steps: UpdateStep[] = [];
     try {
       const plan = await planFromTruth(client, id, olds, news, deadline);
