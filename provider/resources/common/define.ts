@@ -45,6 +45,11 @@ export interface ResourceImplementation<Inputs, Outputs> {
    * cannot undo the create: a PublicIp's address would stay reserved); see unconfirmed.ts keptForReplacement.
    */
   keepUnconfirmedForReplacement?: boolean;
+  /**
+   * Told, at Diff, the recorded outputs of an unconfirmed create's placeholder (whose Diff is answered without
+   * {@link diff}): what the resource learns from a state at Diff, it learns from these too.
+   */
+  placeholderDiffed?(olds: Record<string, unknown>): void;
 }
 
 /**
@@ -97,5 +102,6 @@ export function defineResourceProvider<Inputs, Outputs>(
     provider as unknown as Parameters<typeof withUnconfirmedCreates>[0],
     (recorded) => find(recorded as Partial<Inputs>),
     impl.keepUnconfirmedForReplacement ?? false,
+    impl.placeholderDiffed?.bind(impl),
   ) as unknown as pulumi.dynamic.ResourceProvider<Inputs, Outputs>;
 }

@@ -73,6 +73,12 @@ export class UnconfirmedWriteError extends ProviderError {
   ) {
     super(message, options);
   }
+
+  /**
+   * Outputs the resource adds to the record of the unconfirmed create (unconfirmed.ts): an Instance replacement
+   * names the VM it replaces (`replacing`), which later deployments learn only from the state.
+   */
+  readonly recorded: Record<string, unknown> = {};
 }
 
 /** One write that must take effect exactly once. */

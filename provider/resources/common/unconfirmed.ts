@@ -61,7 +61,7 @@ export function recordUnconfirmed(error: UnconfirmedWriteError, inputs: Record<s
     `${error.message} It is recorded in the stack as unconfirmed (id ${id}), so it is not lost: \`pulumi refresh\` ` +
     "looks for it and records it under its real id if it exists (or drops the record if not); without a refresh, the " +
     "next `pulumi up` deletes it if it exists and creates it anew, and `pulumi destroy` deletes it if it exists.";
-  return new ResourceInitError(message, id, { ...inputs, [UNCONFIRMED_KEY]: record }, [message], { cause: error });
+  return new ResourceInitError(message, id, { ...inputs, ...error.recorded, [UNCONFIRMED_KEY]: record }, [message], { cause: error });
 }
 
 /**
@@ -136,12 +136,14 @@ export function forgetUnconfirmedReplacements(): void {
  * Adds the handling of unconfirmed creates (see the module comment) to a resource's provider: `create` records
  * an `UnconfirmedWriteError`'s object, and Diff/Read/Update/Delete of a placeholder id resolve it with `find`.
  * With `keepForReplacement`, the delete of a placeholder this deployment replaces leaves the object it finds (see
- * {@link keptForReplacement}); the resource's create takes it.
+ * {@link keptForReplacement}); the resource's create takes it. `placeholderDiffed` is told the recorded outputs of
+ * a placeholder at its Diff (which the resource's own diff never sees).
  */
 export function withUnconfirmedCreates(
   provider: Required<Pick<pulumi.dynamic.ResourceProvider, "check" | "diff" | "create" | "read" | "update" | "delete">>,
   find: FindCandidates,
   keepForReplacement = false,
+  placeholderDiffed?: (olds: Record<string, unknown>) => void,
 ): typeof provider {
   return {
     ...provider,
@@ -156,6 +158,7 @@ export function withUnconfirmedCreates(
     diff: async (id, olds, news) => {
       if (!isUnconfirmedId(id)) return provider.diff(id, olds, news);
       placeholdersReplacedHere.add(id);
+      placeholderDiffed?.((olds ?? {}) as Record<string, unknown>);
       return { changes: true, replaces: [UNCONFIRMED_KEY], deleteBeforeReplace: true };
     },
     read: async (id, props) => {

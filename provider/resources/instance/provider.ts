@@ -318,9 +318,24 @@ export const instanceReplacementIdentity = (news: Record<string, unknown>): stri
  * read and update (withReplacing).
  */
 function withReplaced(outs: InstanceOutputs, id: string, inputs: Partial<InstanceInputs>): InstanceOutputs {
+  const replacing = replacedBy(inputs, id);
+  return replacing ? ({ ...outs, replacing } as InstanceOutputs) : outs;
+}
+
+/** The VM a create with these inputs replaces in this deployment (not `id`, the new VM), if any. */
+function replacedBy(inputs: Partial<InstanceInputs>, id?: string): string | undefined {
   const identity = instanceReplacementIdentity(inputs as Record<string, unknown>);
-  const replacing = identity === undefined ? [] : replacementsInProgress.idsOf(identity).filter((old) => old !== id.toLowerCase());
-  return replacing.length > 0 ? ({ ...outs, replacing: replacing[0] } as InstanceOutputs) : outs;
+  return identity === undefined ? undefined : replacementsInProgress.idsOf(identity).find((old) => old !== id?.toLowerCase());
+}
+
+/**
+ * Notes, from a state's outputs, the VM its replacement still replaces (`replacing`): Diff of a replacement, and of
+ * the placeholder of a replacement's unconfirmed create (soak: without it the next up's create met the old VM,
+ * still waiting for its delete, as a stranger, and was refused at every run).
+ */
+function noteStillReplaced(olds: Record<string, unknown>): void {
+  if (typeof olds.replacing === "string" && typeof olds.hostname === "string" && typeof olds.locationId === "number")
+    replacementsInProgress.note(identityKey(olds.hostname, olds.locationId), olds.replacing);
 }
 
 /**
@@ -629,6 +644,10 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   } catch (e) {
     if (takenFrom && !(e instanceof ResourceInitError) && !(e instanceof UnconfirmedWriteError))
       await putAddressBack(client, inputs.publicNetworkId!, takenFrom, deadline);
+    if (e instanceof UnconfirmedWriteError) {
+      const replacing = replacedBy(inputs);
+      if (replacing) e.recorded.replacing = replacing; // recorded as a replacement's create is (withReplaced)
+    }
     throw e;
   }
 
@@ -796,8 +815,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     if (typeof olds.hostname === "string" && typeof olds.locationId === "number") {
       objectsOfThisStack.note(identityKey(olds.hostname, olds.locationId), id);
       // The VM this one replaces, when its replacement was recorded half-way (see createInstance): still replaced.
-      const replacing = (olds as Record<string, unknown>).replacing;
-      if (typeof replacing === "string") replacementsInProgress.note(identityKey(olds.hostname, olds.locationId), replacing);
+      noteStillReplaced(olds as Record<string, unknown>);
     }
     const result = diffInstance(olds, news);
     const replaces = result.replaces ?? [];
@@ -821,6 +839,8 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
   },
 
   create: createInstance,
+
+  placeholderDiffed: noteStillReplaced,
 
   findUnconfirmed: async (recorded) => {
     if (typeof recorded.hostname !== "string" || typeof recorded.locationId !== "number") return [];
