@@ -29,7 +29,7 @@ import { defineResourceProvider } from "../common/define";
 import { deploymentActivity } from "../common/activity";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
-import { templateMinimums } from "../common/preflight";
+import { catalogueFor, templateMinimums } from "../common/preflight";
 import { readPersistently, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { instancesMadeHere, leavingIdentity, objectsOfThisStack, replacementsInProgress } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
@@ -679,6 +679,24 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   }
 }
 
+/**
+ * A tier change that would leave the VM with dedicated CPUs on a tier that has none: the API refuses it ("resize
+ * to shared CPU first") after the steps before it ran. Where the program declares `dedicatedCpu: false`, the plan
+ * resizes first; where it leaves dedicatedCpu unmanaged (an adopted or cloned VM: only a new VM defaults it to
+ * false), it is refused here, before any write, naming the input (soak with other seeds: refused at the API, and
+ * the message promised that a re-run would finish it).
+ */
+async function dedicatedTierRefusal(id: string, olds: Partial<InstanceOutputs>, news: Partial<InstanceInputs>): Promise<string | undefined> {
+  if (news.tierId === undefined || news.tierId === olds.tierId || olds.dedicatedCpu !== true || news.dedicatedCpu === false) return undefined;
+  // (the catalogue unreadable: the API's own refusal still applies)
+  const tier = (await catalogueFor(getClient()).catch(() => undefined))?.tiers?.find((t) => t.id === news.tierId);
+  if (tier?.dedicatedCpuAvailable !== false) return undefined;
+  return (
+    `tierId: the ${tier.name} tier (${tier.id}) has no dedicated CPUs, and instance ${id} has them: set dedicatedCpu: false on this ` +
+    "Instance (the VM is then resized to shared CPUs before the tier change), or choose a tier that offers them (getTiers: dedicatedCpuAvailable). Nothing was changed."
+  );
+}
+
 // ---------------------------------------------------------------------------------------------- delete
 
 async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Promise<void> {
@@ -889,7 +907,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
 
   async update(id, olds, news) {
     // Refused before any API call, so a half-applied update never follows (tier changed, disk refused).
-    const refusal = diskShrinkRefusal(id, olds, news);
+    const refusal = diskShrinkRefusal(id, olds, news) ?? (await dedicatedTierRefusal(id, olds, news));
     if (refusal) {
       if (typeof olds.hostname === "string" && typeof olds.locationId === "number") leavingIdentity.forget(identityKey(olds.hostname, olds.locationId), id);
       throw new ProviderError(refusal);
@@ -916,7 +934,10 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       const message =
         `updating instance ${id} failed: ${errorClause(e)}` +
         (done.length ? ` (done before the failure: ${done.join(", ")})` : "") +
-        ". The state records what the VM has now; `pulumi up` retries what is left.";
+        // A refusal (422) comes back the same at every run: the program has to change, not be run again.
+        (e instanceof ValidationError
+          ? ". The state records what the VM has now; the host refused the request, so change the program as the host's message says before the next `pulumi up`."
+          : ". The state records what the VM has now; `pulumi up` retries what is left.");
       // Unreadable: the old outputs (last seen), not the new inputs (asked for, maybe never done).
       const lastKnown = { ...(olds as Record<string, unknown>), password };
       const outs = withReplacing((await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, lastKnown)) as InstanceOutputs, olds);
