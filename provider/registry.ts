@@ -3,7 +3,7 @@ import type { ResourceName } from "../sdk/nodejs/stub";
 import { instanceProvider, instanceReplacementIdentity } from "./resources/instance/provider";
 import { snapshotProvider, snapshotReplacementIdentity } from "./resources/snapshot/provider";
 import { firewallRuleProvider, firewallRuleReplacementIdentity, forgetRulesOfThisStack } from "./resources/firewall-rule/provider";
-import { publicIpProvider, publicIpReplacementIdentity } from "./resources/public-ip/provider";
+import { forgetDetachedForReplacement, publicIpProvider, publicIpReplacementIdentity } from "./resources/public-ip/provider";
 import { vswitchAttachmentProvider } from "./resources/vswitch-attachment/provider";
 import { blockStorageAttachmentProvider } from "./resources/block-storage-attachment/provider";
 import { withRecordableFailures } from "./resources/common/recordable";
@@ -73,4 +73,5 @@ export function forgetDeployment(): void {
   forgetRulesOfThisStack();
   forgetUnconfirmedReplacements();
   deploymentActivity.forget();
+  forgetDetachedForReplacement();
 }

@@ -1,6 +1,7 @@
 /**
- * The user's own reserved addresses pinned with `publicNetworkId`, against the simulator (its own, so the seeded
- * reserved addresses are all free here): never kept as the resource's to release.
+ * Reserved addresses against the simulator (its own, so the seeded reserved addresses are all free here): the
+ * user's own, pinned with `publicNetworkId`, are never kept as the resource's to release; an address a PublicIp
+ * recorded as detached is taken by its replacement, never left reserved beside a second one.
  */
 import "./instance-env";
 import { providers } from "../../provider";
@@ -10,6 +11,7 @@ import { startHarness, up, type FullProvider, type SimHarness } from "./attachme
 import { validCreate } from "./instance-cases";
 
 const instance = providers.Instance as FullProvider;
+const publicIp = providers.PublicIp as FullProvider;
 let h: SimHarness;
 beforeAll(async () => {
   h = await startHarness();
@@ -33,4 +35,29 @@ it.each([
   expect(after.instances.find((i) => i.uuid === vm.id)).toBeUndefined();
   // soak: A was assigned back and released with the VM, and a program pinning A again was refused at every up
   expect(after.publicIps.find((p) => p.uuid === a)).toMatchObject({ instanceUuid: null });
+});
+
+it("a PublicIp recorded detached (taken off in the panel) and replaced with its VM assigns that address to the new VM, not a second one", async () => {
+  const base = { ...validCreate, hostname: "detached-replaced" };
+  const vm = await up<InstanceOutputs>(instance, base);
+  const ip = await up(publicIp, { instanceId: vm.id });
+  await h.outOfBand(vm.id, { publicIp: false }); // the panel takes it off: reserved, on no VM
+  const refreshed = await publicIp.read(ip.id, ip.outs); // pulumi refresh
+  expect(refreshed.props).toMatchObject({ detached: true });
+  // the next up replaces the VM (username), and so the PublicIp (instanceId), create-before-delete
+  const vmNews = (await instance.check(vm.inputs, { ...base, username: "deploy2" })).inputs;
+  expect((await instance.diff(vm.id, vm.outs, vmNews)).replaces).toContain("username");
+  const vm2 = await instance.create(vmNews);
+  const ipNews = (await publicIp.check(refreshed.props, { instanceId: vm2.id })).inputs;
+  expect((await publicIp.diff(ip.id, refreshed.props, ipNews)).replaces).toEqual(["instanceId"]);
+  const ip2 = await publicIp.create(ipNews);
+  expect(ip2.id).toBe(ip.id);
+  expect(ip2.outs).not.toHaveProperty("publicNetworkId"); // not pinned by the program
+  await publicIp.delete(ip.id, refreshed.props); // the old half: its instance does not hold it, nothing to do
+  await instance.delete(vm.id, vm.outs);
+  const st = await h.state();
+  expect(st.instances.find((i) => i.uuid === vm2.id)?.publicIpUuid).toBe(ip.id);
+  // soak (c3-127): the replacement added a second address and the detached one stayed reserved in no state
+  expect(st.publicIps.filter((p) => !p.seeded && p.instanceUuid === null)).toEqual([]);
+  expect((await publicIp.diff(ip2.id, ip2.outs, ipNews)).changes).toBe(false);
 });

@@ -15,6 +15,7 @@ import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation, WaitFailedError } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
+import { isUnknown } from "../common/check";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
@@ -108,7 +109,38 @@ async function failAfterAssign(
   throw error;
 }
 
+/**
+ * Addresses of PublicIps recorded `detached` (a refresh found them off their instance, still reserved in the
+ * account) whose resource this deployment replaces, by the replacement's instance: the replacement assigns that
+ * address instead of adding another (soak with other seeds: its VM replaced, the replacement added a second
+ * address and the detached one stayed reserved in no state; the README promises it is assigned back, never a
+ * second one). Noted at Diff; one process serves one deployment.
+ */
+const detachedForReplacement = new Map<string, string>();
+
+/** Forgets the detached addresses noted for replacements (see forgetDeployment in provider/registry.ts). */
+export function forgetDetachedForReplacement(): void {
+  detachedForReplacement.clear();
+}
+
 async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResult<PublicIpOutputs>> {
+  const reclaim = inputs.adoptId === undefined && inputs.publicNetworkId === undefined ? detachedForReplacement.get(inputs.instanceId.toLowerCase()) : undefined;
+  if (reclaim === undefined) return createAddress(inputs);
+  detachedForReplacement.delete(inputs.instanceId.toLowerCase());
+  progressLog(`instance ${inputs.instanceId}: assigning address ${reclaim}, which the PublicIp this one replaces recorded as detached, instead of adding another`);
+  try {
+    const made = await createAddress({ ...inputs, publicNetworkId: reclaim });
+    const { publicNetworkId: _reclaimed, ...outs } = made.outs as PublicIpOutputs; // not pinned by the program
+    return { id: made.id, outs };
+  } catch (e) {
+    // released meanwhile, or not this account's to assign any more: a new address, as without it
+    if (!(e instanceof ValidationError || e instanceof NotFoundError)) throw e;
+    progressLog(`instance ${inputs.instanceId}: address ${reclaim} cannot be assigned (${errorText(e)}); adding a new one`);
+    return createAddress(inputs);
+  }
+}
+
+async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResult<PublicIpOutputs>> {
   const client = getClient();
   const deadline = resourceDeadline(inputs.timeouts, "create");
   const instanceId = inputs.instanceId;
@@ -301,6 +333,12 @@ async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): 
 async function remove(id: string, props: PublicIpOutputs): Promise<void> {
   const client = getClient();
   const instanceId = props.instanceId;
+  if (props.detached === true)
+    // Taken off in the panel, recorded at refresh: only the delete of a VM holding it releases an address.
+    progressLog(
+      `address ${props.ipAddress} (${id}) was taken off instance ${instanceId} out of band and stays reserved in your account (it may bill): ` +
+        "the API releases an address only with a VM that holds it. Release it in the host's panel.",
+    );
   const deadline = resourceDeadline(props.timeouts, "delete");
   const holdsIt = (d: InstanceDetail) => currentAddress(d)?.id === id;
   // No read before the lock: the fresh read under it decides (instance gone, or it no longer holds THIS address,
@@ -338,7 +376,13 @@ export const publicIpProvider = defineResourceProvider<PublicIpInputs, PublicIpO
     if (!address || (recorded.publicNetworkId !== undefined && address.id !== recorded.publicNetworkId)) return [];
     return [address.id];
   },
-  diff: diffPublicIp,
+  diff(olds, news, id) {
+    const result = diffPublicIp(olds, news);
+    if (olds.detached === true && (result.replaces ?? []).length > 0 && news.publicNetworkId === undefined && news.adoptId === undefined &&
+        typeof news.instanceId === "string" && !isUnknown(news.instanceId))
+      detachedForReplacement.set(news.instanceId.toLowerCase(), id);
+    return result;
+  },
   create,
   read,
   update,
