@@ -5,7 +5,7 @@
  */
 import "./instance-env";
 import { providers } from "../../provider";
-import { resetContext } from "../../provider/context";
+import { resetContext, setProgressSink } from "../../provider/context";
 import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { startHarness, up, type FullProvider, type SimHarness } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
@@ -13,11 +13,17 @@ import { validCreate } from "./instance-cases";
 const instance = providers.Instance as FullProvider;
 const publicIp = providers.PublicIp as FullProvider;
 let h: SimHarness;
+const said: string[] = [];
+let restoreSink: (line: string) => void;
 beforeAll(async () => {
   h = await startHarness();
   resetContext();
+  restoreSink = setProgressSink((line) => said.push(line));
 });
-afterAll(() => h?.close());
+afterAll(() => {
+  setProgressSink(restoreSink);
+  return h?.close();
+});
 
 it.each([
   ["swapped for another reserved address (publicNetworkId A -> B)", (b: string) => ({ publicNetworkId: b })],
@@ -54,10 +60,22 @@ it("a PublicIp recorded detached (taken off in the panel) and replaced with its 
   expect(ip2.id).toBe(ip.id);
   expect(ip2.outs).not.toHaveProperty("publicNetworkId"); // not pinned by the program
   await publicIp.delete(ip.id, refreshed.props); // the old half: its instance does not hold it, nothing to do
+  expect(said.join("\n")).not.toContain("stays reserved in your account");
   await instance.delete(vm.id, vm.outs);
   const st = await h.state();
   expect(st.instances.find((i) => i.uuid === vm2.id)?.publicIpUuid).toBe(ip.id);
   // soak (c3-127): the replacement added a second address and the detached one stayed reserved in no state
   expect(st.publicIps.filter((p) => !p.seeded && p.instanceUuid === null)).toEqual([]);
   expect((await publicIp.diff(ip2.id, ip2.outs, ipNews)).changes).toBe(false);
+});
+
+it("the delete of a PublicIp recorded detached (a destroy before the up that assigns it back) says the address stays reserved", async () => {
+  const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "detached-destroyed" });
+  const ip = await up(publicIp, { instanceId: vm.id });
+  await h.outOfBand(vm.id, { publicIp: false });
+  const refreshed = await publicIp.read(ip.id, ip.outs);
+  said.length = 0;
+  await publicIp.delete(ip.id, refreshed.props);
+  expect(said.join("\n")).toContain(`(${ip.id}) was taken off instance ${vm.id} out of band and stays reserved in your account`);
+  await instance.delete(vm.id, vm.outs);
 });

@@ -118,9 +118,13 @@ async function failAfterAssign(
  */
 const detachedForReplacement = new Map<string, string>();
 
+/** The detached addresses a replacement of this deployment assigned (the old half's delete then says nothing of them). */
+const reclaimedHere = new Set<string>();
+
 /** Forgets the detached addresses noted for replacements (see forgetDeployment in provider/registry.ts). */
 export function forgetDetachedForReplacement(): void {
   detachedForReplacement.clear();
+  reclaimedHere.clear();
 }
 
 async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResult<PublicIpOutputs>> {
@@ -131,6 +135,7 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
   try {
     const made = await createAddress({ ...inputs, publicNetworkId: reclaim });
     const { publicNetworkId: _reclaimed, ...outs } = made.outs as PublicIpOutputs; // not pinned by the program
+    reclaimedHere.add(made.id.toLowerCase());
     return { id: made.id, outs };
   } catch (e) {
     // released meanwhile, or not this account's to assign any more: a new address, as without it
@@ -333,7 +338,7 @@ async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): 
 async function remove(id: string, props: PublicIpOutputs): Promise<void> {
   const client = getClient();
   const instanceId = props.instanceId;
-  if (props.detached === true)
+  if (props.detached === true && !reclaimedHere.has(id.toLowerCase()))
     // Taken off in the panel, recorded at refresh: only the delete of a VM holding it releases an address.
     progressLog(
       `address ${props.ipAddress} (${id}) was taken off instance ${instanceId} out of band and stays reserved in your account (it may bill): ` +
