@@ -415,7 +415,7 @@ async function createExactlyOnce(
         // Nothing was sent. The VM may be one another Instance of this up renames away, diffed late (it waits for
         // a resource still running): once the rest of the deployment has caught up, look again; if it was caught up
         // already, the VM is a stranger indeed (common/activity.ts).
-        progressLog(`instance ${e.strangers.join(", ")} holds hostname ${hostname}: waiting for this up's other operations before deciding`);
+        progressLog(`instance ${e.strangers.join(", ")}, unknown to this stack, holds hostname ${hostname}: deciding once this up's other operations have ended`);
         if (await deploymentActivity.waitForOthers(deadline)) continue;
         throw e;
       }
