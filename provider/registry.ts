@@ -11,7 +11,7 @@ import { withPreviewChecks } from "./resources/common/preflight";
 import { withReplaceOnChanges } from "./resources/common/replace-on-changes";
 import { forgetAdoptions, withAdoptionsKept } from "./resources/common/adoptions";
 import { forgetFixedIds, withFixedIdsKept } from "./resources/common/fixed-ids";
-import { claimedByStack, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacementsInProgress } from "./resources/common/replacements";
+import { claimedByStack, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedByThisDeployment, replacedUnderOldIdentity, replacementsInProgress } from "./resources/common/replacements";
 import { forgetUnconfirmedReplacements } from "./resources/common/unconfirmed";
 import { withIgnoreChanges } from "./resources/common/ignore-changes";
 import { deploymentActivity } from "./resources/common/activity";
@@ -68,6 +68,8 @@ export function forgetDeployment(): void {
   replacementsInProgress.clear();
   objectsOfThisStack.clear();
   leavingIdentity.clear();
+  replacedUnderOldIdentity.clear();
+  replacedByThisDeployment.clear();
   instancesMadeHere.clear();
   claimedByStack.clear();
   forgetRulesOfThisStack();

@@ -108,9 +108,10 @@ describe.each([false, true])("a hostname change with a replace while a new Insta
   });
 });
 
-test("a resource that adopts the VM another Instance manages is refused at that Instance's diff when it comes second", async () => {
-  // `new` adopts before `old` (which waits for `slow`) is diffed: `old` must not go on to rename a VM another
-  // resource now holds (rename audit: both recorded it, and the up reported success on a VM as neither declared)
+test("adopting the VM another Instance manages is refused before anything is recorded, also when that Instance is diffed late", async () => {
+  // `old` waits for `slow`, so the engine reaches `new`'s adopting create first: it waits for the up's other operations,
+  // learns from `old`'s diff that the VM is `old`'s, and refuses (audit: both recorded it; removing `new` from the
+  // program then deleted the VM `old` still declared)
   const before: Res[] = [
     { type: "Instance", name: "slow", args: vmArgs("two-slow") },
     { type: "Instance", name: "old", args: vmArgs("two-web"), opts: { dependsOn: ["slow"] } },
@@ -126,6 +127,13 @@ test("a resource that adopts the VM another Instance manages is refused at that 
   ];
   const r = await s.run("up", after);
   expect(r.ok).toBe(false);
-  expect(r.errors.join("\n")).toContain(`Instance ${old} belongs to this resource, and another resource of this stack adopts it in this up (adoptId)`);
-  expect(await names([old])).toEqual({ [old]: "two-web" });
+  expect(r.errors.join("\n")).toContain(`adoptId: Instance ${old} belongs to another resource of this stack`);
+  expect(s.res("new")).toBeUndefined();
+  expect(s.state().resources.filter((x) => x.id === old).map((x) => x.name)).toEqual(["old"]);
+  // the way out: no adoptId; `new` gets a VM of its own once `old` has left the name
+  const fixed = after.map((x) => (x.name === "new" ? { ...x, args: vmArgs("two-web") } : x));
+  const again = await s.run("up", fixed);
+  expect(again.ok ? "" : show(again)).toBe("");
+  const fresh = s.res("new")!.id!;
+  expect(await names([old, fresh])).toEqual({ [old]: "two-web-old", [fresh]: "two-web" });
 });

@@ -185,6 +185,36 @@ describe("create, clone, adopt", () => {
     expect(replacementsInProgress.isBeingReplaced("Instance:1/replace-halfway", old.id)).toBe(true);
   });
 
+  it("a resource diffed after another one recorded the adoption of its VM (it waits for something unseen) is refused, naming pulumi state delete", async () => {
+    const managed = await up({ ...validCreate, hostname: "adopted-first" });
+    forgetDeployment(); // the next deployment: nothing diffed yet
+    const adopter = (await provider().check({}, { ...validCreate, hostname: "adopted-first", adoptId: managed.id })).inputs;
+    expect((await provider().create(adopter)).id).toBe(managed.id); // the managing resource was not diffed yet
+    const error = (await provider().diff(managed.id, managed.outs, managed.inputs).then(() => undefined, (e: unknown) => e)) as Error;
+    expect(error.message).toContain(`Instance ${managed.id} belongs to this resource, and another resource of this stack adopts it in this up`);
+    expect(error.message).toContain("`pulumi state delete <its urn>`");
+    forgetDeployment();
+    await provider().delete(managed.id, managed.outs);
+  });
+
+  it("a second replacement names the VM it replaces now, not the one the first replacement replaced", async () => {
+    const first = await up({ ...validCreate, hostname: "replaced-twice" });
+    const once = { ...first.inputs, username: "deploy2" } as InstanceInputs;
+    expect(await providers.Instance.diff!(first.id, first.outs, once)).toMatchObject({ replaces: ["username"] });
+    const n1 = await provider().create(once);
+    expect(n1.outs).toMatchObject({ replacing: first.id });
+    await provider().delete(first.id, first.outs); // the engine's delete of the old VM, at the end of that up
+    forgetDeployment();
+    const twice = { ...once, username: "deploy3" } as InstanceInputs;
+    expect(await providers.Instance.diff!(n1.id, n1.outs, twice)).toMatchObject({ replaces: ["username"] });
+    const n2 = await provider().create(twice);
+    // audit: it named the first old VM (carried in n1's outputs), so the pinned-address move and a later up's look
+    // for what is still replaced followed a VM long gone
+    expect(n2.outs).toMatchObject({ replacing: n1.id });
+    await provider().delete(n1.id, n1.outs);
+    await provider().delete(n2.id, n2.outs);
+  });
+
   it("a replacement whose create stayed unconfirmed names the VM it replaces, so the next up's create stands beside it", async () => {
     const old = await up({ ...validCreate, hostname: "replace-unconfirmed" });
     const program = { ...old.inputs, username: "deploy2" }; // replace-forcing, same hostname: create-before-delete

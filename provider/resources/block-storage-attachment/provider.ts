@@ -12,14 +12,14 @@
  * we poll the block storage view until it shows the change.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ApiError, NotFoundError, type VmHostClient } from "../../api";
+import { ApiError, NotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation, sharedPollSchedule } from "../../wait/instance";
 import { sharedReadFor } from "../../wait/shared-read";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError, wasRefused } from "../common/errors";
-import { replacementsInProgress } from "../common/replacements";
+import { instanceIdentity, replacedByThisDeployment } from "../common/replacements";
 import { diffBlockStorageAttachment } from "./diff";
 import { inputsSchema, type BlockStorageAttachmentInputs, type BlockStorageAttachmentOutputs } from "./inputs";
 import {
@@ -104,10 +104,14 @@ async function waitForDisk(
  * detached. Never a disk of a VM that stays (the ownership rule in the error of `create`).
  */
 async function takeDiskFromReplacedVm(
-  client: VmHostClient, id: string, holder: string, instanceId: string, locationId: number, deadline: Deadline,
+  client: VmHostClient, id: string, holder: string, instance: InstanceDetail, deadline: Deadline,
 ): Promise<boolean> {
   const old = holder.toLowerCase();
-  if (!replacementsInProgress.idsUnder("Instance:").includes(old) || old === instanceId.toLowerCase()) return false;
+  const instanceId = instance.uuid;
+  const locationId = instance.location_id;
+  // Only from the VM that THIS instance replaces in this deployment (its Diff reported the replace), not from any VM
+  // a replacement once named (`replacing` is carried on): an outlived one (retainOnDelete) keeps its disks (audit).
+  if (!replacedByThisDeployment.has(instanceIdentity(instance.hostname, locationId), old) || old === instanceId.toLowerCase()) return false;
   const oldDetail = await client.instances.find(holder);
   if (!oldDetail || oldDetail.location_id !== locationId) return false; // a disk attaches only in its own location
   progressLog(
@@ -135,7 +139,7 @@ async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dyna
   if (!detail) throw new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
   const locationId = detail.location_id;
   let { state, precise } = await diskState(client, id, instanceId, locationId);
-  if (state.kind === "elsewhere" && inputs.adoptId === undefined && (await takeDiskFromReplacedVm(client, id, state.instanceId, instanceId, locationId, deadline))) {
+  if (state.kind === "elsewhere" && inputs.adoptId === undefined && (await takeDiskFromReplacedVm(client, id, state.instanceId, detail, deadline))) {
     ({ state, precise } = await diskState(client, id, instanceId, locationId));
   }
   if (state.kind === "missing") {

@@ -18,11 +18,15 @@
  * other deployment (`pulumi destroy`, an up after the resource left the program) are untouched.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { progressLog } from "../../context";
+import { progressLog, resourceDeadline } from "../../context";
+import { deploymentActivity } from "./activity";
 import { isUnknown } from "./check";
 import { ProviderError, ResourceInitError } from "./errors";
 
 const adoptedHere = new Set<string>();
+
+/** Objects an adopting create of this deployment recorded (not only checked): what a late Diff must refuse. */
+const adoptionsRecorded = new Set<string>();
 
 /**
  * Objects that resources of this stack manage other than by adopting them with that very id (created, or adopted
@@ -47,6 +51,7 @@ export function isAdoptedHere(id: string): boolean {
 /** Forgets what was noted (tests that simulate a new provider process, i.e. a new deployment). */
 export function forgetAdoptions(): void {
   adoptedHere.clear();
+  adoptionsRecorded.clear();
   managedByOthers.clear();
 }
 
@@ -59,7 +64,10 @@ function adoptsItself(inputs: unknown, id: string): boolean {
 /** Wraps check, diff, create and delete of `resource`'s provider as described in the module comment. */
 export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(resource: string, provider: P): P {
   const note = (inputs: unknown, id: string | undefined): void => {
-    if (id && typeof (inputs as { adoptId?: unknown } | undefined)?.adoptId === "string") adoptedHere.add(id.toLowerCase());
+    if (id && typeof (inputs as { adoptId?: unknown } | undefined)?.adoptId === "string") {
+      adoptedHere.add(id.toLowerCase());
+      adoptionsRecorded.add(id.toLowerCase());
+    }
   };
   const wrapped: pulumi.dynamic.ResourceProvider = {
     ...provider,
@@ -71,12 +79,14 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
             // for another resource: dependsOn, or an input). Going on, it would change the adopted object to its
             // own declaration (rename audit: a VM renamed away by one resource and adopted by another's adoptId,
             // both recorded it, and the up reported success on a VM not as either declared).
-            if (isAdoptedHere(id) && !adoptsItself(olds, id) && !adoptsItself(news, id))
+            // (a backstop: the adopting create waits for the deployment to catch up first, so this is reached only
+            // when this resource waits for something this provider does not see, e.g. another provider's resource)
+            if (adoptionsRecorded.has(id.toLowerCase()) && !adoptsItself(olds, id) && !adoptsItself(news, id))
               throw new ProviderError(
-                `${resource} ${id} belongs to this resource, and another resource of this stack adopts it in this up (adoptId): two ` +
-                  "resources would own one object, and removing either would delete it. Remove that adoptId; if this resource renames " +
-                  "the object away and the other one wants a new object under the old name, give the other one dependsOn: [this " +
-                  "resource] instead. Nothing was changed here.",
+                `${resource} ${id} belongs to this resource, and another resource of this stack adopts it in this up (adoptId: "${id}"), ` +
+                  "so both may hold it in the state now: removing either from the program would delete it. Nothing was changed here. " +
+                  "Take it out of the adopting resource's state without deleting it (`pulumi state delete <its urn>`), then remove " +
+                  "its adoptId; if it wants a new object under this one's old name, give it dependsOn on this resource.",
               );
             return provider.diff!(id, olds, news);
           },
@@ -94,6 +104,14 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
       : {}),
     create: async (inputs) => {
       const adoptId = (inputs as { adoptId?: unknown } | undefined)?.adoptId;
+      // A resource that manages the object may be diffed late (it waits for a resource still running: dependsOn,
+      // inputs; the SDK registers it only then), and then it only learns of the adoption once recorded (audit: both
+      // held the VM, and removing the adopter from the program deleted it). So an adoption first lets the rest of the
+      // deployment catch up (common/activity.ts), and decides on what the Diffs noted meanwhile.
+      if (typeof adoptId === "string") {
+        const deadline = resourceDeadline((inputs as { timeouts?: { create?: string } }).timeouts, "create");
+        await deploymentActivity.track(() => deploymentActivity.waitForOthers(deadline));
+      }
       if (typeof adoptId === "string" && managedByOthers.has(adoptId.toLowerCase()))
         throw new ProviderError(
           `adoptId: ${resource} ${adoptId} belongs to another resource of this stack; two resources would own one object, and ` +

@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { isUnknown } from "./check";
 import { ProviderError } from "./errors";
-import { replacementsInProgress } from "./replacements";
+import { replacedByThisDeployment, replacementsInProgress } from "./replacements";
 
 /**
  * The input under which the SDK's resource classes hand the provider their `replaceOnChanges` resource option.
@@ -142,7 +142,10 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
   if (diff) {
     const noteReplacement = (id: string, news: unknown, result: pulumi.dynamic.DiffResult): pulumi.dynamic.DiffResult => {
       const key = result.replaces?.length ? replacementIdentity?.((news ?? {}) as Record<string, unknown>) : undefined;
-      if (key) replacementsInProgress.note(key, id);
+      if (key) {
+        replacementsInProgress.note(key, id);
+        replacedByThisDeployment.note(key, id);
+      }
       return result;
     };
     wrapped.diff = async (id, olds, news) => {

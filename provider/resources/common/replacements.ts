@@ -47,6 +47,9 @@ class IdsByIdentity {
   }
 }
 
+/** An instance's identity (no two VMs of ours share one): its hostname in its location. */
+export const instanceIdentity = (hostname: string, locationId: number): string => `Instance:${locationId}/${hostname}`;
+
 /** Old objects of replacements: Diff notes the old id under the new object's identity. */
 export class ReplacementsInProgress extends IdsByIdentity {
   /** True when `id` is the old object of a replacement to identity `key`. */
@@ -57,6 +60,13 @@ export class ReplacementsInProgress extends IdsByIdentity {
 
 /** The process-wide record, shared by every resource provider. */
 export const replacementsInProgress = new ReplacementsInProgress();
+
+/**
+ * The part of {@link replacementsInProgress} that a Diff of this deployment reported as a replace (not only carried
+ * in a state as an Instance's `replacing`, which names its old VM for good, also one that outlived it:
+ * retainOnDelete). What is taken from an old object (a disk moved to the replacement) is taken only from these.
+ */
+export const replacedByThisDeployment = new IdsByIdentity();
 
 /**
  * Objects that belong to resources of this stack, as this provider process has seen them: each object the
@@ -74,6 +84,14 @@ export const objectsOfThisStack = new IdsByIdentity();
  * refused as a clash; a rename that fails is forgotten here, and the waiting create is then refused.
  */
 export const leavingIdentity = new IdsByIdentity();
+
+/**
+ * Objects this deployment replaces under a new identity (an Instance renamed with a replace-forcing change), noted
+ * under their OLD identity: the old object keeps it until the engine deletes it at the end of the up, so a create of
+ * that identity may stand beside it. Apart from {@link replacementsInProgress}, which names what each replacement
+ * replaces (an Instance's `replacing` output): a new Instance taking the old name replaces nothing.
+ */
+export const replacedUnderOldIdentity = new IdsByIdentity();
 
 /**
  * The instances this provider process created or cloned (one process serves one deployment). Whatever is on

@@ -31,7 +31,8 @@ import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
 import { readPersistently, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
-import { instancesMadeHere, leavingIdentity, objectsOfThisStack, replacementsInProgress } from "../common/replacements";
+import { isUnconfirmedId } from "../common/unconfirmed";
+import { instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedUnderOldIdentity, replacementsInProgress } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
 import { isUnknown } from "../common/check";
 import { isAdoptedIn, knownKeys, replacesRequestedByOption } from "../common/replace-on-changes";
@@ -299,7 +300,7 @@ async function runSteps(
 // ---------------------------------------------------------------------------------------------- create
 
 /** The identity no two VMs of ours share: the hostname in a location (see common/replacements.ts). */
-const identityKey = (hostname: string, locationId: number): string => `Instance:${locationId}/${hostname}`;
+const identityKey = instanceIdentity;
 
 /**
  * The identity a replacement VM is created under (withReplaceOnChanges notes the old VM there, so the create lets
@@ -322,10 +323,16 @@ function withReplaced(outs: InstanceOutputs, id: string, inputs: Partial<Instanc
   return replacing ? ({ ...outs, replacing } as InstanceOutputs) : outs;
 }
 
-/** The VM a create with these inputs replaces in this deployment (not `id`, the new VM), if any. */
+/**
+ * The VM a create with these inputs replaces in this deployment (not `id`, the new VM), if any: the one noted last.
+ * A Diff notes first the `replacing` its state carries (a VM an earlier replacement replaced, maybe long gone), then
+ * (withReplaceOnChanges) the VM it replaces now (audit: a second replacement recorded the first one's old VM, and
+ * the next up's create met the current old VM as a stranger).
+ */
 function replacedBy(inputs: Partial<InstanceInputs>, id?: string): string | undefined {
   const identity = instanceReplacementIdentity(inputs as Record<string, unknown>);
-  return identity === undefined ? undefined : replacementsInProgress.idsOf(identity).find((old) => old !== id?.toLowerCase());
+  // (not the placeholder of an unconfirmed create, whose replace is noted too: it is no VM)
+  return identity === undefined ? undefined : replacementsInProgress.idsOf(identity).filter((old) => old !== id?.toLowerCase() && !isUnconfirmedId(old)).at(-1);
 }
 
 /**
@@ -452,12 +459,11 @@ async function createBesideNoStranger(
       return d !== undefined && couldBeMadeBy(inputs, d);
     },
     refuseBeside: (existing) => {
-      // A VM this up replaces stands beside its replacement until the engine deletes it at the end, whatever its
-      // hostname: also beside a new Instance taking the name a replaced VM's replacement leaves (rename audit: a
-      // hostname change with a replace-forcing one, and a new Instance declaring the old name, was refused at every
-      // up, since the old VM was noted under its replacement's new name only; a later up knows it by `replacing`).
-      const beingReplaced = new Set(replacementsInProgress.idsUnder("Instance:"));
-      const strangers = existing.filter((uuid) => !beingReplaced.has(uuid.toLowerCase()));
+      // A VM this up replaces stands beside a create of its hostname until the engine deletes it at the end: its
+      // replacement's, and a new Instance's taking the name a renamed replacement leaves. Only under that hostname:
+      // a VM a replacement once named (`replacing` is carried on) may have outlived it (retainOnDelete) and is
+      // nobody's twin elsewhere (audit).
+      const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid) && !replacedUnderOldIdentity.has(key, uuid));
       if (strangers.length === 0) return;
       if (strangers.every((uuid) => leavingIdentity.has(key, uuid))) throw new RenameAwayPending();
       const ofThisStack = strangers.filter((uuid) => objectsOfThisStack.has(key, uuid));
@@ -845,14 +851,20 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       const refusal = adoptionRefusal(id, olds, news, known);
       if (refusal) throw new ProviderError(refusal);
     }
-    // A rename in place frees the old hostname for another Instance of this up (fleet audit: refused as a clash
-    // before); a create of it waits for the rename (waitForRenamesAway).
-    // (not when replaceOnChanges, applied around this diff, turns the rename into a replace: the old VM then keeps
-    // its name until the end of the up, so a create of that name would wait for nothing)
-    const replacedByOption = replacesRequestedByOption(olds as Record<string, unknown>, news as Record<string, unknown>, result.changedKeys).length > 0;
-    if ((result.replaces ?? []).length === 0 && !replacedByOption && typeof olds.hostname === "string" && typeof olds.locationId === "number" &&
-        typeof news.hostname === "string" && !isUnknown(news.hostname) && news.hostname !== olds.hostname)
-      leavingIdentity.note(identityKey(olds.hostname, olds.locationId), id);
+    const renamed = typeof olds.hostname === "string" && typeof olds.locationId === "number" && typeof news.hostname === "string" &&
+      !isUnknown(news.hostname) && news.hostname !== olds.hostname;
+    // replaceOnChanges, applied around this diff, may turn the change into a replace
+    const replaced = replaces.length > 0 || replacesRequestedByOption(olds as Record<string, unknown>, news as Record<string, unknown>, result.changedKeys).length > 0;
+    if (renamed && replaced)
+      // Replaced under a new hostname: the old VM keeps its name until the engine deletes it at the end of the up, so a
+      // new Instance of the old name may stand beside it (rename audit: refused at every up, as withReplaceOnChanges
+      // notes it under the new name only). A later up, after a failure, knows it only as the replacement's
+      // `replacing`, under the new name: a documented limit.
+      replacedUnderOldIdentity.note(identityKey(olds.hostname as string, olds.locationId as number), id);
+    else if (renamed)
+      // A rename in place frees the old hostname for another Instance of this up (fleet audit: refused as a clash
+      // before); a create of it waits for the rename (waitForRenamesAway).
+      leavingIdentity.note(identityKey(olds.hostname as string, olds.locationId as number), id);
     return result;
   },
 

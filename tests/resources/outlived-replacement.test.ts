@@ -1,0 +1,45 @@
+/**
+ * A VM a replacement once replaced but that outlived it (retainOnDelete: the engine's DeleteStep does nothing for
+ * it) is named in the replacement's `replacing` output for good, and every later Diff notes it again. It is no
+ * longer the stack's: never a twin a create may stand beside under another hostname, never a VM whose disk a new
+ * attachment takes (audit of the day's changes).
+ */
+import "./instance-env";
+import { providers } from "../../provider";
+import { forgetDeployment } from "../../provider/registry";
+import { resetContext } from "../../provider/context";
+import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
+import { startHarness, up, type FullProvider, type SimHarness } from "./attachment-helpers";
+import { validCreate } from "./instance-cases";
+
+const instance = providers.Instance as FullProvider;
+const attachment = providers.BlockStorageAttachment as FullProvider;
+let h: SimHarness;
+beforeAll(async () => {
+  h = await startHarness();
+  resetContext();
+});
+afterAll(() => h?.close());
+
+it("a VM retained after a rename with a replace is a stranger to later ups: no twin of it, and its disk stays", async () => {
+  forgetDeployment();
+  const a = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "ret-web" });
+  const x = a.id;
+  // the next up (a new process): renamed with a replace-forcing change; X is kept (retainOnDelete)
+  forgetDeployment();
+  const news = (await instance.check(a.inputs, { ...a.inputs, hostname: "ret-web2", templateId: 2 })).inputs;
+  expect((await instance.diff(x, a.outs, news)).replaces?.length).toBeGreaterThan(0);
+  const replacement = await instance.create(news);
+  expect((replacement.outs as Record<string, unknown>).replacing).toBe(x);
+  const disk = (await h.state()).blockStorages.find((b) => b.locationId === 1 && b.instanceUuid === null)!;
+  await h.admin("PATCH", `/block-storages/${disk.uuid}`, { instanceId: x }); // the user's VM now, with a disk of theirs
+  // a later up: nothing changes for the replacement (its diff notes the stale `replacing`); a new Instance declares
+  // X's hostname, and a new attachment declares X's disk on the replacement
+  forgetDeployment();
+  await instance.diff(replacement.id, replacement.outs, news);
+  await expect(up(instance, { ...validCreate, hostname: "ret-web" })).rejects.toThrow(`an instance named ret-web already exists in location 1 (${x})`);
+  await expect(up(attachment, { blockStorageId: disk.uuid, instanceId: replacement.id })).rejects.toThrow(`is attached to instance ${x}`);
+  const st = await h.state();
+  expect(st.instances.filter((i) => i.hostname === "ret-web").map((i) => i.uuid)).toEqual([x]);
+  expect(st.blockStorages.find((b) => b.uuid === disk.uuid)?.instanceUuid).toBe(x);
+});
