@@ -1,8 +1,8 @@
 /**
  * A VM a replacement once replaced but that outlived it (retainOnDelete: the engine's DeleteStep does nothing for
  * it) is named in the replacement's `replacing` output for good, and every later Diff notes it again. It is no
- * longer the stack's: never a twin a create may stand beside under another hostname, never a VM whose disk a new
- * attachment takes (audit of the day's changes).
+ * longer the stack's: never a twin a create may stand beside, never a VM whose disk a new attachment takes (audit
+ * of the day's changes). And an adoption that is refused does not keep the managing resource's delete from running.
  */
 import "./instance-env";
 import { providers } from "../../provider";
@@ -42,4 +42,40 @@ it("a VM retained after a rename with a replace is a stranger to later ups: no t
   const st = await h.state();
   expect(st.instances.filter((i) => i.hostname === "ret-web").map((i) => i.uuid)).toEqual([x]);
   expect(st.blockStorages.find((b) => b.uuid === disk.uuid)?.instanceUuid).toBe(x);
+});
+
+it("a VM that outlived its replacement keeps its name to itself when the replacement is renamed away later", async () => {
+  forgetDeployment();
+  const a = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "ow-a" });
+  const x = a.id;
+  // the next up: replaced in place (same hostname); X is kept (retainOnDelete)
+  forgetDeployment();
+  const news = (await instance.check(a.inputs, { ...a.inputs, templateId: 2 })).inputs;
+  expect((await instance.diff(x, a.outs, news)).replaces?.length).toBeGreaterThan(0);
+  const y = await instance.create(news);
+  expect((y.outs as Record<string, unknown>).replacing).toBe(x);
+  // a later up: the replacement is renamed in place, and a new Instance declares the name X still holds
+  forgetDeployment();
+  const renamed = (await instance.check(y.outs, { ...news, hostname: "ow-b" })).inputs;
+  expect((await instance.diff(y.id, y.outs, renamed)).replaces ?? []).toEqual([]);
+  await instance.update(y.id, y.outs, renamed);
+  await expect(up(instance, { ...validCreate, hostname: "ow-a" })).rejects.toThrow(`an instance named ow-a already exists in location 1 (${x})`);
+  expect((await h.state()).instances.filter((i) => i.hostname === "ow-a").map((i) => i.uuid)).toEqual([x]);
+});
+
+it("an adoption refused (the VM is another resource's) does not keep that resource's delete-before-replace from deleting its old VM", async () => {
+  forgetDeployment();
+  const m = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "rd-m" });
+  // the next up, in the engine's order: Check of R (adoptId: M's VM), Check and Diff of M (a replace, delete first),
+  // the delete of M's old VM, M's replacement, R's create
+  forgetDeployment();
+  const r = (await instance.check({}, { ...validCreate, hostname: "rd-r", adoptId: m.id })).inputs;
+  const news = (await instance.check(m.inputs, { ...m.inputs, templateId: 2 })).inputs;
+  expect((await instance.diff(m.id, m.outs, news)).replaces?.length).toBeGreaterThan(0);
+  await instance.delete(m.id, m.outs);
+  const replacement = await instance.create(news);
+  await expect(instance.create(r)).rejects.toThrow(`adoptId: Instance ${m.id} belongs to another resource of this stack`);
+  // audit: the delete was skipped as an adopted VM's, and the old VM stayed beside its replacement in no state
+  const st = await h.state();
+  expect(st.instances.filter((i) => i.hostname === "rd-m").map((i) => i.uuid)).toEqual([replacement.id]);
 });

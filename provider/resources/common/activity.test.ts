@@ -65,6 +65,31 @@ describe("DeploymentActivity (a create waiting for the rest of the deployment)",
     expect(now() - start).toBeLessThan(3_000 + QUIET + 200);
   });
 
+  it("waits that began together are released together, though each released one then works (adoptions of one up)", async () => {
+    const { clock, now } = fakeClock();
+    const activity = new DeploymentActivity(clock, QUIET);
+    const deadline = new Deadline(60_000, clock.now);
+    let finishOther!: () => void;
+    const other = activity.track(() => new Promise<void>((resolve) => (finishOther = resolve)));
+    const start = now();
+    const released: number[] = [];
+    // each adoption: waits (not a tracked call yet), then its tracked create takes 5 s
+    const adoption = async () => {
+      await activity.waitForOthers(deadline, false);
+      released.push(now() - start);
+      await activity.track(() => clock.sleep(5_000));
+    };
+    const all = Promise.all([adoption(), adoption(), adoption()]);
+    while (now() - start < 2_000) await new Promise((resolve) => setImmediate(resolve));
+    finishOther();
+    await other;
+    await all;
+    // audit: released one after another, each behind the previous one's create and a new pause
+    expect(Math.max(...released) - Math.min(...released)).toBeLessThanOrEqual(200);
+    expect(Math.min(...released)).toBeGreaterThanOrEqual(2_000 + QUIET); // not before the other call ended, plus the pause
+    expect(Math.max(...released)).toBeLessThan(2_000 + QUIET + 300); // and all within one pause of it
+  });
+
   it("a call that ended lately makes it wait out the quiet pause (the engine registering what waited for it)", async () => {
     const { clock, now } = fakeClock();
     const activity = new DeploymentActivity(clock, QUIET);

@@ -24,6 +24,8 @@ const LOOK_MS = 100;
 export class DeploymentActivity {
   private running = 0;
   private lastEnded = Number.NEGATIVE_INFINITY;
+  /** When a wait last saw the deployment quiet: every wait that began before then has had its chance. */
+  private lastQuiet = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly clock: Clock = systemClock, private readonly quietMs = QUIET_MS) {}
 
@@ -46,29 +48,38 @@ export class DeploymentActivity {
   }
 
   /**
-   * From inside a tracked call: waits until no OTHER call runs and none ended within the quiet pause, or the
-   * deadline. Calls waiting here do not count as running, so two such waits never hold each other up. Answers
-   * whether it waited at all (false: the deployment was quiet already, so waiting cannot change what the caller saw).
+   * Waits until no OTHER call runs and none ended within the quiet pause, or the deadline; `inside`: the caller is
+   * itself a tracked call (it does not count as running meanwhile). Calls waiting here do not count as running, so
+   * two such waits never hold each other up, and once one wait sees the deployment quiet, every wait that began
+   * before that moment ends too: released together, not one after another behind each other's work (audit: five
+   * adoptions of one up ran 1.6 s apart). Answers whether it waited at all (false: the deployment was quiet
+   * already, so waiting cannot change what the caller saw).
    */
-  async waitForOthers(deadline: Deadline): Promise<boolean> {
-    this.running--;
+  async waitForOthers(deadline: Deadline, inside = true): Promise<boolean> {
+    const began = this.clock.now();
+    if (inside) this.running--;
     try {
       let waited = false;
       while (!deadline.expired()) {
-        const quietFor = this.clock.now() - this.lastEnded;
-        if (this.running === 0 && quietFor >= this.quietMs) return waited;
+        const now = this.clock.now();
+        if (this.running === 0 && now - this.lastEnded >= this.quietMs) {
+          this.lastQuiet = now;
+          return waited;
+        }
+        if (this.lastQuiet >= began) return true; // seen quiet by another wait since this one began
         waited = true;
         await this.clock.sleep(Math.min(LOOK_MS, deadline.remainingMs()));
       }
       return waited;
     } finally {
-      this.running++;
+      if (inside) this.running++;
     }
   }
 
   /** Forgets when the last call ended (a new deployment served by the same process: the soak). */
   forget(): void {
     this.lastEnded = Number.NEGATIVE_INFINITY;
+    this.lastQuiet = Number.NEGATIVE_INFINITY;
   }
 }
 

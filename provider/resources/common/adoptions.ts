@@ -110,7 +110,7 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
       // deployment catch up (common/activity.ts), and decides on what the Diffs noted meanwhile.
       if (typeof adoptId === "string") {
         const deadline = resourceDeadline((inputs as { timeouts?: { create?: string } }).timeouts, "create");
-        await deploymentActivity.track(() => deploymentActivity.waitForOthers(deadline));
+        await deploymentActivity.waitForOthers(deadline, false); // (not a tracked call yet: define.ts tracks the create)
       }
       if (typeof adoptId === "string" && managedByOthers.has(adoptId.toLowerCase()))
         throw new ProviderError(
@@ -131,7 +131,10 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
   const remove = provider.delete?.bind(provider);
   if (remove) {
     wrapped.delete = async (id, props) => {
-      if (isAdoptedHere(id)) {
+      // (not when another resource's Diff showed it manages the object: that adoption will be refused, and the
+      // object is this delete's, e.g. the old half of that resource's delete-before-replace; audit: skipped, the
+      // old VM stayed beside its replacement in no state)
+      if (isAdoptedHere(id) && !managedByOthers.has(id.toLowerCase())) {
         progressLog(
           `${resource} ${id} is not deleted: a resource of this deployment adopted it (adoptId), so the program still declares it. ` +
             "This is the old half of a replacement (pulumi up --replace, or a replace the engine made for deletedWith) or of a " +

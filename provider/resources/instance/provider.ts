@@ -839,7 +839,10 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     if (typeof olds.hostname === "string" && typeof olds.locationId === "number") {
       objectsOfThisStack.note(identityKey(olds.hostname, olds.locationId), id);
       // The VM this one replaces, when its replacement was recorded half-way (see createInstance): still replaced.
-      noteStillReplaced(olds as Record<string, unknown>);
+      // Not when this up renames it: `replacing` is carried for good, also past a VM that outlived the replacement
+      // (retainOnDelete), and noted under the name this Instance leaves it would let a new Instance of that name
+      // stand beside that VM (audit).
+      if (news.hostname === olds.hostname) noteStillReplaced(olds as Record<string, unknown>);
     }
     const result = diffInstance(olds, news);
     const replaces = result.replaces ?? [];
