@@ -15,7 +15,12 @@
  * engine deletes the old resource BEFORE the replacement's create (step_generator.go, the delete-before-replace
  * steps; its Check runs first, when the resource registers), so a note made only at create came too late and
  * `up --replace` of an adopted VM with deleteBeforeReplace deleted it, then failed to adopt it. Deletes in any
- * other deployment (`pulumi destroy`, an up after the resource left the program) are untouched.
+ * other deployment (`pulumi destroy`, an up after the resource left the program) are untouched, and so is the
+ * delete of an object another resource's Diff showed it manages (that adoption will be refused).
+ *
+ * An object another resource of the stack manages is never adopted (two resources would own it): the adopting
+ * create first waits for the rest of the deployment (common/activity.ts), so that a managing resource diffed late
+ * is known; a Diff that comes after an adoption was recorded refuses, as a backstop.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { progressLog, resourceDeadline } from "../../context";
@@ -74,13 +79,13 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
     ...(provider.diff
       ? {
           diff: async (id, olds, news) => {
-            // The other order of managedByOthers' refusal: the adopting resource came first (checked or created
-            // earlier in this up), and the resource that already manages the object is diffed after it (it waits
-            // for another resource: dependsOn, or an input). Going on, it would change the adopted object to its
-            // own declaration (rename audit: a VM renamed away by one resource and adopted by another's adoptId,
-            // both recorded it, and the up reported success on a VM not as either declared).
-            // (a backstop: the adopting create waits for the deployment to catch up first, so this is reached only
-            // when this resource waits for something this provider does not see, e.g. another provider's resource)
+            // The other order of managedByOthers' refusal: the adoption was recorded first in this up, and the
+            // resource that already manages the object is diffed after it (it waits for another resource:
+            // dependsOn, or an input). Going on, it would change the adopted object to its own declaration (rename
+            // audit: a VM renamed away by one resource and adopted by another's adoptId, both recorded it, and the
+            // up reported success on a VM not as either declared). A backstop: the adopting create waits for the
+            // deployment to catch up first, so this is reached only when this resource waits for something this
+            // provider does not see (another provider's resource).
             if (adoptionsRecorded.has(id.toLowerCase()) && !adoptsItself(olds, id) && !adoptsItself(news, id))
               throw new ProviderError(
                 `${resource} ${id} belongs to this resource, and another resource of this stack adopts it in this up (adoptId: "${id}"), ` +
