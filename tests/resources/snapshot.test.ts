@@ -355,6 +355,24 @@ describe("Snapshot lifecycle", () => {
     await provider.delete!(made.id, outs);
   });
 
+  it("a snapshot in Error whose program adopts ANOTHER snapshot (one an interrupted retake made) is replaced by adopting that one", async () => {
+    sim.setFaults({ failNext: { kind: "snapshot" } });
+    const inputs = await checked({ instanceId: vm, name: "adopt-other" });
+    const failed = (await provider.create(inputs).then(() => undefined, (e: unknown) => e)) as ResourceInitError;
+    // what an interrupted retake left: a Ready snapshot of the name in no state; the refusal advised adopting it
+    const other = await client.snapshots.create(vm, { name: "adopt-other", description: inputs.description });
+    await until(async () => (await client.snapshots.list(vm)).find((x) => x.id === other.snap_uuid)?.status === "Ready");
+    const adopting = await checked({ instanceId: vm, name: "adopt-other", adoptId: other.snap_uuid });
+    // even with the adoptId recorded in the state by an earlier run's failed update (soak: stuck at every up)
+    for (const olds of [failed.properties, { ...(failed.properties as object), adoptId: other.snap_uuid }] as SnapshotOutputs[])
+      expect(await providers.Snapshot.diff!(failed.id, olds, adopting)).toMatchObject({ changes: true, replaces: ["status"] });
+    const taken = await providers.Snapshot.create!(adopting);
+    expect(taken.id).toBe(other.snap_uuid);
+    await providers.Snapshot.delete!(failed.id, failed.properties as SnapshotOutputs); // the old half: the failed one
+    expect((await client.snapshots.list(vm)).filter((x) => x.name === "adopt-other").map((x) => x.id)).toEqual([other.snap_uuid]);
+    await provider.delete!(taken.id, taken.outs as SnapshotOutputs);
+  });
+
   it("ends a stuck snapshot at its deadline with an error naming it and its last status", async () => {
     sim.setFaults({ stickNext: { kind: "snapshot" } });
     const error = await provider.create(await checked({ instanceId: vm, name: "stuck", timeouts: { create: "1s" } })).then(

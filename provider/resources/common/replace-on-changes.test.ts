@@ -82,9 +82,15 @@ describe("replaceOnChanges applied by the provider", () => {
     expect((await wrapped.diff!("id", { adoptId: "u", hostname: "a" }, news)).replaces).toEqual(["hostname"]);
     expect((await wrapped.diff!("id", { hostname: "a" }, { ...news, adoptId: "u" })).replaces).toEqual(["hostname"]);
   });
+  it("an adoptId naming another object than the state's is no adoption of it: replaced (the replacement adopts the other)", async () => {
+    const news = { adoptId: "other", hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] };
+    // also when a failed run recorded that adoptId in the state (soak: a snapshot in Error was stuck at every up)
+    for (const olds of [{ hostname: "a" }, { adoptId: "other", hostname: "a" }])
+      expect((await wrapped.diff!("id", olds, news)).replaces).toEqual(["hostname"]);
+  });
   it("never replaces an adopted object", async () => {
-    const news = { adoptId: "u", hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] };
-    await expect(wrapped.diff!("id", { adoptId: "u", hostname: "a" }, news)).rejects.toThrow(
+    const news = { adoptId: "id", hostname: "b", [REPLACE_ON_CHANGES_KEY]: ["hostname"] };
+    await expect(wrapped.diff!("id", { adoptId: "id", hostname: "a" }, news)).rejects.toThrow(
       "Instance id was adopted (adoptId) and replaceOnChanges asks to replace it for hostname; an adopted object is never replaced by " +
         "Pulumi (the replacement would adopt the same one, then delete it). Remove adoptId to replace it deliberately, or remove those " +
         "properties from replaceOnChanges.",
@@ -93,11 +99,11 @@ describe("replaceOnChanges applied by the provider", () => {
   it("at preview, an adopted object whose replace-forcing value is still unknown is neither refused nor replaced (the up decides)", async () => {
     const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
     const own = withDiff({ changes: true, replaces: ["locationId"], changedKeys: ["locationId", "password"] });
-    expect(await own.diff!("id", { adoptId: "u", locationId: 1 }, { adoptId: "u", locationId: unknown, password: "p" })).toEqual({ changes: true, replaces: [] });
-    const news = { adoptId: "u", hostname: unknown, [REPLACE_ON_CHANGES_KEY]: ["hostname"] };
-    expect(await withDiff({ changes: true, replaces: [], changedKeys: ["hostname"] }).diff!("id", { adoptId: "u", hostname: "a" }, news)).toEqual({ changes: true, replaces: [] });
+    expect(await own.diff!("id", { adoptId: "id", locationId: 1 }, { adoptId: "id", locationId: unknown, password: "p" })).toEqual({ changes: true, replaces: [] });
+    const news = { adoptId: "id", hostname: unknown, [REPLACE_ON_CHANGES_KEY]: ["hostname"] };
+    expect(await withDiff({ changes: true, replaces: [], changedKeys: ["hostname"] }).diff!("id", { adoptId: "id", hostname: "a" }, news)).toEqual({ changes: true, replaces: [] });
     // a known one is still refused
-    await expect(own.diff!("id", { adoptId: "u", locationId: 1 }, { adoptId: "u", locationId: 2 })).rejects.toThrow("Instance id was adopted (adoptId) and locationId");
+    await expect(own.diff!("id", { adoptId: "id", locationId: 1 }, { adoptId: "id", locationId: 2 })).rejects.toThrow("Instance id was adopted (adoptId) and locationId");
   });
 });
 

@@ -107,9 +107,16 @@ export function keepingOptionPaths(
   };
 }
 
-/** True when the object was adopted (`adoptId` in the state and in the program). */
-export function isAdoptedIn(olds: Record<string, unknown> | undefined, news: Record<string, unknown> | undefined): boolean {
-  return typeof olds?.adoptId === "string" && typeof news?.adoptId === "string";
+/**
+ * True when object `id` is adopted by the program (`adoptId` names it) or was by the state (and the program still
+ * adopts): a replacement would adopt it again, or delete an object the stack only ever adopted. Not when `adoptId`
+ * names ANOTHER object than the state's (soak: a snapshot in Error recorded adoptId of the one an interrupted create
+ * made, as the refusal advised; it was never replaced, stuck at every up, and its twin stayed in no state): then
+ * the replacement adopts that other object and the engine deletes this one, as for any replace.
+ */
+export function isAdoptedIn(olds: Record<string, unknown> | undefined, news: Record<string, unknown> | undefined, id: string): boolean {
+  const names = (v: unknown): boolean => typeof v === "string" && v.toLowerCase() === id.toLowerCase();
+  return typeof news?.adoptId === "string" && (names(news.adoptId) || names(olds?.adoptId));
 }
 
 /** The `keys` whose value in `news` is known (not, or not partly, a preview placeholder). */
@@ -155,7 +162,7 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
       if (result.changes !== true) return result;
       const o = olds as Record<string, unknown>;
       const n = news as Record<string, unknown>;
-      const adopted = isAdoptedIn(o, n);
+      const adopted = isAdoptedIn(o, n, id);
       // An adopted object is never replaced (every resource, whatever its own diff decided): the replacement's
       // create would adopt the same object again, and the engine then deletes the "old" one, which is it. E.g. a
       // FirewallRule adopted with a description the program leaves out (the API cannot blank it) was replaced

@@ -846,7 +846,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     }
     const result = diffInstance(olds, news);
     const replaces = result.replaces ?? [];
-    if (replaces.length > 0 && isAdoptedIn(olds, news)) {
+    if (replaces.length > 0 && isAdoptedIn(olds, news, id)) {
       // Never replace an adopted VM: the replacement would adopt the same VM again, then the engine deletes it.
       // At preview a value still unknown (another resource's output) may turn out the VM's own: not refused yet.
       const known = knownKeys(news, replaces);

@@ -27,10 +27,12 @@ function same(a: unknown, b: unknown): boolean {
  * reported success with the snapshot in Error (soak, not-as-declared). Not an adopted one: its replacement
  * would adopt the same snapshot again and the engine would then delete it; update refuses that one instead.
  */
-export function diffSnapshot(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>): ResourceDiff {
+export function diffSnapshot(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>, id?: string): ResourceDiff {
   const differs = (key: keyof SnapshotInputs): boolean => isUnknown(news[key]) || !same(olds[key], news[key]);
   const replaces: string[] = SNAPSHOT_REPLACE_PROPERTIES.filter(differs);
   const changedKeys = [...replaces, ...SNAPSHOT_LOCAL_PROPERTIES.filter(differs)];
-  if (typeof olds.status === "string" && snapshotProgress(olds.status) === "failed" && news.adoptId === undefined) replaces.push("status");
+  // (adoptId naming another snapshot, e.g. the one an interrupted create of the replacement made: that one is taken)
+  const adoptsThis = typeof news.adoptId === "string" && (id === undefined || news.adoptId.toLowerCase() === id.toLowerCase());
+  if (typeof olds.status === "string" && snapshotProgress(olds.status) === "failed" && !adoptsThis) replaces.push("status");
   return { changes: changedKeys.length > 0 || replaces.length > 0, replaces, deleteBeforeReplace: false, changedKeys };
 }

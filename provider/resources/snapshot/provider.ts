@@ -182,7 +182,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
   inputsSchema,
   findUnconfirmed: async (recorded) =>
     recorded.instanceId && recorded.name ? snapshotsNamed(getClient(), recorded.instanceId, recorded.name) : [],
-  diff: (olds, news) => diffSnapshot(olds, news),
+  diff: (olds, news, id) => diffSnapshot(olds, news, id),
 
   async create(inputs: SnapshotInputs): Promise<pulumi.dynamic.CreateResult<SnapshotOutputs>> {
     const client = getClient();
