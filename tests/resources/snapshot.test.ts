@@ -361,7 +361,10 @@ describe("Snapshot lifecycle", () => {
     const failed = (await provider.create(inputs).then(() => undefined, (e: unknown) => e)) as ResourceInitError;
     // what an interrupted retake left: a Ready snapshot of the name in no state; the refusal advised adopting it
     const other = await client.snapshots.create(vm, { name: "adopt-other", description: inputs.description });
-    await until(async () => (await client.snapshots.list(vm)).find((x) => x.id === other.snap_uuid)?.status === "Ready");
+    for (let looks = 0; (await client.snapshots.list(vm)).find((x) => x.id === other.snap_uuid)?.status !== "Ready"; looks++) {
+      if (looks > 500) throw new Error(`snapshot ${other.snap_uuid} not Ready within 10 s`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const adopting = await checked({ instanceId: vm, name: "adopt-other", adoptId: other.snap_uuid });
     // even with the adoptId recorded in the state by an earlier run's failed update (soak: stuck at every up)
     for (const olds of [failed.properties, { ...(failed.properties as object), adoptId: other.snap_uuid }] as SnapshotOutputs[])
