@@ -26,7 +26,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { progressLog, resourceDeadline } from "../../context";
 import { deploymentActivity } from "./activity";
 import { isUnknown } from "./check";
-import { ProviderError, ResourceInitError } from "./errors";
+import { notingCreatedId, ProviderError } from "./errors";
 
 const adoptedHere = new Set<string>();
 
@@ -122,15 +122,8 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
           `adoptId: ${resource} ${adoptId} belongs to another resource of this stack; two resources would own one object, and ` +
             "removing either would delete it. Remove adoptId (to get a new one) or the other resource. Nothing was changed.",
         );
-      try {
-        const result = await provider.create(inputs);
-        note(inputs, result.id);
-        return result;
-      } catch (e) {
-        // recorded with its id (an adopted VM in Error, say): as adopted as a success
-        if (e instanceof ResourceInitError) note(inputs, e.id);
-        throw e;
-      }
+      // (recorded with its id, an adopted VM in Error say: as adopted as after a success)
+      return notingCreatedId(() => provider.create(inputs), (id) => note(inputs, id));
     },
   };
   const remove = provider.delete?.bind(provider);

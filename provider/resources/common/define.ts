@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { deploymentActivity } from "./activity";
 import { noteManaged } from "./adoptions";
 import { checkInputs } from "./check";
-import { ResourceInitError } from "./errors";
+import { notingCreatedId } from "./errors";
 import { noteClaimed } from "./replacements";
 import type { ResourceDiff } from "./replace-on-changes";
 import { withUnconfirmedCreates, type Candidates } from "./unconfirmed";
@@ -73,17 +73,7 @@ export function defineResourceProvider<Inputs, Outputs>(
       return impl.diff(olds, news, id);
     },
     // Every call that acts is counted (common/activity.ts), so a create can wait for the rest of the deployment.
-    create: (inputs) =>
-      deploymentActivity.track(async () => {
-        try {
-          const result = await impl.create(inputs);
-          noteClaimed(result.id);
-          return result;
-        } catch (e) {
-          if (e instanceof ResourceInitError) noteClaimed(e.id);
-          throw e;
-        }
-      }),
+    create: (inputs) => deploymentActivity.track(() => notingCreatedId(() => impl.create(inputs), noteClaimed)),
     read: (id, props) =>
       deploymentActivity.track(async () => {
         const result = (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>;

@@ -37,3 +37,19 @@ export const errorClause = (e: unknown): string => errorText(e).replace(/\.+$/, 
  * outcome unknown: it may have been done on the host.
  */
 export const wasRefused = (e: unknown): boolean => e instanceof ApiError && e.status !== undefined && e.status >= 400 && e.status < 500;
+
+/**
+ * Runs a create and tells `note` the id it answered, or the id a {@link ResourceInitError} records (the engine
+ * stores that object in the state as surely as after a success). For the wrappers that remember, per deployment,
+ * what creates made (claimed ids, adoptions, fixed-id attachments).
+ */
+export async function notingCreatedId<T extends { id: string }>(create: () => Promise<T>, note: (id: string) => void): Promise<T> {
+  try {
+    const result = await create();
+    note(result.id);
+    return result;
+  } catch (e) {
+    if (e instanceof ResourceInitError) note(e.id);
+    throw e;
+  }
+}

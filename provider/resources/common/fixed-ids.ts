@@ -21,7 +21,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { progressLog } from "../../context";
-import { ResourceInitError } from "./errors";
+import { notingCreatedId } from "./errors";
 
 /** `<resource>:<id>` (id lower-cased) of every attachment a create of this deployment made or took. */
 const madeOrTakenHere = new Set<string>();
@@ -49,17 +49,7 @@ export function withFixedIdsKept<P extends pulumi.dynamic.ResourceProvider>(reso
   };
   const wrapped: pulumi.dynamic.ResourceProvider = {
     ...provider,
-    create: async (inputs) => {
-      try {
-        const result = await provider.create(inputs);
-        note(result.id);
-        return result;
-      } catch (e) {
-        // recorded in the state under its id: the program declares it as much as after a success
-        if (e instanceof ResourceInitError) note(e.id);
-        throw e;
-      }
-    },
+    create: (inputs) => notingCreatedId(() => provider.create(inputs), note),
   };
   const remove = provider.delete?.bind(provider);
   if (remove) {
