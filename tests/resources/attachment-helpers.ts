@@ -9,6 +9,7 @@ process.env.VMHOST_POLL_MAX_MS ??= "200";
 
 import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
+import { resetContext } from "../../provider/context";
 import { Deadline, pollUntil } from "../../provider/wait/poll";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 
@@ -126,6 +127,23 @@ export async function startHarness(): Promise<SimHarness> {
   process.env.VMHOST_API_KEY = sim.apiKey;
   process.env.VMHOST_BASE_URL = sim.url;
   return new SimHarness(sim, createClient({ baseUrl: sim.url, apiKey: sim.apiKey }));
+}
+
+/**
+ * A test file's harness: started (and the provider's context reset) before its tests, closed after them. Call it at
+ * the top level of the file; the returned function gives the harness inside tests.
+ */
+export function harnessSuite(): () => SimHarness {
+  let h: SimHarness | undefined;
+  beforeAll(async () => {
+    h = await startHarness();
+    resetContext();
+  });
+  afterAll(() => h?.close());
+  return () => {
+    if (!h) throw new Error("the harness starts in beforeAll: call it inside tests");
+    return h;
+  };
 }
 
 /** check then create, as the engine does; the check must pass. */

@@ -7,19 +7,13 @@
 import "./instance-env";
 import { providers } from "../../provider";
 import { forgetDeployment } from "../../provider/registry";
-import { resetContext } from "../../provider/context";
 import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
-import { startHarness, up, type FullProvider, type SimHarness } from "./attachment-helpers";
+import { harnessSuite, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 
 const instance = providers.Instance as FullProvider;
 const attachment = providers.BlockStorageAttachment as FullProvider;
-let h: SimHarness;
-beforeAll(async () => {
-  h = await startHarness();
-  resetContext();
-});
-afterAll(() => h?.close());
+const h = harnessSuite();
 
 it("a VM retained after a rename with a replace is a stranger to later ups: no twin of it, and its disk stays", async () => {
   forgetDeployment();
@@ -31,15 +25,15 @@ it("a VM retained after a rename with a replace is a stranger to later ups: no t
   expect((await instance.diff(x, a.outs, news)).replaces?.length).toBeGreaterThan(0);
   const replacement = await instance.create(news);
   expect((replacement.outs as Record<string, unknown>).replacing).toBe(x);
-  const disk = (await h.state()).blockStorages.find((b) => b.locationId === 1 && b.instanceUuid === null)!;
-  await h.admin("PATCH", `/block-storages/${disk.uuid}`, { instanceId: x }); // the user's VM now, with a disk of theirs
+  const disk = (await h().state()).blockStorages.find((b) => b.locationId === 1 && b.instanceUuid === null)!;
+  await h().admin("PATCH", `/block-storages/${disk.uuid}`, { instanceId: x }); // the user's VM now, with a disk of theirs
   // a later up: nothing changes for the replacement (its diff notes the stale `replacing`); a new Instance declares
   // X's hostname, and a new attachment declares X's disk on the replacement
   forgetDeployment();
   await instance.diff(replacement.id, replacement.outs, news);
   await expect(up(instance, { ...validCreate, hostname: "ret-web" })).rejects.toThrow(`an instance named ret-web already exists in location 1 (${x})`);
   await expect(up(attachment, { blockStorageId: disk.uuid, instanceId: replacement.id })).rejects.toThrow(`is attached to instance ${x}`);
-  const st = await h.state();
+  const st = await h().state();
   expect(st.instances.filter((i) => i.hostname === "ret-web").map((i) => i.uuid)).toEqual([x]);
   expect(st.blockStorages.find((b) => b.uuid === disk.uuid)?.instanceUuid).toBe(x);
 });
@@ -60,7 +54,7 @@ it("a VM that outlived its replacement keeps its name to itself when the replace
   expect((await instance.diff(y.id, y.outs, renamed)).replaces ?? []).toEqual([]);
   await instance.update(y.id, y.outs, renamed);
   await expect(up(instance, { ...validCreate, hostname: "ow-a" })).rejects.toThrow(`an instance named ow-a already exists in location 1 (${x})`);
-  expect((await h.state()).instances.filter((i) => i.hostname === "ow-a").map((i) => i.uuid)).toEqual([x]);
+  expect((await h().state()).instances.filter((i) => i.hostname === "ow-a").map((i) => i.uuid)).toEqual([x]);
 });
 
 it("an adoption refused (the VM is another resource's) does not keep that resource's delete-before-replace from deleting its old VM", async () => {
@@ -76,6 +70,6 @@ it("an adoption refused (the VM is another resource's) does not keep that resour
   const replacement = await instance.create(news);
   await expect(instance.create(r)).rejects.toThrow(`adoptId: Instance ${m.id} belongs to another resource of this stack`);
   // audit: the delete was skipped as an adopted VM's, and the old VM stayed beside its replacement in no state
-  const st = await h.state();
+  const st = await h().state();
   expect(st.instances.filter((i) => i.hostname === "rd-m").map((i) => i.uuid)).toEqual([replacement.id]);
 });

@@ -5,31 +5,28 @@
  */
 import "./instance-env";
 import { providers } from "../../provider";
-import { resetContext, setProgressSink } from "../../provider/context";
+import { setProgressSink } from "../../provider/context";
 import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
-import { startHarness, up, type FullProvider, type SimHarness } from "./attachment-helpers";
+import { harnessSuite, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 
 const instance = providers.Instance as FullProvider;
 const publicIp = providers.PublicIp as FullProvider;
-let h: SimHarness;
 const said: string[] = [];
 let restoreSink: (line: string) => void;
-beforeAll(async () => {
-  h = await startHarness();
-  resetContext();
+const h = harnessSuite();
+beforeAll(() => {
   restoreSink = setProgressSink((line) => said.push(line));
 });
 afterAll(() => {
   setProgressSink(restoreSink);
-  return h?.close();
 });
 
 it.each([
   ["swapped for another reserved address (publicNetworkId A -> B)", (b: string) => ({ publicNetworkId: b })],
   ["taken off (publicIp: false)", () => ({ publicIp: false })],
 ])("a pinned reserved address %s stays the user's: it is not kept to release, and the VM's delete leaves it reserved", async (what, next) => {
-  const [a, b] = (await h.state()).publicIps.filter((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null).map((p) => p.uuid);
+  const [a, b] = (await h().state()).publicIps.filter((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null).map((p) => p.uuid);
   const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: `pinned-off-${what.length}`, publicNetworkId: a! });
   const { publicNetworkId: _pinned, ...program } = vm.inputs;
   const news = (await instance.check(vm.inputs, { ...program, ...next(b!) })).inputs;
@@ -37,7 +34,7 @@ it.each([
   const outs = (await instance.update(vm.id, vm.outs, news)).outs as InstanceOutputs;
   expect(outs.reservedPublicIpId).toBeUndefined();
   await instance.delete(vm.id, outs); // default deleteOptions: removePublicIp true
-  const after = await h.state();
+  const after = await h().state();
   expect(after.instances.find((i) => i.uuid === vm.id)).toBeUndefined();
   // soak: A was assigned back and released with the VM, and a program pinning A again was refused at every up
   expect(after.publicIps.find((p) => p.uuid === a)).toMatchObject({ instanceUuid: null });
@@ -47,7 +44,7 @@ it("a PublicIp recorded detached (taken off in the panel) and replaced with its 
   const base = { ...validCreate, hostname: "detached-replaced" };
   const vm = await up<InstanceOutputs>(instance, base);
   const ip = await up(publicIp, { instanceId: vm.id });
-  await h.outOfBand(vm.id, { publicIp: false }); // the panel takes it off: reserved, on no VM
+  await h().outOfBand(vm.id, { publicIp: false }); // the panel takes it off: reserved, on no VM
   const refreshed = await publicIp.read(ip.id, ip.outs); // pulumi refresh
   expect(refreshed.props).toMatchObject({ detached: true });
   // the next up replaces the VM (username), and so the PublicIp (instanceId), create-before-delete
@@ -62,7 +59,7 @@ it("a PublicIp recorded detached (taken off in the panel) and replaced with its 
   await publicIp.delete(ip.id, refreshed.props); // the old half: its instance does not hold it, nothing to do
   expect(said.join("\n")).not.toContain("stays reserved in your account");
   await instance.delete(vm.id, vm.outs);
-  const st = await h.state();
+  const st = await h().state();
   expect(st.instances.find((i) => i.uuid === vm2.id)?.publicIpUuid).toBe(ip.id);
   // soak (c3-127): the replacement added a second address and the detached one stayed reserved in no state
   expect(st.publicIps.filter((p) => !p.seeded && p.instanceUuid === null)).toEqual([]);
@@ -72,7 +69,7 @@ it("a PublicIp recorded detached (taken off in the panel) and replaced with its 
 it("the delete of a PublicIp recorded detached (a destroy before the up that assigns it back) says the address stays reserved", async () => {
   const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "detached-destroyed" });
   const ip = await up(publicIp, { instanceId: vm.id });
-  await h.outOfBand(vm.id, { publicIp: false });
+  await h().outOfBand(vm.id, { publicIp: false });
   const refreshed = await publicIp.read(ip.id, ip.outs);
   said.length = 0;
   await publicIp.delete(ip.id, refreshed.props);
