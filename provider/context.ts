@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createClient, parsePositiveDuration, resolveClientOptions, type StackConfigSource, type VmHostClient, ConfigurationError } from "./api";
 import { systemClock } from "./clock";
 import { parseDuration } from "./duration";
@@ -83,7 +84,22 @@ export function resourceTimeouts(input?: { create?: string; update?: string; del
  * create, and a timeout message names the key to raise.
  */
 export function resourceDeadline(input: { create?: string; update?: string; delete?: string } | undefined, phase: TimeoutPhase): Deadline {
+  const current = operationDeadline.getStore();
+  if (current?.phase === phase) return current;
   return new Deadline(resourceTimeouts(input)[phase], systemClock.now, phase);
+}
+
+/**
+ * The deadline of the provider call running (create, update or delete), set once where the call enters the
+ * provider (wait/scope.ts): every wait of the call, from the wrappers' outermost (an adoption waiting for the rest
+ * of the deployment) to the last status poll, counts against one `timeouts.<phase>`, as README promises. Without
+ * it each layer started its own (audit: a create with timeouts.create 3s took 7 s, then failed "after 1ms").
+ */
+const operationDeadline = new AsyncLocalStorage<Deadline>();
+
+/** Runs `fn` (one provider call) with `deadline` as what {@link resourceDeadline} answers for its phase. */
+export function withOperationDeadline<T>(deadline: Deadline, fn: () => Promise<T>): Promise<T> {
+  return operationDeadline.run(deadline, fn);
 }
 
 function readConfig(key: string): string | undefined {

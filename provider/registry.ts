@@ -21,8 +21,8 @@ import { withRequestDeadlines } from "./wait/scope";
 function shared(
   name: ResourceName, provider: pulumi.dynamic.ResourceProvider, replacementIdentity?: (news: Record<string, unknown>) => string | undefined,
 ): pulumi.dynamic.ResourceProvider {
-  return withRecordableFailures(
-    withAdoptionsKept(name, withIgnoreChanges(withReplaceOnChanges(name, withRequestDeadlines(withPreviewChecks(name, provider)), replacementIdentity))),
+  return withRequestDeadlines(
+    withRecordableFailures(withAdoptionsKept(name, withIgnoreChanges(withReplaceOnChanges(name, withPreviewChecks(name, provider), replacementIdentity)))),
   );
 }
 
@@ -31,8 +31,8 @@ function shared(
  * by name at call time (`require("pulumi-vmhost/provider").providers[name]`).
  * Each resource adds its line below; the type makes a missing one a compile error. Every provider is wrapped
  * by `withRecordableFailures`, so a resource recorded after a failed create/update can later be refreshed
- * and deleted under the real engine. `withRequestDeadlines` bounds a
- * 429's wait by the resource's deadline (wait/scope.ts). `withPreviewChecks` adds the read-only checks against the account and
+ * and deleted under the real engine. `withRequestDeadlines`, outermost, gives each
+ * create/update/delete one deadline for all its waits and a 429's (wait/scope.ts). `withPreviewChecks` adds the read-only checks against the account and
  * catalogue to `check` (common/preflight.ts), so mistakes show at preview. `withReplaceOnChanges` makes the
  * `replaceOnChanges` resource option work, which the engine cannot apply to dynamic providers; `withIgnoreChanges` makes
  * `ignoreChanges` survive a refresh (common/ignore-changes.ts). `withAdoptionsKept`

@@ -98,9 +98,14 @@ export class WaitTimeoutError extends Error {
     readonly waitedMs: number,
     /** The operation whose deadline passed: the hint names `timeouts.<phase>`. */
     readonly phase?: TimeoutPhase,
+    /** The whole deadline, when the wait began after the operation did (its earlier steps used the rest). */
+    readonly deadlineMs?: number,
   ) {
     super(
       `timed out after ${formatDuration(waitedMs)} waiting for ${what}` +
+        (deadlineMs !== undefined && deadlineMs > waitedMs + 1_000
+          ? ` (the ${phase ?? "operation"}'s deadline of ${formatDuration(deadlineMs)}, counted from its start, has passed)`
+          : "") +
         (lastStatus !== undefined ? ` (last status seen: ${lastStatus})` : "") +
         (phase
           ? `; raise timeouts.${phase} (e.g. timeouts: { ${phase}: "30m" }) if the host is slow`
@@ -203,7 +208,7 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
       verdict = opts.sleep || opts.now ? await opts.poll() : await withinDeadline(opts.poll(), opts.deadline, () => lastStatus, started, now);
       failuresInARow = 0;
     } catch (error) {
-      if (error instanceof DeadlinePassed) throw new WaitTimeoutError(opts.what, error.lastStatus, error.waitedMs, opts.deadline.phase);
+      if (error instanceof DeadlinePassed) throw new WaitTimeoutError(opts.what, error.lastStatus, error.waitedMs, opts.deadline.phase, opts.deadline.totalMs);
       if (!isTransientPollError(error) || ++failuresInARow >= MAX_CONSECUTIVE_POLL_FAILURES) throw error;
       verdict = { done: false, status: `unknown (${(error as Error).message})` };
     }
@@ -211,7 +216,7 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
     if (verdict.done) return verdict.value;
     lastStatus = verdict.status;
     const elapsed = now() - started;
-    if (opts.deadline.expired()) throw new WaitTimeoutError(opts.what, lastStatus, elapsed, opts.deadline.phase);
+    if (opts.deadline.expired()) throw new WaitTimeoutError(opts.what, lastStatus, elapsed, opts.deadline.phase, opts.deadline.totalMs);
     if (opts.log && now() - lastProgress >= progressEveryMs) {
       lastProgress = now();
       opts.log(

@@ -1,27 +1,26 @@
 /**
- * Bounds every API call of a resource operation by that operation's deadline (api/deadline.ts): a 429 then waits
- * as long as the resource's `timeouts` allow (create/update/delete), instead of failing after a few retries.
- * The deadline is the same one the resource's waits use (context.ts `resourceTimeouts`: input, config, default).
+ * Gives each resource operation (create, update, delete) one deadline, from the moment it enters the provider:
+ * the one its waits use (context.ts `resourceDeadline`), and the one that bounds its API calls (api/deadline.ts),
+ * so a 429 waits as long as the resource's `timeouts` allow instead of failing after a few retries.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { withRequestDeadline } from "../api/deadline";
-import { systemClock } from "../clock";
-import { resourceTimeouts, type ResolvedTimeouts } from "../context";
+import { resourceDeadline, withOperationDeadline, type ResolvedTimeouts } from "../context";
+import type { Deadline } from "./poll";
 
-function deadlineOf(props: unknown, kind: keyof ResolvedTimeouts): number | undefined {
+function deadlineOf(props: unknown, kind: keyof ResolvedTimeouts): Deadline | undefined {
   try {
-    const timeouts = (props as { timeouts?: { create?: string; update?: string; delete?: string } } | undefined)?.timeouts;
-    return systemClock.now() + resourceTimeouts(timeouts)[kind];
+    return resourceDeadline((props as { timeouts?: { create?: string; update?: string; delete?: string } } | undefined)?.timeouts, kind);
   } catch {
     return undefined; // invalid timeouts: the resource itself reports them
   }
 }
 
-function scoped<T>(atMs: number | undefined, fn: () => Promise<T>): Promise<T> {
-  return atMs === undefined ? fn() : withRequestDeadline(atMs, fn);
+function scoped<T>(deadline: Deadline | undefined, fn: () => Promise<T>): Promise<T> {
+  return deadline === undefined ? fn() : withOperationDeadline(deadline, () => withRequestDeadline(deadline.at, fn));
 }
 
-/** Wraps create, update and delete of a provider so their API calls carry the resource's deadline. */
+/** Wraps create, update and delete of a provider so each runs under one deadline (see the module comment). */
 export function withRequestDeadlines<P extends pulumi.dynamic.ResourceProvider>(provider: P): P {
   const wrapped: pulumi.dynamic.ResourceProvider = {
     ...provider,
