@@ -3,7 +3,7 @@
  * up, whatever order the engine runs the steps in (it orders them by dependencies the provider cannot see), and a
  * new Instance may take a name another one leaves in the same up.
  */
-import { show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
+import { admin, show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
 
 jest.setTimeout(300_000);
 const suite = specSuite();
@@ -136,4 +136,48 @@ test("adopting the VM another Instance manages is refused before anything is rec
   expect(again.ok ? "" : show(again)).toBe("");
   const fresh = s.res("new")!.id!;
   expect(await names([old, fresh])).toEqual({ [old]: "two-web-old", [fresh]: "two-web" });
+});
+
+test("a new Instance takes the name of a VM another Instance adopts and renames away in the same up", async () => {
+  const seeded = await admin<{ data: { uuid: string } }>(suite.sim, "POST", "/instances", {
+    hostname: "arn-web", locationId: 1, tierId: 1, templateId: 1, cpu: 1, memory: 1, storage: 20, username: "deploy",
+  });
+  const x = seeded.data.uuid;
+  const program: Res[] = [
+    { type: "Instance", name: "legacy", args: vmArgs("arn-legacy", { adoptId: x }) },
+    { type: "Instance", name: "web", args: vmArgs("arn-web") },
+  ];
+  const s = await suite.newStack();
+  const up = await s.run("up", program);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const web = s.res("web")!.id!;
+  expect(await names([x, web])).toEqual({ [x]: "arn-legacy", [web]: "arn-web" });
+});
+
+test("with --parallel 1, a create waiting for a rename that cannot start fails at once, and its advice works", async () => {
+  // `new` takes the only step slot and waits for `old` to leave the name; `old`'s update (after `dep`'s) can never
+  // run meanwhile (audit: the create waited to its deadline, 30 minutes by default)
+  const before: Res[] = [
+    { type: "Instance", name: "dep", args: vmArgs("par-dep") },
+    { type: "Instance", name: "old", args: vmArgs("par-web"), opts: { dependsOn: ["dep"] } },
+  ];
+  const s = await suite.newStack();
+  const up = await s.run("up", before);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const old = s.res("old")!.id!;
+  const after: Res[] = [
+    { type: "Instance", name: "dep", args: vmArgs("par-dep", { cpu: 2 }) },
+    { type: "Instance", name: "old", args: vmArgs("par-web-old"), opts: { dependsOn: ["dep"] } },
+    { type: "Instance", name: "new", args: vmArgs("par-web", { timeouts: { create: "10m" } }) },
+  ];
+  const r = await s.run("up", after, { parallel: 1 });
+  expect(r.ok).toBe(false);
+  expect(r.errors.join("\n")).toMatch(/that update has not started while nothing else of this up runs[\s\S]*give this Instance dependsOn on the renaming Instance/);
+  expect((await simState(suite.sim)).instances.filter((i) => i.hostname === "par-web").map((i) => i.uuid)).toEqual([old]);
+  // the advice: dependsOn on the renaming Instance, and the same --parallel 1 goes through
+  const fixed = after.map((x) => (x.name === "new" ? { ...x, opts: { dependsOn: ["old"] } } : x));
+  const again = await s.run("up", fixed, { parallel: 1 });
+  expect(again.ok ? "" : show(again)).toBe("");
+  const fresh = s.res("new")!.id!;
+  expect(await names([old, fresh])).toEqual({ [old]: "par-web-old", [fresh]: "par-web" });
 });

@@ -27,7 +27,7 @@ export class SpecStack {
     fs.copyFileSync(path.join(__dirname, "spec-program.js"), path.join(dir, "index.js"));
     return new SpecStack(dir, sim);
   }
-  run(command: EngineCommand, resources: Res[], extra: Partial<Pick<EngineOptions, "refresh" | "expectNoChanges" | "replace" | "targets">> = {}): Promise<EngineResult> {
+  run(command: EngineCommand, resources: Res[], extra: Partial<Pick<EngineOptions, "refresh" | "expectNoChanges" | "replace" | "targets" | "parallel">> = {}): Promise<EngineResult> {
     return runEngine({
       command, projectDir: this.dir, stateFile: this.stateFile,
       config: { "vmhost:baseUrl": this.sim.url, spec: JSON.stringify({ resources }) },

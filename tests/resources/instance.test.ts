@@ -251,7 +251,8 @@ describe("create, clone, adopt", () => {
     const adopted = await provider().create(news);
     expect(adopted.id).toBe(made.data.uuid);
     expect(adopted.outs).toMatchObject({ replacing: old.id });
-    replacementsInProgress.clear();
+    replacementsInProgress.clear(); // the next deployment
+    forgetAdoptions();
     await providers.Instance.diff!(adopted.id, adopted.outs, news);
     expect(replacementsInProgress.isBeingReplaced("Instance:1/replace-adopting", old.id)).toBe(true);
   });
@@ -362,6 +363,7 @@ describe("create, clone, adopt", () => {
     expect(id).toBe(existing.id);
     expect(opsSince(before).filter((o) => o !== "getInstance" && o !== "listInstances" && o !== "listVswitches")).toEqual([]);
     expect(outs).toMatchObject({ adoptId: existing.id, hostname: "adopt-me", cpu: 2, memory: 4 });
+    forgetAdoptions(); // the next preview: a new provider process
     expect(await provider().diff(id, outs, { adoptId: existing.id, hostname: "adopt-me", cpu: 2, deleteOptions: outs.deleteOptions })).toMatchObject({ changes: false });
   });
 
@@ -377,6 +379,7 @@ describe("create, clone, adopt", () => {
     // said at preview already (check: the engine shows the adoption as a create only), and again when done
     expect(progress.join("\n")).toContain(`adopting instance ${id} also makes it as declared: instance ${id} to resize to 4 CPU`);
     expect(progress.join("\n")).toMatch(new RegExp(`adopting instance ${id}: making it as declared`));
+    forgetAdoptions(); // the next preview: a new provider process
     expect(await provider().diff(id, outs, inputs)).toMatchObject({ changes: false });
     await provider().delete(id, outs);
   });
@@ -391,6 +394,7 @@ describe("create, clone, adopt", () => {
     await expect(provider().create({ ...inputs, deleteOptions: { removePublicIp: true, removeBlockStorage: false } })).rejects.toThrow(/cannot adopt instance .*storage: the VM's disk is 60 GB/);
     expect(opsSince(before).filter((o) => o !== "getInstance")).toEqual([]);
     expect(await simInstance(existing.id)).toMatchObject({ storageGb: 60 });
+    forgetAdoptions(); // `pulumi destroy`: a later deployment (in this one, the failed adoption keeps the VM)
     await provider().delete(existing.id, existing.outs);
   });
 
@@ -408,6 +412,7 @@ describe("create, clone, adopt", () => {
     // the declared password was not set yet: not recorded as if it were (the next up would never set it)
     expect(outs.password).toBeUndefined();
     // the next up (init errors force an update; after a refresh the diff asks for it) repairs it
+    forgetAdoptions();
     expect(await provider().diff(id, outs, checked)).toMatchObject({ changes: true });
     const repaired = (await provider().update(id, outs, checked)).outs as InstanceOutputs;
     expect(repaired.status).toBe("Running");
@@ -462,10 +467,11 @@ describe("create, clone, adopt", () => {
     );
     expect(opsSince(before).filter((o) => !/^(get|list)/.test(o ?? ""))).toEqual([]);
     expect(await simInstance(first.id)).toMatchObject({ hostname: "owned-by-first" });
-    // the same resource adopting its own VM again (the engine's own replace of an adopted VM) is not refused
+    // the same resource adopting its own VM again (the engine's own replace of an adopted VM, `up --replace`: no
+    // Diff asked in that deployment) is not refused
     forgetAdoptions();
     const adopted = await provider().create((await provider().check({}, { adoptId: first.id })).inputs);
-    await providers.Instance.diff!(adopted.id, adopted.outs, { adoptId: first.id } as never);
+    forgetAdoptions();
     expect((await provider().create((await provider().check({}, { adoptId: first.id })).inputs)).id).toBe(first.id);
     forgetAdoptions();
     await provider().delete(first.id, adopted.outs);
@@ -475,6 +481,7 @@ describe("create, clone, adopt", () => {
     const existing = await up({ ...validCreate, hostname: "adopt-unknown-later" });
     forgetAdoptions();
     const adopted = await up({ adoptId: existing.id, locationId: 1 });
+    forgetAdoptions(); // the next preview: a new provider process
     const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
     const news = { ...adopted.inputs, locationId: unknown, password: "Changed-Passw0rd-1" } as unknown as InstanceInputs;
     expect(await providers.Instance.diff!(existing.id, adopted.outs, news)).toMatchObject({ changes: true, replaces: [] });

@@ -18,6 +18,7 @@ import { ProviderError, ResourceInitError } from "../../provider/resources/commo
 import { instanceLock } from "../../provider/resources/common/lock";
 import { objectsOfThisStack, replacementsInProgress } from "../../provider/resources/common/replacements";
 import { forgetFixedIds } from "../../provider/resources/common/fixed-ids";
+import { forgetDeployment } from "../../provider/registry";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { startHarness, up, type FullProvider, type SimHarness } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
@@ -256,6 +257,7 @@ describe("adoption", () => {
     await up<InstanceOutputs>(instance(), { adoptId: vm.id, backups: true });
     expect(progress.slice(mark)).toContain(note(vm.id));
     mark = progress.length;
+    forgetDeployment(); // another stack's up (one adopter per object in a deployment)
     await up<InstanceOutputs>(instance(), { adoptId: vm.id });
     expect(progress.slice(mark)).not.toContain(note(vm.id));
   });
@@ -264,6 +266,7 @@ describe("adoption", () => {
     const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "adopt-busy" });
     await h.setFaults({ stickNext: { kind: "stop" } });
     await h.client.instances.stop(vm.id);
+    forgetDeployment(); // an up of its own: nothing else runs, so the adoption does not wait for others first
     const checked = (await instance().check({}, { adoptId: vm.id, timeouts: { create: "1s" } })).inputs as InstanceInputs;
     const error = await instance().create(checked).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(ResourceInitError);
@@ -282,6 +285,7 @@ describe("adoption", () => {
     const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "adopt-keep" });
     const adopted = await up<InstanceOutputs>(instance(), { adoptId: vm.id, hostname: "adopt-keep" });
     expect(adopted.id).toBe(vm.id);
+    forgetDeployment(); // the next up: a new provider process
     const news = (await instance().check(adopted.outs, { adoptId: vm.id, hostname: "adopt-keep", username: "other" })).inputs;
     await expect(instance().diff(adopted.id, adopted.outs, news)).rejects.toThrow(/adopted .*username .*never replaced.*remove adoptId/);
     expect(await h.instance(vm.id)).toBeDefined();

@@ -5,6 +5,7 @@
  */
 import "./instance-env";
 import { providers } from "../../provider";
+import { forgetDeployment } from "../../provider/registry";
 import { harnessSuite, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 
@@ -17,6 +18,7 @@ it("an adopted dedicated-CPU VM moved to a tier without dedicated CPUs is refuse
   });
   const program = { adoptId: made.data.uuid, locationId: 1, tierId: 3, templateId: 2, hostname: "ded-adopt", cpu: 2, memory: 2, storage: 20, username: "ops", password: "Blue-Horse-42" };
   const vm = await up(instance, program);
+  forgetDeployment(); // the next up: a new provider process
   const moved = (await instance.check(vm.inputs, { ...program, tierId: 1 })).inputs;
   expect(await instance.diff(vm.id, vm.outs, moved)).toMatchObject({ changes: true, replaces: [] });
   const mark = h().mark();

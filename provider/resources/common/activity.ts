@@ -76,6 +76,39 @@ export class DeploymentActivity {
     }
   }
 
+  /**
+   * Waits, from inside a tracked call (not counted as running meanwhile, so what it waits for can see the
+   * deployment quiet), while `busy()` holds, or until the deadline. Answers whether it waited.
+   */
+  waitWhile(busy: () => boolean, deadline: Deadline): Promise<boolean> {
+    return this.asWaiting(async () => {
+      let waited = false;
+      while (busy() && !deadline.expired()) {
+        waited = true;
+        await this.clock.sleep(Math.min(LOOK_MS, deadline.remainingMs()));
+      }
+      return waited;
+    });
+  }
+
+  /**
+   * Runs `fn` (part of a tracked call that only waits for others) as not running, so that the others' waits, and
+   * {@link isQuiet}, do not count it.
+   */
+  async asWaiting<T>(fn: () => Promise<T>): Promise<T> {
+    this.running--;
+    try {
+      return await fn();
+    } finally {
+      this.running++;
+    }
+  }
+
+  /** True when no call runs and none ended within the quiet pause: a wait for others would end at once. */
+  isQuiet(): boolean {
+    return this.running === 0 && this.clock.now() - this.lastEnded >= this.quietMs;
+  }
+
   /** Forgets when the last call ended (a new deployment served by the same process: the soak). */
   forget(): void {
     this.lastEnded = Number.NEGATIVE_INFINITY;

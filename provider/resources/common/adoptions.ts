@@ -24,14 +24,24 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { progressLog, resourceDeadline } from "../../context";
+import { formatDuration } from "../../duration";
 import { deploymentActivity } from "./activity";
 import { isUnknown } from "./check";
 import { notingCreatedId, ProviderError } from "./errors";
 
-const adoptedHere = new Set<string>();
+/**
+ * Where the adoption of each object declared with `adoptId` in this deployment stands (keys: lower-case ids):
+ * `declared` by a Check, `adopting` while its create runs, `recorded` once the create answered or recorded its id,
+ * `failed` when the create ended without recording it. One object, one adopter: a second adopting create of an
+ * object is refused (audit: two new Instances with one adoptId both adopted it and renamed it back and forth).
+ */
+type AdoptionStage = "declared" | "adopting" | "recorded" | "failed";
+const adoptions = new Map<string, AdoptionStage>();
 
-/** Objects an adopting create of this deployment recorded (not only checked): what a late Diff must refuse. */
-const adoptionsRecorded = new Set<string>();
+/** Where the adoption of object `id` stands in this deployment; undefined when no resource of it adopts the object. */
+export function adoptionStage(id: string): AdoptionStage | undefined {
+  return adoptions.get(id.toLowerCase());
+}
 
 /**
  * Objects that resources of this stack manage other than by adopting them with that very id (created, or adopted
@@ -43,20 +53,29 @@ const adoptionsRecorded = new Set<string>();
  */
 const managedByOthers = new Set<string>();
 
-/** Notes, at Diff, that the resource whose state is `olds` manages object `id`. */
-export function noteManaged(id: string, olds: unknown): void {
-  if (id && !adoptsItself(olds, id)) managedByOthers.add(id.toLowerCase());
+/**
+ * Notes, at Diff, that the resource diffed manages object `id`, also when it adopted it: the engine never asks the
+ * Diff of a resource it replaces on its own (`--replace`, a taint, replaceWith, deletedWith: pulumi/pulumi
+ * pkg/resource/deploy/step_generator.go diff() answers those first), and a Diff never replaces an adopted object
+ * into itself (common/replace-on-changes.ts), so a Diff and an adopting create of one object in one deployment are
+ * always two resources (audit: an Instance adopting a VM that another Instance adopted in an earlier up took it).
+ */
+export function noteManaged(id: string): void {
+  if (id) managedByOthers.add(id.toLowerCase());
 }
 
-/** True when a resource of this deployment adopts (or adopted) object `id`: the deployment never deletes it. */
+/**
+ * True when a resource of this deployment adopts object `id` (declared, adopting or recorded, not failed): the
+ * deployment never deletes it.
+ */
 export function isAdoptedHere(id: string): boolean {
-  return adoptedHere.has(id.toLowerCase());
+  const stage = adoptionStage(id);
+  return stage !== undefined && stage !== "failed";
 }
 
 /** Forgets what was noted (tests that simulate a new provider process, i.e. a new deployment). */
 export function forgetAdoptions(): void {
-  adoptedHere.clear();
-  adoptionsRecorded.clear();
+  adoptions.clear();
   managedByOthers.clear();
 }
 
@@ -68,12 +87,6 @@ function adoptsItself(inputs: unknown, id: string): boolean {
 
 /** Wraps check, diff, create and delete of `resource`'s provider as described in the module comment. */
 export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(resource: string, provider: P): P {
-  const note = (inputs: unknown, id: string | undefined): void => {
-    if (id && typeof (inputs as { adoptId?: unknown } | undefined)?.adoptId === "string") {
-      adoptedHere.add(id.toLowerCase());
-      adoptionsRecorded.add(id.toLowerCase());
-    }
-  };
   const wrapped: pulumi.dynamic.ResourceProvider = {
     ...provider,
     ...(provider.diff
@@ -83,10 +96,11 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
             // resource that already manages the object is diffed after it (it waits for another resource:
             // dependsOn, or an input). Going on, it would change the adopted object to its own declaration (rename
             // audit: a VM renamed away by one resource and adopted by another's adoptId, both recorded it, and the
-            // up reported success on a VM not as either declared). A backstop: the adopting create waits for the
-            // deployment to catch up first, so this is reached only when this resource waits for something this
-            // provider does not see (another provider's resource).
-            if (adoptionsRecorded.has(id.toLowerCase()) && !adoptsItself(olds, id) && !adoptsItself(news, id))
+            // up reported success on a VM not as either declared). Also when this resource adopted the object in an
+            // earlier up: a Diff never comes with an adopting create of the same resource (see noteManaged). A
+            // backstop: the adopting create waits for the deployment to catch up first, so this is reached only
+            // when this resource waits for something this provider does not see (another provider's resource).
+            if (adoptionStage(id) === "recorded")
               throw new ProviderError(
                 `${resource} ${id} belongs to this resource, and another resource of this stack adopts it in this up (adoptId: "${id}"), ` +
                   "so both may hold it in the state now: removing either from the program would delete it. Nothing was changed here. " +
@@ -102,37 +116,56 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
           check: async (olds, news) => {
             const result = await provider.check!(olds, news);
             const adoptId = (result.inputs as { adoptId?: unknown } | undefined)?.adoptId;
-            if (typeof adoptId === "string" && !isUnknown(adoptId)) adoptedHere.add(adoptId.toLowerCase());
+            if (typeof adoptId === "string" && !isUnknown(adoptId) && !adoptions.has(adoptId.toLowerCase()))
+              adoptions.set(adoptId.toLowerCase(), "declared");
             return result;
           },
         }
       : {}),
     create: async (inputs) => {
       const adoptId = (inputs as { adoptId?: unknown } | undefined)?.adoptId;
-      // A resource that manages the object may be diffed late (it waits for a resource still running: dependsOn,
-      // inputs; the SDK registers it only then), and then it only learns of the adoption once recorded (audit: both
-      // held the VM, and removing the adopter from the program deleted it). So an adoption first lets the rest of the
-      // deployment catch up (common/activity.ts), and decides on what the Diffs noted meanwhile.
-      if (typeof adoptId === "string") {
-        const deadline = resourceDeadline((inputs as { timeouts?: { create?: string } }).timeouts, "create");
-        await deploymentActivity.waitForOthers(deadline, false); // (not a tracked call yet: define.ts tracks the create)
-      }
-      if (typeof adoptId === "string" && managedByOthers.has(adoptId.toLowerCase()))
+      if (typeof adoptId !== "string") return provider.create(inputs);
+      const key = adoptId.toLowerCase();
+      const stage = adoptions.get(key);
+      if (stage === "adopting" || stage === "recorded")
         throw new ProviderError(
-          `adoptId: ${resource} ${adoptId} belongs to another resource of this stack; two resources would own one object, and ` +
-            "removing either would delete it. Remove adoptId (to get a new one) or the other resource. Nothing was changed.",
+          `adoptId: ${resource} ${adoptId} is adopted by another resource of this stack in this up; two resources would own one ` +
+            "object, and removing either would delete it. Remove adoptId from one of them. Nothing was changed.",
         );
-      // (recorded with its id, an adopted VM in Error say: as adopted as after a success)
-      return notingCreatedId(() => provider.create(inputs), (id) => note(inputs, id));
+      adoptions.set(key, "adopting");
+      let recorded = false;
+      try {
+        await waitForTheDeployment(resource, adoptId, (inputs as { timeouts?: { create?: string } }).timeouts);
+        if (managedByOthers.has(key))
+          throw new ProviderError(
+            `adoptId: ${resource} ${adoptId} belongs to another resource of this stack; two resources would own one object, and ` +
+              "removing either would delete it. Remove adoptId (to get a new one) or the other resource. Nothing was changed.",
+          );
+        // (recorded with its id, an adopted VM in Error say: as adopted as after a success)
+        return await notingCreatedId(() => provider.create(inputs), (id) => {
+          recorded = true;
+          adoptions.set(key, "recorded");
+          adoptions.set(id.toLowerCase(), "recorded");
+        });
+      } finally {
+        if (!recorded) adoptions.set(key, "failed");
+      }
     },
   };
   const remove = provider.delete?.bind(provider);
   if (remove) {
     wrapped.delete = async (id, props) => {
+      const stage = adoptionStage(id);
       // (not when another resource's Diff showed it manages the object: that adoption will be refused, and the
       // object is this delete's, e.g. the old half of that resource's delete-before-replace; audit: skipped, the
       // old VM stayed beside its replacement in no state)
-      if (isAdoptedHere(id) && !managedByOthers.has(id.toLowerCase())) {
+      if (stage === undefined || managedByOthers.has(id.toLowerCase())) return remove(id, props);
+      // Deletes of resources the program no longer declares come after every create of the up (the engine's post
+      // steps); only the old half of a delete-before-replace comes before its replacement's create, and that is
+      // the adopting resource's own state. Any other delete meeting an adoption that did not record the object
+      // must fail, or the engine drops this resource and the object is in no state (audit: `up
+      // --continue-on-error`, whose deletes run although the adopting create failed).
+      if (stage === "recorded" || ((stage === "declared" || stage === "adopting") && adoptsItself(props, id))) {
         progressLog(
           `${resource} ${id} is not deleted: a resource of this deployment adopted it (adoptId), so the program still declares it. ` +
             "This is the old half of a replacement (pulumi up --replace, or a replace the engine made for deletedWith) or of a " +
@@ -140,8 +173,33 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
         );
         return;
       }
-      return remove(id, props);
+      throw new ProviderError(
+        `${resource} ${id} was not deleted: another resource of this up declares adoptId: "${id}", and its adoption ` +
+          (stage === "failed" ? "failed" : "has not been recorded") +
+          ", so deleting it would lose what the program still declares. This resource stays in the state; fix the adopting " +
+          "resource's error and run pulumi up again (the adoption then records it, and this delete leaves it alone).",
+      );
     };
   }
   return wrapped as P;
+}
+
+/**
+ * Before an adoption, lets the rest of the deployment catch up (common/activity.ts): a resource that manages the
+ * object may be diffed late (it waits for a resource still running: dependsOn, inputs; the SDK registers it only
+ * then), and it then learns of the adoption only once recorded (audit: both held the VM, and removing the adopter
+ * from the program deleted it). The wait counts against the create's one deadline (context.ts resourceDeadline).
+ */
+async function waitForTheDeployment(resource: string, adoptId: string, timeouts: { create?: string } | undefined): Promise<void> {
+  const deadline = resourceDeadline(timeouts, "create");
+  if (!deploymentActivity.isQuiet())
+    progressLog(`adopting ${resource} ${adoptId}: waiting until this up's other operations have ended (a resource that manages it may be diffed late)`);
+  // (not a tracked call yet: define.ts tracks the create)
+  await deploymentActivity.waitForOthers(deadline, false);
+  if (deadline.expired())
+    throw new ProviderError(
+      `adoptId: timed out after ${formatDuration(deadline.totalMs)} (timeouts.create) waiting for this up's other operations to ` +
+        `end before adopting ${resource} ${adoptId}, which an adoption does first so that a resource already managing it is ` +
+        `known. Nothing was changed. Raise timeouts.create (e.g. timeouts: { create: "30m" }).`,
+    );
 }

@@ -68,7 +68,7 @@ export function defineResourceProvider<Inputs, Outputs>(
         : (checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>);
     },
     diff: async (id, olds, news) => {
-      noteManaged(id, olds);
+      noteManaged(id);
       noteClaimed(id);
       return impl.diff(olds, news, id);
     },

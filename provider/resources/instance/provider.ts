@@ -26,7 +26,8 @@ import { hostnameListingFor } from "../../wait/hostname-listing";
 import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle, waitUntilIdleStatus, type IdleStatus } from "../../wait/instance";
 import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
-import { deploymentActivity } from "../common/activity";
+import { deploymentActivity, QUIET_MS } from "../common/activity";
+import { adoptionStage } from "../common/adoptions";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
@@ -388,15 +389,31 @@ function couldBeMadeBy(inputs: Partial<InstanceInputs>, d: InstanceDetail): bool
 async function waitForRenamesAway(client: VmHostClient, hostname: string, locationId: number, deadline: Deadline): Promise<void> {
   const key = identityKey(hostname, locationId);
   if (leavingIdentity.idsOf(key).length === 0) return;
-  await pollUntil<void>({
-    what: `instance(s) renamed by this up to leave hostname ${hostname} in location ${locationId}`,
-    deadline,
-    log: progressLog,
-    poll: async () => {
-      const holding = (await instancesNamedIn(client, hostname, locationId)).filter((uuid) => leavingIdentity.has(key, uuid));
-      return holding.length === 0 ? { done: true, value: undefined } : { done: false, status: `still named ${hostname}: ${holding.join(", ")}` };
-    },
-  });
+  // A rename is an update, tracked while it runs (common/activity.ts), and the engine sends it right after the Diff
+  // that noted it. So when nothing of this up has run here for a quiet pause, the rename is not coming: the engine
+  // runs no more steps at once than --parallel, and creates waiting like this one hold them all (audit: --parallel
+  // 1, the create waited to its deadline, 30 minutes by default). This wait does not count as running.
+  let quietSince: number | undefined;
+  await deploymentActivity.asWaiting(() =>
+    pollUntil<void>({
+      what: `instance(s) renamed by this up to leave hostname ${hostname} in location ${locationId}`,
+      deadline,
+      log: progressLog,
+      poll: async () => {
+        const holding = (await instancesNamedIn(client, hostname, locationId)).filter((uuid) => leavingIdentity.has(key, uuid));
+        if (holding.length === 0) return { done: true, value: undefined };
+        quietSince = deploymentActivity.isQuiet() ? (quietSince ?? Date.now()) : undefined;
+        if (quietSince !== undefined && Date.now() - quietSince >= QUIET_MS)
+          throw new ProviderError(
+            `hostname: instance ${holding.join(", ")} still holds hostname ${hostname} in location ${locationId}: another Instance of ` +
+              "this up renames it away, but that update has not started while nothing else of this up runs, so no second VM was " +
+              "created. The engine runs at most --parallel steps at once, and creates waiting for a name can take them all: give " +
+              "this Instance dependsOn on the renaming Instance (the rename then runs first), or raise --parallel.",
+          );
+        return { done: false, status: `still named ${hostname}: ${holding.join(", ")}` };
+      },
+    }),
+  );
 }
 
 /** How many times a create may be sent in all; each re-send follows a look that found nothing. */
@@ -419,9 +436,21 @@ async function createExactlyOnce(
       return await createBesideNoStranger(client, inputs, key, hostname, locationId, deadline, sendRequest);
     } catch (e) {
       if (e instanceof StrangerHere) {
-        // Nothing was sent. The VM may be one another Instance of this up renames away, diffed late (it waits for
-        // a resource still running): once the rest of the deployment has caught up, look again; if it was caught up
-        // already, the VM is a stranger indeed (common/activity.ts).
+        // Nothing was sent. A VM another resource of this up adopts (adoptId) and renames away: once that adoption
+        // has ended, look again (audit: refused at once, and the message advised adopting it a second time). The
+        // adoption itself first waits for the deployment to be quiet, which this wait does not hold up.
+        const adopted = e.strangers.filter((uuid) => adoptionStage(uuid) !== undefined);
+        if (adopted.length > 0) {
+          progressLog(`instance ${adopted.join(", ")} holds hostname ${hostname}: another resource of this up adopts it; deciding once that adoption has ended`);
+          const underway = (uuid: string): boolean => {
+            const stage = adoptionStage(uuid);
+            return stage === "adopting" || (stage === "declared" && !deploymentActivity.isQuiet());
+          };
+          if (await deploymentActivity.waitWhile(() => adopted.some(underway), deadline)) continue;
+        }
+        // The VM may be one another Instance of this up renames away, diffed late (it waits for a resource still
+        // running): once the rest of the deployment has caught up, look again; if it was caught up already, the VM
+        // is a stranger indeed (common/activity.ts).
         progressLog(`instance ${e.strangers.join(", ")}, unknown to this stack, holds hostname ${hostname}: deciding once this up's other operations have ended`);
         if (await deploymentActivity.waitForOthers(deadline)) continue;
         throw e;
@@ -466,7 +495,7 @@ async function createBesideNoStranger(
       const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid) && !replacedUnderOldIdentity.has(key, uuid));
       if (strangers.length === 0) return;
       if (strangers.every((uuid) => leavingIdentity.has(key, uuid))) throw new RenameAwayPending();
-      const ofThisStack = strangers.filter((uuid) => objectsOfThisStack.has(key, uuid));
+      const ofThisStack = strangers.filter((uuid) => objectsOfThisStack.has(key, uuid) || adoptionStage(uuid) === "recorded");
       if (ofThisStack.length > 0) {
         throw new ProviderError(
           `hostname: instance ${ofThisStack[0]} named ${hostname} in location ${locationId} belongs to another resource of this stack, ` +
@@ -483,6 +512,14 @@ async function createBesideNoStranger(
       // dependsOn and inputs are done, so one waiting for another resource is diffed late (rename audit: adopting it,
       // as this message once advised first, made two resources own it). A resource renamed or moved under a
       // component without aliases is a new resource to the engine, and its old VM a stranger.
+      const adoptedHere = strangers.filter((uuid) => adoptionStage(uuid) !== undefined);
+      if (adoptedHere.length > 0)
+        throw new StrangerHere(
+          `hostname: instance ${adoptedHere[0]} named ${hostname} in location ${locationId} is declared by another resource of this ` +
+            "stack (its adoptId), whose adoption did not take it (it failed, or has not run), so no second one was created. Fix " +
+            "that resource's error and run pulumi up again; if it renames the VM away, give this Instance dependsOn on it.",
+          strangers,
+        );
       throw new StrangerHere(
         `hostname: an instance named ${hostname} already exists in location ${locationId} (${strangers.join(", ")}) and this ` +
           "resource does not manage it, so no second one was created. If another Instance of this stack renames it away in " +
