@@ -76,3 +76,19 @@ it("the delete of a PublicIp recorded detached (a destroy before the up that ass
   expect(said.join("\n")).toContain(`(${ip.id}) was taken off instance ${vm.id} out of band and stays reserved in your account`);
   await instance.delete(vm.id, vm.outs);
 });
+
+it("a pinned reserved address the replaced VM still holds (the new program pins another) stays the user's when the old VM goes", async () => {
+  const [a, b] = (await h().state()).publicIps.filter((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null).map((p) => p.uuid);
+  const base = { ...validCreate, hostname: "pinned-replaced" };
+  const vm = await up<InstanceOutputs>(instance, { ...base, publicNetworkId: a! });
+  // the next up: another template (a replace) and the other address
+  const news = (await instance.check(vm.inputs, { ...base, templateId: 2, publicNetworkId: b! })).inputs;
+  expect((await instance.diff(vm.id, vm.outs, news)).replaces).toContain("templateId");
+  const replacement = await instance.create(news);
+  await instance.delete(vm.id, vm.outs); // the old half, with the default deleteOptions (removePublicIp: true)
+  const after = await h().state();
+  expect(after.instances.find((i) => i.uuid === vm.id)).toBeUndefined();
+  expect(after.publicIps.find((p) => p.uuid === a)).toMatchObject({ instanceUuid: null }); // released before the fix
+  expect(after.publicIps.find((p) => p.uuid === b)).toMatchObject({ instanceUuid: replacement.id });
+  expect(said).toContain(`instance ${vm.id} is deleted as the old half of a replacement: the reserved address ${a} its program pinned stays in your account`);
+});

@@ -622,9 +622,8 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   // A replacement keeping its reserved address: the old VM still holds it (create-before-delete). Taken off it
   // first; put back when the create then fails with no VM recorded (the old VM stays the stack's, as it was). Not
   // once a new VM is recorded: the engine deletes the old one first at the next up, which would release it.
-  const takenFrom = inputs.publicNetworkId
-    ? await takeAddressFromReplacedVm(client, inputs.publicNetworkId, `the new instance ${hostname}`, deadline)
-    : undefined;
+  const pinned = inputs.publicNetworkId;
+  let takenFrom = pinned ? await takeAddressFromReplacedVm(client, pinned, `the new instance ${hostname}`, deadline) : undefined;
   const makeVm = async (): Promise<string> => {
     if (mode === "clone") {
       const sourceId = inputs.cloneFrom!;
@@ -683,7 +682,18 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   };
   let id: string;
   try {
-    id = await makeVm();
+    try {
+      id = await makeVm();
+    } catch (e) {
+      // The pinned address refused (422: held by another VM) may be on a VM this up replaces whose Diff came after
+      // this create began (declared later: two Instances swapping addresses, both replaced). Known once the rest of
+      // the deployment has caught up (common/activity.ts): then taken off it, and the create sent again; the 422
+      // made nothing (audit: refused at every up, and the old VM's delete then released the user's address).
+      if (!pinned || takenFrom || !(e instanceof ValidationError) || !(await deploymentActivity.waitForOthers(deadline))) throw e;
+      takenFrom = await takeAddressFromReplacedVm(client, pinned, `the new instance ${hostname}`, deadline);
+      if (!takenFrom) throw e;
+      id = await makeVm();
+    }
   } catch (e) {
     if (takenFrom && !(e instanceof ResourceInitError) && !(e instanceof UnconfirmedWriteError))
       await putAddressBack(client, inputs.publicNetworkId!, takenFrom, deadline);
@@ -746,7 +756,8 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
   const client = getClient();
   const deadline = resourceDeadline(props.timeouts, "delete");
   const options = { removePublicIp: true, removeBlockStorage: false, ...props.deleteOptions };
-  if (options.removeBlockStorage && replacementsInProgress.idsUnder("Instance:").includes(id.toLowerCase())) {
+  const oldHalfOfReplacement = replacementsInProgress.idsUnder("Instance:").includes(id.toLowerCase());
+  if (options.removeBlockStorage && oldHalfOfReplacement) {
     // The old half of a replacement: its disks are data the program still wants, not the VM's. With
     // deleteBeforeReplace, a BlockStorageAttachment that is `deletedWith` this VM is not detached first (the
     // engine skips its delete: pkg/resource/deploy/step.go isDeletedWith), so removing block storage here would
@@ -761,6 +772,7 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
       // Not runInstanceOperation: a VM in Error must still be deletable, and "settled" after a delete is "gone".
       const gone = await sendWhenNotBusy(what, deadline, async () => {
         const idleWhat = { what: `instance ${id} to be idle before deleting it`, deadline };
+        let removeIp = options.removePublicIp;
         // The detail only when a reserved address may have to be taken back (it tells whether the VM has one);
         // otherwise the shared list's row says "idle" without a request of this delete's own.
         if (props.reservedPublicIpId && options.removePublicIp) {
@@ -785,8 +797,19 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
             if (!detail) return true;
             await releaseReservedAddressWith(client, detail, held, true, deadline);
           }
+          // The old half of a replacement still holding the reserved address its program pinned: the new program pins
+          // another (or none; one that pins it took it off already). That address is the user's, and goes back to the
+          // account as an in-place swap leaves it, not released with the VM (audit: two Instances swapping pinned
+          // addresses with a replace; deleting the old VM released one the other now pins).
+          if (removeIp && oldHalfOfReplacement && props.publicNetworkId) {
+            const detail = "public_ip" in idle ? idle : await client.instances.find(id);
+            if (detail?.public_ip?.ip_id?.toLowerCase() === props.publicNetworkId.toLowerCase()) {
+              removeIp = false;
+              progressLog(`instance ${id} is deleted as the old half of a replacement: the reserved address ${props.publicNetworkId} its program pinned stays in your account`);
+            }
+          }
         }
-        await client.instances.delete(id, { removeIp: options.removePublicIp, removeBlockStorage: options.removeBlockStorage });
+        await client.instances.delete(id, { removeIp, removeBlockStorage: options.removeBlockStorage });
         return false;
       });
       if (!gone) await waitForInstanceGone(client, id, { what, deadline });
