@@ -186,6 +186,21 @@ test("an Instance renamed away frees its hostname for a new Instance of the same
   expect(Object.fromEntries(names)).toEqual({ [a.id]: "freed-web", [bId]: "freed-old" });
 });
 
+test("a VM renamed into the hostname a new Instance declares is a clash inside the stack, never a stranger to adopt", async () => {
+  const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "into-1" }));
+  claimedByStack.clear();
+  objectsOfThisStack.clear(); // the next up: it knows the VM from Diff only
+  const olds = created.outs as Record<string, unknown>;
+  const news = await checked(instance(), { ...validCreate, hostname: "into-2" }, olds);
+  await instance().diff(created.id, olds, news);
+  await instance().update(created.id, olds, news);
+  // a new Instance of the same name (it depends on the renamed one, so its create comes after the rename)
+  const refused = await instance().create(await checked(instance(), { ...validCreate, hostname: "into-2" })).then(() => undefined, (e: unknown) => e);
+  expect(String(refused)).toMatch(`instance ${created.id} named into-2 in location 1 belongs to another resource of this stack, so no second one was created`);
+  expect(String(refused)).not.toMatch(/adoptId/);
+  expect((await simState()).instances.filter((i: any) => i.hostname === "into-2")).toHaveLength(1);
+});
+
 test("a rename that fails frees no name: the create waiting for it is refused as a clash inside the stack", async () => {
   const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "kept-web" }));
   claimedByStack.clear();

@@ -145,10 +145,13 @@ describe("an interrupted up", () => {
     expect((next as { error: ProviderError }).error).toBeInstanceOf(ProviderError);
     expect((next as { error: Error }).error.message).toBe(
       `hostname: an instance named interrupted already exists in location 1 (${orphan.uuid}) and this resource does not manage it, ` +
-        "so no second one was created. If another Instance of this stack renames it away in this up, its update came too late " +
-        "(it waits for another resource): give this Instance dependsOn on that Instance. If you renamed this resource or moved it " +
-        "under a component, add the resource option aliases with its old name or parent. If it was left by an interrupted or " +
-        `failed \`pulumi up\`, set adoptId: "${orphan.uuid}" on this Instance to manage it (then \`pulumi refresh --clear-pending-creates\` ` +
+        "so no second one was created. If another Instance of this stack renames it away in this up, its update came too late: " +
+        "if it waits for another resource, give this Instance dependsOn on that Instance; if it depends on this one, do the " +
+        "rename in an up of its own first. If it is the old VM of another Instance's replacement that a failed `pulumi up` left " +
+        "(the engine deletes it only at the end of an up without errors), run `pulumi up --target <that Instance's urn>` first. " +
+        "If you renamed this resource or moved it under a component, add the resource option aliases with its old name or parent. " +
+        "If it was left by an interrupted or failed `pulumi up` and no resource of this stack holds it (`pulumi stack export` " +
+        `lists their ids), set adoptId: "${orphan.uuid}" on this Instance to manage it (then \`pulumi refresh --clear-pending-creates\` ` +
         "drops Pulumi's warning about the interrupted create, once every VM it names is adopted or deleted). Never adopt a VM " +
         "another resource of this stack declares (with `--target` or `--exclude` the provider cannot tell which those are). " +
         "Otherwise delete it or choose another hostname. (Replacing an Instance with `pulumi up --replace` while keeping its " +

@@ -523,9 +523,12 @@ async function createBesideNoStranger(
       throw new StrangerHere(
         `hostname: an instance named ${hostname} already exists in location ${locationId} (${strangers.join(", ")}) and this ` +
           "resource does not manage it, so no second one was created. If another Instance of this stack renames it away in " +
-          "this up, its update came too late (it waits for another resource): give this Instance dependsOn on that Instance. " +
-          "If you renamed this resource or moved it under a component, add the resource option aliases with its old name or " +
-          "parent. If it was left by an interrupted or failed `pulumi up`, set " +
+          "this up, its update came too late: if it waits for another resource, give this Instance dependsOn on that Instance; " +
+          "if it depends on this one, do the rename in an up of its own first. If it is the old VM of another Instance's " +
+          "replacement that a failed `pulumi up` left (the engine deletes it only at the end of an up without errors), run " +
+          "`pulumi up --target <that Instance's urn>` first. If you renamed this resource or moved it under a component, add " +
+          "the resource option aliases with its old name or parent. If it was left by an interrupted or failed `pulumi up` " +
+          "and no resource of this stack holds it (`pulumi stack export` lists their ids), set " +
           `adoptId: "${strangers[0]}" on this Instance to manage it (then \`pulumi refresh --clear-pending-creates\` ` +
           "drops Pulumi's warning about the interrupted create, once every VM it names is adopted or deleted). Never adopt a VM " +
           "another resource of this stack declares (with `--target` or `--exclude` the provider cannot tell which those are). " +
@@ -924,10 +927,13 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       // notes it under the new name only). A later up, after a failure, knows it only as the replacement's
       // `replacing`, under the new name: a documented limit.
       replacedUnderOldIdentity.note(identityKey(olds.hostname as string, olds.locationId as number), id);
-    else if (renamed)
+    else if (renamed) {
       // A rename in place frees the old hostname for another Instance of this up (fleet audit: refused as a clash
-      // before); a create of it waits for the rename (waitForRenamesAway).
+      // before); a create of it waits for the rename (waitForRenamesAway). Under the new name the VM is this
+      // stack's: a new Instance declaring it is a clash inside the stack, not told to adopt a stranger (audit).
       leavingIdentity.note(identityKey(olds.hostname as string, olds.locationId as number), id);
+      objectsOfThisStack.note(identityKey(news.hostname as string, olds.locationId as number), id);
+    }
     return result;
   },
 
