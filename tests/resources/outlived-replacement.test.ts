@@ -73,3 +73,18 @@ it("an adoption refused (the VM is another resource's) does not keep that resour
   const st = await h().state();
   expect(st.instances.filter((i) => i.hostname === "rd-m").map((i) => i.uuid)).toEqual([replacement.id]);
 });
+
+it("a disk on a VM that another Instance's replacement replaces in this up moves to the instance its attachment declares", async () => {
+  forgetDeployment();
+  const a = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "swapd-a" });
+  const b = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "swapd-b" });
+  const disk = (await h().state()).blockStorages.find((d) => d.locationId === 1 && d.instanceUuid === null)!;
+  await h().admin("PATCH", `/block-storages/${disk.uuid}`, { instanceId: a.id }); // a's disk (its attachment's, in the state)
+  // the next up: a replaced (templateId); the attachment declares the disk on b now (two Instances swapping disks)
+  forgetDeployment();
+  const news = (await instance.check(a.inputs, { ...a.inputs, templateId: 2 })).inputs;
+  expect((await instance.diff(a.id, a.outs, news)).replaces?.length).toBeGreaterThan(0);
+  const moved = await up(attachment, { blockStorageId: disk.uuid, instanceId: b.id });
+  expect(moved.id).toBe(disk.uuid);
+  expect((await h().state()).blockStorages.find((d) => d.uuid === disk.uuid)?.instanceUuid).toBe(b.id);
+});

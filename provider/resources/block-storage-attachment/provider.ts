@@ -19,7 +19,7 @@ import { sharedReadFor } from "../../wait/shared-read";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError, wasRefused } from "../common/errors";
-import { instanceIdentity, replacedByThisDeployment } from "../common/replacements";
+import { replacedByThisDeployment } from "../common/replacements";
 import { diffBlockStorageAttachment } from "./diff";
 import { inputsSchema, type BlockStorageAttachmentInputs, type BlockStorageAttachmentOutputs } from "./inputs";
 import {
@@ -109,9 +109,11 @@ async function takeDiskFromReplacedVm(
   const old = holder.toLowerCase();
   const instanceId = instance.uuid;
   const locationId = instance.location_id;
-  // Only from the VM that THIS instance replaces in this deployment (its Diff reported the replace), not from any VM
-  // a replacement once named (`replacing` is carried on): an outlived one (retainOnDelete) keeps its disks (audit).
-  if (!replacedByThisDeployment.has(instanceIdentity(instance.hostname, locationId), old) || old === instanceId.toLowerCase()) return false;
+  // Only from a VM whose replace a Diff of this deployment reported, not from any VM a replacement once named
+  // (`replacing` is carried on): an outlived one (retainOnDelete) keeps its disks (audit). Any such VM, not only the
+  // one this instance replaces: two Instances replaced together may swap disks (multi-Instance audit: refused at
+  // every up, the disk staying on the old VM until an up without errors deleted it).
+  if (!replacedByThisDeployment.idsUnder("Instance:").includes(old) || old === instanceId.toLowerCase()) return false;
   const oldDetail = await client.instances.find(holder);
   if (!oldDetail || oldDetail.location_id !== locationId) return false; // a disk attaches only in its own location
   progressLog(
