@@ -15,7 +15,10 @@ export interface InstanceTimeouts {
 
 /** What happens to things attached to the VM when it is deleted. No API call when changed. */
 export interface InstanceDeleteOptions {
-  /** Also release the VM's public address. Default true (an address left behind keeps billing). */
+  /**
+   * Also release the VM's public address. Default true (an address left behind keeps billing). Never a reserved
+   * address the program pins with `publicNetworkId`: that one is yours and stays in the account.
+   */
   removePublicIp?: pulumi.Input<boolean>;
   /** Also delete block storage attached to the VM. Default false (block storage usually holds data to keep). */
   removeBlockStorage?: pulumi.Input<boolean>;

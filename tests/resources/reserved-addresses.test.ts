@@ -92,3 +92,14 @@ it("a pinned reserved address the replaced VM still holds (the new program pins 
   expect(after.publicIps.find((p) => p.uuid === b)).toMatchObject({ instanceUuid: replacement.id });
   expect(said).toContain(`instance ${vm.id} is deleted as the old half of a replacement: the reserved address ${a} its program pinned stays in your account`);
 });
+
+it("destroying an Instance that holds the reserved address its program pins leaves that address in the account", async () => {
+  const [a] = (await h().state()).publicIps.filter((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null).map((p) => p.uuid);
+  const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "pinned-destroyed", publicNetworkId: a! });
+  expect((await h().instance(vm.id))?.publicIpUuid).toBe(a);
+  await instance.delete(vm.id, vm.outs); // `pulumi destroy`, default deleteOptions (removePublicIp: true)
+  const after = await h().state();
+  expect(after.instances.find((i) => i.uuid === vm.id)).toBeUndefined();
+  expect(after.publicIps.find((p) => p.uuid === a)).toMatchObject({ instanceUuid: null }); // released before the fix (soak)
+  expect(said).toContain(`instance ${vm.id} is deleted: the reserved address ${a} its program pinned stays in your account`);
+});

@@ -177,7 +177,8 @@ const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
     "Unset: none at create and not managed here (use a VswitchAttachment).",
   powerState: '"running" or "stopped": the VM is started or stopped to match. Unset: not managed.',
   deleteOptions:
-    "What deleting the VM also removes: removePublicIp (default true: an address left behind keeps billing), " +
+    "What deleting the VM also removes: removePublicIp (default true: an address left behind keeps billing; never a " +
+    "reserved address the program pins with publicNetworkId, which stays in the account), " +
     "removeBlockStorage (default false: disks usually hold data to keep). Changing it makes no API call.",
   timeouts:
     'Deadlines of the waits, durations like "20m" (update: the whole update, all its steps); defaults from config vmhost:createTimeout / ' +

@@ -800,15 +800,18 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
             if (!detail) return true;
             await releaseReservedAddressWith(client, detail, held, true, deadline);
           }
-          // The old half of a replacement still holding the reserved address its program pinned: the new program pins
-          // another (or none; one that pins it took it off already). That address is the user's, and goes back to the
-          // account as an in-place swap leaves it, not released with the VM (audit: two Instances swapping pinned
-          // addresses with a replace; deleting the old VM released one the other now pins).
-          if (removeIp && oldHalfOfReplacement && props.publicNetworkId) {
+          // A reserved address the program pinned (publicNetworkId) is the user's: it existed before this VM and goes
+          // back to the account, as a swap or removal in place leaves it, never released with the VM (soak: a destroy
+          // released it; audit: two Instances swapping pinned addresses with a replace, where deleting the old VM
+          // released the address the other now pins). deleteOptions.removePublicIp is about addresses the VM got.
+          if (removeIp && props.publicNetworkId) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (detail?.public_ip?.ip_id?.toLowerCase() === props.publicNetworkId.toLowerCase()) {
               removeIp = false;
-              progressLog(`instance ${id} is deleted as the old half of a replacement: the reserved address ${props.publicNetworkId} its program pinned stays in your account`);
+              progressLog(
+                `instance ${id} is deleted${oldHalfOfReplacement ? " as the old half of a replacement" : ""}: the reserved address ` +
+                  `${props.publicNetworkId} its program pinned stays in your account`,
+              );
             }
           }
         }
