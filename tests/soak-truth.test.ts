@@ -3,11 +3,11 @@
  * reports the safety promise as kept, so its rules are pinned here on hand-made states.
  */
 import type { ResourceState, StackState } from "../tools/soak/engine";
-import { compare, compareAfterDestroy, notAsDeclared, type SimTruth } from "../tools/soak/truth";
+import { compare, compareAfterDestroy, notAsDeclared, userObjectsLost, userObjectsOf, type SimTruth } from "../tools/soak/truth";
 
 const vm = (uuid: string, hostname: string): SimTruth["instances"][number] => ({
   uuid, hostname, status: "Running", operationFlag: 0, vswitchUuid: null, operation: null,
-  cpu: 1, memoryGb: 2, storageGb: 20, tierId: 1, password: "pw", publicIpUuid: null, rdns: null,
+  cpu: 1, memoryGb: 2, storageGb: 20, tierId: 1, password: "pw", publicIpUuid: null, rdns: null, dedicatedCpu: false,
 });
 const truthWith = (instances: SimTruth["instances"]): SimTruth => ({ instances, publicIps: [], blockStorages: [], vswitches: [], snapshots: [], firewallRules: [] });
 const resource = (id: string, outputs: Record<string, unknown>): ResourceState => ({
@@ -62,5 +62,43 @@ describe("soak truth", () => {
       pending: [{ type: "updating", urn: "urn:vm", name: "vm", resourceType: "Instance", id: "a", inputs: { hostname: "web", vswitchId: "net-1" } }],
     };
     expect(compare(joining, truthWith([inNetwork]), false)).toEqual([]);
+  });
+
+  const address = (uuid: string, seeded: boolean, instanceUuid: string | null = null): SimTruth["publicIps"][number] => ({
+    uuid, address: `203.0.113.${uuid.length}`, locationId: 1, instanceUuid, seeded,
+  });
+  const disk = (uuid: string, instanceUuid: string | null = null): SimTruth["blockStorages"][number] => ({ uuid, locationId: 1, instanceUuid });
+
+  it("the user's seeded reserved addresses and disks must outlive every phase: one gone is a user object lost, unless asked for", () => {
+    const seeded: SimTruth = { ...truthWith([]), publicIps: [address("mine", true), address("auto", false)], blockStorages: [disk("d1"), disk("d2")] };
+    const user = userObjectsOf(seeded, ["src"]);
+    expect(user).toEqual({ reservedAddresses: ["mine"], disks: ["d1", "d2"], vms: ["src"] });
+    const later: SimTruth = { ...truthWith([vm("src", "source")]), publicIps: [address("mine", true, "a")], blockStorages: [disk("d1", "a"), disk("d2")] };
+    // (on a VM is still in the account; an auto address is the stack's, not the user's)
+    expect(userObjectsLost(user, later)).toEqual([]);
+    const afterDestroy: SimTruth = { ...truthWith([]), publicIps: [], blockStorages: [disk("d2")] };
+    expect(userObjectsLost(user, afterDestroy).map((f) => f.object)).toEqual(["user:mine", "user:d1", "user:src"]);
+    // a disk a destroy took with removeBlockStorage, as the program asked
+    expect(userObjectsLost(user, afterDestroy, new Set(["d1"])).map((f) => f.kind)).toEqual(["user-object-lost", "user-object-lost"]);
+  });
+
+  it("an address kept as asked (removePublicIp: false) is the user's after destroy, not a leak", () => {
+    const truth: SimTruth = { ...truthWith([]), publicIps: [address("kept", false)] };
+    expect(compareAfterDestroy(stateOf(), truth).map((f) => f.kind)).toEqual(["leak"]);
+    expect(compareAfterDestroy(stateOf(), truth, new Set(["kept"]))).toEqual([]);
+  });
+
+  it("dedicatedCpu and a fleet's other Instances are compared with what they declare", () => {
+    const declared = { hostname: "web", cpu: 1, memory: 2, storage: 20, tierId: 1, password: "pw" };
+    const state = stateOf(resource("a", { hostname: "web" }), { ...resource("b", { hostname: "db" }), name: "vm2", urn: "urn:vm2" });
+    const truth = truthWith([vm("a", "web"), vm("b", "db")]);
+    expect(notAsDeclared(state, truth, { vm: { ...declared, dedicatedCpu: true } }).map((f) => f.what)).toEqual([
+      "up reported success and vm a has dedicatedCpu false, declared true",
+    ]);
+    expect(notAsDeclared(state, truth, { vm: declared, otherVms: { vm2: { ...declared, hostname: "db" } } })).toEqual([]);
+    expect(notAsDeclared(state, truth, { vm: declared, otherVms: { vm2: { ...declared, hostname: "web" } } }).map((f) => f.what)).toEqual([
+      'up reported success and vm2 b has hostname "db", declared "web"',
+    ]);
+    expect(notAsDeclared(state, truth, { vm: declared, otherVms: { vm3: declared } }).map((f) => f.what)).toEqual(["up reported success and the state has no vm3"]);
   });
 });

@@ -16,7 +16,11 @@
  * - false-drift: right after such an `up`, with nothing changed since, `pulumi preview --refresh` plans a change
  *   (the user's `--expect-no-changes` check fails on a cloud that is as declared);
  * - stuck: with the faults gone and deadlines raised, `up` of the program fails twice in a row, for a reason
- *   other than a documented refusal (lifecycle.ts convergePhase).
+ *   other than a documented refusal (lifecycle.ts convergePhase);
+ * - user-object-lost: an object of the user's own account that the stack did not make (a seeded reserved address,
+ *   a block storage disk, a VM made in the panel to clone or adopt) no longer exists, after any phase: a stack must
+ *   never release an address it did not reserve, nor delete a disk unless the program asked for it
+ *   (`deleteOptions.removeBlockStorage` on the VM that holds it, when that VM itself is destroyed).
  */
 import type { PendingOperation, ResourceState, StackState } from "./engine";
 
@@ -26,7 +30,7 @@ export interface SimTruth {
     uuid: string; hostname: string; status: string; operationFlag: number; vswitchUuid: string | null;
     operation: { kind: string; startedAt: number; endsAt: number | null } | null;
     cpu: number; memoryGb: number; storageGb: number; tierId: number; password: string;
-    publicIpUuid: string | null; rdns: string | null;
+    publicIpUuid: string | null; rdns: string | null; dedicatedCpu: boolean;
   }[];
   publicIps: { uuid: string; address: string; locationId: number; instanceUuid: string | null; seeded: boolean }[];
   blockStorages: { uuid: string; locationId: number; instanceUuid: string | null }[];
@@ -38,7 +42,9 @@ export interface SimTruth {
 /** One problem found, with what it is about. */
 export interface Finding {
   /** `harness-error`: the soak itself failed (a bug of the instrument, not of the provider). */
-  kind: "orphan" | "duplicate" | "leak" | "error-as-success" | "lost" | "not-as-declared" | "false-drift" | "stuck" | "undestroyable" | "harness-error";
+  kind:
+    | "orphan" | "duplicate" | "leak" | "error-as-success" | "lost" | "not-as-declared" | "false-drift" | "stuck" | "undestroyable"
+    | "user-object-lost" | "harness-error";
   /** The object (uuid, or resource name) it is about: one object counts once per lifecycle. */
   object: string;
   what: string;
@@ -183,16 +189,61 @@ export function compareAfterDestroy(state: StackState, truth: SimTruth, ownedByU
   for (const vm of truth.instances) if (!known(state, vm.uuid) && !ownedByUser.has(vm.uuid)) findings.push({ kind: "orphan", object: vm.uuid, what: `instance ${vm.uuid} (${vm.hostname}, ${vm.status}) remains after destroy, in no state` });
   for (const s of truth.snapshots) findings.push({ kind: known(state, s.uuid) ? "undestroyable" : "orphan", object: s.uuid, what: `snapshot ${s.uuid} (${s.name}) remains after destroy` });
   for (const rule of truth.firewallRules) findings.push({ kind: known(state, rule.id) ? "undestroyable" : "orphan", object: rule.id, what: `firewall rule ${rule.id} remains after destroy` });
-  for (const ip of truth.publicIps) if (!ip.seeded) findings.push({ kind: "leak", object: ip.uuid, what: `public address ${ip.address} (${ip.uuid}) remains reserved after destroy` });
+  // (an address the user asked to keep, deleteOptions.removePublicIp false, is the user's once its VM is gone)
+  for (const ip of truth.publicIps)
+    if (!ip.seeded && !ownedByUser.has(ip.uuid)) findings.push({ kind: "leak", object: ip.uuid, what: `public address ${ip.address} (${ip.uuid}) remains reserved after destroy` });
   for (const b of truth.blockStorages) if (b.instanceUuid) findings.push({ kind: "leak", object: `${b.uuid}@${b.instanceUuid}`, what: `block storage ${b.uuid} is still attached to ${b.instanceUuid} after destroy` });
   return findings;
 }
 
 const known = (state: StackState, id: string): boolean => state.resources.some((r) => r.id === id);
 
+/**
+ * The user's own objects in the account when the lifecycle starts, which no stack made: the seeded reserved
+ * addresses (usable as `publicNetworkId`), the block storage disks (the API cannot create disks), and VMs made in
+ * the panel to clone or adopt. The API can remove the first two only as a side effect of a VM's delete
+ * (`remove_ip`, `remove_block_storage`), which is exactly where a provider could take them by mistake.
+ */
+export interface UserObjects {
+  reservedAddresses: string[];
+  disks: string[];
+  vms: string[];
+}
+
+/** The user's objects of a seeded account (`vms`: the ones the lifecycle made in the panel). */
+export function userObjectsOf(seeded: SimTruth, vms: readonly string[] = []): UserObjects {
+  return {
+    reservedAddresses: seeded.publicIps.filter((p) => p.seeded && p.instanceUuid === null).map((p) => p.uuid),
+    disks: seeded.blockStorages.map((b) => b.uuid),
+    vms: [...vms],
+  };
+}
+
+/**
+ * After any phase: every object of the user's own is still in the account. `removedAsAsked`: objects the program
+ * asked to remove (a disk attached to a VM that a destroy deleted with `deleteOptions.removeBlockStorage`), and
+ * objects the user gave away in the panel (a reserved address put on a VM whose address the stack does not
+ * manage: its delete releases whatever address the VM holds, as `removePublicIp` says); adopted VMs are the
+ * stack's from then on and are left out by the caller.
+ */
+export function userObjectsLost(user: UserObjects, truth: SimTruth, removedAsAsked: ReadonlySet<string> = new Set()): Finding[] {
+  const findings: Finding[] = [];
+  const lost = (uuid: string, what: string): void => {
+    if (!removedAsAsked.has(uuid)) findings.push({ kind: "user-object-lost", object: `user:${uuid}`, what });
+  };
+  for (const uuid of user.reservedAddresses)
+    if (!truth.publicIps.some((p) => p.uuid === uuid)) lost(uuid, `the user's reserved address ${uuid} is no longer in the account (released by a delete with remove_ip?)`);
+  for (const uuid of user.disks)
+    if (!truth.blockStorages.some((b) => b.uuid === uuid)) lost(uuid, `the user's block storage ${uuid} no longer exists, and no destroy of a VM with deleteOptions.removeBlockStorage held it`);
+  for (const uuid of user.vms) if (!truth.instances.some((v) => v.uuid === uuid)) lost(uuid, `the user's instance ${uuid} (made in the panel, never the stack's) no longer exists`);
+  return findings;
+}
+
 /** The program of a lifecycle, as declared (the inputs of each resource, ids of the VM left out). */
 export interface DeclaredProgram {
   vm: Record<string, unknown>;
+  /** A fleet's other Instances, by resource name (their dependents are not declared). */
+  otherVms?: Record<string, Record<string, unknown>>;
   publicIp?: Record<string, unknown>;
   vswitch?: Record<string, unknown>;
   storage?: Record<string, unknown>;
@@ -210,26 +261,36 @@ export function notAsDeclared(state: StackState, truth: SimTruth, program: Decla
     findings.push({ kind: "not-as-declared", object: `declared:${name}`, what: `up reported success and ${name} ${what}` });
   };
   const live = (name: string): ResourceState | undefined => state.resources.find((r) => r.name === name && !r.delete);
-  const vmState = live("vm");
-  if (!vmState) return [{ kind: "not-as-declared", object: "declared:vm", what: "up reported success and the state has no vm" }];
-  const vm = truth.instances.find((v) => v.uuid === vmState.id);
-  if (!vm) return []; // (reported as lost)
-  const d = program.vm;
-  const expect: [string, unknown, unknown][] = [
-    ["hostname", d.hostname, vm.hostname],
-    ["cpu", d.cpu, vm.cpu],
-    ["memory", d.memory, vm.memoryGb],
-    ["storage", d.storage, vm.storageGb],
-    ["tierId", d.tierId, vm.tierId],
-    ["password", d.password, vm.password],
-    ["powerState", d.powerState, d.powerState === undefined ? undefined : vm.status === "Running" ? "running" : vm.status === "Stopped" ? "stopped" : vm.status],
-    ["publicIp", d.publicIp, d.publicIp === undefined ? undefined : vm.publicIpUuid !== null],
-    ["publicNetworkId", d.publicNetworkId, d.publicNetworkId === undefined ? undefined : vm.publicIpUuid],
-    ["vswitchId", d.vswitchId === "" ? null : d.vswitchId, d.vswitchId === undefined ? undefined : vm.vswitchUuid],
-  ];
-  for (const [key, want, got] of expect) {
-    if (want !== undefined && want !== got) differs("vm", `${vm.uuid} has ${key} ${JSON.stringify(got)}, declared ${JSON.stringify(want)}`);
-  }
+  /** The VM of Instance `name` as declared by `d`; undefined when it has none to compare (no state, or lost). */
+  const instance = (name: string, d: Record<string, unknown>): SimTruth["instances"][number] | undefined => {
+    const vmState = live(name);
+    if (!vmState) {
+      findings.push({ kind: "not-as-declared", object: `declared:${name}`, what: `up reported success and the state has no ${name}` });
+      return undefined;
+    }
+    const vm = truth.instances.find((v) => v.uuid === vmState.id);
+    if (!vm) return undefined; // (reported as lost)
+    const expect: [string, unknown, unknown][] = [
+      ["hostname", d.hostname, vm.hostname],
+      ["cpu", d.cpu, vm.cpu],
+      ["memory", d.memory, vm.memoryGb],
+      ["storage", d.storage, vm.storageGb],
+      ["tierId", d.tierId, vm.tierId],
+      ["dedicatedCpu", d.dedicatedCpu, vm.dedicatedCpu],
+      ["password", d.password, vm.password],
+      ["powerState", d.powerState, d.powerState === undefined ? undefined : vm.status === "Running" ? "running" : vm.status === "Stopped" ? "stopped" : vm.status],
+      ["publicIp", d.publicIp, d.publicIp === undefined ? undefined : vm.publicIpUuid !== null],
+      ["publicNetworkId", d.publicNetworkId, d.publicNetworkId === undefined ? undefined : vm.publicIpUuid],
+      ["vswitchId", d.vswitchId === "" ? null : d.vswitchId, d.vswitchId === undefined ? undefined : vm.vswitchUuid],
+    ];
+    for (const [key, want, got] of expect) {
+      if (want !== undefined && want !== got) differs(name, `${vm.uuid} has ${key} ${JSON.stringify(got)}, declared ${JSON.stringify(want)}`);
+    }
+    return vm;
+  };
+  for (const [name, d] of Object.entries(program.otherVms ?? {})) instance(name, d);
+  const vm = instance("vm", program.vm);
+  if (!vm) return findings;
   const ip = program.publicIp;
   const address = live("address");
   if (ip && address) {
