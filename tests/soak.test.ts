@@ -38,7 +38,7 @@ it("a seeded soak: nothing orphaned, duplicated, leaked, reported as success in 
   expect({ summary: summaryLine(report), failing }).toEqual({
     summary:
       "soak: 24 lifecycles, " + report.faults + " faults, 0 orphans, 0 duplicates, 0 leaks, 0 errors-reported-as-success, 0 lost, " +
-      "0 not-as-declared, 0 false-drift, 0 stuck, 0 undestroyable",
+      "0 not-as-declared, 0 false-drift, 0 stuck, 0 undestroyable, 0 user-objects-lost",
     failing: [],
   });
   // The run really was under fire (an instrument that injects nothing proves nothing).

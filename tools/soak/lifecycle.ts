@@ -7,7 +7,7 @@ import { startSimulator, type FaultsInput, type RunningSimulator } from "../../s
 import { SeededRandom } from "../../simulator/ids";
 import { Engine, type DeclaredResource, type RunResult } from "./engine";
 import type { ProviderHost } from "./host";
-import { compare, compareAfterDestroy, coveredBy, notAsDeclared, type Finding, type SimTruth } from "./truth";
+import { compare, compareAfterDestroy, coveredBy, notAsDeclared, userObjectsLost, userObjectsOf, type Finding, type SimTruth, type UserObjects } from "./truth";
 import { warpedClock } from "./warp";
 
 /** Settings shared by every lifecycle of a soak. */
@@ -27,10 +27,16 @@ export interface LifecycleSettings {
 /**
  * Parts of the lifecycles that can be left out: interrupted ups, toggling an Instance's `publicIp`
  * true/false, the PublicIp resource among the dependents, adopting an existing VM (`adoptId`) instead of
- * creating one, cloning one (`cloneFrom`; its replace clones another source), and changes made in the panel
- * (out of band) before a refresh, followed by an `up` that must converge.
+ * creating one, cloning one (`cloneFrom`; its replace clones another source), changes made in the panel
+ * (out of band) before a refresh, followed by an `up` that must converge, a reserved address of the user's pinned
+ * with `publicNetworkId` (on the Instance or the PublicIp); the Instance's `deleteOptions`
+ * (keep the address, delete the attached disks), `dedicatedCpu` (on the tier that offers it), a change in the
+ * panel right before the destroy (no refresh between), and fleets of two or three Instances.
  */
-export const SOAK_FEATURES = ["interruptions", "public-ip-toggles", "public-ip-resource", "adoption", "clone", "panel-changes"] as const;
+export const SOAK_FEATURES = [
+  "interruptions", "public-ip-toggles", "public-ip-resource", "adoption", "clone", "panel-changes", "pinned-address",
+  "delete-options", "dedicated-cpu", "panel-before-destroy", "fleet",
+] as const;
 export type SoakFeature = (typeof SOAK_FEATURES)[number];
 
 /** The fault classes a phase may get. */
@@ -40,7 +46,7 @@ export type FaultClass = (typeof FAULT_CLASSES)[number];
 /** What one lifecycle found. */
 export interface LifecycleReport {
   seed: string;
-  kind: "instance" | "dependents";
+  kind: "instance" | "dependents" | "fleet";
   /** Faulted requests (5xx, 429, resets) and failed or stuck operations the simulator actually applied. */
   faults: number;
   findings: Finding[];
@@ -99,7 +105,7 @@ export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], 
       storages: seeded.blockStorages.filter((b) => b.locationId === 1).map((b) => b.uuid),
       reserved: seeded.publicIps.filter((p) => p.seeded && p.instanceUuid === null && p.locationId === 1).map((p) => p.uuid),
     };
-    const lc = new Lifecycle(seed, kind, rnd, sim, engine, host, settings, cat, report, log);
+    const lc = new Lifecycle(seed, kind, rnd, sim, engine, host, settings, cat, userObjectsOf(seeded), report, log);
     await lc.run();
   } catch (e) {
     log(`harness error: ${e instanceof Error ? e.stack : String(e)}`);
@@ -141,6 +147,21 @@ const truthOf = (sim: RunningSimulator): Promise<SimTruth> => admin<SimTruth>(si
 class Lifecycle {
   private vm: Spec;
   private deps: { publicIp?: Spec; vswitch?: Spec; storage?: Spec; snapshot?: Spec; rule?: Spec } = {};
+  /**
+   * A fleet's other Instances by resource name ("vm2", "vm3": no adoption, clone or dependents but one rule), and
+   * the firewall rule on vm2. Their hostnames move between them across phases (swapped, handed over to a new
+   * Instance, renamed), while the main vm is updated or replaced.
+   */
+  private fleet: Record<string, Spec> = {};
+  private fleetRule: Spec | undefined;
+  /**
+   * Objects the user asked to lose or gave away: disks a destroy deleted with the VM that held them under
+   * `deleteOptions.removeBlockStorage`, and reserved addresses the user put in the panel on a VM whose address the
+   * stack does not manage (its delete releases whatever address the VM holds). Not user objects lost.
+   */
+  private readonly removedAsAsked = new Set<string>();
+  /** Addresses kept reserved as asked (`removePublicIp: false`) once their VM is gone: the user's, not leaks. */
+  private readonly keptAsAsked = new Set<string>();
   /** The VM exists before the program (made out of band) and the program adopts it. */
   private readonly adopts: boolean;
   /** The uuid of the VM made out of band for adoption, and whether a state has held it (see ownedByUser). */
@@ -164,6 +185,8 @@ class Lifecycle {
     private readonly host: ProviderHost,
     private readonly settings: LifecycleSettings,
     private readonly cat: Catalogue,
+    /** The user's own objects (seeded addresses, disks): they must survive every phase (truth.ts userObjectsLost). */
+    private readonly user: UserObjects,
     private readonly report: LifecycleReport,
     private readonly log: (line: string) => void,
   ) {
@@ -183,8 +206,9 @@ class Lifecycle {
     if (extra.next() < 0.15) this.vm.timeouts = { create: `${extra.int(1, 4)}s` };
     // A reserved address pinned with publicNetworkId (on the Instance, or on the PublicIp resource): swapped by
     // updates, and moved to the new VM by the replace while the old VM still holds it.
-    this.pinned = !this.adopts && cat.reserved.length >= 2 && extra.next() < 0.2;
-    if (kind === "instance") {
+    this.pinned = !this.adopts && cat.reserved.length >= 2 && extra.next() < 0.2 && !this.skips("pinned-address");
+    // (a fleet's main vm is declared like a lone Instance's)
+    if (kind !== "dependents") {
       if (this.pinned) this.vm.publicNetworkId = cat.reserved[0];
       else if (r.next() < 0.5) this.vm.publicIp = r.next() < 0.7 || this.skips("public-ip-toggles");
       if (r.next() < 0.4) this.vm.powerState = "running";
@@ -200,6 +224,27 @@ class Lifecycle {
       if (want.has("storage")) this.deps.storage = { blockStorageId: this.pick(cat.storages) };
       if (want.has("snapshot")) this.deps.snapshot = { name: `snap-${r.int(1, 99)}` };
       if (want.has("rule")) this.deps.rule = { protocol: "tcp", port: String(this.pick([22, 80, 443, 8080])), action: this.pick(["accept", "drop"]) };
+    }
+    // (their own generators, so leaving a feature out does not change the rest of a seed's lifecycle)
+    const more = new SeededRandom(`soak/${seed}/more`);
+    // deleteOptions: keep the address (it must then stay reserved, the user's, not a leak), delete the disks the
+    // VM holds when it is destroyed (and only then: never as the old half of a replacement).
+    if (!this.skips("delete-options") && more.next() < 0.35) this.vm.deleteOptions = { removePublicIp: more.next() < 0.5, removeBlockStorage: more.next() < 0.6 };
+    // Dedicated CPUs, on the one tier that offers them (Premium, 3).
+    if (!this.skips("dedicated-cpu") && more.next() < 0.25) {
+      this.vm.tierId = 3;
+      this.vm.dedicatedCpu = more.next() < 0.7;
+    }
+    if (kind === "fleet") {
+      const f = new SeededRandom(`soak/${seed}/fleet`);
+      const member = (suffix: string): Spec => ({
+        locationId: 1, tierId: f.int(1, 3), templateId: 2, hostname: `${String(this.vm.hostname)}-${suffix}`,
+        cpu: f.int(1, 2), memory: f.int(1, 2), storage: f.int(10, 20), username: "ops", password: this.pick(PASSWORDS, f),
+        ...(f.next() < 0.4 ? { publicIp: true } : {}),
+      });
+      this.fleet.vm2 = member("b");
+      if (f.next() < 0.5) this.fleet.vm3 = member("c");
+      if (f.next() < 0.6) this.fleetRule = { protocol: "tcp", port: String(this.pick([22, 443, 5432], f)), action: "accept" };
     }
   }
 
@@ -228,6 +273,14 @@ class Lifecycle {
     dep("disk", "BlockStorageAttachment", this.deps.storage);
     dep("snapshot", "Snapshot", this.deps.snapshot);
     dep("rule", "FirewallRule", this.deps.rule);
+    for (const [name, spec] of Object.entries(this.fleet)) {
+      const member = { ...spec };
+      out.push({ name, type: "Instance", dependsOn: [], inputs: () => ({ ...member }) });
+    }
+    if (this.fleetRule && this.fleet.vm2) {
+      const rule = { ...this.fleetRule };
+      out.push({ name: "rule2", type: "FirewallRule", dependsOn: ["vm2"], ...(this.deletedWithVm ? { deletedWith: "vm2" } : {}), inputs: (idOf) => ({ instanceId: idOf("vm2"), ...rule }) });
+    }
     return out;
   }
 
@@ -294,6 +347,9 @@ class Lifecycle {
     const later = new SeededRandom(`soak/${this.seed}/later`);
     const interruptLater = !this.skips("interruptions") && later.next() < 0.1 ? (later.next() < 0.5 ? "update" : "destroy") : undefined;
     const panel = !this.skips("panel-changes") && later.next() < 0.3 ? new SeededRandom(`soak/${this.seed}/panel`) : undefined;
+    const beforeDestroy = new SeededRandom(`soak/${this.seed}/panel-before-destroy`);
+    const panelBeforeDestroy = !this.skips("panel-before-destroy") && beforeDestroy.next() < 0.3 ? beforeDestroy : undefined;
+    const fleetPhases = new SeededRandom(`soak/${this.seed}/fleet-phases`);
     if (this.adopts) {
       // A VM made in the panel, as the program declares it; the program adopts it by uuid.
       const v = this.vm;
@@ -320,10 +376,14 @@ class Lifecycle {
       this.log(`(the program clones instance ${this.cloneSources[0]}; instance ${this.cloneSources[1]} is the source of its replace)`);
     }
     if (this.pinned && (this.vm.publicNetworkId !== undefined || this.deps.publicIp)) this.log(`(the address is a reserved one, pinned with publicNetworkId)`);
+    // (what decides the fate of addresses and disks at the destroy, for reading a trace)
+    const { password: _p, ...declared } = this.vm;
+    this.log(`(the program: vm ${JSON.stringify(declared)}${Object.keys(this.fleet).length ? `, and ${Object.keys(this.fleet).join(", ")}` : ""})`);
     await this.upPhase("create", interruptAt === "create");
     const updates = r.int(1, 3);
     for (let i = 0; i < updates; i++) {
       this.mutate();
+      if (fleetPhases.next() < 0.8) this.mutateFleet(fleetPhases);
       await this.upPhase("update", interruptLater === "update" && i === updates - 1);
     }
     const changedInPanel = panel ? await this.panelChange(panel) : false;
@@ -331,12 +391,17 @@ class Lifecycle {
     // The program unchanged: the up converges what the panel changed (checked against the program after it).
     if (changedInPanel) await this.upPhase("update", false);
     this.replaceChange();
+    // (one Instance replaced while another is renamed, resized, replaced, or hands its name over)
+    if (fleetPhases.next() < 0.7) this.mutateFleet(fleetPhases);
     await this.upPhase("replace", interruptAt === "replace");
     if (r.next() < 0.5) {
       this.mutate();
       await this.upPhase("update", false);
     }
     await this.convergePhase();
+    // Something changed in the panel right before the destroy, with no refresh between: the destroy works from a
+    // state that no longer matches, and must still remove everything of the stack's and nothing of the user's.
+    if (panelBeforeDestroy) await this.panelChange(panelBeforeDestroy, "before the destroy");
     await this.destroyPhase(interruptLater === "destroy");
   }
 
@@ -377,7 +442,7 @@ class Lifecycle {
    * or deleted, its disk detached, or the VM deleted. The next refresh must show it, and
    * the next `up` of the unchanged program must make the cloud as declared again. True when something changed.
    */
-  private async panelChange(r: SeededRandom): Promise<boolean> {
+  private async panelChange(r: SeededRandom, when = "before the refresh"): Promise<boolean> {
     const vm = this.engine.state.resources.find((x) => x.name === "vm" && !x.delete);
     const truth = await truthOf(this.sim);
     const v = vm && truth.instances.find((i) => i.uuid === vm.id);
@@ -396,6 +461,7 @@ class Lifecycle {
     // does; the provider says so when it takes the second one off)
     else if (vm.outputs.reservedPublicIpId === undefined) options.push(["given an address", { publicIp: true }]);
     if (reserved.length > 0) options.push(["given a reserved address in place of its own", { publicIp: this.pick(reserved, r) }]);
+    const seededOnVm = truth.publicIps.some((ip) => ip.seeded && ip.uuid === v.publicIpUuid);
     // (a VM in another network than a VswitchAttachment declares is refused by design, not converged)
     if (this.vm.vswitchId !== undefined) options.push(["moved to another private network", { vswitchId: this.pick(this.cat.vswitches.filter((x) => x !== v.vswitchUuid), r) }]);
     if (v.vswitchUuid) options.push(["taken out of its private network", { vswitchId: null }]);
@@ -417,10 +483,20 @@ class Lifecycle {
     // (an adopted VM deleted in the panel cannot be adopted again: the program would have to change; nor one that
     // keeps an address it took off: nothing can release that address once its VM is gone, and refresh says so;
     // nor one on a pinned reserved address: the panel's delete releases it, and the program would have to change)
-    if (!this.adopts && this.vm.adoptId === undefined && !this.pinned && vm.outputs.reservedPublicIpId === undefined && r.next() < 0.15) options.splice(0, options.length, ["deleted", { deleted: true }]);
+    // (nor one that holds a reserved address of the user's: the panel's delete releases it, the user's own doing)
+    if (!this.adopts && this.vm.adoptId === undefined && !this.pinned && !seededOnVm && vm.outputs.reservedPublicIpId === undefined && r.next() < 0.15)
+      options.splice(0, options.length, ["deleted", { deleted: true }]);
     const [what, patch, path = onVm] = this.pick(options, r);
-    this.log(`(in the panel: instance ${v.uuid} is ${what}: ${JSON.stringify(patch)})`);
+    this.log(`(in the panel, ${when}: instance ${v.uuid} is ${what}: ${JSON.stringify(patch)})`);
     await admin(this.sim, "PATCH", path, patch);
+    // A reserved address of the user's put on a VM whose address nothing in the program manages (no publicIp or
+    // publicNetworkId on the Instance, no PublicIp): the stack cannot tell it from an address a PublicIp gave the
+    // VM, and deleting the VM releases the address it holds (`removePublicIp`, the default). The user gave it away.
+    const managed = this.vm.publicIp !== undefined || this.vm.publicNetworkId !== undefined || this.deps.publicIp !== undefined;
+    if (typeof patch.publicIp === "string" && !managed) {
+      this.removedAsAsked.add(patch.publicIp);
+      this.log(`  (the user's reserved address ${patch.publicIp} now goes with that VM: the program does not manage its address)`);
+    }
     return true;
   }
 
@@ -436,6 +512,12 @@ class Lifecycle {
       () => { vm.tierId = r.int(1, 3); },
       () => { vm.password = this.pick(PASSWORDS); },
     ];
+    if (vm.deleteOptions !== undefined)
+      options.push(() => {
+        const o = vm.deleteOptions as { removePublicIp: boolean; removeBlockStorage: boolean };
+        vm.deleteOptions = r.next() < 0.5 ? { ...o, removePublicIp: !o.removePublicIp } : { ...o, removeBlockStorage: !o.removeBlockStorage };
+      });
+    if (vm.dedicatedCpu !== undefined && vm.tierId === 3) options.push(() => { vm.dedicatedCpu = !vm.dedicatedCpu; });
     const otherReserved = (current: unknown): string => this.cat.reserved.find((x) => x !== current)!;
     if (this.kind === "instance") {
       if (this.pinned) options.push(() => { vm.publicNetworkId = otherReserved(vm.publicNetworkId); });
@@ -459,6 +541,65 @@ class Lifecycle {
     }
     const n = r.int(1, 2);
     for (let i = 0; i < n; i++) this.pick(options)();
+    // Off another tier than Premium, as the provider's refusal advises (it turns them off before the tier change).
+    if (vm.dedicatedCpu === true && vm.tierId !== 3) vm.dedicatedCpu = false;
+    this.keepHostnamesDistinct();
+  }
+
+  /**
+   * A change of a fleet's other Instances, in the same `up` as the main vm's: hostnames swapped between vm and
+   * vm2, vm2's name handed over to a new vm3 while vm2 is renamed away (or vm3 removed from the program), vm2
+   * renamed or resized, or vm2 replaced (while vm is updated, or replaced itself in the replace phase).
+   */
+  private mutateFleet(r: SeededRandom): void {
+    const vm2 = this.fleet.vm2;
+    if (!vm2) return;
+    const options: (() => void)[] = [
+      () => {
+        const h = this.vm.hostname;
+        this.vm.hostname = vm2.hostname;
+        vm2.hostname = h;
+        this.log(`  (the program swaps the hostnames of vm and vm2)`);
+      },
+      () => {
+        if (this.fleet.vm3) {
+          delete this.fleet.vm3;
+          this.log(`  (the program removes vm3)`);
+          return;
+        }
+        this.fleet.vm3 = { ...vm2, cpu: 1, memory: 1, storage: 10, publicIp: r.next() < 0.5 };
+        vm2.hostname = this.freshHostname(String(vm2.hostname), r);
+        this.log(`  (vm2 is renamed to ${String(vm2.hostname)}; a new vm3 takes its name ${String(this.fleet.vm3.hostname)})`);
+      },
+      () => { vm2.hostname = this.freshHostname(String(vm2.hostname), r); },
+      () => { vm2.cpu = r.int(1, 3); vm2.memory = r.int(1, 3); },
+      () => { vm2.username = vm2.username === "ops" ? "deploy" : "ops"; },
+    ];
+    if (this.fleet.vm3) options.push(() => { this.fleet.vm3!.storage = Number(this.fleet.vm3!.storage) + r.int(1, 5); });
+    this.pick(options, r)();
+    this.keepHostnamesDistinct();
+  }
+
+  /** `base` with a new `-m<n>` suffix that no Instance of the program declares. */
+  private freshHostname(base: string, r: SeededRandom): string {
+    const taken = new Set([this.vm, ...Object.values(this.fleet)].map((v) => String(v.hostname)));
+    const stem = base.replace(/-m\d+$/, "");
+    for (;;) {
+      const name = `${stem}-m${r.int(1, 99)}`;
+      if (!taken.has(name)) return name;
+    }
+  }
+
+  /**
+   * Two Instances of one program never declare one hostname (the provider refuses the second as a clash inside
+   * the stack, as documented): a random rename that would, gets another name.
+   */
+  private keepHostnamesDistinct(): void {
+    const seen = new Set([String(this.vm.hostname)]);
+    for (const member of Object.values(this.fleet)) {
+      if (seen.has(String(member.hostname))) member.hostname = this.freshHostname(String(member.hostname), this.rnd);
+      seen.add(String(member.hostname));
+    }
   }
 
   /** A change that replaces the VM (create-before-delete, same hostname). */
@@ -468,8 +609,9 @@ class Lifecycle {
     else this.vm.sshKeys = [`ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${this.rnd.int(1000, 9999)} soak@ci`];
   }
 
-  private async withFaults<T>(name: string, faults: FaultsInput[], run: () => Promise<T>): Promise<T> {
+  private async withFaults<T>(name: string, faults: FaultsInput[], run: () => Promise<T>, destroys = false): Promise<T> {
     const since = this.sim.requests().at(-1)?.seq ?? 0;
+    const asked = await this.askedToRemove(destroys);
     let scheduledOps = 0;
     for (const f of faults) {
       this.sim.setFaults(f);
@@ -486,6 +628,7 @@ class Lifecycle {
       const left = await admin<{ failNext: Record<string, number>; stickNext: Record<string, number> }>(this.sim, "GET", "/faults");
       const pendingOps = Object.values(left.failNext).reduce((a, b) => a + b, 0) + Object.values(left.stickNext).reduce((a, b) => a + b, 0);
       await admin(this.sim, "DELETE", "/faults");
+      await this.noteRemovedAsAsked(asked);
       const faulted = this.sim.requests().filter((q) => q.seq > since && (q.reset || q.status === 429 || (q.status !== null && q.status >= 500)));
       this.report.faults += faulted.length + Math.max(0, scheduledOps - pendingOps);
     }
@@ -530,7 +673,9 @@ class Lifecycle {
   private async adoptWhatPendingCreatesMade(): Promise<boolean> {
     const truth = await truthOf(this.sim);
     const known = new Set(this.engine.state.resources.map((x) => x.id));
-    const specs: Record<string, Spec | undefined> = { vm: this.vm, address: this.deps.publicIp, snapshot: this.deps.snapshot, rule: this.deps.rule };
+    const specs: Record<string, Spec | undefined> = {
+      vm: this.vm, address: this.deps.publicIp, snapshot: this.deps.snapshot, rule: this.deps.rule, ...this.fleet, rule2: this.fleetRule,
+    };
     let changed = false;
     for (const op of this.engine.state.pending.filter((p) => p.type === "creating")) {
       const spec = specs[op.name];
@@ -586,8 +731,8 @@ class Lifecycle {
     // A fresh provider process for the destroy, as the CLI starts one per run (what any earlier run left in the
     // process, beyond the per-deployment notes, must not help the destroy).
     await this.host.kill();
-    const result = await this.withFaults("destroy", this.faultsFor("destroy"), () =>
-      interrupt ? this.interrupted(() => this.engine.destroy(), DELETE_WRITES, "delete") : this.engine.destroy(),
+    const result = await this.withFaults(
+      "destroy", this.faultsFor("destroy"), () => (interrupt ? this.interrupted(() => this.engine.destroy(), DELETE_WRITES, "delete") : this.engine.destroy()), true,
     );
     await this.endRun(result);
     await this.check(false);
@@ -597,12 +742,53 @@ class Lifecycle {
     if (this.engine.state.resources.length > 0 || this.engine.state.pending.length > 0) await configureHost(this.host, this.sim, CLEANUP_TIMEOUT);
     for (let attempt = 1; attempt <= 2 && (this.engine.state.resources.length > 0 || this.engine.state.pending.length > 0); attempt++) {
       if (this.engine.state.pending.length > 0) await this.refreshPhase();
-      const again = await this.withFaults(`destroy (again, no faults, timeouts ${CLEANUP_TIMEOUT}, attempt ${attempt})`, [], () => this.engine.destroy());
+      const again = await this.withFaults(`destroy (again, no faults, timeouts ${CLEANUP_TIMEOUT}, attempt ${attempt})`, [], () => this.engine.destroy(), true);
       await this.endRun(again);
       await this.unstick();
     }
     const truth = await truthOf(this.sim);
     this.record(compareAfterDestroy(this.engine.state, truth, this.ownedByUser()));
+    this.record(userObjectsLost(this.userObjects(), truth, this.removedAsAsked));
+  }
+
+  /**
+   * Before a run: what the program asked deleting a VM to leave or take, per the VMs' recorded `deleteOptions`
+   * (the outputs: what the provider's delete reads). Addresses a VM holds or keeps reserved under
+   * `removePublicIp: false` stay in the account; under a destroy (`destroys`), disks a VM holds under
+   * `removeBlockStorage: true` go with it. Not in an `up`: the old half of a replacement keeps its disks (README).
+   */
+  private async askedToRemove(destroys: boolean): Promise<{ kept: Map<string, string>; removed: Map<string, string> }> {
+    const kept = new Map<string, string>();
+    const removed = new Map<string, string>();
+    const vms = this.engine.state.resources.filter((r) => r.type === "Instance");
+    if (!vms.some((r) => r.outputs.deleteOptions !== undefined)) return { kept, removed };
+    const truth = await truthOf(this.sim);
+    for (const r of vms) {
+      const options = r.outputs.deleteOptions as { removePublicIp?: boolean; removeBlockStorage?: boolean } | undefined;
+      const vm = truth.instances.find((v) => v.uuid === r.id);
+      if (options?.removePublicIp === false) {
+        if (vm?.publicIpUuid) kept.set(vm.publicIpUuid, r.id);
+        if (typeof r.outputs.reservedPublicIpId === "string") kept.set(r.outputs.reservedPublicIpId, r.id);
+      }
+      if (destroys && options?.removeBlockStorage === true)
+        for (const b of truth.blockStorages.filter((x) => x.instanceUuid === r.id)) removed.set(b.uuid, r.id);
+    }
+    return { kept, removed };
+  }
+
+  /** After a run: of what `askedToRemove` noted, what went (or stayed) with a VM that is now gone. */
+  private async noteRemovedAsAsked(asked: { kept: Map<string, string>; removed: Map<string, string> }): Promise<void> {
+    if (asked.kept.size === 0 && asked.removed.size === 0) return;
+    const truth = await truthOf(this.sim);
+    const gone = (vm: string): boolean => !truth.instances.some((v) => v.uuid === vm);
+    for (const [address, vm] of asked.kept) if (gone(vm)) this.keptAsAsked.add(address);
+    for (const [disk, vm] of asked.removed) if (gone(vm)) this.removedAsAsked.add(disk);
+  }
+
+  /** The user's objects that must still exist: the seeded ones, and the VMs made in the panel that no state took. */
+  private userObjects(): UserObjects {
+    const owned = this.ownedByUser();
+    return { ...this.user, vms: [...this.cloneSources, ...(this.userVm && owned.has(this.userVm) ? [this.userVm] : [])] };
   }
 
   /**
@@ -611,7 +797,7 @@ class Lifecycle {
    */
   private ownedByUser(): ReadonlySet<string> {
     if (this.userVm && this.engine.state.resources.some((r) => r.id === this.userVm)) this.userVmAdopted = true;
-    return new Set([...(this.userVm && !this.userVmAdopted ? [this.userVm] : []), ...this.cloneSources]);
+    return new Set([...(this.userVm && !this.userVmAdopted ? [this.userVm] : []), ...this.cloneSources, ...this.keptAsAsked]);
   }
 
   /**
@@ -651,8 +837,9 @@ class Lifecycle {
   private async check(upSucceeded: boolean): Promise<void> {
     const truth = await truthOf(this.sim);
     this.record(compare(this.engine.state, truth, upSucceeded, this.ownedByUser()));
+    this.record(userObjectsLost(this.userObjects(), truth, this.removedAsAsked));
     if (!upSucceeded) return;
-    this.record(notAsDeclared(this.engine.state, truth, { vm: this.vm, ...this.deps }));
+    this.record(notAsDeclared(this.engine.state, truth, { vm: this.vm, otherVms: this.fleet, ...this.deps }));
     await this.host.newDeployment(); // a preview is a run of its own
     const preview = await this.engine.previewRefreshed(this.program());
     for (const step of [...preview.planned, ...preview.errors]) {

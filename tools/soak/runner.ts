@@ -16,8 +16,13 @@ export interface SoakOptions extends Partial<LifecycleSettings> {
   first?: number;
   /** Lifecycles run at once (each lane has its own provider process). */
   lanes?: number;
-  /** One lifecycle in `dependentsEvery` also declares the other five resources' kinds (default 4). */
+  /**
+   * One lifecycle in `dependentsEvery` also declares the other five resources' kinds (default 4); of the others,
+   * one in `fleetEvery` (default 8, counted on the lifecycle's index) declares two or three Instances (feature
+   * "fleet"; skipped, it is a lone Instance's).
+   */
   dependentsEvery?: number;
+  fleetEvery?: number;
   /** Progress callback after each lifecycle. */
   onLifecycle?(report: LifecycleReport, done: number): void;
 }
@@ -38,6 +43,8 @@ export interface SoakReport {
   /** Lifecycles whose program no fault-free up could reach (not a documented refusal). */
   stuck: number;
   undestroyable: number;
+  /** The user's own objects (seeded reserved addresses, disks, VMs made in the panel) that a phase removed. */
+  userObjectsLost: number;
   /** Lifecycles the soak itself failed to run (instrument bugs): they make the run fail too. */
   harnessErrors: number;
   interrupted: number;
@@ -51,14 +58,14 @@ export function summaryLine(r: SoakReport): string {
   return (
     `soak: ${r.lifecycles} lifecycles, ${r.faults} faults, ${r.orphans} orphans, ${r.duplicates} duplicates, ${r.leaks} leaks, ` +
     `${r.errorsReportedAsSuccess} errors-reported-as-success, ${r.lost} lost, ${r.notAsDeclared} not-as-declared, ` +
-    `${r.falseDrift} false-drift, ${r.stuck} stuck, ${r.undestroyable} undestroyable` +
+    `${r.falseDrift} false-drift, ${r.stuck} stuck, ${r.undestroyable} undestroyable, ${r.userObjectsLost} user-objects-lost` +
     (r.harnessErrors > 0 ? `, ${r.harnessErrors} harness-errors` : "")
   );
 }
 
 /** True when the soak found nothing. */
 export function clean(r: SoakReport): boolean {
-  return r.orphans + r.duplicates + r.leaks + r.errorsReportedAsSuccess + r.lost + r.notAsDeclared + r.falseDrift + r.stuck + r.undestroyable + r.harnessErrors === 0;
+  return r.orphans + r.duplicates + r.leaks + r.errorsReportedAsSuccess + r.lost + r.notAsDeclared + r.falseDrift + r.stuck + r.undestroyable + r.userObjectsLost + r.harnessErrors === 0;
 }
 
 /** Runs a soak. */
@@ -72,9 +79,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   };
   const lanes = Math.max(1, Math.min(options.lanes ?? 12, options.lifecycles));
   const every = options.dependentsEvery ?? 4;
+  const fleetEvery = options.fleetEvery ?? 8;
   const started = Date.now();
   const report: SoakReport = {
-    lifecycles: 0, faults: 0, orphans: 0, duplicates: 0, leaks: 0, errorsReportedAsSuccess: 0, lost: 0, notAsDeclared: 0, falseDrift: 0, stuck: 0, undestroyable: 0, harnessErrors: 0, interrupted: 0,
+    lifecycles: 0, faults: 0, orphans: 0, duplicates: 0, leaks: 0, errorsReportedAsSuccess: 0, lost: 0, notAsDeclared: 0, falseDrift: 0, stuck: 0, undestroyable: 0, userObjectsLost: 0, harnessErrors: 0, interrupted: 0,
     failing: [], wallMs: 0,
   };
   const first = options.first ?? 0;
@@ -84,7 +92,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const host = new ProviderHost(settings.timeWarp);
     try {
       for (let i = next++; i < end; i = next++) {
-        const kind = i % every === every - 1 ? "dependents" : "instance";
+        const kind = i % every === every - 1 ? "dependents" : i % fleetEvery === 2 && !settings.skip.includes("fleet") ? "fleet" : "instance";
         const lc = await runLifecycle(`${options.seed}-${i}`, kind, host, settings);
         report.lifecycles++;
         report.faults += lc.faults;
@@ -99,6 +107,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           else if (f.kind === "false-drift") report.falseDrift++;
           else if (f.kind === "stuck") report.stuck++;
           else if (f.kind === "harness-error") report.harnessErrors++;
+          else if (f.kind === "user-object-lost") report.userObjectsLost++;
           else report.undestroyable++;
         }
         if (lc.findings.length > 0) report.failing.push(lc);
