@@ -263,9 +263,12 @@ class Lifecycle {
     const dep = (name: string, type: DeclaredResource["type"], spec: Spec | undefined): void => {
       if (!spec) return;
       const s = { ...spec };
-      // `deletedWith: vm` as the README recommends for a PublicIp (the VM's delete releases the address); the
-      // others get it in half the lifecycles, so their own deletes are soaked too.
-      const deletedWith = type === "PublicIp" || this.deletedWithVm ? { deletedWith: "vm" } : {};
+      // `deletedWith: vm` as the README recommends for a PublicIp whose address lives and dies with the VM (the VM's
+      // delete releases the address); not for one pinned to the user's reserved address (publicNetworkId), which
+      // outlives the VM: its own delete takes it off, back to the account. The others get it in half the
+      // lifecycles, so their own deletes are soaked too.
+      const ownAddress = type === "PublicIp" && s.publicNetworkId === undefined;
+      const deletedWith = ownAddress || (type !== "PublicIp" && this.deletedWithVm) ? { deletedWith: "vm" } : {};
       out.push({ name, type, dependsOn: ["vm"], ...deletedWith, inputs: (idOf) => ({ instanceId: idOf("vm"), ...s }) });
     };
     dep("address", "PublicIp", this.deps.publicIp);
@@ -430,6 +433,15 @@ class Lifecycle {
     const refusal = DOCUMENTED_REFUSALS.find((r) => r.test(text));
     if (refusal) {
       this.log(`  (a documented refusal: the program must change; ${String(refusal)})`);
+      return;
+    }
+    // A fleet's new Instance taking the hostname of a VM that an earlier, failed up replaced: that old VM is still in
+    // the state, marked for deletion, and the engine deletes it only at the end of an up whose creates all went
+    // through; until then the create meets it as a stranger (README, "A VM this up replaces is no stranger either":
+    // "the next one meets it as a stranger until the engine has deleted it"). A documented limit, not stuck.
+    const stranger = /an instance named \S+ already exists in location \d+ \(([0-9a-f-]+)\)/.exec(text)?.[1];
+    if (stranger && this.engine.state.resources.some((r) => r.id === stranger && r.delete)) {
+      this.log(`  (a documented limit: ${stranger} is the old half of an earlier replacement, still to be deleted, and holds the hostname)`);
       return;
     }
     this.record([{ kind: "stuck", object: "converge", what: `with no faults, up failed twice: ${text.slice(0, 400)}` }]);
