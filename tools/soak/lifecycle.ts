@@ -162,6 +162,17 @@ class Lifecycle {
   private readonly removedAsAsked = new Set<string>();
   /** Addresses kept reserved as asked (`removePublicIp: false`) once their VM is gone: the user's, not leaks. */
   private readonly keptAsAsked = new Set<string>();
+  /** Addresses to keep, disks to remove, by the VM whose delete decides it (see noteDeleteOptions). */
+  private readonly keptIfGone = new Map<string, string>();
+  private readonly removedIfGone = new Map<string, string>();
+  /** VMs deleted in the panel (which releases their address whatever deleteOptions say). */
+  private readonly deletedInPanel = new Set<string>();
+  /**
+   * Addresses the README says stay reserved in no state: a PublicIp's address taken off or swapped out in the panel
+   * right before a destroy, whose delete the engine then skips (`deletedWith`) or which finds it gone ("A `pulumi
+   * destroy` before that `up` cannot release it"). Not leaks.
+   */
+  private readonly leftAsDocumented = new Set<string>();
   /** The VM exists before the program (made out of band) and the program adopts it. */
   private readonly adopts: boolean;
   /** The uuid of the VM made out of band for adoption, and whether a state has held it (see ownedByUser). */
@@ -501,10 +512,19 @@ class Lifecycle {
     const [what, patch, path = onVm] = this.pick(options, r);
     this.log(`(in the panel, ${when}: instance ${v.uuid} is ${what}: ${JSON.stringify(patch)})`);
     await admin(this.sim, "PATCH", path, patch);
+    if (patch.deleted === true && path === onVm) this.deletedInPanel.add(v.uuid);
     // A reserved address of the user's put on a VM whose address nothing in the program manages (no publicIp or
     // publicNetworkId on the Instance, no PublicIp): the stack cannot tell it from an address a PublicIp gave the
     // VM, and deleting the VM releases the address it holds (`removePublicIp`, the default). The user gave it away.
-    const managed = this.vm.publicIp !== undefined || this.vm.publicNetworkId !== undefined || this.deps.publicIp !== undefined;
+    // Right before a destroy the same holds with a PublicIp: no up puts its address back, and the VM's delete
+    // releases the one the VM holds (the engine skips the PublicIp's delete, deletedWith), and the PublicIp's own
+    // address stays reserved, as documented.
+    const beforeDestroy = when === "before the destroy";
+    const managed = this.vm.publicIp !== undefined || this.vm.publicNetworkId !== undefined || (this.deps.publicIp !== undefined && !beforeDestroy);
+    if (beforeDestroy && this.deps.publicIp !== undefined && patch.publicIp !== undefined && v.publicIpUuid) {
+      this.leftAsDocumented.add(v.publicIpUuid);
+      this.log(`  (the PublicIp's address ${v.publicIpUuid} is off its VM: the destroy cannot release it, as documented)`);
+    }
     if (typeof patch.publicIp === "string" && !managed) {
       this.removedAsAsked.add(patch.publicIp);
       this.log(`  (the user's reserved address ${patch.publicIp} now goes with that VM: the program does not manage its address)`);
@@ -552,10 +572,16 @@ class Lifecycle {
       if (d.snapshot) options.push(() => { d.snapshot = { name: `snap-${r.int(1, 99)}` }; });
     }
     const n = r.int(1, 2);
+    const before = JSON.stringify(vm);
     for (let i = 0; i < n; i++) this.pick(options)();
     // Off another tier than Premium, as the provider's refusal advises (it turns them off before the tier change).
     if (vm.dedicatedCpu === true && vm.tierId !== 3) vm.dedicatedCpu = false;
     this.keepHostnamesDistinct();
+    // (the vm's new declaration, for reading a trace: what its delete will do depends on it)
+    if (JSON.stringify(vm) !== before) {
+      const { password: _p, ...declared } = vm;
+      this.log(`  (the program now declares vm ${JSON.stringify(declared)})`);
+    }
   }
 
   /**
@@ -623,7 +649,7 @@ class Lifecycle {
 
   private async withFaults<T>(name: string, faults: FaultsInput[], run: () => Promise<T>, destroys = false): Promise<T> {
     const since = this.sim.requests().at(-1)?.seq ?? 0;
-    const asked = await this.askedToRemove(destroys);
+    this.noteDeleteOptions(await truthOf(this.sim), destroys);
     let scheduledOps = 0;
     for (const f of faults) {
       this.sim.setFaults(f);
@@ -640,7 +666,6 @@ class Lifecycle {
       const left = await admin<{ failNext: Record<string, number>; stickNext: Record<string, number> }>(this.sim, "GET", "/faults");
       const pendingOps = Object.values(left.failNext).reduce((a, b) => a + b, 0) + Object.values(left.stickNext).reduce((a, b) => a + b, 0);
       await admin(this.sim, "DELETE", "/faults");
-      await this.noteRemovedAsAsked(asked);
       const faulted = this.sim.requests().filter((q) => q.seq > since && (q.reset || q.status === 429 || (q.status !== null && q.status >= 500)));
       this.report.faults += faulted.length + Math.max(0, scheduledOps - pendingOps);
     }
@@ -759,42 +784,58 @@ class Lifecycle {
       await this.unstick();
     }
     const truth = await truthOf(this.sim);
+    this.resolveDeleteOptions(truth);
     this.record(compareAfterDestroy(this.engine.state, truth, this.ownedByUser()));
     this.record(userObjectsLost(this.userObjects(), truth, this.removedAsAsked));
   }
 
   /**
-   * Before a run: what the program asked deleting a VM to leave or take, per the VMs' recorded `deleteOptions`
-   * (the outputs: what the provider's delete reads). Addresses a VM holds or keeps reserved under
-   * `removePublicIp: false` stay in the account; under a destroy (`destroys`), disks a VM holds under
-   * `removeBlockStorage: true` go with it. Not in an `up`: the old half of a replacement keeps its disks (README).
+   * What the program asked deleting a VM to leave or take, per the VMs' recorded `deleteOptions` (the outputs: what
+   * the provider's delete reads), noted while the VM exists: the addresses a VM holds or keeps reserved under
+   * `removePublicIp: false` stay in the account; in a destroy (`destroys`), the disks a VM holds under
+   * `removeBlockStorage: true` go with it (not in an `up`: the old half of a replacement keeps its disks, README).
+   * Noted before every run and at every check, and resolved once the VM is gone, whenever that happens (a stuck
+   * delete ends between phases).
    */
-  private async askedToRemove(destroys: boolean): Promise<{ kept: Map<string, string>; removed: Map<string, string> }> {
-    const kept = new Map<string, string>();
-    const removed = new Map<string, string>();
-    const vms = this.engine.state.resources.filter((r) => r.type === "Instance");
-    if (!vms.some((r) => r.outputs.deleteOptions !== undefined)) return { kept, removed };
-    const truth = await truthOf(this.sim);
-    for (const r of vms) {
+  private noteDeleteOptions(truth: SimTruth, destroys: boolean): void {
+    for (const r of this.engine.state.resources.filter((x) => x.type === "Instance")) {
       const options = r.outputs.deleteOptions as { removePublicIp?: boolean; removeBlockStorage?: boolean } | undefined;
       const vm = truth.instances.find((v) => v.uuid === r.id);
+      if (!vm) continue;
+      // (an option turned back on forgets what the VM was to keep)
+      for (const [address, holder] of this.keptIfGone) if (holder === r.id && options?.removePublicIp !== false) this.keptIfGone.delete(address);
       if (options?.removePublicIp === false) {
-        if (vm?.publicIpUuid) kept.set(vm.publicIpUuid, r.id);
-        if (typeof r.outputs.reservedPublicIpId === "string") kept.set(r.outputs.reservedPublicIpId, r.id);
+        if (vm.publicIpUuid) this.keptIfGone.set(vm.publicIpUuid, r.id);
+        if (typeof r.outputs.reservedPublicIpId === "string") this.keptIfGone.set(r.outputs.reservedPublicIpId, r.id);
       }
       if (destroys && options?.removeBlockStorage === true)
-        for (const b of truth.blockStorages.filter((x) => x.instanceUuid === r.id)) removed.set(b.uuid, r.id);
+        for (const b of truth.blockStorages.filter((x) => x.instanceUuid === r.id)) this.removedIfGone.set(b.uuid, r.id);
     }
-    return { kept, removed };
   }
 
-  /** After a run: of what `askedToRemove` noted, what went (or stayed) with a VM that is now gone. */
-  private async noteRemovedAsAsked(asked: { kept: Map<string, string>; removed: Map<string, string> }): Promise<void> {
-    if (asked.kept.size === 0 && asked.removed.size === 0) return;
-    const truth = await truthOf(this.sim);
+  /** Of what noteDeleteOptions noted, what went (or stayed) with a VM that is now gone. */
+  private resolveDeleteOptions(truth: SimTruth): void {
     const gone = (vm: string): boolean => !truth.instances.some((v) => v.uuid === vm);
-    for (const [address, vm] of asked.kept) if (gone(vm)) this.keptAsAsked.add(address);
-    for (const [disk, vm] of asked.removed) if (gone(vm)) this.removedAsAsked.add(disk);
+    for (const [address, vm] of this.keptIfGone) {
+      if (!gone(vm)) continue;
+      this.keptIfGone.delete(address);
+      if (!truth.publicIps.some((p) => p.uuid === address)) {
+        // (the panel's delete releases the address whatever the program says)
+        if (!this.deletedInPanel.has(vm))
+          this.record([{ kind: "user-object-lost", object: `user:${address}`, what: `address ${address} was released with ${vm}, whose deleteOptions.removePublicIp is false` }]);
+        continue;
+      }
+      if (truth.publicIps.some((p) => p.uuid === address && p.seeded)) continue; // (the user's anyway)
+      this.keptAsAsked.add(address);
+      this.log(`  (address ${address} stays reserved with ${vm} gone, as removePublicIp: false asks: the user's now)`);
+    }
+    for (const [disk, vm] of this.removedIfGone) {
+      if (!gone(vm)) continue;
+      this.removedIfGone.delete(disk);
+      this.removedAsAsked.add(disk);
+      const fate = truth.blockStorages.some((b) => b.uuid === disk) ? "kept (detached before the VM went)" : "deleted with it";
+      this.log(`  (disk ${disk} held by ${vm} under removeBlockStorage: true: ${fate})`);
+    }
   }
 
   /** The user's objects that must still exist: the seeded ones, and the VMs made in the panel that no state took. */
@@ -809,7 +850,7 @@ class Lifecycle {
    */
   private ownedByUser(): ReadonlySet<string> {
     if (this.userVm && this.engine.state.resources.some((r) => r.id === this.userVm)) this.userVmAdopted = true;
-    return new Set([...(this.userVm && !this.userVmAdopted ? [this.userVm] : []), ...this.cloneSources, ...this.keptAsAsked]);
+    return new Set([...(this.userVm && !this.userVmAdopted ? [this.userVm] : []), ...this.cloneSources, ...this.keptAsAsked, ...this.leftAsDocumented]);
   }
 
   /**
@@ -848,6 +889,8 @@ class Lifecycle {
    */
   private async check(upSucceeded: boolean): Promise<void> {
     const truth = await truthOf(this.sim);
+    this.resolveDeleteOptions(truth);
+    this.noteDeleteOptions(truth, false);
     this.record(compare(this.engine.state, truth, upSucceeded, this.ownedByUser()));
     this.record(userObjectsLost(this.userObjects(), truth, this.removedAsAsked));
     if (!upSucceeded) return;
