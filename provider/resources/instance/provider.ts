@@ -166,6 +166,12 @@ interface StepContext {
    * program pinning it again was refused at every up).
    */
   pinnedBefore?: string | null;
+  /**
+   * A password request was sent (maybe done, maybe not: its answer lost, or the wait after it failed). The VM's
+   * password is then unknown, and recorded so (unset): recording the old one, a program declaring that old
+   * password again planned nothing, and the VM kept the one sent (soak).
+   */
+  passwordSent?: boolean;
 }
 
 /**
@@ -197,7 +203,9 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
     case "resize":
       return client.instances.resize(id, { cpu: step.cpu, memory: step.memory, storage: step.storage, useDedicatedCpu: step.dedicatedCpu });
     case "hostname": return client.instances.updateHostname(id, { hostname: step.hostname });
-    case "password": return client.instances.setPassword(id, { password: step.password });
+    case "password":
+      ctx.passwordSent = true;
+      return client.instances.setPassword(id, { password: step.password });
     case "publicAddress": {
       if (step.action === "add") return addPublicAddress(client, id, ctx);
       // Removing (a blank public_network) or swapping leaves the old address reserved in the account: remember it.
@@ -1011,8 +1019,9 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       // A rename that did not happen frees no name: a create of it waiting in this up is then refused as a clash.
       if (steps.some((s) => s.kind === "hostname") && !applied.has("hostname") && typeof olds.hostname === "string" && typeof olds.locationId === "number")
         leavingIdentity.forget(identityKey(olds.hostname, olds.locationId), id);
-      // Half-way: report what is true now, and the old password unless the new one was set.
-      const password = applied.has("password") ? news.password : olds.password;
+      // Half-way: report what is true now: the new password once set, none when it may or may not be (the next up
+      // sets the declared one whatever it is), else the old one.
+      const password = applied.has("password") ? news.password : ctx.passwordSent ? undefined : olds.password;
       const declared = { ...news, password };
       const done = steps.filter((s) => applied.has(s.kind)).map((s) => s.kind);
       const message =
