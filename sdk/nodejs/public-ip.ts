@@ -53,7 +53,8 @@ export interface PublicIpArgs {
  * The API cannot release an address that is on no instance: after this resource's delete the address stays in
  * the account as a reserved address. When the address lives and dies with its VM, pass `{ deletedWith: vm }`:
  * `pulumi destroy` then skips this delete and the VM's delete (`deleteOptions.removePublicIp`, default true)
- * releases the address.
+ * releases the address. Not with `publicNetworkId` (your own reserved address): there the VM's delete would release
+ * it, while this resource's delete takes it off and leaves it yours.
  *
  * Use EITHER this resource OR the Instance's `publicIp`/`publicNetworkId` inputs for one instance, never both.
  * An Instance declared without them does not manage its address and never shows drift for it.
