@@ -167,6 +167,13 @@ export class Instance extends VmhostResource {
    * The next `publicIp: true` assigns it back; deleting the VM releases it. Undefined when there is none.
    */
   public readonly reservedPublicIpId!: pulumi.Output<string | undefined>;
+  /**
+   * Uuid of the public address the API gave this resource (made with `publicIp: true`, a clone's address, one added by
+   * an update, or the address an adopted VM came with), on the VM or kept reserved; null when it has none. Only this
+   * address is kept to reuse or released with the VM: one you put on the VM in the panel, or pin with
+   * `publicNetworkId`, goes back to your account.
+   */
+  public readonly madePublicIpId!: pulumi.Output<string | null>;
 
   /**
    * @param name the Pulumi resource name (not the hostname: that is `args.hostname`).
@@ -219,6 +226,7 @@ export class Instance extends VmhostResource {
         lastStartedAt: undefined,
         lastBackupAt: undefined,
         reservedPublicIpId: undefined,
+        madePublicIpId: undefined,
       },
       { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password"] },
       "vmhost",

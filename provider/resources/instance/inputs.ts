@@ -232,6 +232,16 @@ export const computedSchema = z.object({
         "publicIp: true assigns it back instead of adding another, and deleting the VM (with deleteOptions.removePublicIp) " +
         "releases it. Absent when there is none.",
     ),
+  madePublicIpId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "Uuid of the public address the API gave this resource (made with publicIp: true, a clone's address, one added by an " +
+        "update, or the address an adopted VM came with), on the VM or kept reserved (reservedPublicIpId); null when it has none. " +
+        "Only this address is ever kept to reuse or released with the VM: one you put on the VM outside Pulumi (a reserved " +
+        "address of yours swapped in or added in the panel) or pin with publicNetworkId goes back to your account.",
+    ),
 });
 
 /**

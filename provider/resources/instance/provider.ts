@@ -23,7 +23,7 @@ import { AmbiguousRequestError, BusyError, NotFoundError, ValidationError, type 
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { hostnameListingFor } from "../../wait/hostname-listing";
-import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle, waitUntilIdleStatus, type IdleStatus } from "../../wait/instance";
+import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle, waitUntilIdleStatus } from "../../wait/instance";
 import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
@@ -49,7 +49,8 @@ async function vswitchRefs(client: VmHostClient): Promise<VswitchRef[]> {
 
 /** The outputs of an instance for the user's declared inputs (resolves the private network only when managed). */
 async function outputsFor(
-  client: VmHostClient, detail: InstanceDetail, declared: Partial<InstanceInputs>, reservedPublicIpId?: string | null,
+  client: VmHostClient, detail: InstanceDetail, declared: Partial<InstanceInputs>, reservedPublicIpId: string | null | undefined,
+  made: string | null | undefined,
 ): Promise<InstanceOutputs> {
   let vswitchId: string | undefined;
   if (declared.vswitchId !== undefined)
@@ -58,7 +59,39 @@ async function outputsFor(
   // The address this resource took off the VM stays reserved in the account (the API cannot release an
   // unassigned address): remembered so the next `publicIp: true` reuses it and delete releases it.
   const reserved = reservedPublicIpId && detail.public_ip?.ip_id !== reservedPublicIpId ? reservedPublicIpId : undefined;
-  return reserved ? { ...outs, reservedPublicIpId: reserved } : outs;
+  return withMade(reserved ? { ...outs, reservedPublicIpId: reserved } : outs, made);
+}
+
+/**
+ * `outs` with `madePublicIpId` (see madeAddressOf). Undefined = not known yet (the API was asked for an address and
+ * the VM does not show it yet): neither it nor `publicIpId` is recorded, so the next operation takes the address the
+ * VM then holds as the one the API gave (a state without either is read that way).
+ */
+function withMade<T extends Record<string, unknown>>(outs: T, made: string | null | undefined): T {
+  if (made !== undefined) return { ...outs, madePublicIpId: made };
+  const { madePublicIpId: _made, publicIpId: _seen, ...rest } = outs;
+  return rest as T;
+}
+
+/**
+ * The address the API gave this resource (the `madePublicIpId` output), from a state: the only address the
+ * resource keeps to reuse or releases with its VM. An address that appeared on the VM out of band (a reserved
+ * address of the user's swapped in, or one added in the panel) or one the program pins is never it (soak: the
+ * user's reserved address, swapped in in the panel, was released by the VM's delete, and the resource's own
+ * stayed reserved in no state).
+ *
+ * A state written before this output (undefined, not null) keeps the earlier rule, so an existing stack neither
+ * leaks nor releases differently: the address it kept reserved, else the address the state records when the
+ * program manages it and does not pin it. A state that never saw the VM's address (no `publicIpId`: a create
+ * whose report could not read the VM) takes `seen`, the address the VM holds now; undefined while that is unknown.
+ */
+function madeAddressOf(state: Partial<InstanceOutputs>, seen: string | null | undefined): string | null | undefined {
+  if (state.madePublicIpId !== undefined) return state.madePublicIpId;
+  if (state.reservedPublicIpId) return state.reservedPublicIpId;
+  if (!managesAddress(state)) return null;
+  const recorded = state.publicIpId === undefined ? seen : state.publicIpId;
+  if (recorded === undefined) return undefined;
+  return typeof recorded === "string" && recorded !== "" && recorded !== state.publicNetworkId ? recorded : null;
 }
 
 /**
@@ -72,18 +105,18 @@ async function outputsFor(
  */
 async function bestEffortOutputs(
   client: VmHostClient, id: string, declared: Partial<InstanceInputs>, reservedPublicIpId: string | null | undefined,
-  lastKnown: Record<string, unknown>,
+  lastKnown: Record<string, unknown>, ctx: StepContext,
 ): Promise<Record<string, unknown>> {
   try {
     const detail = await client.instances.find(id);
-    if (detail) return notSeenAtRestIfBusy(await outputsFor(client, detail, declared, reservedPublicIpId), detail);
+    if (detail) return notSeenAtRestIfBusy(await outputsFor(client, detail, declared, reservedPublicIpId, madeAsOf(ctx, detail)), detail);
   } catch {
     // the report must not hide the original failure
   }
   // Not read: what the address may now be reserved is kept too (over-remembering is harmless: a take-back or
   // reuse of an address that is not reserved is refused by the API, or skipped when the VM holds it).
   const { reservedPublicIpId: _old, ...rest } = lastKnown;
-  return { ...rest, status: "Unknown", ...(reservedPublicIpId ? { reservedPublicIpId } : {}) };
+  return withMade({ ...rest, status: "Unknown", ...(reservedPublicIpId ? { reservedPublicIpId } : {}) }, madeAsOf(ctx, undefined));
 }
 
 /**
@@ -112,7 +145,8 @@ async function planFromTruth(
   const current =
     (await waitUntilIdle(client, id, { what: `instance ${id} to finish its running operation before planning`, deadline })) ??
     (await client.instances.get(id));
-  const seen = await outputsFor(client, current, inputsFromState(olds as Record<string, unknown>), olds.reservedPublicIpId);
+  const made = madeAddressOf(olds, current.public_ip?.ip_id ?? null) ?? null;
+  const seen = await outputsFor(client, current, inputsFromState(olds as Record<string, unknown>), olds.reservedPublicIpId, made);
   progressLog(`instance ${id}: its last recorded status is Unknown (it could not be read after a failure); planning from a fresh read`);
   return { steps: planInstanceUpdate(seen, news), current };
 }
@@ -139,26 +173,32 @@ function satisfied(step: UpdateStep, d: InstanceDetail, vswitches: readonly Vswi
 }
 
 /**
- * The address the state says the VM holds, as a candidate for "taken off by this resource", when the program
- * manages the address (publicIp or publicNetworkId declared); null otherwise.
+ * The address this resource made (madeAddressOf), as a candidate for "taken off by this resource", when the
+ * program manages the address (publicIp or publicNetworkId declared); null otherwise.
  *
  * An earlier update may have taken it off and died before its outputs were written (the process killed, the
  * answer lost): the engine then still holds the old outputs, and this run finds the step already satisfied and
  * skips it. Deciding "reserved, ours to release" from whether this run's call returned would forget the address
- * for good. The state's address compared with the fresh detail decides instead: outputsFor keeps the candidate
+ * for good. The made address compared with the fresh detail decides instead: outputsFor keeps the candidate
  * only when the VM no longer holds it. An address the program does not manage is never claimed: it may belong
  * to a PublicIp resource.
  */
-function addressOfState(olds: Partial<InstanceOutputs>, news: Partial<InstanceInputs>): string | null {
+function addressOfState(made: string | null | undefined, news: Partial<InstanceInputs>): string | null {
   if (plannedAddress(news) === undefined) return null;
-  if (olds.publicIpId === olds.publicNetworkId) return null; // the user's reserved address, pinned: never ours to release
-  return typeof olds.publicIpId === "string" && olds.publicIpId !== "" ? olds.publicIpId : null;
+  return made ?? null;
 }
 
 /** What update steps carry from one to the next: the address this resource keeps reserved for reuse. */
 interface StepContext {
   /** See the `reservedPublicIpId` output: null once reused or released. */
   reservedPublicIpId: string | null;
+  /**
+   * See the `madePublicIpId` output (madeAddressOf): the address the API gave this resource, null when none, undefined
+   * while not known. Only it is ever kept as `reservedPublicIpId`.
+   */
+  made: string | null | undefined;
+  /** The API was asked for an address (a create with one, addPublicIp): the address the VM then holds is the made one. */
+  madePending?: boolean;
   /**
    * The reserved address the program pinned before this update (the state's `publicNetworkId`): the user's own,
    * reserved before it was pinned. Swapped off, it goes back to the account as it was, and is never kept as this
@@ -191,9 +231,22 @@ async function addPublicAddress(client: VmHostClient, id: string, ctx: StepConte
       if (!(e instanceof ValidationError)) throw e;
       progressLog(`instance ${id}: its earlier public address ${reserved} cannot be reused (${errorText(e)}); adding a new one`);
       ctx.reservedPublicIpId = null;
+      if (ctx.made === reserved) ctx.made = null; // no longer this VM's: released, or held by another VM
     }
   }
+  // Marked before the call: an answer lost after the host did it still makes the address the VM then holds ours.
+  ctx.madePending = true;
   return client.network.addPublicIp(id);
+}
+
+/**
+ * The made address as of `detail` (see StepContext.made): when the API was asked for one, the address the VM holds;
+ * undefined while that is unknown (not read, or the VM still busy with no address).
+ */
+function madeAsOf(ctx: StepContext, detail: InstanceDetail | undefined): string | null | undefined {
+  if (!ctx.madePending) return ctx.made;
+  if (detail?.public_ip) return detail.public_ip.ip_id;
+  return detail !== undefined && detail.operation_flag === 0 ? (ctx.made ?? null) : undefined;
 }
 
 async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: StepContext, before: InstanceDetail): Promise<unknown> {
@@ -213,17 +266,19 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
       // process killed mid-call would otherwise leave the address reserved (billing) with no state knowing it.
       // Whether it really came off is decided from the fresh detail (outputsFor keeps it only when the VM no
       // longer holds it), so a call that did nothing records nothing.
+      // Only the address the API gave this resource is kept (see madeAddressOf): one put on the VM out of band (the
+      // user's reserved address swapped in, one added in the panel) goes back to the account and is forgotten (soak:
+      // the user's address, recorded by a refresh and taken off by `publicIp: false`, was released by the delete).
       const previous = before.public_ip?.ip_id ?? null;
       if (previous && previous === ctx.pinnedBefore) {
         // the user's reserved address: back to the account as it was
-      } else if (previous && previous !== step.publicNetworkId && !ctx.reservedPublicIpId) ctx.reservedPublicIpId = previous;
-      else if (previous && previous !== step.publicNetworkId && ctx.reservedPublicIpId !== previous)
-        // One VM releases one address when it is deleted, and the API cannot release an address that is on no VM:
-        // with one already kept, a second (e.g. given in the panel) can only stay reserved. Said, not hidden.
+      } else if (previous && previous !== step.publicNetworkId && previous === ctx.made) ctx.reservedPublicIpId = previous;
+      else if (previous && previous !== step.publicNetworkId)
+        // Not ours to release, and the API cannot release an address that is on no VM. Said, not hidden.
         progressLog(
           `instance ${id}: address ${before.public_ip?.ip_address ?? previous} (${previous}) comes off and stays reserved in your account (it may ` +
-            `bill): this instance already keeps ${ctx.reservedPublicIpId} reserved to reuse or release, and the API cannot release an address ` +
-            "that is on no VM. Release it in the host's panel, or assign it to a VM deleted with its address.",
+            "bill): it was put on the VM outside Pulumi, not given to this instance by the API, so it is not kept to reuse or released with " +
+            "the VM. Release it in the host's panel, or assign it to a VM deleted with its address.",
         );
       return client.network.changePublicIp(id, { publicNetwork: step.action === "remove" ? null : step.publicNetworkId! });
     }
@@ -289,6 +344,10 @@ async function runSteps(
         },
       );
       detail = result.detail;
+      if (ctx.madePending && detail.public_ip) {
+        ctx.made = detail.public_ip.ip_id;
+        ctx.madePending = false;
+      }
     } catch (e) {
       throw step.kind === "repair" ? repairFailed(id, e) : e;
     }
@@ -552,6 +611,12 @@ async function createBesideNoStranger(
   return id;
 }
 
+/** The address an adopted VM came with: this resource's (madeAddressOf), unless it is the reserved address the program pins. */
+function adoptedAddress(detail: InstanceDetail, inputs: Partial<InstanceInputs>): string | null {
+  const holding = detail.public_ip?.ip_id ?? null;
+  return holding !== null && holding.toLowerCase() !== inputs.publicNetworkId?.toLowerCase() ? holding : null;
+}
+
 async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.CreateResult<InstanceOutputs>> {
   const client = getClient();
   const deadline = resourceDeadline(inputs.timeouts, "create");
@@ -590,10 +655,14 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       const message =
         `instance ${id} was adopted, but waiting for it to be idle failed: ${errorClause(e)}. It is recorded in the stack: ` +
         "`pulumi up` waits for it again, and `pulumi destroy` deletes it.";
-      throw new ResourceInitError(message, id, withReplaced((await bestEffortOutputs(client, id, unset, undefined, await outputsFor(client, found, unset))) as InstanceOutputs, id, inputs), [message], { cause: e });
+      const seenCtx: StepContext = { reservedPublicIpId: null, made: adoptedAddress(found, inputs) };
+      const seen = await outputsFor(client, found, unset, undefined, seenCtx.made);
+      throw new ResourceInitError(message, id, withReplaced((await bestEffortOutputs(client, id, unset, undefined, seen, seenCtx)) as InstanceOutputs, id, inputs), [message], { cause: e });
     }
     if (!detail) throw new ProviderError(`adoptId: instance ${id} disappeared while being adopted`);
-    const outs = await outputsFor(client, detail, unset);
+    // The address the VM came with is this resource's from now on (the user handed the VM over with it).
+    const ctx: StepContext = { reservedPublicIpId: null, made: adoptedAddress(detail, inputs) };
+    const outs = await outputsFor(client, detail, unset, undefined, ctx.made);
     // Recorded, but the up fails: a stack whose up succeeded must not hold a VM in Error (e.g. the VM of an
     // interrupted replacement that failed, adopted as the refusal advises: the old VM would then be deleted).
     // The init error makes the next up update it, which starts it (the repair); after a refresh the diff asks for
@@ -614,16 +683,15 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     if (steps.length === 0) return { id, outs: withReplaced(outs, id, inputs) };
     progressLog(`adopting instance ${id}: making it as declared (${steps.map((s) => describeStep(s, id)).join("; ")})`);
     const applied = new Set<UpdateStep["kind"]>();
-    const ctx: StepContext = { reservedPublicIpId: null };
     try {
       const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
-      return { id, outs: withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId), id, inputs) };
+      return { id, outs: withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), id, inputs) };
     } catch (e) {
       const message =
         `instance ${id} was adopted, but making it as declared failed: ${errorClause(e)}. It is recorded in the stack: ` +
         "`pulumi up` reads it again and finishes the change, and `pulumi destroy` deletes it.";
       const declared = applied.has("password") ? inputs : unset;
-      const recorded = await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, { ...outs, password: declared.password });
+      const recorded = await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, { ...outs, password: declared.password }, ctx);
       throw new ResourceInitError(message, id, withReplaced(recorded as InstanceOutputs, id, inputs), [message], { cause: e });
     }
   }
@@ -717,20 +785,26 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
 
   // From here on the VM exists and bills: every failure carries its id.
   const applied = new Set<UpdateStep["kind"]>();
-  const ctx: StepContext = { reservedPublicIpId: null };
+  // The address the API gives a create asking for one (not a pinned publicNetworkId: the user's), and a clone's, is
+  // this resource's (madeAddressOf).
+  const ctx: StepContext = { reservedPublicIpId: null, made: null, madePending: mode === "clone" || (inputs.publicIp === true && inputs.publicNetworkId === undefined) };
   try {
     const detail = await waitForInstanceSettled(client, id, {
       what: `instance ${id} (${hostname}) to finish ${mode === "clone" ? "cloning" : "creating"}`,
       deadline,
       kind: mode,
     });
+    if (ctx.madePending) {
+      ctx.made = detail.public_ip?.ip_id ?? null;
+      ctx.madePending = false;
+    }
     // What create/clone could not set: a clone's sizes, password, address and network; a "stopped" power state.
-    const created = await outputsFor(client, detail, inputs);
+    const created = await outputsFor(client, detail, inputs, undefined, ctx.made);
     const steps = planInstanceUpdate(mode === "clone" ? { ...created, password: undefined } : created, inputs);
     if (steps.length === 0) return { id, outs: withReplaced(created, id, inputs) }; // the settled detail is fresh: no second read
     // runSteps answers the detail read when its last step settled: fresh, so not read again.
     const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
-    return { id, outs: withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId), id, inputs) };
+    return { id, outs: withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), id, inputs) };
   } catch (e) {
     const declared = mode === "clone" && !applied.has("password") ? { ...inputs, password: undefined } : inputs;
     const message =
@@ -738,7 +812,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       "It is recorded in the stack: `pulumi up` reads it again and finishes or repairs it (a VM in status Error is started), " +
       "and `pulumi destroy` deletes it.";
     // Nothing was seen of the VM yet: the declared values, with status Unknown (see bestEffortOutputs).
-    const outs = await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, declared);
+    const outs = await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, declared, ctx);
     throw new ResourceInitError(message, id, withReplaced(outs as InstanceOutputs, id, inputs), [message], { cause: e });
   }
 }
@@ -784,41 +858,56 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
       const gone = await sendWhenNotBusy(what, deadline, async () => {
         const idleWhat = { what: `instance ${id} to be idle before deleting it`, deadline };
         let removeIp = options.removePublicIp;
-        // The detail only when a reserved address may have to be taken back (it tells whether the VM has one);
-        // otherwise the shared list's row says "idle" without a request of this delete's own.
-        if (props.reservedPublicIpId && options.removePublicIp) {
-          const idle = await waitUntilIdle(client, id, idleWhat);
-          if (!idle) return true; // already gone: delete is done
-          await releaseReservedAddressWith(client, idle, props.reservedPublicIpId, options.removePublicIp, deadline);
-        } else {
-          const idle = await waitUntilIdleStatus(client, id, idleWhat);
-          if (!idle) return true; // already gone: delete is done
-          // The address the state says the VM held, when the Instance manages it, and the VM now has none: an
-          // update killed after taking it off (the engine kept the old outputs, without reservedPublicIpId)
-          // left it reserved. This destroy is the last chance to release it. The detail is read only then.
-          // Not a reserved address the program pins (publicNetworkId): the VM not holding it means it was moved on
-          // (to this VM's replacement, or in the panel), and taking it back would release the user's address from
-          // the account (a replacement recorded half-way then found it gone at every run: soak).
-          const held =
-            options.removePublicIp && managesAddress(props) && typeof props.publicIpId === "string" && props.publicIpId !== props.publicNetworkId
-              ? props.publicIpId
-              : undefined;
-          if (held && !holdsAddress(idle)) {
+        const idle = await waitUntilIdleStatus(client, id, idleWhat);
+        if (!idle) return true; // already gone: delete is done
+        if (!removeIp) {
+          // the address stays with the account whatever it is
+        } else if (!managesAddress(props)) {
+          // The address is not the Instance's to manage (a PublicIp resource's, deletedWith this VM): released with the
+          // VM as deleteOptions says. One this resource kept reserved from when it managed it is assigned back first.
+          if (props.reservedPublicIpId) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (!detail) return true;
-            await releaseReservedAddressWith(client, detail, held, true, deadline);
+            await releaseReservedAddressWith(client, detail, props.reservedPublicIpId, true, deadline);
           }
-          // A reserved address the program pinned (publicNetworkId) is the user's: it existed before this VM and goes
-          // back to the account, as a swap or removal in place leaves it, never released with the VM (soak: a destroy
-          // released it; audit: two Instances swapping pinned addresses with a replace, where deleting the old VM
-          // released the address the other now pins). deleteOptions.removePublicIp is about addresses the VM got.
-          if (removeIp && props.publicNetworkId) {
+        } else {
+          // Only the address the API gave this resource is released (madeAddressOf): when the VM holds another one
+          // (a reserved address of the user's swapped in or put on in the panel, or the one the program pins), ours,
+          // reserved in the account, is assigned back first so that it goes with the VM, and the other one returns
+          // to the account; with none of ours, the VM is deleted without releasing its address (soak: the user's
+          // reserved address was released, and ours stayed reserved in no state). Ours no longer on the VM may also
+          // be one an update killed after taking it off left reserved (the engine kept the old outputs, without
+          // reservedPublicIpId): this destroy is the last chance to release it.
+          const recorded = madeAddressOf(props, undefined);
+          // The shared list's row says "idle" without a request of this delete's own; the detail is read only when the
+          // row does not show the VM holding what the state recorded as ours (or holding nothing, with none of ours).
+          const rowTells =
+            !("public_ip" in idle) &&
+            ((recorded === null && idle.ip_address === null) ||
+              (typeof recorded === "string" && recorded === props.publicIpId && recorded !== props.publicNetworkId &&
+                idle.ip_address !== null && idle.ip_address === props.ipAddress));
+          if (!rowTells) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
-            if (detail?.public_ip?.ip_id?.toLowerCase() === props.publicNetworkId.toLowerCase()) {
+            if (!detail) return true;
+            const own = madeAddressOf(props, detail.public_ip?.ip_id ?? null) ?? null;
+            let holding = detail.public_ip?.ip_id ?? null;
+            if (own !== null && holding?.toLowerCase() !== own.toLowerCase() && (await releaseReservedAddressWith(client, detail, own, true, deadline)))
+              holding = own;
+            // A reserved address the program pinned (publicNetworkId) is the user's: it existed before this VM and goes
+            // back to the account, as a swap or removal in place leaves it, never released with the VM (soak: a destroy
+            // released it; audit: two Instances swapping pinned addresses with a replace, where deleting the old VM
+            // released the address the other now pins). deleteOptions.removePublicIp is about addresses the VM got.
+            if (holding !== null && props.publicNetworkId && holding.toLowerCase() === props.publicNetworkId.toLowerCase()) {
               removeIp = false;
               progressLog(
                 `instance ${id} is deleted${oldHalfOfReplacement ? " as the old half of a replacement" : ""}: the reserved address ` +
                   `${props.publicNetworkId} its program pinned stays in your account`,
+              );
+            } else if (holding !== null && holding.toLowerCase() !== own?.toLowerCase()) {
+              removeIp = false;
+              progressLog(
+                `instance ${id} is deleted: the address ${detail.public_ip?.ip_address ?? holding} (${holding}) it holds was put on it outside ` +
+                  "Pulumi, not given to this instance by the API, so it stays in your account as a reserved address",
               );
             }
           }
@@ -844,8 +933,6 @@ function withReplacing(outs: InstanceOutputs, state: Partial<InstanceOutputs>): 
 /** True when the Instance's state says it manages the VM's public address (publicIp or publicNetworkId declared). */
 const managesAddress = (props: Partial<InstanceOutputs>): boolean => props.publicIp !== undefined || props.publicNetworkId !== undefined;
 
-/** Whether the VM holds a public address, from a list row or a detail. */
-const holdsAddress = (idle: IdleStatus): boolean => ("public_ip" in idle ? idle.public_ip !== null : idle.ip_address !== null);
 
 /**
  * Before a delete that releases the VM's address (`remove_ip`): the address this resource took off the VM
@@ -860,13 +947,13 @@ const holdsAddress = (idle: IdleStatus): boolean => ("public_ip" in idle ? idle.
  * and it bills for good. So a take-back that fails (the API unreachable until the deadline, the VM busy, the
  * take-back not settling) fails the delete, and the resource stays in the state for the next destroy. Only a
  * refusal meaning the address is no longer this VM's to take (422: released, held by another VM, another
- * location; 404) lets the delete go on without it.
+ * location; 404) lets the delete go on without it. Answers whether the VM now holds `reserved`.
  */
 async function releaseReservedAddressWith(
   client: VmHostClient, detail: InstanceDetail, reserved: string | null | undefined, removePublicIp: boolean, deadline: Deadline,
-): Promise<void> {
+): Promise<boolean> {
   const holding = detail.public_ip?.ip_id ?? null;
-  if (!reserved || !removePublicIp || holding === reserved) return;
+  if (!reserved || !removePublicIp || holding === reserved) return holding !== null && holding === reserved;
   const id = detail.uuid;
   if (holding !== null)
     progressLog(
@@ -883,7 +970,7 @@ async function releaseReservedAddressWith(
     if (e instanceof BusyError) throw e; // waited out and sent again by sendWhenNotBusy
     if (e instanceof ValidationError || e instanceof NotFoundError) {
       progressLog(`instance ${id}: its reserved address ${reserved} is no longer this VM's to take back (${errorText(e)}): released, or held by another VM; deleting the VM without it`);
-      return;
+      return false;
     }
     throw new ProviderError(
       `instance ${id} was not deleted: the address ${reserved} it held earlier is still reserved in the account (it may bill), ` +
@@ -899,6 +986,7 @@ async function releaseReservedAddressWith(
     until: (d) => d.public_ip?.ip_id === reserved,
     failOnErrorStatus: false,
   });
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------- provider
@@ -978,14 +1066,13 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     // Which properties the user manages, and the write-only values (password), come from the state.
     const state = props as Partial<InstanceOutputs> & Record<string, unknown>;
     const declared = inputsFromState(state);
-    // An address this Instance made (publicIp managed, not a publicNetworkId of the user's) that left the VM out of
-    // band, removed in the panel: it stays reserved in the account and bills. Remembered like one taken off here,
-    // so the next `publicIp: true` assigns it back instead of piling up a second one, and delete releases it.
-    const leftInPanel =
-      declared.publicIp !== undefined && declared.publicNetworkId === undefined && typeof state.publicIpId === "string" && state.publicIpId !== ""
-        ? state.publicIpId
-        : undefined;
-    const seen = await outputsFor(client, detail, declared, state.reservedPublicIpId ?? leftInPanel);
+    // The address this Instance made (madeAddressOf; never one put on the VM out of band, nor one the program pins)
+    // that left the VM out of band, removed or swapped off in the panel: it stays reserved in the account and bills.
+    // Remembered like one taken off here, so the next `publicIp: true` assigns it back instead of piling up a second
+    // one, and delete releases it. The VM's current address (publicIpId) is the truth, and never becomes ours.
+    const made = madeAddressOf(state, detail.public_ip?.ip_id ?? null);
+    const leftInPanel = managesAddress(declared) && made ? made : undefined;
+    const seen = await outputsFor(client, detail, declared, state.reservedPublicIpId ?? leftInPanel, made);
     // Not seen at rest before (an error report, see notSeenAtRestIfBusy) and still mid-operation: still not.
     const outs = state.status === "Unknown" ? notSeenAtRestIfBusy(seen, detail) : seen;
     // No `inputs`: Pulumi then keeps the inputs of the last up (RefreshStep.Apply in pulumi/pulumi
@@ -1007,14 +1094,22 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     const client = getClient();
     const deadline = resourceDeadline(news.timeouts, "update");
     const applied = new Set<UpdateStep["kind"]>();
-    const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? addressOfState(olds, news), pinnedBefore: olds.publicNetworkId };
+    const made = madeAddressOf(olds, undefined);
+    const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? addressOfState(made, news), made, pinnedBefore: olds.publicNetworkId };
     let steps: UpdateStep[] = [];
     try {
       const plan = await planFromTruth(client, id, olds, news, deadline);
       steps = plan.steps;
-      await runSteps(client, id, steps, deadline, applied, ctx, plan.current);
+      let current = plan.current;
+      if (ctx.made === undefined) {
+        // a state that never saw the VM's address (madeAddressOf): the address it holds now
+        current ??= await client.instances.get(id);
+        ctx.made = madeAddressOf(olds, current.public_ip?.ip_id ?? null) ?? null;
+        ctx.reservedPublicIpId ??= addressOfState(ctx.made, news);
+      }
+      await runSteps(client, id, steps, deadline, applied, ctx, current);
       const fresh = await client.instances.get(id);
-      return { outs: withReplacing(await outputsFor(client, fresh, news, ctx.reservedPublicIpId), olds) };
+      return { outs: withReplacing(await outputsFor(client, fresh, news, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), olds) };
     } catch (e) {
       // A rename that did not happen frees no name: a create of it waiting in this up is then refused as a clash.
       if (steps.some((s) => s.kind === "hostname") && !applied.has("hostname") && typeof olds.hostname === "string" && typeof olds.locationId === "number")
@@ -1033,7 +1128,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
           : ". The state records what the VM has now; `pulumi up` retries what is left.");
       // Unreadable: the old outputs (last seen), not the new inputs (asked for, maybe never done).
       const lastKnown = { ...(olds as Record<string, unknown>), password };
-      const outs = withReplacing((await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, lastKnown)) as InstanceOutputs, olds);
+      const outs = withReplacing((await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, lastKnown, ctx)) as InstanceOutputs, olds);
       throw new ResourceInitError(message, id, outs, [message], { cause: e });
     }
   },

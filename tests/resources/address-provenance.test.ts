@@ -1,0 +1,160 @@
+/**
+ * Which public address an Instance may keep reserved and release with its VM (`madePublicIpId`): only the one the
+ * API gave it. A reserved address of the user's, put on the VM in the panel, is never released nor kept; the
+ * resource's own is never left reserved in no state. Provider methods are called in the engine's order against the
+ * simulator, and the simulator's state is the judge.
+ */
+import "./instance-env";
+import { providers } from "../../provider";
+import { setProgressSink } from "../../provider/context";
+import { forgetDeployment } from "../../provider/registry";
+import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
+import { harnessSuite, up, type FullProvider } from "./attachment-helpers";
+import { validCreate } from "./instance-cases";
+
+const instance = providers.Instance as FullProvider;
+const said: string[] = [];
+let restoreSink: (line: string) => void;
+const h = harnessSuite();
+beforeAll(() => {
+  restoreSink = setProgressSink((line) => said.push(line));
+});
+afterAll(() => {
+  setProgressSink(restoreSink);
+});
+
+/** A reserved address of the user's (seeded), on no VM. */
+async function usersFreeAddress(): Promise<string> {
+  return (await h().state()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!.uuid;
+}
+
+/** The addresses the API made (not the user's seeded ones) that sit reserved on no VM: each one is in no state here. */
+async function madeAndUnassigned(): Promise<string[]> {
+  return (await h().state()).publicIps.filter((p) => !p.seeded && p.instanceUuid === null).map((p) => p.uuid).sort();
+}
+
+/** check then update, as `pulumi up` does with the program's inputs. */
+async function upTo(id: string, olds: InstanceOutputs, program: Record<string, unknown>): Promise<InstanceOutputs> {
+  const news = (await instance.check(olds, program)).inputs;
+  return (await instance.update(id, olds, news)).outs as InstanceOutputs;
+}
+
+it("B: publicIp true, the user's reserved address swapped in in the panel, destroy without refresh: the user's survives, ours is released", async () => {
+  const leftBefore = await madeAndUnassigned();
+  const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "prov-b", publicIp: true });
+  const ours = vm.outs.publicIpId!;
+  expect(vm.outs.madePublicIpId).toBe(ours);
+  const users = await usersFreeAddress();
+  await h().outOfBand(vm.id, { publicIp: users }); // ours goes back to the account, reserved
+  await instance.delete(vm.id, vm.outs); // `pulumi destroy`, no refresh: the state still says the VM holds ours
+  const st = await h().state();
+  expect(st.instances.find((i) => i.uuid === vm.id)).toBeUndefined();
+  expect(st.publicIps.find((p) => p.uuid === users)).toMatchObject({ instanceUuid: null }); // released before the fix
+  expect(st.publicIps.find((p) => p.uuid === ours)).toBeUndefined(); // left reserved in no state before the fix
+  expect(await madeAndUnassigned()).toEqual(leftBefore);
+});
+
+it("B': publicIp false, the user's reserved address put on in the panel, destroy: the user's address survives", async () => {
+  const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "prov-b2", publicIp: false });
+  expect(vm.outs.madePublicIpId).toBeNull();
+  const users = await usersFreeAddress();
+  await h().outOfBand(vm.id, { publicIp: users });
+  said.length = 0;
+  await instance.delete(vm.id, vm.outs);
+  const st = await h().state();
+  expect(st.instances.find((i) => i.uuid === vm.id)).toBeUndefined();
+  expect(st.publicIps.find((p) => p.uuid === users)).toMatchObject({ instanceUuid: null }); // released before the fix
+  expect(said.join("\n")).toContain(`(${users}) it holds was put on it outside Pulumi`);
+});
+
+it("C: publicIp false, the user's address put on in the panel, refresh, then up takes it off: it is not kept as ours, and delete leaves it", async () => {
+  const program = { ...validCreate, hostname: "prov-c", publicIp: false };
+  const vm = await up<InstanceOutputs>(instance, program);
+  const users = await usersFreeAddress();
+  await h().outOfBand(vm.id, { publicIp: users });
+  const refreshed = (await instance.read(vm.id, vm.outs)).props as InstanceOutputs; // `pulumi refresh`
+  expect(refreshed).toMatchObject({ publicIp: true, publicIpId: users, madePublicIpId: null });
+  expect(refreshed).not.toHaveProperty("reservedPublicIpId");
+  expect(await instance.diff(vm.id, refreshed, (await instance.check(refreshed, program)).inputs)).toMatchObject({ changes: true });
+  said.length = 0;
+  const outs = await upTo(vm.id, refreshed, program);
+  expect(outs).toMatchObject({ publicIp: false, publicIpId: null, madePublicIpId: null });
+  expect(outs.reservedPublicIpId).toBeUndefined(); // recorded as ours to release before the fix
+  expect(said.join("\n")).toContain(`(${users}) comes off and stays reserved in your account`);
+  await instance.delete(vm.id, outs);
+  const st = await h().state();
+  expect(st.instances.find((i) => i.uuid === vm.id)).toBeUndefined();
+  expect(st.publicIps.find((p) => p.uuid === users)).toMatchObject({ instanceUuid: null }); // released before the fix
+});
+
+it("publicIp true -> false -> true -> false -> true -> destroy: our own address is reused each time and released at the end", async () => {
+  const leftBefore = await madeAndUnassigned();
+  const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "prov-toggle", publicIp: true });
+  const ours = vm.outs.publicIpId!;
+  let outs = vm.outs;
+  for (const publicIp of [false, true, false, true]) {
+    outs = await upTo(vm.id, outs, { ...validCreate, hostname: "prov-toggle", publicIp });
+    expect(outs.madePublicIpId).toBe(ours); // absent before the fix
+    expect(outs.publicIpId).toBe(publicIp ? ours : null);
+    expect(outs.reservedPublicIpId).toBe(publicIp ? undefined : ours);
+    expect((await instance.read(vm.id, outs)).props).toEqual(outs); // a refresh right after the up: no change
+  }
+  await instance.delete(vm.id, outs);
+  expect((await h().state()).publicIps.find((p) => p.uuid === ours)).toBeUndefined();
+  expect(await madeAndUnassigned()).toEqual(leftBefore);
+});
+
+it("an address added in the panel to a VM whose own address is kept reserved is not ours: delete releases ours, the panel's stays in the account", async () => {
+  const program = { ...validCreate, hostname: "prov-panel-add", publicIp: true };
+  const vm = await up<InstanceOutputs>(instance, program);
+  const ours = vm.outs.publicIpId!;
+  const off = await upTo(vm.id, vm.outs, { ...program, publicIp: false });
+  expect(off).toMatchObject({ reservedPublicIpId: ours, madePublicIpId: ours });
+  const users = await usersFreeAddress();
+  await h().outOfBand(vm.id, { publicIp: users });
+  await instance.delete(vm.id, off); // no refresh
+  const st = await h().state();
+  expect(st.publicIps.find((p) => p.uuid === ours)).toBeUndefined();
+  expect(st.publicIps.find((p) => p.uuid === users)).toMatchObject({ instanceUuid: null });
+});
+
+it("an adopted VM's address came with it: it is the resource's, and destroy releases it", async () => {
+  const id = await h().newInstance("prov-adopted");
+  await h().outOfBand(id, { publicIp: true }); // the VM the user hands over has an address the API gave it
+  const came = (await h().instance(id))!.publicIpUuid!;
+  const adopted = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "prov-adopted", tierId: 1, templateId: 2, cpu: 1, memory: 1, storage: 20, username: "admin", adoptId: id, publicIp: true });
+  expect(adopted.outs).toMatchObject({ publicIpId: came, madePublicIpId: came }); // absent before the fix
+  forgetDeployment(); // `pulumi destroy` is a later deployment
+  await instance.delete(id, adopted.outs);
+  expect((await h().state()).publicIps.find((p) => p.uuid === came)).toBeUndefined();
+});
+
+describe("a state written before madePublicIpId (legacy) keeps the earlier rule: the address it records is ours", () => {
+  const legacy = (outs: InstanceOutputs): InstanceOutputs => {
+    const { madePublicIpId: _made, ...rest } = outs;
+    return rest as InstanceOutputs;
+  };
+
+  it("its recorded address, taken off by an update killed before its outputs were written, is assigned back and released by destroy", async () => {
+    const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "prov-legacy-killed", publicIp: true });
+    const ours = vm.outs.publicIpId!;
+    await h().outOfBand(vm.id, { publicIp: false }); // as the killed update left it: reserved, the state not knowing
+    // a refresh of that state would remember it, as before, and write it as the resource's own from now on
+    const read = (await instance.read(vm.id, legacy(vm.outs))).props as InstanceOutputs;
+    expect(read).toMatchObject({ publicIpId: null, reservedPublicIpId: ours, madePublicIpId: ours }); // no madePublicIpId before the fix
+    await instance.delete(vm.id, legacy(vm.outs)); // destroy without that refresh
+    expect((await h().state()).publicIps.find((p) => p.uuid === ours)).toBeUndefined();
+  });
+
+  it("publicIp false keeps its recorded address reserved, and a refresh writes it as madePublicIpId", async () => {
+    const program = { ...validCreate, hostname: "prov-legacy-toggle", publicIp: true };
+    const vm = await up<InstanceOutputs>(instance, program);
+    const ours = vm.outs.publicIpId!;
+    const read = (await instance.read(vm.id, legacy(vm.outs))).props as InstanceOutputs;
+    expect(read.madePublicIpId).toBe(ours); // absent before the fix
+    const off = await upTo(vm.id, legacy(vm.outs), { ...program, publicIp: false });
+    expect(off).toMatchObject({ reservedPublicIpId: ours, madePublicIpId: ours });
+    await instance.delete(vm.id, legacy(off));
+    expect((await h().state()).publicIps.find((p) => p.uuid === ours)).toBeUndefined();
+  });
+});
