@@ -173,6 +173,12 @@ class Lifecycle {
    * destroy` before that `up` cannot release it"). Not leaks.
    */
   private readonly leftAsDocumented = new Set<string>();
+  /**
+   * Addresses added in the panel to a VM whose Instance manages its address: the provider cannot tell them from a
+   * reserved address of the user's put there, so they are the user's, never kept or released by the Instance
+   * (README, "Public address release"); one the program then takes off stays reserved in no state. Not leaks.
+   */
+  private readonly givenInPanel = new Set<string>();
   /** The VM exists before the program (made out of band) and the program adopts it. */
   private readonly adopts: boolean;
   /** The uuid of the VM made out of band for adoption, and whether a state has held it (see ownedByUser). */
@@ -525,6 +531,13 @@ class Lifecycle {
       this.leftAsDocumented.add(v.publicIpUuid);
       this.log(`  (the PublicIp's address ${v.publicIpUuid} is off its VM: the destroy cannot release it, as documented)`);
     }
+    if (patch.publicIp === true && path === onVm && (this.vm.publicIp !== undefined || this.vm.publicNetworkId !== undefined)) {
+      const given = (await truthOf(this.sim)).instances.find((i) => i.uuid === v.uuid)?.publicIpUuid;
+      if (given) {
+        this.givenInPanel.add(given);
+        this.log(`  (the address ${given} given in the panel is the user's: the Instance never keeps or releases it)`);
+      }
+    }
     if (typeof patch.publicIp === "string" && !managed) {
       this.removedAsAsked.add(patch.publicIp);
       this.log(`  (the user's reserved address ${patch.publicIp} now goes with that VM: the program does not manage its address)`);
@@ -850,7 +863,7 @@ class Lifecycle {
    */
   private ownedByUser(): ReadonlySet<string> {
     if (this.userVm && this.engine.state.resources.some((r) => r.id === this.userVm)) this.userVmAdopted = true;
-    return new Set([...(this.userVm && !this.userVmAdopted ? [this.userVm] : []), ...this.cloneSources, ...this.keptAsAsked, ...this.leftAsDocumented]);
+    return new Set([...(this.userVm && !this.userVmAdopted ? [this.userVm] : []), ...this.cloneSources, ...this.keptAsAsked, ...this.leftAsDocumented, ...this.givenInPanel]);
   }
 
   /**
