@@ -24,14 +24,7 @@ const runnerPath = path.join(__dirname, "..", "dist", "tools", "soak", "runner.j
  * second VM: point 3) or "failed-operation" (a VM in Error blocked its dependents' deletes: point 5).
  */
 const STILL_FAILING_FAULTS: readonly FaultClass[] = [];
-const STILL_FAILING_FEATURES: readonly SoakFeature[] = [
-  // The destroy of an Instance holding the user's reserved address it pins (publicNetworkId), with the default
-  // removePublicIp, releases that address from the account (user-objects-lost; soak a1-30).
-  "pinned-address",
-  // A reserved address of the user's swapped onto a VM in the panel right before a destroy is released with the
-  // VM, and the Instance's own address stays reserved in no state (user-objects-lost, leak; soak c3-2, e5-17).
-  "panel-before-destroy",
-];
+const STILL_FAILING_FEATURES: readonly SoakFeature[] = [];
 
 it("a seeded soak: nothing orphaned, duplicated, leaked, reported as success in Error, lost, not as declared, drifting, or undestroyable", async () => {
   if (!fs.existsSync(runnerPath)) throw new Error(`${runnerPath} is missing: run make build first`);
