@@ -64,7 +64,7 @@ it("B': publicIp false, the user's reserved address put on in the panel, destroy
   const st = await h().state();
   expect(st.instances.find((i) => i.uuid === vm.id)).toBeUndefined();
   expect(st.publicIps.find((p) => p.uuid === users)).toMatchObject({ instanceUuid: null }); // released before the fix
-  expect(said.join("\n")).toContain(`(${users}) it holds was put on it outside Pulumi`);
+  expect(said.join("\n")).toContain(`(${users}) it holds is not known to its state as given by the API`);
 });
 
 it("C: publicIp false, the user's address put on in the panel, refresh, then up takes it off: it is not kept as ours, and delete leaves it", async () => {

@@ -277,8 +277,9 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
         // Not ours to release, and the API cannot release an address that is on no VM. Said, not hidden.
         progressLog(
           `instance ${id}: address ${before.public_ip?.ip_address ?? previous} (${previous}) comes off and stays reserved in your account (it may ` +
-            "bill): it was put on the VM outside Pulumi, not given to this instance by the API, so it is not kept to reuse or released with " +
-            "the VM. Release it in the host's panel, or assign it to a VM deleted with its address.",
+            "bill): this instance's state does not know it as given by the API (it was put on the VM outside Pulumi, or added by an `up` " +
+            "that could not record it), so it is not kept to reuse or released with the VM. Release it in the host's panel, or assign it " +
+            "to a VM deleted with its address.",
         );
       return client.network.changePublicIp(id, { publicNetwork: step.action === "remove" ? null : step.publicNetworkId! });
     }
@@ -906,8 +907,9 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
             } else if (holding !== null && holding.toLowerCase() !== own?.toLowerCase()) {
               removeIp = false;
               progressLog(
-                `instance ${id} is deleted: the address ${detail.public_ip?.ip_address ?? holding} (${holding}) it holds was put on it outside ` +
-                  "Pulumi, not given to this instance by the API, so it stays in your account as a reserved address",
+                `instance ${id} is deleted: the address ${detail.public_ip?.ip_address ?? holding} (${holding}) it holds is not known to its ` +
+                  "state as given by the API (put on it outside Pulumi, or added by an `up` that could not record it), so it stays in your " +
+                  "account as a reserved address (it may bill): release it in the host's panel if it is not yours",
               );
             }
           }
