@@ -116,24 +116,3 @@ test("with deleteBeforeReplace on the VM, its replacement under a BlockStorageAt
   expect(destroy.ok ? "" : show(destroy)).toBe("");
   expect((await simState(suite.sim)).blockStorages.map((b) => b.uuid)).not.toContain(diskId);
 });
-
-test("two Instances replaced in one up swap their disks in that up, and nothing is left to do", async () => {
-  const st = await simState(suite.sim);
-  const [d1, d2] = ["jkt-data-50", "jkt-data-100"].map((name) => st.blockStorages.find((b) => b.name === name)!.uuid);
-  const program = (templateId: number, da: string, db: string): Res[] => [
-    { type: "Instance", name: "a", args: vmArgs("swap-disk-a", { templateId }) },
-    { type: "Instance", name: "b", args: vmArgs("swap-disk-b", { templateId }) },
-    { type: "BlockStorageAttachment", name: "a-disk", args: { instanceId: "$id:a", blockStorageId: da } },
-    { type: "BlockStorageAttachment", name: "b-disk", args: { instanceId: "$id:b", blockStorageId: db } },
-  ];
-  const s = await suite.newStack();
-  const up = await s.run("up", program(1, d1!, d2!));
-  expect(up.ok ? "" : show(up)).toBe("");
-  const swapped = await s.run("up", program(2, d2!, d1!));
-  expect(swapped.ok ? "" : show(swapped)).toBe("");
-  const [a, b] = [s.res("a")!.id!, s.res("b")!.id!];
-  const disks = (await simState(suite.sim)).blockStorages.filter((x) => x.uuid === d1 || x.uuid === d2);
-  expect(Object.fromEntries(disks.map((x) => [x.uuid, x.instanceUuid]))).toEqual({ [d1!]: b, [d2!]: a });
-  const check = await s.run("preview", program(2, d2!, d1!), { refresh: true, expectNoChanges: true });
-  expect(check.ok ? "" : show(check)).toBe("");
-});
