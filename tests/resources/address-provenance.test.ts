@@ -6,22 +6,14 @@
  */
 import "./instance-env";
 import { providers } from "../../provider";
-import { setProgressSink } from "../../provider/context";
 import { forgetDeployment } from "../../provider/registry";
 import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
-import { harnessSuite, up, type FullProvider } from "./attachment-helpers";
+import { harnessSuite, progressSuite, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 
 const instance = providers.Instance as FullProvider;
-const said: string[] = [];
-let restoreSink: (line: string) => void;
 const h = harnessSuite();
-beforeAll(() => {
-  restoreSink = setProgressSink((line) => said.push(line));
-});
-afterAll(() => {
-  setProgressSink(restoreSink);
-});
+const said = progressSuite();
 
 /** A reserved address of the user's (seeded), on no VM. */
 async function usersFreeAddress(): Promise<string> {

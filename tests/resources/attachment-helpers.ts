@@ -9,7 +9,7 @@ process.env.VMHOST_POLL_MAX_MS ??= "200";
 
 import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type VmHostClient } from "../../provider/api";
-import { resetContext } from "../../provider/context";
+import { resetContext, setProgressSink } from "../../provider/context";
 import { Deadline, pollUntil } from "../../provider/wait/poll";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 
@@ -144,6 +144,22 @@ export function harnessSuite(): () => SimHarness {
     if (!h) throw new Error("the harness starts in beforeAll: call it inside tests");
     return h;
   };
+}
+
+/**
+ * The provider's progress lines of a test file, collected from its first test to its last (the sink is put back
+ * after them). Call it at the top level of the file.
+ */
+export function progressSuite(): string[] {
+  const said: string[] = [];
+  let previous: ((line: string) => void) | undefined;
+  beforeAll(() => {
+    previous = setProgressSink((line) => said.push(line));
+  });
+  afterAll(() => {
+    if (previous) setProgressSink(previous);
+  });
+  return said;
 }
 
 /** check then create, as the engine does; the check must pass. */

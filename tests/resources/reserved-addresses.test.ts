@@ -5,22 +5,14 @@
  */
 import "./instance-env";
 import { providers } from "../../provider";
-import { setProgressSink } from "../../provider/context";
 import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
-import { harnessSuite, up, type FullProvider } from "./attachment-helpers";
+import { harnessSuite, progressSuite, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 
 const instance = providers.Instance as FullProvider;
 const publicIp = providers.PublicIp as FullProvider;
-const said: string[] = [];
-let restoreSink: (line: string) => void;
 const h = harnessSuite();
-beforeAll(() => {
-  restoreSink = setProgressSink((line) => said.push(line));
-});
-afterAll(() => {
-  setProgressSink(restoreSink);
-});
+const said = progressSuite();
 
 it.each([
   ["swapped for another reserved address (publicNetworkId A -> B)", (b: string) => ({ publicNetworkId: b })],
