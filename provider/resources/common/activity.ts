@@ -61,9 +61,8 @@ export class DeploymentActivity {
     try {
       let waited = false;
       while (!deadline.expired()) {
-        const now = this.clock.now();
-        if (this.running === 0 && now - this.lastEnded >= this.quietMs) {
-          this.lastQuiet = now;
+        if (this.isQuiet()) {
+          this.lastQuiet = this.clock.now();
           return waited;
         }
         if (this.lastQuiet >= began) return true; // seen quiet by another wait since this one began
