@@ -121,6 +121,49 @@ it("an adopted VM's address came with it: it is the resource's, and destroy rele
   expect((await h().state()).publicIps.find((p) => p.uuid === came)).toBeUndefined();
 });
 
+describe("an up that fails to pin a reserved address records the address the VM holds as publicNetworkId: it stays ours", () => {
+  /** A publicIp: true VM whose next up, pinning the user's reserved address, fails (the host refuses: another VM holds it). */
+  async function failedPin(hostname: string): Promise<{ id: string; ours: string; recorded: InstanceOutputs; pinned: string; holder: string; program: Record<string, unknown> }> {
+    const pinned = await usersFreeAddress();
+    const holder = await h().newInstance(`${hostname}-holder`);
+    await h().outOfBand(holder, { publicIp: pinned });
+    const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname, publicIp: true });
+    forgetDeployment();
+    const program = { ...validCreate, hostname, publicNetworkId: pinned, timeouts: { update: "2s" } };
+    const news = (await instance.check(vm.outs, program)).inputs;
+    await instance.diff(vm.id, vm.outs, news);
+    const failure = await instance.update(vm.id, vm.outs, news).then(() => undefined, (e: unknown) => e as { properties?: InstanceOutputs });
+    expect(failure?.properties).toMatchObject({ publicNetworkId: vm.outs.publicIpId, madePublicIpId: vm.outs.publicIpId });
+    forgetDeployment();
+    return { id: vm.id, ours: vm.outs.publicIpId!, recorded: failure!.properties!, pinned, holder, program };
+  }
+
+  it("destroy releases the VM's own address (it was kept reserved in no state, the log calling it pinned)", async () => {
+    const leftBefore = await madeAndUnassigned();
+    const { id, ours, recorded, holder } = await failedPin("prov-failed-pin");
+    said.length = 0;
+    await instance.delete(id, recorded);
+    expect((await h().state()).publicIps.find((p) => p.uuid === ours)).toBeUndefined();
+    expect(await madeAndUnassigned()).toEqual(leftBefore);
+    expect(said.join("\n")).not.toContain("its program pinned stays in your account");
+    await h().client.instances.delete(holder, { removeIp: false, removeBlockStorage: false });
+  });
+
+  it("the next up, once the address is free, pins it and keeps ours reserved to release: destroy then leaves nothing", async () => {
+    const leftBefore = await madeAndUnassigned();
+    const { id, ours, recorded, pinned, holder, program } = await failedPin("prov-failed-pin2");
+    await h().outOfBand(holder, { publicIp: false }); // the other VM lets the pinned address go
+    const outs = await upTo(id, recorded, program);
+    expect(outs).toMatchObject({ publicNetworkId: pinned, reservedPublicIpId: ours, madePublicIpId: ours });
+    await instance.delete(id, outs);
+    const st = await h().state();
+    expect(st.publicIps.find((p) => p.uuid === ours)).toBeUndefined();
+    expect(st.publicIps.find((p) => p.uuid === pinned)).toMatchObject({ instanceUuid: null });
+    expect(await madeAndUnassigned()).toEqual(leftBefore);
+    await h().client.instances.delete(holder, { removeIp: false, removeBlockStorage: false });
+  });
+});
+
 describe("a state written before madePublicIpId (legacy) keeps the earlier rule: the address it records is ours", () => {
   const legacy = (outs: InstanceOutputs): InstanceOutputs => {
     const { madePublicIpId: _made, ...rest } = outs;

@@ -898,7 +898,12 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
             // back to the account, as a swap or removal in place leaves it, never released with the VM (soak: a destroy
             // released it; audit: two Instances swapping pinned addresses with a replace, where deleting the old VM
             // released the address the other now pins). deleteOptions.removePublicIp is about addresses the VM got.
-            if (holding !== null && props.publicNetworkId && holding.toLowerCase() === props.publicNetworkId.toLowerCase()) {
+            // The API's own address is never the user's, even when the state records it as `publicNetworkId`: that
+            // output is the address the VM holds, and an up that failed to pin another one records ours there (audit:
+            // destroy then left ours reserved in no state, its log calling it pinned).
+            if (holding !== null && holding.toLowerCase() === own?.toLowerCase()) {
+              // ours: released with the VM
+            } else if (holding !== null && props.publicNetworkId && holding.toLowerCase() === props.publicNetworkId.toLowerCase()) {
               removeIp = false;
               progressLog(
                 `instance ${id} is deleted${oldHalfOfReplacement ? " as the old half of a replacement" : ""}: the reserved address ` +
