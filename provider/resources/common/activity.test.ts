@@ -27,6 +27,16 @@ describe("DeploymentActivity (a create waiting for the rest of the deployment)",
     expect([waited, now() - start]).toEqual([false, 0]);
   });
 
+  it("a Diff that just answered counts as activity: its step is about to start, so a wait lasts the quiet pause", async () => {
+    const { clock, now } = fakeClock();
+    const activity = new DeploymentActivity(clock, QUIET);
+    activity.noteDiffed();
+    const start = now();
+    const waited = await activity.track(() => activity.waitForOthers(new Deadline(60_000, clock.now)));
+    expect(waited).toBe(true);
+    expect(now() - start).toBeGreaterThanOrEqual(QUIET);
+  });
+
   it("waits until another running call has ended and the quiet pause has passed", async () => {
     const { clock, now } = fakeClock();
     const activity = new DeploymentActivity(clock, QUIET);

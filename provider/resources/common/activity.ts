@@ -103,6 +103,16 @@ export class DeploymentActivity {
     }
   }
 
+  /**
+   * A Diff has answered: the engine runs the step it plans right after (deployment_executor.go handleSingleEvent:
+   * GenerateSteps, then ExecuteSerial of the new steps), so the deployment is not quiet yet. Counted like a call that
+   * ended (audit: an update refused for an address that another Instance's update of the same up gives up saw the
+   * deployment quiet, the giver's step not yet begun, and failed the up).
+   */
+  noteDiffed(): void {
+    this.lastEnded = this.clock.now();
+  }
+
   /** True when no call runs and none ended within the quiet pause: a wait for others would end at once. */
   isQuiet(): boolean {
     return this.running === 0 && this.clock.now() - this.lastEnded >= this.quietMs;

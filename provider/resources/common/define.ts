@@ -70,7 +70,9 @@ export function defineResourceProvider<Inputs, Outputs>(
     diff: async (id, olds, news) => {
       noteManaged(id);
       noteClaimed(id);
-      return impl.diff(olds, news, id);
+      const answer = await impl.diff(olds, news, id);
+      deploymentActivity.noteDiffed();
+      return answer;
     },
     // Every call that acts is counted (common/activity.ts), so a create can wait for the rest of the deployment.
     create: (inputs) => deploymentActivity.track(() => notingCreatedId(() => impl.create(inputs), noteClaimed)),

@@ -90,6 +90,18 @@ describe("Instance diff", () => {
     expect(addressDiffers(olds, { kind: "publicAddress", action: "assign", publicNetworkId: IP1 })).toBe(false);
     expect(addressDiffers(olds, { kind: "publicAddress", action: "assign", publicNetworkId: IP2 })).toBe(true);
   });
+  it("pinned address -> publicIp: true gives the user's reserved address back and adds one of the VM's own; never the API's own address", () => {
+    const { publicIp: _p, ...unpinnedInputs } = inputs;
+    const pinned = { ...olds, publicIp: undefined, publicNetworkId: IP1, madePublicIpId: null } as unknown as InstanceOutputs;
+    const steps = planInstanceUpdate(pinned, { ...unpinnedInputs, publicIp: true });
+    expect(steps).toEqual([{ kind: "publicAddress", action: "remove", giveBack: IP1 }, { kind: "publicAddress", action: "add" }]);
+    expect(diffInstance(pinned, { ...unpinnedInputs, publicIp: true }).changes).toBe(true);
+    // the state records the address held as publicNetworkId also after a pin that failed: ours stays
+    const failedPin = { ...pinned, madePublicIpId: IP1 } as InstanceOutputs;
+    expect(planInstanceUpdate(failedPin, { ...unpinnedInputs, publicIp: true })).toEqual([]);
+    // the VM no longer holds it (a refresh saw another): only an address is asked for, which it has
+    expect(planInstanceUpdate({ ...pinned, publicIpId: IP2 } as InstanceOutputs, { ...unpinnedInputs, publicIp: true })).toEqual([]);
+  });
   it("spelling out a default, or leaving it out, is no change: no ssh keys, no backups, the default deleteOptions", () => {
     const { sshKeys: _keys, backups: _backups, deleteOptions: _options, ...bare } = inputs;
     const defaults = { ...olds, sshKeys: [], backups: false, deleteOptions: { removePublicIp: true, removeBlockStorage: false } } as InstanceOutputs;

@@ -20,8 +20,11 @@ export type UpdateStep =
   | { kind: "resize"; cpu: number; memory: number; storage: number; dedicatedCpu: boolean }
   | { kind: "hostname"; hostname: string }
   | { kind: "password"; password: string }
-  /** `assign` a reserved address, `add` any address, or `remove` the address. */
-  | { kind: "publicAddress"; action: "add" | "remove" | "assign"; publicNetworkId?: string }
+  /**
+   * `assign` a reserved address, `add` any address, or `remove` the address (with `giveBack`: only while the VM holds
+   * that one, the reserved address the program pinned before and now asks any address instead of).
+   */
+  | { kind: "publicAddress"; action: "add" | "remove" | "assign"; publicNetworkId?: string; giveBack?: string }
   /** `vswitchId: ""` detaches. */
   | { kind: "privateNetwork"; vswitchId: string }
   | { kind: "power"; state: "running" | "stopped" };
@@ -167,6 +170,7 @@ export function describeStep(step: UpdateStep, id: string): string {
     case "password": return `instance ${id} to set its password`;
     case "publicAddress":
       return step.action === "add" ? `instance ${id} to get a public address`
+        : step.giveBack ? `instance ${id} to give the reserved address ${step.giveBack} it no longer pins back to your account`
         : step.action === "remove" ? `instance ${id} to drop its public address`
         : `instance ${id} to use public address ${step.publicNetworkId}`;
     case "privateNetwork": return step.vswitchId === "" ? `instance ${id} to leave its private network` : `instance ${id} to join private network ${step.vswitchId}`;
@@ -203,10 +207,26 @@ export function planInstanceUpdate(olds: Olds, news: News): UpdateStep[] {
   if (news.hostname !== undefined && news.hostname !== olds.hostname) steps.push({ kind: "hostname", hostname: news.hostname });
   if (news.password !== undefined && news.password !== olds.password) steps.push({ kind: "password", password: news.password });
   const address = plannedAddress(news);
-  if (address && addressDiffers(olds, address)) steps.push(address);
+  const giveBack = unpinnedAddress(olds, news);
+  if (giveBack) steps.push({ kind: "publicAddress", action: "remove", giveBack });
+  if (address && (giveBack || addressDiffers(olds, address))) steps.push(address);
   if (news.vswitchId !== undefined && news.vswitchId !== olds.vswitchId) steps.push({ kind: "privateNetwork", vswitchId: news.vswitchId });
   if (news.powerState !== undefined && news.powerState !== olds.powerState) steps.push({ kind: "power", state: news.powerState });
   return steps;
+}
+
+/**
+ * The reserved address the state pinned (`publicNetworkId`) and the VM holds, when the program now asks for any
+ * address (`publicIp: true`, no pin): it goes back to the account, as when the program pins another or none, and the
+ * VM gets an address of its own. Kept, it stayed the user's address on a VM that no longer declares it, and another
+ * Instance of the program pinning it was refused at every up (audit). Never the address the API gave this resource
+ * (`madePublicIpId`: the state records the address held as `publicNetworkId`, also after a pin that failed).
+ */
+export function unpinnedAddress(olds: Olds, news: News): string | undefined {
+  const pinned = olds.publicNetworkId;
+  if (typeof pinned !== "string" || news.publicNetworkId !== undefined || news.publicIp !== true) return undefined;
+  if (olds.publicIpId !== pinned || olds.madePublicIpId === pinned) return undefined;
+  return pinned;
 }
 
 /** The address step the program asks for, regardless of the current state (undefined = unmanaged). */

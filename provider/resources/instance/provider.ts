@@ -163,6 +163,7 @@ function satisfied(step: UpdateStep, d: InstanceDetail, vswitches: readonly Vswi
     case "password": return false; // write-only: never visible
     case "publicAddress":
       if (step.action === "add") return d.public_ip !== null;
+      if (step.giveBack) return d.public_ip?.ip_id !== step.giveBack;
       if (step.action === "remove") return d.public_ip === null;
       return d.public_ip?.ip_id === step.publicNetworkId;
     case "privateNetwork":
@@ -288,6 +289,25 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
   }
 }
 
+/**
+ * Runs `operation` (an update step), and once more when it pins a reserved address (`publicNetworkId`) that the host
+ * refused (422: held by another VM) and the rest of the deployment has since caught up (common/activity.ts): the
+ * address may be on a VM this up replaces (taken off it: common/pinned-address.ts) or on one whose update in this up
+ * pins another address (audit: two Instances passing an address on failed whenever the taker ran first, saying
+ * "change the program", and only the next up went through). The 422 changed nothing, so a second one is the answer.
+ * Outside the VM's lock: what is waited for may need it.
+ */
+async function sendAgainOnceAddressMayBeFree<T>(client: VmHostClient, step: UpdateStep, deadline: Deadline, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (e) {
+    if (step.kind !== "publicAddress" || step.action !== "assign" || !(e instanceof ValidationError)) throw e;
+    if (!(await deploymentActivity.waitForOthers(deadline))) throw e;
+    await takeAddressFromReplacedVm(client, step.publicNetworkId!, "this instance", deadline);
+    return operation();
+  }
+}
+
 /** The error of a repair that did not work, naming the ways out that do. */
 function repairFailed(id: string, cause: unknown): ProviderError {
   return new ProviderError(
@@ -319,7 +339,7 @@ async function runSteps(
     progressLog(`${what}`);
     const before = detail;
     try {
-      const result = await runInstanceOperation(
+      const result = await sendAgainOnceAddressMayBeFree(client, step, deadline, () => runInstanceOperation(
         client,
         id,
         {
@@ -343,7 +363,7 @@ async function runSteps(
             throw e;
           }
         },
-      );
+      ));
       detail = result.detail;
       if (ctx.madePending && detail.public_ip) {
         ctx.made = detail.public_ip.ip_id;
@@ -766,12 +786,13 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       id = await makeVm();
     } catch (e) {
       // The pinned address refused (422: held by another VM) may be on a VM this up replaces whose Diff came after
-      // this create began (declared later: two Instances swapping addresses, both replaced). Known once the rest of
-      // the deployment has caught up (common/activity.ts): then taken off it, and the create sent again; the 422
-      // made nothing (audit: refused at every up, and the old VM's delete then released the user's address).
-      if (!pinned || takenFrom || !(e instanceof ValidationError) || !(await deploymentActivity.waitForOthers(deadline))) throw e;
-      takenFrom = await takeAddressFromReplacedVm(client, pinned, `the new instance ${hostname}`, deadline);
-      if (!takenFrom) throw e;
+      // this create began (declared later: two Instances swapping addresses, both replaced), or on a VM whose update
+      // in this up pins another address (audit: failed that up, and only the next one went through). Once the rest
+      // of the deployment has caught up (common/activity.ts), taken off a VM being replaced, and the create sent
+      // once more in any case: the 422 made nothing, and a second refusal is the answer (audit: refused at every up,
+      // and the old VM's delete then released the user's address).
+      if (!pinned || !(e instanceof ValidationError) || !(await deploymentActivity.waitForOthers(deadline))) throw e;
+      takenFrom ??= await takeAddressFromReplacedVm(client, pinned, `the new instance ${hostname}`, deadline);
       id = await makeVm();
     }
   } catch (e) {

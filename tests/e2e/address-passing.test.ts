@@ -1,0 +1,80 @@
+/**
+ * A reserved address passed from one Instance to another in one up (the giver pins another address, the taker pins
+ * this one), through the local engine and the real dynamic-provider host. The engine runs the two steps at once, so
+ * the taker's request may reach the host while the giver still holds the address.
+ */
+import { show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
+
+jest.setTimeout(300_000);
+const suite = specSuite();
+
+/** The user's reserved addresses (seeded) on no VM in location 1, and the addresses the API made that sit on no VM. */
+async function addresses(): Promise<{ free: string[]; madeUnassigned: string[] }> {
+  const ips = (await simState(suite.sim)).publicIps as { uuid: string; seeded: boolean; instanceUuid: string | null; locationId?: number }[];
+  return {
+    free: ips.filter((p) => p.seeded && p.instanceUuid === null && p.locationId === 1).map((p) => p.uuid),
+    madeUnassigned: ips.filter((p) => !p.seeded && p.instanceUuid === null).map((p) => p.uuid),
+  };
+}
+
+test.each([
+  ["a new Instance pins it", undefined],
+  ["an Instance with an address of its own pins it instead", { publicIp: true }],
+])("an address one Instance gives up (pinning another) goes to another in the same up when %s", async (_case, bBefore) => {
+  const { free, madeUnassigned } = await addresses();
+  const [p, q] = [free[0]!, free[1]!];
+  const tag = bBefore ? "pass-own" : "pass-new";
+  const before: Res[] = [{ type: "Instance", name: "a", args: vmArgs(`${tag}-a`, { publicNetworkId: p }) }];
+  if (bBefore) before.push({ type: "Instance", name: "b", args: vmArgs(`${tag}-b`, bBefore) });
+  const s = await suite.newStack();
+  const first = await s.run("up", before);
+  expect(first.ok ? "" : show(first)).toBe("");
+  // the taker declared first: the engine starts its step first
+  const after: Res[] = [
+    { type: "Instance", name: "b", args: vmArgs(`${tag}-b`, { publicNetworkId: p }) },
+    { type: "Instance", name: "a", args: vmArgs(`${tag}-a`, { publicNetworkId: q }) },
+  ];
+  const passed = await s.run("up", after);
+  expect(passed.ok ? "" : show(passed)).toBe(""); // failed (the taker ran first: 422) before the fix; the next up went through
+  const [a, b] = [s.res("a")!.id!, s.res("b")!.id!];
+  const truth = await simState(suite.sim);
+  expect(truth.instances.filter((i) => i.hostname.startsWith(tag)).map((i) => [i.uuid, i.publicIpUuid]).sort()).toEqual([[a, q], [b, p]].sort());
+  const check = await s.run("preview", after, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const destroyed = await s.run("destroy", after);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  const left = await addresses();
+  expect(left.free).toEqual(expect.arrayContaining([p, q])); // the user's addresses stay in the account
+  expect(left.madeUnassigned.sort()).toEqual([...madeUnassigned].sort()); // b's own address released with its VM
+});
+
+test("an Instance unpinning a reserved address (publicIp: true instead) gives it back, so another one of the up can pin it", async () => {
+  const { free, madeUnassigned } = await addresses();
+  const p = free[0]!;
+  const s = await suite.newStack();
+  const first = await s.run("up", [
+    { type: "Instance", name: "a", args: vmArgs("unpin-a", { publicNetworkId: p }) },
+    { type: "Instance", name: "b", args: vmArgs("unpin-b", { publicIp: true }) },
+  ]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const after: Res[] = [
+    { type: "Instance", name: "b", args: vmArgs("unpin-b", { publicNetworkId: p }) },
+    { type: "Instance", name: "a", args: vmArgs("unpin-a", { publicIp: true }) },
+  ];
+  const passed = await s.run("up", after);
+  expect(passed.ok ? "" : show(passed)).toBe(""); // a kept p and b was refused at every up before the fix
+  const [a, b] = [s.res("a")!.id!, s.res("b")!.id!];
+  const truth = await simState(suite.sim);
+  expect(truth.instances.find((i) => i.uuid === b)?.publicIpUuid).toBe(p);
+  const aHolds = truth.instances.find((i) => i.uuid === a)?.publicIpUuid;
+  expect(aHolds).toEqual(expect.any(String));
+  expect(aHolds).not.toBe(p);
+  expect(s.res("a")!.outputs).toMatchObject({ publicIp: true, publicIpId: aHolds, madePublicIpId: aHolds });
+  const check = await s.run("preview", after, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const destroyed = await s.run("destroy", after);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  const left = await addresses();
+  expect(left.free).toContain(p); // the user's address stays in the account
+  expect(left.madeUnassigned.sort()).toEqual([...madeUnassigned].sort()); // the addresses the API gave a and b are released
+});
