@@ -174,6 +174,11 @@ export class Instance extends VmhostResource {
    * `publicNetworkId`, goes back to your account.
    */
   public readonly madePublicIpId!: pulumi.Output<string | null>;
+  /**
+   * Uuid of your reserved address that the program pinned (`publicNetworkId`) and then stopped managing (neither
+   * `publicIp` nor `publicNetworkId` declared) while the VM still holds it: deleting the VM leaves it in your account.
+   */
+  public readonly usersPublicIpId!: pulumi.Output<string | undefined>;
 
   /**
    * @param name the Pulumi resource name (not the hostname: that is `args.hostname`).
@@ -227,6 +232,7 @@ export class Instance extends VmhostResource {
         lastBackupAt: undefined,
         reservedPublicIpId: undefined,
         madePublicIpId: undefined,
+        usersPublicIpId: undefined,
       },
       { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "password"] },
       "vmhost",

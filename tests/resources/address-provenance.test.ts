@@ -164,6 +164,42 @@ describe("an up that fails to pin a reserved address records the address the VM 
   });
 });
 
+describe("a program that stops managing the address it pinned (publicNetworkId removed, publicIp unset)", () => {
+  it("keeps the user's address on the VM, recorded as theirs through a refresh: destroy leaves it in the account", async () => {
+    const users = await usersFreeAddress();
+    const program = { ...validCreate, hostname: "prov-unmanaged" };
+    const vm = await up<InstanceOutputs>(instance, { ...program, publicNetworkId: users });
+    const outs = await upTo(vm.id, vm.outs, program);
+    expect(outs).toMatchObject({ publicIpId: users, usersPublicIpId: users });
+    expect(outs).not.toHaveProperty("publicNetworkId");
+    const refreshed = (await instance.read(vm.id, outs)).props as InstanceOutputs; // `pulumi refresh`
+    expect(refreshed).toEqual(outs);
+    forgetDeployment();
+    said.length = 0;
+    await instance.delete(vm.id, refreshed);
+    const st = await h().state();
+    expect(st.instances.find((i) => i.uuid === vm.id)).toBeUndefined();
+    expect(st.publicIps.find((p) => p.uuid === users)).toMatchObject({ instanceUuid: null }); // released before the fix
+    expect(said).toContain(`instance ${vm.id} is deleted: the reserved address ${users} its program pinned earlier stays in your account`);
+  });
+
+  it("forgets it once the VM no longer holds it: an address put on later (a PublicIp's, deletedWith the VM) is released", async () => {
+    const users = await usersFreeAddress();
+    const program = { ...validCreate, hostname: "prov-unmanaged2" };
+    const vm = await up<InstanceOutputs>(instance, { ...program, publicNetworkId: users });
+    const outs = await upTo(vm.id, vm.outs, program);
+    await h().outOfBand(vm.id, { publicIp: false }); // the user's address goes elsewhere (back to the account)
+    await h().outOfBand(vm.id, { publicIp: true }); // a new address (as a PublicIp resource adds one)
+    const added = (await h().instance(vm.id))!.publicIpUuid!;
+    const refreshed = (await instance.read(vm.id, outs)).props as InstanceOutputs;
+    expect(refreshed).not.toHaveProperty("usersPublicIpId");
+    await instance.delete(vm.id, refreshed);
+    const st = await h().state();
+    expect(st.publicIps.find((p) => p.uuid === added)).toBeUndefined();
+    expect(st.publicIps.find((p) => p.uuid === users)).toMatchObject({ instanceUuid: null });
+  });
+});
+
 describe("a state written before madePublicIpId (legacy) keeps the earlier rule: the address it records is ours", () => {
   const legacy = (outs: InstanceOutputs): InstanceOutputs => {
     const { madePublicIpId: _made, ...rest } = outs;

@@ -242,6 +242,13 @@ export const computedSchema = z.object({
         "Only this address is ever kept to reuse or released with the VM: one you put on the VM outside Pulumi (a reserved " +
         "address of yours swapped in or added in the panel) or pin with publicNetworkId goes back to your account.",
     ),
+  usersPublicIpId: z
+    .string()
+    .optional()
+    .describe(
+      "Uuid of your reserved address that the program pinned (publicNetworkId) and then stopped managing (neither publicIp " +
+        "nor publicNetworkId declared) while the VM still holds it: deleting the VM leaves it in your account. Absent otherwise.",
+    ),
 });
 
 /**

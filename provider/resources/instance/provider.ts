@@ -887,10 +887,18 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
         } else if (!managesAddress(props)) {
           // The address is not the Instance's to manage (a PublicIp resource's, deletedWith this VM): released with the
           // VM as deleteOptions says. One this resource kept reserved from when it managed it is assigned back first.
+          // The user's reserved address the program pinned before it stopped managing the address stays theirs.
           if (props.reservedPublicIpId) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (!detail) return true;
             await releaseReservedAddressWith(client, detail, props.reservedPublicIpId, true, deadline);
+          } else if (props.usersPublicIpId) {
+            const detail = "public_ip" in idle ? idle : await client.instances.find(id);
+            if (!detail) return true;
+            if (detail.public_ip?.ip_id?.toLowerCase() === props.usersPublicIpId.toLowerCase()) {
+              removeIp = false;
+              progressLog(`instance ${id} is deleted: the reserved address ${props.usersPublicIpId} its program pinned earlier stays in your account`);
+            }
           }
         } else {
           // Only the address the API gave this resource is released (madeAddressOf): when the VM holds another one
@@ -960,6 +968,20 @@ function withReplacing(outs: InstanceOutputs, state: Partial<InstanceOutputs>): 
 
 /** True when the Instance's state says it manages the VM's public address (publicIp or publicNetworkId declared). */
 const managesAddress = (props: Partial<InstanceOutputs>): boolean => props.publicIp !== undefined || props.publicNetworkId !== undefined;
+
+/**
+ * `outs` with `usersPublicIpId`: the reserved address of the user's that the program pinned (`publicNetworkId`) and
+ * then stopped managing (neither publicIp nor publicNetworkId declared), while the VM still holds it. The delete of an
+ * Instance that does not manage its address releases what the VM holds (a PublicIp's address, deletedWith the VM), so
+ * without this record it released the user's address (audit). Dropped once the VM no longer holds it or the program
+ * manages the address again (then madePublicIpId decides).
+ */
+function withUsersAddress(outs: InstanceOutputs, olds: Partial<InstanceOutputs>): InstanceOutputs {
+  const { usersPublicIpId: _old, ...rest } = outs;
+  if (managesAddress(outs)) return rest as InstanceOutputs;
+  const pinned = typeof olds.publicNetworkId === "string" && olds.publicNetworkId !== olds.madePublicIpId ? olds.publicNetworkId : olds.usersPublicIpId;
+  return typeof pinned === "string" && outs.publicIpId === pinned ? ({ ...rest, usersPublicIpId: pinned } as InstanceOutputs) : (rest as InstanceOutputs);
+}
 
 
 /**
@@ -1109,7 +1131,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     // refresh that follows would diff the fresh outputs against the drifted value and report drift where there
     // is none (and a clone's or adopted VM's read-back values would look like declared inputs). Drift shows in
     // the outputs, and every refresh and preview diffs them against the program's inputs.
-    return { id, props: withReplacing(outs, state) };
+    return { id, props: withUsersAddress(withReplacing(outs, state), state) };
   },
 
   async update(id, olds, news) {
@@ -1137,7 +1159,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       }
       await runSteps(client, id, steps, deadline, applied, ctx, current);
       const fresh = await client.instances.get(id);
-      return { outs: withReplacing(await outputsFor(client, fresh, news, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), olds) };
+      return { outs: withUsersAddress(withReplacing(await outputsFor(client, fresh, news, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), olds), olds) };
     } catch (e) {
       // A rename that did not happen frees no name: a create of it waiting in this up is then refused as a clash.
       if (steps.some((s) => s.kind === "hostname") && !applied.has("hostname") && typeof olds.hostname === "string" && typeof olds.locationId === "number")
@@ -1147,16 +1169,22 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       const password = applied.has("password") ? news.password : ctx.passwordSent ? undefined : olds.password;
       const declared = { ...news, password };
       const done = steps.filter((s) => applied.has(s.kind)).map((s) => s.kind);
+      const failedStep = steps.find((s) => !applied.has(s.kind));
       const message =
         `updating instance ${id} failed: ${errorClause(e)}` +
         (done.length ? ` (done before the failure: ${done.join(", ")})` : "") +
-        // A refusal (422) comes back the same at every run: the program has to change, not be run again.
-        (e instanceof ValidationError
+        // A refusal (422) comes back the same at every run: the program has to change, not be run again. Except an
+        // address another VM holds: sent again once the rest of this up had run (sendAgainOnceAddressMayBeFree).
+        (e instanceof ValidationError && failedStep?.kind === "publicAddress" && failedStep.action === "assign"
+          ? `. The state records what the VM has now; the host refused reserved address ${failedStep.publicNetworkId} also after the rest ` +
+            "of this `up` had run (another VM holds it, or it is not usable here): free it (in the program or the panel of the VM " +
+            "holding it) and run `pulumi up` again, or pin another."
+          : e instanceof ValidationError
           ? ". The state records what the VM has now; the host refused the request, so change the program as the host's message says before the next `pulumi up`."
           : ". The state records what the VM has now; `pulumi up` retries what is left.");
       // Unreadable: the old outputs (last seen), not the new inputs (asked for, maybe never done).
       const lastKnown = { ...(olds as Record<string, unknown>), password };
-      const outs = withReplacing((await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, lastKnown, ctx)) as InstanceOutputs, olds);
+      const outs = withUsersAddress(withReplacing((await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, lastKnown, ctx)) as InstanceOutputs, olds), olds);
       throw new ResourceInitError(message, id, outs, [message], { cause: e });
     }
   },
