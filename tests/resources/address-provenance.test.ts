@@ -129,11 +129,12 @@ describe("an up that fails to pin a reserved address records the address the VM 
     await h().outOfBand(holder, { publicIp: pinned });
     const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname, publicIp: true });
     forgetDeployment();
-    const program = { ...validCreate, hostname, publicNetworkId: pinned, timeouts: { update: "2s" } };
+    const program = { ...validCreate, hostname, publicNetworkId: pinned, timeouts: { update: "5s" } };
     const news = (await instance.check(vm.outs, program)).inputs;
     await instance.diff(vm.id, vm.outs, news);
-    const failure = await instance.update(vm.id, vm.outs, news).then(() => undefined, (e: unknown) => e as { properties?: InstanceOutputs });
+    const failure = await instance.update(vm.id, vm.outs, news).then(() => undefined, (e: unknown) => e as { properties?: InstanceOutputs; message: string });
     expect(failure?.properties).toMatchObject({ publicNetworkId: vm.outs.publicIpId, madePublicIpId: vm.outs.publicIpId });
+    expect(failure?.message).toContain(`the host refused reserved address ${pinned} also after the rest of this \`up\` had run (another VM holds it`);
     forgetDeployment();
     return { id: vm.id, ours: vm.outs.publicIpId!, recorded: failure!.properties!, pinned, holder, program };
   }
