@@ -139,7 +139,7 @@ function patchInstance(ctx: SimContext, uuid: string, body: unknown): AdminAnswe
   if (patch.deleted) {
     const op = state.operations.find((o) => o.id === inst.operationId);
     if (op) cancelOperation(ctx, op);
-    removeInstance(state, inst, true, false, ctx.now);
+    removeInstance(state, inst, true, false, ctx.now, { by: "panel", requestedAt: ctx.now });
     return { status: 200, body: { message: "Instance deleted out of band.", data: { uuid: inst.uuid, deleted: true } } };
   }
   if (patch.hostname !== undefined) inst.hostname = patch.hostname;

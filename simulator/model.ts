@@ -149,10 +149,18 @@ function nextPrivateIp(state: SimState, vs: Vswitch): string {
  * Removes a deleted instance and everything that belongs to it. Its address is released or kept per
  * `remove_ip`; attached block storages are deleted (`remove_block_storage`) or detached and kept.
  */
-export function removeInstance(state: SimState, inst: Instance, removeIp: boolean, removeBlockStorage: boolean, now: number): void {
+export function removeInstance(
+  state: SimState, inst: Instance, removeIp: boolean, removeBlockStorage: boolean, now: number,
+  how: { by: "api" | "panel"; requestedAt: number } = { by: "api", requestedAt: now },
+): void {
+  const storages = attachedStorages(state, inst);
+  state.deletedInstances.push({
+    uuid: inst.uuid, hostname: inst.hostname, by: how.by, requestedAt: how.requestedAt, deletedAt: now,
+    removeIp, removeBlockStorage, blockStorages: storages.map((b) => b.uuid),
+  });
   detachInstanceIp(state, inst, removeIp);
   joinVswitch(state, inst, null, now);
-  for (const b of attachedStorages(state, inst)) {
+  for (const b of storages) {
     if (removeBlockStorage) state.blockStorages = state.blockStorages.filter((x) => x !== b);
     else b.instanceUuid = null;
   }

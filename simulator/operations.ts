@@ -144,7 +144,7 @@ function complete(ctx: SimContext, op: Operation): void {
       inst.lastStartedAt = at;
       break;
     case "delete":
-      removeInstance(state, inst, Boolean(op.params["removeIp"]), Boolean(op.params["removeBlockStorage"]), at);
+      removeInstance(state, inst, Boolean(op.params["removeIp"]), Boolean(op.params["removeBlockStorage"]), at, { by: "api", requestedAt: op.startedAt });
       break;
     case "snapshot":
       if (snapshot) {

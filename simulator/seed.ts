@@ -209,6 +209,7 @@ export function createSeedState(seed: string = DEFAULT_SEED): SimState {
     credit: history.credit,
     balance: history.balance,
     billingReports: history.reports,
+    deletedInstances: [],
     counters: {
       instanceId: 1001,
       instanceSeq: 1,

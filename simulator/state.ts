@@ -295,7 +295,28 @@ export interface SimState {
   credit: CreditEntry[];
   balance: number;
   billingReports: BillingReport[];
+  /** Every instance removed so far, oldest first (not an API object: for the admin dump, see DeletedInstance). */
+  deletedInstances: DeletedInstance[];
   counters: Counters;
+}
+
+/**
+ * The record of an instance's removal: what its delete asked and what it took or left, as of the moment it
+ * happened (a test cannot see that moment otherwise: the disks a VM held when its delete ran, say).
+ */
+export interface DeletedInstance {
+  uuid: string;
+  hostname: string;
+  /** `api`: a delete request's operation finished; `panel`: the admin API's out-of-band delete. */
+  by: "api" | "panel";
+  /** When the delete was requested (its operation started), and when the instance went (epoch ms). */
+  requestedAt: number;
+  deletedAt: number;
+  /** The delete's `remove_ip` and `remove_block_storage` (the panel's delete: true, false). */
+  removeIp: boolean;
+  removeBlockStorage: boolean;
+  /** The block storages attached at the moment it went (deleted or detached per removeBlockStorage). */
+  blockStorages: string[];
 }
 
 /** Mutable per-simulator context the handlers need besides the state. */

@@ -3,7 +3,7 @@
  * reports the safety promise as kept, so its rules are pinned here on hand-made states.
  */
 import type { ResourceState, StackState } from "../tools/soak/engine";
-import { compare, compareAfterDestroy, notAsDeclared, userObjectsLost, userObjectsOf, type SimTruth } from "../tools/soak/truth";
+import { compare, compareAfterDestroy, diskFates, notAsDeclared, userObjectsLost, userObjectsOf, type DeletedInstance, type SimTruth } from "../tools/soak/truth";
 
 const vm = (uuid: string, hostname: string): SimTruth["instances"][number] => ({
   uuid, hostname, status: "Running", operationFlag: 0, vswitchUuid: null, operation: null,
@@ -80,6 +80,30 @@ describe("soak truth", () => {
     expect(userObjectsLost(user, afterDestroy).map((f) => f.object)).toEqual(["user:mine", "user:d1", "user:src"]);
     // a disk a destroy took with removeBlockStorage, as the program asked
     expect(userObjectsLost(user, afterDestroy, new Set(["d1"])).map((f) => f.kind)).toEqual(["user-object-lost", "user-object-lost"]);
+  });
+
+  it("deleteOptions.removeBlockStorage: the disks attached at a VM's delete go or stay as it asks, by the truth", () => {
+    const removal = (uuid: string, removeBlockStorage: boolean, blockStorages: string[], by: DeletedInstance["by"] = "api"): DeletedInstance => ({
+      uuid, hostname: uuid, by, requestedAt: 1, deletedAt: 2, removeIp: true, removeBlockStorage, blockStorages,
+    });
+    const toGo = { remove: true, why: "destroyed" };
+    const toStay = { remove: false, why: "old half" };
+    // to go, gone: as asked (no longer the user's to lose)
+    const gone: SimTruth = { ...truthWith([]), blockStorages: [disk("d2")], deletedInstances: [removal("a", true, ["d1"])] };
+    expect(diskFates(gone, 0, () => toGo)).toMatchObject({ findings: [], removed: ["d1"] });
+    // to go, still there (the delete sent remove_block_storage=0): a leak
+    const kept: SimTruth = { ...truthWith([]), blockStorages: [disk("d1"), disk("d2")], deletedInstances: [removal("a", false, ["d1"])] };
+    expect(diskFates(kept, 0, () => toGo).findings.map((f) => [f.kind, f.object])).toEqual([["leak", "disk-kept:d1"]]);
+    // to stay, gone: the user's disk lost (the same object userObjectsLost reports, counted once)
+    expect(diskFates(gone, 0, () => toStay).findings.map((f) => [f.kind, f.object])).toEqual([["user-object-lost", "user:d1"]]);
+    expect(diskFates(kept, 0, () => toStay)).toMatchObject({ findings: [], removed: [] });
+    // survived a delete that was to keep it, then went with a later one that was to take it: both right
+    const twice: SimTruth = { ...truthWith([]), blockStorages: [], deletedInstances: [removal("a", false, ["d1"]), removal("b", true, ["d1"])] };
+    expect(diskFates(twice, 0, (d) => (d.uuid === "a" ? toStay : toGo))).toMatchObject({ findings: [], removed: ["d1"] });
+    // nothing to expect (a VM no state held), the panel's delete, removals already checked: no finding
+    expect(diskFates(gone, 0, () => undefined).findings).toEqual([]);
+    expect(diskFates({ ...gone, deletedInstances: [removal("a", true, ["d1"], "panel")] }, 0, () => toStay).findings).toEqual([]);
+    expect(diskFates(gone, 1, () => toStay).findings).toEqual([]);
   });
 
   it("an address kept as asked (removePublicIp: false) is the user's after destroy, not a leak", () => {

@@ -124,6 +124,13 @@ describe("block storage", () => {
     const storages = (await t.state()).blockStorages;
     expect(storages.find((s: Json) => s.name === "jkt-data-50")).toBeUndefined();
     expect(storages.find((s: Json) => s.name === "jkt-data-100")).toMatchObject({ instanceUuid: null });
+    // The dump records each removal with what the delete asked and the storages attached when it went.
+    const deleted = (await t.state()).deletedInstances as Json[];
+    expect(deleted.map((d) => [d.uuid, d.by, d.removeBlockStorage, d.blockStorages])).toEqual([
+      [a, "api", true, [storageNamed("jkt-data-50").uuid]],
+      [b, "api", false, [storageNamed("jkt-data-100").uuid]],
+    ]);
+    expect(deleted[0].deletedAt - deleted[0].requestedAt).toBe(OP_SECONDS * 1000);
   });
 });
 

@@ -7,7 +7,7 @@ import { startSimulator, type FaultsInput, type RunningSimulator } from "../../s
 import { SeededRandom } from "../../simulator/ids";
 import { Engine, type DeclaredResource, type RunResult } from "./engine";
 import type { ProviderHost } from "./host";
-import { compare, compareAfterDestroy, coveredBy, notAsDeclared, userObjectsLost, userObjectsOf, type Finding, type SimTruth, type UserObjects } from "./truth";
+import { compare, compareAfterDestroy, coveredBy, diskFates, notAsDeclared, userObjectsLost, userObjectsOf, type DeletedInstance, type DiskFate, type Finding, type SimTruth, type UserObjects } from "./truth";
 import { warpedClock } from "./warp";
 
 /** Settings shared by every lifecycle of a soak. */
@@ -155,16 +155,23 @@ class Lifecycle {
   private fleet: Record<string, Spec> = {};
   private fleetRule: Spec | undefined;
   /**
-   * Objects the user asked to lose or gave away: disks a destroy deleted with the VM that held them under
-   * `deleteOptions.removeBlockStorage`, and reserved addresses the user put in the panel on a VM whose address the
-   * stack does not manage (its delete releases whatever address the VM holds). Not user objects lost.
+   * Objects the user asked to lose or gave away: disks a delete took with the VM that held them under
+   * `deleteOptions.removeBlockStorage` (checkDiskFates), and reserved addresses the user put in the panel on a VM
+   * whose address the stack does not manage (its delete releases whatever address the VM holds). Not user objects lost.
    */
   private readonly removedAsAsked = new Set<string>();
   /** Addresses kept reserved as asked (`removePublicIp: false`) once their VM is gone: the user's, not leaks. */
   private readonly keptAsAsked = new Set<string>();
-  /** Addresses to keep, disks to remove, by the VM whose delete decides it (see noteDeleteOptions). */
+  /** Addresses to keep, by the VM whose delete decides it (see noteDeleteOptions). */
   private readonly keptIfGone = new Map<string, string>();
-  private readonly removedIfGone = new Map<string, string>();
+  /**
+   * Each run as it started (simulator clock, ms): whether it is a destroy, the Instances of the state with the
+   * `deleteOptions.removeBlockStorage` their delete gets (the recorded outputs), and the Instances the program
+   * declares. What a VM's delete must do with its disks follows from the run that sent it (checkDiskFates).
+   */
+  private readonly runs: { at: number; name: string; destroys: boolean; vms: Map<string, { name: string; removeBlockStorage: boolean }>; declared: Set<string> }[] = [];
+  /** The simulator's VM removals already checked (index into deletedInstances). */
+  private deletionsChecked = 0;
   /** VMs deleted in the panel (which releases their address whatever deleteOptions say). */
   private readonly deletedInPanel = new Set<string>();
   /**
@@ -247,6 +254,12 @@ class Lifecycle {
     // deleteOptions: keep the address (it must then stay reserved, the user's, not a leak), delete the disks the
     // VM holds when it is destroyed (and only then: never as the old half of a replacement).
     if (!this.skips("delete-options") && more.next() < 0.35) this.vm.deleteOptions = { removePublicIp: more.next() < 0.5, removeBlockStorage: more.next() < 0.6 };
+    // Where a disk is attached (BlockStorageAttachment) removeBlockStorage decides something: there half the VMs that
+    // declare no deleteOptions get `removeBlockStorage: true`, so deletes holding a disk under it are soaked often
+    // enough (checkDiskFates). (Its own generator: the other lifecycles stay as they were.)
+    const disks = new SeededRandom(`soak/${seed}/disk-options`);
+    if (!this.skips("delete-options") && this.deps.storage && this.vm.deleteOptions === undefined && disks.next() < 0.5)
+      this.vm.deleteOptions = { removePublicIp: true, removeBlockStorage: true };
     // Dedicated CPUs, on the one tier that offers them (Premium, 3).
     if (!this.skips("dedicated-cpu") && more.next() < 0.25) {
       this.vm.tierId = 3;
@@ -662,7 +675,9 @@ class Lifecycle {
 
   private async withFaults<T>(name: string, faults: FaultsInput[], run: () => Promise<T>, destroys = false): Promise<T> {
     const since = this.sim.requests().at(-1)?.seq ?? 0;
-    this.noteDeleteOptions(await truthOf(this.sim), destroys);
+    const before = await truthOf(this.sim);
+    this.noteDeleteOptions(before);
+    this.noteRun(name, before, destroys);
     let scheduledOps = 0;
     for (const f of faults) {
       this.sim.setFaults(f);
@@ -798,19 +813,18 @@ class Lifecycle {
     }
     const truth = await truthOf(this.sim);
     this.resolveDeleteOptions(truth);
+    this.checkDiskFates(truth);
     this.record(compareAfterDestroy(this.engine.state, truth, this.ownedByUser()));
     this.record(userObjectsLost(this.userObjects(), truth, this.removedAsAsked));
   }
 
   /**
-   * What the program asked deleting a VM to leave or take, per the VMs' recorded `deleteOptions` (the outputs: what
-   * the provider's delete reads), noted while the VM exists: the addresses a VM holds or keeps reserved under
-   * `removePublicIp: false` stay in the account; in a destroy (`destroys`), the disks a VM holds under
-   * `removeBlockStorage: true` go with it (not in an `up`: the old half of a replacement keeps its disks, README).
-   * Noted before every run and at every check, and resolved once the VM is gone, whenever that happens (a stuck
-   * delete ends between phases).
+   * What the program asked deleting a VM to leave, per the VMs' recorded `deleteOptions` (the outputs: what the
+   * provider's delete reads), noted while the VM exists: the addresses a VM holds or keeps reserved under
+   * `removePublicIp: false` stay in the account. Noted before every run and at every check, and resolved once the
+   * VM is gone, whenever that happens (a stuck delete ends between phases). (Disks: checkDiskFates.)
    */
-  private noteDeleteOptions(truth: SimTruth, destroys: boolean): void {
+  private noteDeleteOptions(truth: SimTruth): void {
     for (const r of this.engine.state.resources.filter((x) => x.type === "Instance")) {
       const options = r.outputs.deleteOptions as { removePublicIp?: boolean; removeBlockStorage?: boolean } | undefined;
       const vm = truth.instances.find((v) => v.uuid === r.id);
@@ -821,12 +835,49 @@ class Lifecycle {
         if (vm.publicIpUuid) this.keptIfGone.set(vm.publicIpUuid, r.id);
         if (typeof r.outputs.reservedPublicIpId === "string") this.keptIfGone.set(r.outputs.reservedPublicIpId, r.id);
       }
-      if (destroys && options?.removeBlockStorage === true)
-        for (const b of truth.blockStorages.filter((x) => x.instanceUuid === r.id)) this.removedIfGone.set(b.uuid, r.id);
     }
   }
 
-  /** Of what noteDeleteOptions noted, what went (or stayed) with a VM that is now gone. */
+  /** Notes a run as it starts (see `runs`), from the state and program it starts with. */
+  private noteRun(name: string, truth: SimTruth, destroys: boolean): void {
+    const vms = new Map<string, { name: string; removeBlockStorage: boolean }>();
+    for (const r of this.engine.state.resources.filter((x) => x.type === "Instance")) {
+      const options = r.outputs.deleteOptions as { removeBlockStorage?: boolean } | undefined;
+      vms.set(r.id.toLowerCase(), { name: r.name, removeBlockStorage: options?.removeBlockStorage === true });
+    }
+    const declared = new Set(destroys ? [] : this.program().filter((d) => d.type === "Instance").map((d) => d.name));
+    this.runs.push({ at: Date.parse(truth.now ?? ""), name, destroys, vms, declared });
+  }
+
+  /**
+   * What a VM's delete was to do with the disks attached to it, per the run that sent it (the last run started
+   * before the request: a stuck delete ends between runs, an interrupted one in the next run) and the VM's
+   * recorded `deleteOptions.removeBlockStorage` then. In a destroy, or an `up` whose program no longer declares
+   * the Instance, the option holds; in an `up` that declares it, the VM goes as the old half of a replacement
+   * the provider's diff reported (this run's, or the one that left it pending deletion), whose disks are data the
+   * program still wants: detached and kept whatever the option says (README, "Delete"). Undefined for a VM no state
+   * held when the run started (nothing the program said about it).
+   */
+  private diskFateOf(d: DeletedInstance): DiskFate | undefined {
+    const run = this.runs.filter((x) => x.at <= d.requestedAt).at(-1);
+    const vm = run?.vms.get(d.uuid.toLowerCase());
+    if (!run || !vm) return undefined;
+    if (!vm.removeBlockStorage) return { remove: false, why: `${vm.name}'s deleteOptions.removeBlockStorage is false, run "${run.name}"` };
+    if (run.destroys) return { remove: true, why: `${vm.name} destroyed under deleteOptions.removeBlockStorage true, run "${run.name}"` };
+    if (!run.declared.has(vm.name)) return { remove: true, why: `${vm.name} removed from the program under deleteOptions.removeBlockStorage true, run "${run.name}"` };
+    return { remove: false, why: `${vm.name} deleted as the old half of a replacement (deleteOptions.removeBlockStorage true applies only when the VM itself goes), run "${run.name}"` };
+  }
+
+  /** Every VM removal since the last check against what its delete was to do with its disks (truth.ts diskFates). */
+  private checkDiskFates(truth: SimTruth): void {
+    const { findings, removed, notes } = diskFates(truth, this.deletionsChecked, (d) => this.diskFateOf(d));
+    this.deletionsChecked = truth.deletedInstances?.length ?? 0;
+    for (const note of notes) this.log(`  ${note}`);
+    for (const disk of removed) this.removedAsAsked.add(disk);
+    this.record(findings);
+  }
+
+  /** Of what noteDeleteOptions noted, what stayed with a VM that is now gone. */
   private resolveDeleteOptions(truth: SimTruth): void {
     const gone = (vm: string): boolean => !truth.instances.some((v) => v.uuid === vm);
     for (const [address, vm] of this.keptIfGone) {
@@ -841,13 +892,6 @@ class Lifecycle {
       if (truth.publicIps.some((p) => p.uuid === address && p.seeded)) continue; // (the user's anyway)
       this.keptAsAsked.add(address);
       this.log(`  (address ${address} stays reserved with ${vm} gone, as removePublicIp: false asks: the user's now)`);
-    }
-    for (const [disk, vm] of this.removedIfGone) {
-      if (!gone(vm)) continue;
-      this.removedIfGone.delete(disk);
-      this.removedAsAsked.add(disk);
-      const fate = truth.blockStorages.some((b) => b.uuid === disk) ? "kept (detached before the VM went)" : "deleted with it";
-      this.log(`  (disk ${disk} held by ${vm} under removeBlockStorage: true: ${fate})`);
     }
   }
 
@@ -903,7 +947,8 @@ class Lifecycle {
   private async check(upSucceeded: boolean): Promise<void> {
     const truth = await truthOf(this.sim);
     this.resolveDeleteOptions(truth);
-    this.noteDeleteOptions(truth, false);
+    this.noteDeleteOptions(truth);
+    this.checkDiskFates(truth);
     this.record(compare(this.engine.state, truth, upSucceeded, this.ownedByUser()));
     this.record(userObjectsLost(this.userObjects(), truth, this.removedAsAsked));
     if (!upSucceeded) return;

@@ -21,6 +21,10 @@
  *   a block storage disk, a VM made in the panel to clone or adopt) no longer exists, after any phase: a stack must
  *   never release an address it did not reserve, nor delete a disk unless the program asked for it
  *   (`deleteOptions.removeBlockStorage` on the VM that holds it, when that VM itself is destroyed).
+ *
+ * And `deleteOptions.removeBlockStorage` honoured both ways (diskFates, from the simulator's record of each VM's
+ * removal with the disks attached at that moment): a disk a delete was to take that still exists is a leak (the
+ * user asked for it gone; it bills); a disk a delete was to leave that is gone is user-object-lost.
  */
 import type { PendingOperation, ResourceState, StackState } from "./engine";
 
@@ -37,7 +41,20 @@ export interface SimTruth {
   vswitches: { uuid: string; locationId: number }[];
   snapshots: { uuid: string; instanceUuid: string; name: string; status: string }[];
   firewallRules: { id: string; instanceUuid: string; destinationPort: string; protocol: string; action: "A" | "D" }[];
+  /** The simulator's clock at the dump (ISO). */
+  now?: string;
+  /**
+   * Every VM removal so far, oldest first, as the simulator saw it (simulator/state.ts DeletedInstance): by a
+   * delete request (`api`) or in the panel, when it was requested, what it asked, and the disks attached when it went.
+   */
+  deletedInstances?: {
+    uuid: string; hostname: string; by: "api" | "panel"; requestedAt: number; deletedAt: number;
+    removeIp: boolean; removeBlockStorage: boolean; blockStorages: string[];
+  }[];
 }
+
+/** A VM removal of the simulator's record. */
+export type DeletedInstance = NonNullable<SimTruth["deletedInstances"]>[number];
 
 /** One problem found, with what it is about. */
 export interface Finding {
@@ -318,4 +335,47 @@ export function notAsDeclared(state: StackState, truth: SimTruth, program: Decla
       differs("rule", `${rule.id} is ${x ? `${x.protocol}/${x.destinationPort} ${x.action} on ${x.instanceUuid}` : "missing"}, declared ${String(program.rule.protocol)}/${String(program.rule.port)} ${action} on ${vm.uuid}`);
   }
   return findings;
+}
+
+/** What the program asks a VM's delete to do with the disks attached to it, and why (for the finding). */
+export interface DiskFate {
+  remove: boolean;
+  why: string;
+}
+
+/**
+ * `deleteOptions.removeBlockStorage` honoured: for each delete request's removal of a VM in `truth.deletedInstances`
+ * from index `from` on, `expected` says what was to become of the disks attached to it at that moment (undefined:
+ * nothing to expect, e.g. a VM no state held). A disk's fate is read from the truth: it survived that removal if a
+ * later removal still found it attached, or if it exists now. To go and still there: a leak; to stay and gone:
+ * user-object-lost (same object as userObjectsLost's, so counted once, with this more precise account). `removed`:
+ * the disks that went as asked (not user objects lost).
+ */
+export function diskFates(truth: SimTruth, from: number, expected: (d: DeletedInstance) => DiskFate | undefined): { findings: Finding[]; removed: string[]; notes: string[] } {
+  const all = truth.deletedInstances ?? [];
+  const findings: Finding[] = [];
+  const removed: string[] = [];
+  const notes: string[] = [];
+  for (let i = from; i < all.length; i++) {
+    const d = all[i]!;
+    if (d.by !== "api" || d.blockStorages.length === 0) continue;
+    const want = expected(d);
+    if (!want) {
+      notes.push(`(instance ${d.uuid} went holding disks ${d.blockStorages.join(", ")}; no state held it: nothing to expect)`);
+      continue;
+    }
+    for (const disk of d.blockStorages) {
+      const survived = all.slice(i + 1).some((later) => later.blockStorages.includes(disk)) || truth.blockStorages.some((b) => b.uuid === disk);
+      const sent = `remove_block_storage=${d.removeBlockStorage ? 1 : 0} sent`;
+      if (want.remove && survived)
+        findings.push({ kind: "leak", object: `disk-kept:${disk}`, what: `block storage ${disk} was attached to ${d.uuid} when its delete ran (${want.why}: the disk was to go with it), and it still exists (${sent})` });
+      else if (!want.remove && !survived)
+        findings.push({ kind: "user-object-lost", object: `user:${disk}`, what: `block storage ${disk} was attached to ${d.uuid} when its delete ran (${want.why}: the disk was to be detached and kept), and it was deleted (${sent})` });
+      else {
+        if (!survived) removed.push(disk);
+        notes.push(`(disk ${disk} held by ${d.uuid} at its delete, ${want.why}: ${survived ? "detached and kept" : "deleted with it"}, as asked)`);
+      }
+    }
+  }
+  return { findings, removed, notes };
 }
