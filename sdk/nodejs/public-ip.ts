@@ -17,7 +17,8 @@ export interface AttachmentTimeouts {
 export interface PublicIpArgs {
   /**
    * The uuid of the instance that gets the address (e.g. `instance.id`). Declare that Instance WITHOUT
-   * `publicIp`/`publicNetworkId`: one owner per address. Changing it replaces the address.
+   * `publicIp`/`publicNetworkId`: one owner per address. Changing it replaces the resource; with
+   * `publicNetworkId` kept, the old one is deleted first (a reserved address is on one VM at a time).
    */
   instanceId: pulumi.Input<string>;
   /**

@@ -10,6 +10,8 @@ import { ProviderError, ResourceInitError } from "../../provider/resources/commo
 import type { PublicIpInputs, PublicIpOutputs } from "../../provider/resources/public-ip/inputs";
 import { configure, getClient } from "../../provider/context";
 import { claimedByStack, replacementsInProgress } from "../../provider/resources/common/replacements";
+import { providers } from "../../provider";
+import { forgetDeployment } from "../../provider/registry";
 
 /** Stack config as the engine hands it to the provider: the simulator's key and URL plus `extra`. */
 const useConfig = (extra: Record<string, string>) =>
@@ -275,6 +277,66 @@ describe("replaced with its VM", () => {
     await expect(up(provider, { instanceId: other, publicNetworkId: pinned })).rejects.toThrow();
     expect((await h.instance(holder))!.publicIpUuid).toBe(pinned);
     await provider.delete(held.id, held.outs);
+  });
+});
+
+describe("pinned address moved to another instance that stays (instanceId changed, publicNetworkId kept)", () => {
+  // Through the registry's provider, as the engine calls it: its diff notes the replacement (withReplaceOnChanges).
+  const registered = providers.PublicIp as FullProvider;
+  afterEach(() => forgetDeployment());
+
+  it("diff asks to delete first; the old one's delete then the new one's create leave the address on the new instance", async () => {
+    const from = await h.newInstance("pip-move-from");
+    const to = await h.newInstance("pip-move-to");
+    const pinned = (await h.state()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!.uuid;
+    const old = await up<PublicIpOutputs>(registered, { instanceId: from, publicNetworkId: pinned });
+    forgetDeployment();
+    // create-before-delete asked the API for an address the old resource still held on `from`: 422 at every up
+    expect(await preview(registered, old.id, old.outs, { instanceId: to, publicNetworkId: pinned })).toEqual({
+      changes: true, replaces: ["instanceId"], deleteBeforeReplace: true,
+    });
+    // the engine's delete-before-replace order: the old half first
+    await registered.delete(old.id, old.outs);
+    expect((await h.instance(from))!.publicIpUuid).toBeNull();
+    const moved = await up<PublicIpOutputs>(registered, { instanceId: to, publicNetworkId: pinned });
+    expect(moved.id).toBe(pinned);
+    expect((await h.instance(to))!.publicIpUuid).toBe(pinned);
+    expect((await h.instance(from))!.publicIpUuid).toBeNull();
+    expect((await h.state()).publicIps.find((p) => p.uuid === pinned)!.instanceUuid).toBe(to);
+    const read = await registered.read(moved.id, moved.outs);
+    expect(read).toEqual({ id: moved.id, props: moved.outs });
+    expect(await preview(registered, moved.id, read.props, { instanceId: to, publicNetworkId: pinned })).toMatchObject({ changes: false });
+    await registered.delete(moved.id, moved.outs);
+  });
+
+  it("create-before-delete forced (deleteBeforeReplace: false) fails naming the option, changing nothing", async () => {
+    const from = await h.newInstance("pip-forced-from");
+    const to = await h.newInstance("pip-forced-to");
+    const pinned = (await h.state()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!.uuid;
+    const old = await up<PublicIpOutputs>(registered, { instanceId: from, publicNetworkId: pinned });
+    forgetDeployment();
+    await preview(registered, old.id, old.outs, { instanceId: to, publicNetworkId: pinned });
+    const mark = h.mark();
+    const error = await up(registered, { instanceId: to, publicNetworkId: pinned }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toMatch(
+      new RegExp(`address ${pinned} \\(publicNetworkId\\) is still on the instance of the PublicIp this one replaces.*remove \`deleteBeforeReplace: false\``),
+    );
+    expect(h.operationsSince(mark).filter((o) => o === "addPublicIp")).toEqual([]);
+    expect((await h.instance(from))!.publicIpUuid).toBe(pinned);
+    expect((await h.instance(to))!.publicIpUuid).toBeNull();
+    await registered.delete(old.id, old.outs);
+  });
+
+  it("other replacements stay create-before-delete: another pinned address, or none pinned", async () => {
+    const from = await h.newInstance("pip-cbd-from");
+    const to = await h.newInstance("pip-cbd-to");
+    const [a, b] = (await h.state()).publicIps.filter((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null).map((p) => p.uuid);
+    const pinned = await up<PublicIpOutputs>(registered, { instanceId: from, publicNetworkId: a! });
+    expect(await preview(registered, pinned.id, pinned.outs, { instanceId: from, publicNetworkId: b! })).toMatchObject({ replaces: ["publicNetworkId"], deleteBeforeReplace: false });
+    expect(await preview(registered, pinned.id, pinned.outs, { instanceId: to, publicNetworkId: b! })).toMatchObject({ deleteBeforeReplace: false });
+    expect(await preview(registered, pinned.id, pinned.outs, { instanceId: to })).toMatchObject({ replaces: ["instanceId"], deleteBeforeReplace: false });
+    await registered.delete(pinned.id, pinned.outs);
   });
 });
 

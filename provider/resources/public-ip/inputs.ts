@@ -33,7 +33,7 @@ const inputsObject = z
   .strictObject(
     {
       instanceId: uuidOf("instanceId").describe(
-        "The uuid of the instance that gets the address (use instance.id). The Instance must be declared without publicIp. Changing it replaces the address.",
+        "The uuid of the instance that gets the address (use instance.id). The Instance must be declared without publicIp. Changing it replaces the resource; with publicNetworkId kept, the old one is deleted first (a reserved address is on one VM at a time).",
       ),
       publicNetworkId: uuidOf("publicNetworkId")
         .optional()

@@ -202,7 +202,23 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
             if (current?.id === wanted) return; // already assigned (a retried up): nothing to do
             // One call assigns the reserved address and releases the instance's previous one, if any.
             attempted = true;
-            await client.network.changePublicIp(instanceId, { publicNetwork: wanted });
+            try {
+              await client.network.changePublicIp(instanceId, { publicNetwork: wanted });
+            } catch (error) {
+              // The PublicIp this one replaces holds the pinned address on its own VM, which stays: the replacement
+              // was made create-before-delete although diff asks to delete first (diff.ts keepsPinnedAddress), so
+              // the resource option says deleteBeforeReplace: false. A refusal (nothing changed) that says so,
+              // instead of the API's bare 422 at every up.
+              const replacing = replacementsInProgress.isBeingReplaced(publicIpReplacementIdentity({ instanceId }) ?? "", wanted);
+              if (!(error instanceof ValidationError) || !replacing) throw error;
+              throw new ProviderError(
+                `address ${wanted} (publicNetworkId) is still on the instance of the PublicIp this one replaces, and a reserved ` +
+                  `address is on one VM at a time, so instance ${instanceId} cannot get it before the old PublicIp is deleted. ` +
+                  "Pulumi deletes the old one first when the resource option deleteBeforeReplace is not set to false: remove " +
+                  "`deleteBeforeReplace: false` from this PublicIp (or set it to true) and run pulumi up again. Nothing was changed.",
+                { cause: error },
+              );
+            }
             return;
           }
           if (current && keptForReplacement.has(current.id.toLowerCase())) {

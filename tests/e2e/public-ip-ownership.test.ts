@@ -1,0 +1,69 @@
+/**
+ * The PublicIp's address across resources, through the local engine and the real dynamic-provider host (engine
+ * order matters): a PublicIp pinned to a reserved address moved to another Instance that stays (the engine deletes
+ * the old one first, as its diff asks), and never two owners of one address (an Instance that declares publicIp and
+ * a PublicIp adopting that address).
+ */
+import { show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
+
+jest.setTimeout(300_000);
+const suite = specSuite();
+const seededFree = async (): Promise<string[]> =>
+  (await simState(suite.sim)).publicIps
+    .filter((p) => p.seeded && p.instanceUuid === null && (p as { locationId?: number }).locationId === 1)
+    .map((p) => p.uuid);
+
+test("a PublicIp pinned to a reserved address moves to another Instance in one up, and nothing is left to do", async () => {
+  const [pinned] = await seededFree();
+  const program = (on: string, opts?: Record<string, unknown>): Res[] => [
+    { type: "Instance", name: "a", args: vmArgs("pipmove-a") },
+    { type: "Instance", name: "b", args: vmArgs("pipmove-b") },
+    { type: "PublicIp", name: "ip", args: { instanceId: `$id:${on}`, publicNetworkId: pinned }, opts },
+  ];
+  const s = await suite.newStack();
+  const first = await s.run("up", program("a"));
+  expect(first.ok ? "" : show(first)).toBe("");
+  const [a, b] = [s.res("a")!.id!, s.res("b")!.id!];
+
+  // forced create-before-delete: refused naming the option, nothing changed
+  const forced = await s.run("up", program("b", { deleteBeforeReplace: false }));
+  expect(forced.ok).toBe(false);
+  expect(forced.errors.join("\n")).toContain("remove `deleteBeforeReplace: false` from this PublicIp");
+  let truth = await simState(suite.sim);
+  expect(truth.publicIps.find((p) => p.uuid === pinned)!.instanceUuid).toBe(a);
+
+  const moved = await s.run("up", program("b"));
+  expect(moved.ok ? "" : show(moved)).toBe("");
+  truth = await simState(suite.sim);
+  expect(truth.publicIps.find((p) => p.uuid === pinned)!.instanceUuid).toBe(b);
+  expect(truth.instances.find((i) => i.uuid === a)!.publicIpUuid).toBeNull();
+  expect(s.res("ip")).toMatchObject({ id: pinned, outputs: { instanceId: b, publicIpId: pinned } });
+  const check = await s.run("preview", program("b"), { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const destroyed = await s.run("destroy", program("b"));
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  // the PublicIp's delete takes your reserved address off the VM: it stays yours
+  expect((await simState(suite.sim)).publicIps.find((p) => p.uuid === pinned)).toMatchObject({ instanceUuid: null });
+});
+
+test("a PublicIp pinned to a reserved address follows its replaced Instance (deleted first, then assigned to the new VM)", async () => {
+  const [pinned] = await seededFree();
+  const program = (templateId: number): Res[] => [
+    { type: "Instance", name: "vm", args: vmArgs("pipfollow", { templateId }) },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm", publicNetworkId: pinned } },
+  ];
+  const s = await suite.newStack();
+  const first = await s.run("up", program(1));
+  expect(first.ok ? "" : show(first)).toBe("");
+  const replaced = await s.run("up", program(2));
+  expect(replaced.ok ? "" : show(replaced)).toBe("");
+  const vm = s.res("vm")!.id!;
+  const truth = await simState(suite.sim);
+  expect(truth.publicIps.find((p) => p.uuid === pinned)!.instanceUuid).toBe(vm);
+  expect(truth.instances.filter((i) => i.hostname === "pipfollow").map((i) => i.uuid)).toEqual([vm]);
+  const check = await s.run("preview", program(2), { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const destroyed = await s.run("destroy", program(2));
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  expect((await simState(suite.sim)).publicIps.find((p) => p.uuid === pinned)).toMatchObject({ instanceUuid: null });
+});
