@@ -42,7 +42,13 @@ function shared(
  */
 export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
   Instance: shared("Instance", instanceProvider as pulumi.dynamic.ResourceProvider, instanceReplacementIdentity),
-  PublicIp: shared("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider, publicIpReplacementIdentity),
+  // (a pinned PublicIp's id is its reserved address: fixed too, see withFixedIdsKept)
+  PublicIp: withFixedIdsKept(
+    "PublicIp",
+    shared("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider, publicIpReplacementIdentity),
+    "the reserved address it assigns (publicNetworkId)",
+    (inputs) => typeof inputs.publicNetworkId === "string",
+  ),
   VswitchAttachment: withFixedIdsKept("VswitchAttachment", shared("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider)),
   BlockStorageAttachment: withFixedIdsKept(
     "BlockStorageAttachment",

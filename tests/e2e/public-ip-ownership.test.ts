@@ -67,3 +67,22 @@ test("a PublicIp pinned to a reserved address follows its replaced Instance (del
   expect(destroyed.ok ? "" : show(destroyed)).toBe("");
   expect((await simState(suite.sim)).publicIps.find((p) => p.uuid === pinned)).toMatchObject({ instanceUuid: null });
 });
+
+test("pulumi up --replace of a PublicIp pinned to a reserved address leaves the address on its VM", async () => {
+  const [pinned] = await seededFree();
+  const program: Res[] = [
+    { type: "Instance", name: "vm", args: vmArgs("pipreplace") },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm", publicNetworkId: pinned } },
+  ];
+  const s = await suite.newStack();
+  const first = await s.run("up", program);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const replaced = await s.run("up", program, { replace: [s.res("ip")!.urn] });
+  expect(replaced.ok ? "" : show(replaced)).toBe("");
+  const vm = s.res("vm")!.id!;
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === vm)!.publicIpUuid).toBe(pinned);
+  const check = await s.run("preview", program, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const destroyed = await s.run("destroy", program);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+});

@@ -306,6 +306,7 @@ describe("pinned address moved to another instance that stays (instanceId change
     const read = await registered.read(moved.id, moved.outs);
     expect(read).toEqual({ id: moved.id, props: moved.outs });
     expect(await preview(registered, moved.id, read.props, { instanceId: to, publicNetworkId: pinned })).toMatchObject({ changes: false });
+    forgetDeployment(); // (destroy is a later deployment)
     await registered.delete(moved.id, moved.outs);
   });
 
@@ -328,6 +329,24 @@ describe("pinned address moved to another instance that stays (instanceId change
     await registered.delete(old.id, old.outs);
   });
 
+  it("a replacement the engine makes without Diff (up --replace) keeps the pinned address: the old half's delete leaves it", async () => {
+    const vm = await h.newInstance("pip-pinned-replace");
+    const pinned = (await h.state()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!.uuid;
+    const old = await up<PublicIpOutputs>(registered, { instanceId: vm, publicNetworkId: pinned });
+    forgetDeployment();
+    // create-before-delete, no Diff: the new create finds the address in place and answers the same id
+    const replacement = await up<PublicIpOutputs>(registered, { instanceId: vm, publicNetworkId: pinned });
+    expect(replacement.id).toBe(old.id);
+    const mark = h.mark();
+    await registered.delete(old.id, old.outs);
+    expect(h.operationsSince(mark)).not.toContain("changePublicIp");
+    expect((await h.instance(vm))!.publicIpUuid).toBe(pinned);
+    // a later deployment (destroy) deletes it
+    forgetDeployment();
+    await registered.delete(replacement.id, replacement.outs);
+    expect((await h.instance(vm))!.publicIpUuid).toBeNull();
+  });
+
   it("other replacements stay create-before-delete: another pinned address, or none pinned", async () => {
     const from = await h.newInstance("pip-cbd-from");
     const to = await h.newInstance("pip-cbd-to");
@@ -336,6 +355,7 @@ describe("pinned address moved to another instance that stays (instanceId change
     expect(await preview(registered, pinned.id, pinned.outs, { instanceId: from, publicNetworkId: b! })).toMatchObject({ replaces: ["publicNetworkId"], deleteBeforeReplace: false });
     expect(await preview(registered, pinned.id, pinned.outs, { instanceId: to, publicNetworkId: b! })).toMatchObject({ deleteBeforeReplace: false });
     expect(await preview(registered, pinned.id, pinned.outs, { instanceId: to })).toMatchObject({ replaces: ["instanceId"], deleteBeforeReplace: false });
+    forgetDeployment();
     await registered.delete(pinned.id, pinned.outs);
   });
 });

@@ -41,15 +41,24 @@ export function forgetFixedIds(): void {
 /**
  * Wraps create and delete of `resource`'s provider as described in the module comment. Only for resources whose id
  * a second create of the same declaration answers again (fixed ids); a resource whose creates make new objects
- * never answers an id twice, so it gains nothing from this.
+ * never answers an id twice, so it gains nothing from this. `fixedBy` says what fixes the id, for the log line.
+ *
+ * Also the PublicIp: pinned to a reserved address (publicNetworkId, or a detached one it assigns back), its id is
+ * that address, and a second create finds it on the VM and answers it again; the old half's delete then took the
+ * address off the VM the program still declares it on (audit: `up --replace` of a pinned PublicIp reported success,
+ * the next refresh showed it detached). Its unpinned creates add a new address each time, never an id answered
+ * before: `isFixed` notes only the creates whose inputs fix the id.
  */
-export function withFixedIdsKept<P extends pulumi.dynamic.ResourceProvider>(resource: string, provider: P): P {
+export function withFixedIdsKept<P extends pulumi.dynamic.ResourceProvider>(
+  resource: string, provider: P, fixedBy = "what it joins", isFixed: (inputs: Record<string, unknown>) => boolean = () => true,
+): P {
   const note = (id: string | undefined): void => {
     if (id) madeOrTakenHere.add(keyOf(resource, id));
   };
   const wrapped: pulumi.dynamic.ResourceProvider = {
     ...provider,
-    create: (inputs) => notingCreatedId(() => provider.create(inputs), note),
+    create: (inputs) =>
+      isFixed((inputs ?? {}) as Record<string, unknown>) ? notingCreatedId(() => provider.create(inputs), note) : provider.create(inputs),
   };
   const remove = provider.delete?.bind(provider);
   if (remove) {
@@ -58,7 +67,7 @@ export function withFixedIdsKept<P extends pulumi.dynamic.ResourceProvider>(reso
         progressLog(
           `${resource} ${id} is left in place: this deployment's create of the same ${resource} answered this id, so the program still ` +
             "declares it. This is the old half of a replacement the engine made without asking the provider (pulumi up --replace, " +
-            "or a replace for deletedWith) or of a rename without an alias; its id is fixed by what it joins, so old and new are one object.",
+            `or a replace for deletedWith) or of a rename without an alias; its id is fixed by ${fixedBy}, so old and new are one object.`,
         );
         return;
       }
