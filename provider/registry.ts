@@ -14,6 +14,7 @@ import { forgetFixedIds, withFixedIdsKept } from "./resources/common/fixed-ids";
 import { claimedByStack, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedByThisDeployment, replacedUnderOldIdentity, replacementsInProgress } from "./resources/common/replacements";
 import { forgetUnconfirmedReplacements } from "./resources/common/unconfirmed";
 import { withIgnoreChanges } from "./resources/common/ignore-changes";
+import { forgetAddressOwners, withAddressOwnerRespected, withInstanceAddressNoted } from "./resources/common/address-owners";
 import { deploymentActivity } from "./resources/common/activity";
 import { withRequestDeadlines } from "./wait/scope";
 
@@ -41,11 +42,12 @@ function shared(
  * replacement without Diff (`up --replace`, deletedWith) answers the old id again, which the old half's delete must not undo.
  */
 export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
-  Instance: shared("Instance", instanceProvider as pulumi.dynamic.ResourceProvider, instanceReplacementIdentity),
+  // (an Instance declaring publicIp/publicNetworkId owns its address; a PublicIp there is refused: common/address-owners.ts)
+  Instance: shared("Instance", withInstanceAddressNoted(instanceProvider as pulumi.dynamic.ResourceProvider), instanceReplacementIdentity),
   // (a pinned PublicIp's id is its reserved address: fixed too, see withFixedIdsKept)
   PublicIp: withFixedIdsKept(
     "PublicIp",
-    shared("PublicIp", publicIpProvider as pulumi.dynamic.ResourceProvider, publicIpReplacementIdentity),
+    shared("PublicIp", withAddressOwnerRespected(publicIpProvider as pulumi.dynamic.ResourceProvider), publicIpReplacementIdentity),
     "the reserved address it assigns (publicNetworkId)",
     (inputs) => typeof inputs.publicNetworkId === "string",
   ),
@@ -82,4 +84,5 @@ export function forgetDeployment(): void {
   forgetUnconfirmedReplacements();
   deploymentActivity.forget();
   forgetDetachedForReplacement();
+  forgetAddressOwners();
 }

@@ -35,7 +35,9 @@ export interface PublicIpArgs {
   /**
    * Adopt the address the instance already has (its uuid, see `publicIpId` or `getInstance`) instead of
    * adding one. `pulumi import` does not work for dynamic resources; this is the way to bring an address under
-   * management. Only used at create.
+   * management. Only used at create. Refused when an Instance of the stack declaring `publicIp` or
+   * `publicNetworkId` manages that address (one owner per address): remove that input from the Instance to hand
+   * the address over.
    */
   adoptId?: pulumi.Input<string>;
   /** Deadlines of the create, update and delete waits. */

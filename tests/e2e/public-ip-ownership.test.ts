@@ -86,3 +86,33 @@ test("pulumi up --replace of a PublicIp pinned to a reserved address leaves the 
   const destroyed = await s.run("destroy", program);
   expect(destroyed.ok ? "" : show(destroyed)).toBe("");
 });
+
+test("a PublicIp never adopts the address an Instance with publicIp manages; handing it over in one up works", async () => {
+  const s = await suite.newStack();
+  const managed: Res[] = [{ type: "Instance", name: "vm", args: vmArgs("pipowner", { publicIp: true }) }];
+  const first = await s.run("up", managed);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const vm = s.res("vm")!.id!;
+  const address = s.res("vm")!.outputs!.publicIpId as string;
+  const both: Res[] = [...managed, { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm", adoptId: address } }];
+  const preview = await s.run("preview", both);
+  expect(preview.ok).toBe(false);
+  expect(preview.errors.join("\n")).toContain(`adoptId: this PublicIp would adopt the address that the Instance "pipowner" (${vm}) manages`);
+  const refused = await s.run("up", both);
+  expect(refused.ok).toBe(false);
+  expect(s.res("ip")).toBeUndefined();
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === vm)!.publicIpUuid).toBe(address);
+
+  const handedOver: Res[] = [
+    { type: "Instance", name: "vm", args: vmArgs("pipowner") },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm", adoptId: address } },
+  ];
+  const moved = await s.run("up", handedOver);
+  expect(moved.ok ? "" : show(moved)).toBe("");
+  expect(s.res("ip")).toMatchObject({ id: address });
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === vm)!.publicIpUuid).toBe(address);
+  const check = await s.run("preview", handedOver, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const destroyed = await s.run("destroy", handedOver);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+});

@@ -49,7 +49,8 @@ const inputsObject = z
         .optional()
         .describe(
           "Adopt the address the instance already has (its uuid, the publicIpId) instead of adding one. Only used at create " +
-            "(pulumi import does not work for dynamic resources).",
+            "(pulumi import does not work for dynamic resources). Refused when an Instance of the stack declaring publicIp or " +
+            "publicNetworkId manages that address: remove that field from the Instance to hand the address over.",
         ),
       timeouts: timeoutsSchema.optional(),
     },
