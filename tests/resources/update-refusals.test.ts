@@ -38,6 +38,6 @@ it("an update the host refuses (422) says to change the program, not that the ne
   // (check would refuse it at preview; the host's own refusal is what this test is about)
   const error = (await instance.update(vm.id, vm.outs, { ...vm.inputs, publicNetworkId: elsewhere.uuid }).then(() => undefined, (e: unknown) => e)) as Error;
   expect(error.message).toMatch(/HTTP 422/);
-  expect(error.message).toContain("the host refused the request, so change the program as the host's message says before the next `pulumi up`");
+  expect(error.message).toContain("change the program as the host's message says before the next `pulumi up`");
   expect(error.message).not.toContain("retries what is left");
 });

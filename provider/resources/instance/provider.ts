@@ -1177,8 +1177,8 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
         // address another VM holds: sent again once the rest of this up had run (sendAgainOnceAddressMayBeFree).
         (e instanceof ValidationError && failedStep?.kind === "publicAddress" && failedStep.action === "assign"
           ? `. The state records what the VM has now; the host refused reserved address ${failedStep.publicNetworkId} also after the rest ` +
-            "of this `up` had run (another VM holds it, or it is not usable here): free it (in the program or the panel of the VM " +
-            "holding it) and run `pulumi up` again, or pin another."
+            "of this `up` had run: if another VM holds it, free it there (in its program or the panel) and run `pulumi up` again; " +
+            "otherwise change the program as the host's message says before the next `pulumi up`."
           : e instanceof ValidationError
           ? ". The state records what the VM has now; the host refused the request, so change the program as the host's message says before the next `pulumi up`."
           : ". The state records what the VM has now; `pulumi up` retries what is left.");
