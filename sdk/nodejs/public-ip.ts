@@ -51,7 +51,7 @@ export interface PublicIpArgs {
  * an instance that already has one (adopt that one with `adoptId` instead); with `publicNetworkId` it assigns
  * that reserved address, and an address the instance held before goes back to the account as reserved. Delete removes the address from
  * the instance, but only if the instance still holds this address. If the address is removed or swapped out
- * of band, a refresh reports the resource gone and the next `up` assigns one again.
+ * of band, a refresh records the resource `detached` (drift) and the next `up` assigns it back.
  *
  * The API cannot release an address that is on no instance: after this resource's delete the address stays in
  * the account as a reserved address. When the address lives and dies with its VM, pass `{ deletedWith: vm }`:

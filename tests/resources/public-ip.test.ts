@@ -4,7 +4,7 @@
  * 404 semantics, adopt, ambiguous add reconciled without a second address, and a failure after the address
  * was assigned recorded with its id. Provider methods are called directly, as the dynamic-provider host would.
  */
-import { startHarness, up, preview, until, type FullProvider, type SimHarness } from "./attachment-helpers";
+import { progressSuite, startHarness, up, preview, until, type FullProvider, type SimHarness } from "./attachment-helpers";
 import { publicIpProvider } from "../../provider/resources/public-ip/provider";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import type { PublicIpInputs, PublicIpOutputs } from "../../provider/resources/public-ip/inputs";
@@ -18,6 +18,7 @@ const useConfig = (extra: Record<string, string>) =>
   configure({ config: { get: (key: string) => ({ "vmhost:apiKey": h.sim.apiKey, "vmhost:baseUrl": h.sim.url, ...extra })[key] } });
 
 const provider = publicIpProvider as FullProvider;
+const said = progressSuite();
 let h: SimHarness;
 let reserved: { uuid: string; address: string }[];
 
@@ -117,9 +118,12 @@ describe("lifecycle", () => {
     expect(await preview(provider, id, read.props, { instanceId: vm })).toMatchObject({ changes: false });
   });
 
-  it("deletes: the instance loses the address; deleting again calls nothing that changes it", async () => {
+  it("deletes: the instance loses the address, which stays reserved and the delete says so; deleting again calls nothing that changes it", async () => {
+    said.length = 0;
     await provider.delete(id, outs);
     expect((await h.instance(vm))!.publicIpUuid).toBeNull();
+    expect((await h.state()).publicIps.find((p) => p.uuid === id)).toMatchObject({ instanceUuid: null });
+    expect(said.join("\n")).toContain(`address ${outs.ipAddress} (${id}) is taken off instance ${vm} and stays reserved in your account (it may bill)`);
     const mark = h.mark();
     await provider.delete(id, outs);
     // only reads (the instance's detail and the shared status list), no write

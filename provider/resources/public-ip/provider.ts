@@ -374,6 +374,14 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
         if (!fresh || !holdsIt(fresh)) return;
         // The API removes the address when `public_network` is blank.
         await client.network.changePublicIp(instanceId, { publicNetwork: null });
+        // Said, not hidden (audit: a destroy printed only "deleted" and the address billed on): one the API made for
+        // this resource is now reserved in no state. The user's own (publicNetworkId) goes back to them as it was.
+        if (props.publicNetworkId === undefined)
+          progressLog(
+            `address ${props.ipAddress} (${id}) is taken off instance ${instanceId} and stays reserved in your account (it may bill): ` +
+              "the API releases an address only with a VM that holds it. Release it in the host's panel, or declare the PublicIp " +
+              "with `deletedWith: <its Instance>` when it goes with the VM.",
+          );
       },
     );
   } catch (error) {
