@@ -15,6 +15,9 @@ import { claimedByStack, instancesMadeHere, leavingIdentity, objectsOfThisStack,
 import { forgetUnconfirmedReplacements } from "./resources/common/unconfirmed";
 import { withIgnoreChanges } from "./resources/common/ignore-changes";
 import { forgetAddressOwners, withAddressOwnerRespected, withInstanceAddressNoted } from "./resources/common/address-owners";
+import {
+  blockStorageAttachmentKey, forgetAttachmentOwners, vswitchAttachmentKey, withInstanceNetworksNoted, withOneOwner,
+} from "./resources/common/attachment-owners";
 import { deploymentActivity } from "./resources/common/activity";
 import { withRequestDeadlines } from "./wait/scope";
 
@@ -40,10 +43,14 @@ function shared(
  * keeps a deployment from deleting what it adopted (the replacements the engine makes without asking Diff);
  * `withFixedIdsKept` does the same for the attachments, whose ids are fixed (common/fixed-ids.ts): their
  * replacement without Diff (`up --replace`, deletedWith) answers the old id again, which the old half's delete must not undo.
+ * `withOneOwner` (with `withInstanceNetworksNoted` on the Instance) keeps one attachment to one resource of the stack
+ * (common/attachment-owners.ts): outside `shared`, so its Diff sees the final replaces.
  */
 export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
   // (an Instance declaring publicIp/publicNetworkId owns its address; a PublicIp there is refused: common/address-owners.ts)
-  Instance: shared("Instance", withInstanceAddressNoted(instanceProvider as pulumi.dynamic.ResourceProvider), instanceReplacementIdentity),
+  Instance: withInstanceNetworksNoted(
+    shared("Instance", withInstanceAddressNoted(instanceProvider as pulumi.dynamic.ResourceProvider), instanceReplacementIdentity),
+  ),
   // (a pinned PublicIp's id is its reserved address: fixed too, see withFixedIdsKept)
   PublicIp: withFixedIdsKept(
     "PublicIp",
@@ -51,10 +58,15 @@ export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = 
     "the reserved address it assigns (publicNetworkId)",
     (inputs) => typeof inputs.publicNetworkId === "string",
   ),
-  VswitchAttachment: withFixedIdsKept("VswitchAttachment", shared("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider)),
+  VswitchAttachment: withFixedIdsKept(
+    "VswitchAttachment",
+    withOneOwner("VswitchAttachment", vswitchAttachmentKey, shared("VswitchAttachment", vswitchAttachmentProvider as pulumi.dynamic.ResourceProvider)),
+  ),
   BlockStorageAttachment: withFixedIdsKept(
     "BlockStorageAttachment",
-    shared("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider),
+    withOneOwner(
+      "BlockStorageAttachment", blockStorageAttachmentKey, shared("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider),
+    ),
   ),
   Snapshot: shared("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider, snapshotReplacementIdentity),
   FirewallRule: shared("FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider, firewallRuleReplacementIdentity),
@@ -73,6 +85,7 @@ export function typeToken(name: ResourceName): string {
 export function forgetDeployment(): void {
   forgetAdoptions();
   forgetFixedIds();
+  forgetAttachmentOwners();
   replacementsInProgress.clear();
   objectsOfThisStack.clear();
   leavingIdentity.clear();

@@ -20,6 +20,7 @@ import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError, wasRefused } from "../common/errors";
 import { replacedByThisDeployment } from "../common/replacements";
+import { beforeTakingOver, blockStorageAttachmentKey } from "../common/attachment-owners";
 import { diffBlockStorageAttachment } from "./diff";
 import { inputsSchema, type BlockStorageAttachmentInputs, type BlockStorageAttachmentOutputs } from "./inputs";
 import {
@@ -132,7 +133,8 @@ async function takeDiskFromReplacedVm(
   return true;
 }
 
-async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dynamic.CreateResult<BlockStorageAttachmentOutputs>> {
+/** `viaUpdate`: called by {@link update} for a resource the state already holds (no take-over to announce). */
+async function create(inputs: BlockStorageAttachmentInputs, viaUpdate = false): Promise<pulumi.dynamic.CreateResult<BlockStorageAttachmentOutputs>> {
   const client = getClient();
   const deadline = resourceDeadline(inputs.timeouts, "create");
   const { blockStorageId: id, instanceId } = inputs;
@@ -157,10 +159,15 @@ async function create(inputs: BlockStorageAttachmentInputs): Promise<pulumi.dyna
     throw new ProviderError(`cannot adopt ${id}: it is not attached to instance ${instanceId}; remove adoptId to attach it`);
   }
 
-  // The precise view says "attached here": nothing to do (a retried up). The fallback view's "attached" only
+  // The precise view says "attached here": nothing to do (a retried up), once no other resource of this stack holds
+  // it (common/attachment-owners.ts: it is then refused; else taken over, logged). The fallback view's "attached" only
   // means "not available", which may be attached elsewhere or missing: attach anyway and let the API answer
   // (re-attaching to the same instance is harmless; another instance or no such disk is refused).
   const mustAttach = state.kind === "detached" || (!precise && inputs.adoptId === undefined);
+  if (!mustAttach && state.kind === "attached" && inputs.adoptId === undefined && !viaUpdate) {
+    const key = blockStorageAttachmentKey(inputs as unknown as Record<string, unknown>);
+    if (key) await beforeTakingOver("BlockStorageAttachment", key, deadline);
+  }
   if (mustAttach) {
     const what = `block storage ${id} to be attached to instance ${instanceId}`;
     let attachAnswered = false;
@@ -259,7 +266,7 @@ async function update(
   // pkg/resource/deploy/step_generator.go: a resource with init errors is updated even without changes) finishes an
   // attach whose outcome stayed unknown (see create); a disk detached out of band since is attached again.
   progressLog(`block storage ${news.blockStorageId} is not attached to instance ${news.instanceId}: attaching it, as declared`);
-  return { outs: (await create(news)).outs };
+  return { outs: (await create(news, true)).outs };
 }
 
 async function remove(id: string, props: BlockStorageAttachmentOutputs): Promise<void> {
@@ -292,7 +299,7 @@ async function remove(id: string, props: BlockStorageAttachmentOutputs): Promise
 export const blockStorageAttachmentProvider = defineResourceProvider<BlockStorageAttachmentInputs, BlockStorageAttachmentOutputs>({
   inputsSchema,
   diff: diffBlockStorageAttachment,
-  create,
+  create: (inputs) => create(inputs),
   read,
   update,
   delete: remove,

@@ -12,6 +12,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
+import { beforeTakingOver, vswitchAttachmentKey } from "../common/attachment-owners";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError, wasRefused } from "../common/errors";
 import { diffVswitchAttachment } from "./diff";
@@ -43,7 +44,8 @@ async function readOutputs(client: VmHostClient, inputs: VswitchAttachmentInputs
   return state.kind === "attached" ? vswitchAttachmentOutputs(inputs, state.vswitch) : undefined;
 }
 
-async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.CreateResult<VswitchAttachmentOutputs>> {
+/** `viaUpdate`: called by {@link update} for a resource the state already holds (no take-over to announce). */
+async function create(inputs: VswitchAttachmentInputs, viaUpdate = false): Promise<pulumi.dynamic.CreateResult<VswitchAttachmentOutputs>> {
   const client = getClient();
   const deadline = resourceDeadline(inputs.timeouts, "create");
   const { instanceId, vswitchId } = inputs;
@@ -73,6 +75,12 @@ async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.C
           "moved there, or by removing vswitchId from the Instance or the other VswitchAttachment that declares it), then run up again",
       );
     if (initial.kind === "elsewhere") throw elsewhere(initial.network);
+    if (initial.kind === "attached" && !viaUpdate) {
+      // Already a member: normal after an up interrupted right after the join, so it is taken over without a write,
+      // once no other resource of this stack holds it (common/attachment-owners.ts: it is then refused; else logged).
+      const key = vswitchAttachmentKey(inputs as unknown as Record<string, unknown>);
+      if (key) await beforeTakingOver("VswitchAttachment", key, deadline);
+    }
     let updateAnswered = false;
     let updateUnanswered = false; // an attempt failed other than by a definite refusal: it may have been done
     try {
@@ -87,7 +95,7 @@ async function create(inputs: VswitchAttachmentInputs): Promise<pulumi.dynamic.C
         async () => {
           // Decided again under the instance lock, on a fresh read.
           const now = stateOf(await client.instances.get(instanceId), vswitchId, vswitches);
-          if (now.kind === "attached") return; // already a member (a retried up): nothing to do
+          if (now.kind === "attached") return; // already a member (a retried up, see above): nothing to do
           if (now.kind === "elsewhere") throw elsewhere(now.network);
           try {
             await client.network.updatePrivateNetwork(instanceId, { vswitch: vswitchId });
@@ -173,7 +181,7 @@ async function update(
   // pkg/resource/deploy/step_generator.go: a resource with init errors is updated even without changes) finishes a
   // join whose outcome stayed unknown (see create); a VM taken off the network out of band since is joined again.
   progressLog(`instance ${news.instanceId} is not on private network ${news.vswitchId}: joining it, as declared`);
-  return { outs: (await create(news)).outs };
+  return { outs: (await create(news, true)).outs };
 }
 
 async function remove(id: string, props: VswitchAttachmentOutputs): Promise<void> {
@@ -210,7 +218,7 @@ async function remove(id: string, props: VswitchAttachmentOutputs): Promise<void
 export const vswitchAttachmentProvider = defineResourceProvider<VswitchAttachmentInputs, VswitchAttachmentOutputs>({
   inputsSchema,
   diff: diffVswitchAttachment,
-  create,
+  create: (inputs) => create(inputs),
   read,
   update,
   delete: remove,
