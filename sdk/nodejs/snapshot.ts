@@ -25,9 +25,15 @@ export interface SnapshotAttachedStorage {
 export interface SnapshotArgs {
   /** The uuid of the instance to snapshot (e.g. `instance.id`). Changing it replaces the snapshot. */
   instanceId: pulumi.Input<string>;
-  /** The snapshot's name, 1-100 characters on one line. Changing it replaces the snapshot (the API cannot rename one). */
+  /**
+   * The snapshot's name: 1-50 letters, digits, spaces, _ . - starting with a letter or digit. Changing it in the program
+   * replaces the snapshot (the API cannot rename one); a name changed in the panel never does: `up` refuses, naming it.
+   */
   name: pulumi.Input<string>;
-  /** A description, at most 255 characters; default "Created by Pulumi". Changing it replaces the snapshot. */
+  /**
+   * A description, at most 255 characters; default "Created by Pulumi". Changing it in the program replaces the snapshot;
+   * one changed in the panel never does (as for `name`).
+   */
   description?: pulumi.Input<string>;
   /**
    * Adopt this existing snapshot (its uuid, see `getSnapshots`) of `instanceId` instead of taking a new one.
@@ -44,7 +50,8 @@ export interface SnapshotArgs {
  *
  * Create takes the snapshot and waits until the API lists it as Ready (a snapshot that ends in `Error` fails
  * the create, and the failed snapshot is still recorded in the state: the next `pulumi up` takes a new one in
- * its place, and `pulumi destroy` removes it). Every input the API stores replaces the snapshot. Delete removes
+ * its place, and `pulumi destroy` removes it). Every input the API stores replaces the snapshot when the program
+ * changes it; a name or description changed in the panel never does (the `up` refuses, naming it). Delete removes
  * it and waits until it is gone.
  *
  * Rolling back is an action, not state: call {@link rollbackSnapshot}. It leaves the instance STOPPED; an
@@ -86,6 +93,10 @@ export class Snapshot extends VmhostResource {
   public readonly estimatedMonthly!: pulumi.Output<number | null>;
   /** When the snapshot was taken, ISO 8601 UTC. */
   public readonly createdAt!: pulumi.Output<string | null>;
+  /** The name the program declared when the snapshot was taken or last updated (a refresh never changes it). */
+  public readonly declaredName!: pulumi.Output<string | undefined>;
+  /** The description the program declared when the snapshot was taken or last updated (a refresh never changes it). */
+  public readonly declaredDescription!: pulumi.Output<string | undefined>;
 
   /**
    * @param name the Pulumi resource name (not the snapshot's name: that is `args.name`).
@@ -109,6 +120,8 @@ export class Snapshot extends VmhostResource {
         currentHourlyPrice: undefined,
         estimatedMonthly: undefined,
         createdAt: undefined,
+        declaredName: undefined,
+        declaredDescription: undefined,
       },
       opts,
       "vmhost",

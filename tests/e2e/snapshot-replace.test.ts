@@ -5,7 +5,7 @@
  * name, which the provider cannot tell from one left by an interrupted up: refused, naming deleteBeforeReplace; with
  * that option the old one is deleted first and the replace goes through.
  */
-import { show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
+import { admin, show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
 
 jest.setTimeout(300_000);
 const suite = specSuite();
@@ -36,5 +36,62 @@ test("up --replace of a Snapshot says deleteBeforeReplace is needed (nothing cha
   expect(second).not.toBe(first);
   expect(await snapshots()).toEqual([second]);
   const destroy = await s.run("destroy", program({ deleteBeforeReplace: true }));
+  expect(destroy.ok ? "" : show(destroy)).toBe("");
+});
+
+// audit F2: a snapshot renamed in the panel, then what examples/ci runs on every merge (`pulumi up --yes --refresh`)
+// took a new snapshot of the disk as it is now and deleted this restore point, without asking.
+test("a snapshot renamed in the panel survives up --refresh: the up fails naming the panel's name (a refresh alone records it); declaring it settles, without drift", async () => {
+  const program = (name: string, opts?: Record<string, unknown>): Res[] => [
+    { type: "Instance", name: "vm", args: vmArgs("snap-panel") },
+    { type: "Snapshot", name: "snap", args: { instanceId: "$id:vm", name }, ...(opts ? { opts } : {}) },
+  ];
+  const s = await suite.newStack();
+  const up = await s.run("up", program("baseline"));
+  expect(up.ok ? "" : show(up)).toBe("");
+  const vm = s.res("vm")!.id!;
+  const original = s.res("snap")!.id!;
+  const snapshots = async () => (await simState(suite.sim)).snapshots.filter((x) => x.instanceUuid === vm).map((x) => [x.uuid, x.name]);
+  // zero false drift right after the up
+  const clean = await s.run("preview", program("baseline"), { refresh: true, expectNoChanges: true });
+  expect(clean.ok ? "" : show(clean)).toBe("");
+
+  await admin(suite.sim, "PATCH", `/snapshots/${original}`, { name: "keep-pre-incident" });
+  // the drift check fails (it is drift): an update of the snapshot, never a replace
+  const check = await s.run("preview", program("baseline"), { refresh: true, expectNoChanges: true });
+  expect(check.exitCode === 7 ? "" : show(check)).toBe("");
+  expect(check.summary).toEqual(expect.objectContaining({ update: 1, replace: 0, create: 0, delete: 0 }));
+
+  const ci = await s.run("up", program("baseline"), { refresh: true });
+  expect(ci.ok).toBe(false);
+  expect(ci.errors.join("\n")).toContain(
+    `snapshot ${original} of instance ${vm}: its name is "keep-pre-incident" and the program declares "baseline". It was changed outside Pulumi (in the panel).`,
+  );
+  expect(ci.errors.join("\n")).toContain('To keep it, declare name: "keep-pre-incident"');
+  expect(await snapshots()).toEqual([[original, "keep-pre-incident"]]);
+  // and again (the refreshed state is kept; the diff still tells the panel's change from the program's), also after a
+  // `pulumi refresh` of its own (it succeeds: the engine shows a refresh through the provider's Diff) and a plain up
+  const refresh = await s.run("refresh", program("baseline"));
+  expect(refresh.ok ? "" : show(refresh)).toBe("");
+  const again = await s.run("up", program("baseline"));
+  expect(again.ok).toBe(false);
+  expect(again.errors.join("\n")).toContain(`its name is "keep-pre-incident" and the program declares "baseline"`);
+  expect(await snapshots()).toEqual([[original, "keep-pre-incident"]]);
+
+  // the fix the message names: declare the panel's name. Nothing is sent; then no drift.
+  const settled = await s.run("up", program("keep-pre-incident"), { refresh: true });
+  expect(settled.ok ? "" : show(settled)).toBe("");
+  expect(s.res("snap")!.id).toBe(original);
+  expect(await snapshots()).toEqual([[original, "keep-pre-incident"]]);
+  const quiet = await s.run("preview", program("keep-pre-incident"), { refresh: true, expectNoChanges: true });
+  expect(quiet.ok ? "" : show(quiet)).toBe("");
+
+  // a rename in the program is still a replace (preview shows it), and the old snapshot goes
+  const renamed = await s.run("up", program("next"), { refresh: true });
+  expect(renamed.ok ? "" : show(renamed)).toBe("");
+  const next = s.res("snap")!.id!;
+  expect(next).not.toBe(original);
+  expect(await snapshots()).toEqual([[next, "next"]]);
+  const destroy = await s.run("destroy", program("next"));
   expect(destroy.ok ? "" : show(destroy)).toBe("");
 });

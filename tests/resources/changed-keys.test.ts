@@ -40,7 +40,7 @@ const cases: Record<string, Case> = {
   Snapshot: {
     diff: (o, n) => diffSnapshot(o, n),
     inputs: Object.keys(snapshotSchema.shape),
-    state: { instanceId: VM, name: "s", description: "d", status: "Ready" },
+    state: { instanceId: VM, name: "s", description: "d", status: "Ready", declaredName: "s", declaredDescription: "d" },
     program: { instanceId: VM, name: "s", description: "d" },
     changed: { instanceId: VM2, name: "t", description: "e", adoptId: OTHER, timeouts: { create: "1m" } },
   },

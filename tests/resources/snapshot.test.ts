@@ -79,7 +79,9 @@ describe("Snapshot check", () => {
 });
 
 describe("Snapshot diff", () => {
-  const olds = { instanceId: "6f1c2a3b-0000-4000-8000-000000000001", name: "a", description: "d", status: "Ready" } as SnapshotOutputs;
+  const olds = {
+    instanceId: "6f1c2a3b-0000-4000-8000-000000000001", name: "a", description: "d", status: "Ready", declaredName: "a", declaredDescription: "d",
+  } as SnapshotOutputs;
   it.each<[string, Partial<SnapshotInputs> | Record<string, unknown>, boolean, string[]]>([
     ["same inputs: no change", { instanceId: olds.instanceId, name: "a", description: "d" }, false, []],
     ["new name: replace", { instanceId: olds.instanceId, name: "b", description: "d" }, true, ["name"]],
@@ -271,6 +273,59 @@ describe("Snapshot lifecycle", () => {
     expect((await client.snapshots.list(host)).map((s) => s.id)).toEqual([replacement.id]);
   });
 
+  // audit F2: renamed in the panel, then `pulumi up --refresh` (examples/ci on every merge) replaced it: a new snapshot of
+  // the disk as it is now, and this restore point deleted, with no question.
+  it("a snapshot renamed or re-described in the panel is never replaced: refresh keeps the declared values, update refuses, naming them", async () => {
+    const host = await newInstance();
+    const inputs = await checked({ instanceId: host, name: "baseline" });
+    const created = await provider.create(inputs);
+    expect(created.outs).toEqual(expect.objectContaining({ declaredName: "baseline", declaredDescription: "Created by Pulumi" }));
+    const panel = (patch: Record<string, unknown>) =>
+      fetch(`${sim.adminUrl}/snapshots/${created.id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(patch) });
+    expect((await panel({ name: "keep-pre-incident" })).ok).toBe(true);
+
+    const refreshed = (await provider.read!(created.id, created.outs)).props as SnapshotOutputs;
+    expect(refreshed).toEqual({ ...created.outs, name: "keep-pre-incident", isCurrentState: refreshed.isCurrentState });
+    // the registered provider, as the engine gets it (replaceOnChanges, ignoreChanges and the rest around it): a change,
+    // never a replace (also with replaceOnChanges on name), and the update refuses it before any API call. Not the diff:
+    // the engine calls it to show what a refresh found, and a refresh that failed would never record the panel's name.
+    const since = lastSeq();
+    for (const news of [inputs, { ...inputs, __replaceOnChanges: ["name"] }, { ...inputs, __replaceOnChanges: ["*"] }]) {
+      expect(await providers.Snapshot.diff!(created.id, refreshed, news)).toEqual(expect.objectContaining({ changes: true, replaces: [] }));
+    }
+    await expect(providers.Snapshot.update!(created.id, refreshed, inputs)).rejects.toThrow(
+      new RegExp(`^snapshot ${created.id} of instance ${host}: its name is "keep-pre-incident" and the program declares "baseline"\\. It was changed outside Pulumi`),
+    );
+    expect(writes(since)).toEqual([]);
+    expect((await client.snapshots.list(host)).map((s) => s.id)).toEqual([created.id]);
+
+    // ignoreChanges: the panel's name is kept, and the update that records it sends nothing
+    const ignoring = { ...inputs, __ignoreChanges: ["name"] };
+    const kept = await providers.Snapshot.diff!(created.id, refreshed, ignoring);
+    expect(kept).toEqual(expect.objectContaining({ changes: true, replaces: [] }));
+    const recorded = await providers.Snapshot.update!(created.id, refreshed, ignoring);
+    expect(recorded.outs).toEqual(expect.objectContaining({ name: "keep-pre-incident", declaredName: "keep-pre-incident" }));
+    expect(writes(since)).toEqual([]);
+    expect((await providers.Snapshot.diff!(created.id, recorded.outs, ignoring)).changes).toBe(false);
+
+    // the program declaring the panel's values: nothing to do; a description changed in the panel then is refused too
+    const declared = await checked({ instanceId: host, name: "keep-pre-incident" });
+    expect((await provider.diff!(created.id, recorded.outs, declared)).changes).toBe(false);
+    expect((await panel({ description: "do not delete" })).ok).toBe(true);
+    const again = (await provider.read!(created.id, recorded.outs)).props as SnapshotOutputs;
+    expect((await provider.diff!(created.id, again, declared)).replaces).toEqual([]);
+    await expect(provider.update!(created.id, again, declared)).rejects.toThrow(
+      /its description is "do not delete" and the program declares "Created by Pulumi"\. .*deleteBeforeReplace: true for that run/,
+    );
+    // a change in the program still replaces (the documented ForceNew), once the program declares what the snapshot has
+    const described = await checked({ instanceId: host, name: "keep-pre-incident", description: "do not delete" });
+    const settled = (await provider.update!(created.id, again, described)).outs as SnapshotOutputs;
+    expect((await provider.diff!(created.id, settled, described)).changes).toBe(false);
+    expect((await provider.diff!(created.id, settled, { ...described, name: "next" })).replaces).toEqual(["name"]);
+    expect(writes(since)).toEqual([]);
+    await provider.delete!(created.id, settled);
+  });
+
   it("refuses to read a state without instanceId, naming the snapshot", async () => {
     await expect(provider.read!("0b7e9c1d-0000-4000-8000-0000000000fc", {})).rejects.toThrow(
       "cannot read snapshot 0b7e9c1d-0000-4000-8000-0000000000fc: the state has no instanceId",
@@ -456,7 +511,7 @@ describe("Snapshot waits on what the host's list shows", () => {
       `snapshot ${init.id} of instance ${vm} did not become Ready: snapshot ${init.id} of instance ${vm} to be Ready failed: ` +
         `snapshot ${init.id} disappeared from instance ${vm}'s list`,
     );
-    expect(init.properties).toEqual({ instanceId: vm, name: "vanishing", description: "Created by Pulumi" });
+    expect(init.properties).toEqual({ instanceId: vm, name: "vanishing", description: "Created by Pulumi", declaredName: "vanishing", declaredDescription: "Created by Pulumi" });
     jest.restoreAllMocks();
     await provider.delete!(init.id, { ...init.properties, status: "Ready" } as SnapshotOutputs);
   });

@@ -70,12 +70,14 @@ const PASSWORDS = ["Soak-Passw0rd", "Blue-Horse-42", "Green-Tree-77"];
 /**
  * Failures the README documents as refusals that only a change of the program ends: an adopted object is never
  * replaced (the soak adopts what an interrupted create made, and its replace-forcing change then meets this), a
- * disk never shrinks, a VM on another private network than an attachment declares is not moved.
+ * disk never shrinks, a VM on another private network than an attachment declares is not moved, a snapshot renamed in
+ * the panel is not replaced (it would delete that restore point; the user declares the panel's name or runs --replace).
  */
 const DOCUMENTED_REFUSALS: readonly RegExp[] = [
   /was adopted \(adoptId\) and .* can only change with a new/,
   /disks cannot shrink/,
   /an instance is on one private network at a time/,
+  /delete this one, a restore point: refused, nothing was changed/,
 ];
 
 /** The writes during which an interruption kills the provider process: creates, in-place changes, deletes. */

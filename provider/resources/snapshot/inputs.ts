@@ -1,7 +1,8 @@
 /**
  * Inputs and outputs of the Snapshot resource (id = snapshot uuid).
  *
- * A snapshot is immutable once taken: every input replaces it. `check` validates with `inputsSchema`
+ * A snapshot is immutable once taken: every input the API stores replaces it when the program changes it (never when
+ * the panel does: see diff.ts). `check` validates with `inputsSchema`
  * before any API call, so a typo or a bad value is reported with the property name and the fix.
  */
 import { z } from "zod";
@@ -31,14 +32,22 @@ export const inputsSchema = z
         .min(1, "name must not be empty: give a label such as \"before-upgrade\"")
         .max(50, "name must be at most 50 characters")
         .regex(/^[A-Za-z0-9][A-Za-z0-9 _.-]*$/, "name must start with a letter or digit and contain only letters, digits, spaces, _ . - (e.g. before-upgrade)")
-        .describe("The snapshot's name: 1-50 letters, digits, spaces, _ . - starting with a letter or digit. Changing it replaces the snapshot: the API cannot rename one."),
+        .describe(
+          "The snapshot's name: 1-50 letters, digits, spaces, _ . - starting with a letter or digit. Changing it in the program replaces the " +
+            "snapshot (a new one is taken, then this one deleted): the API cannot rename one. A name changed in the panel never replaces it: " +
+            "up (and preview) fails, naming the panel's name; declare that name, list name in ignoreChanges, or take a new snapshot " +
+            "deliberately with `pulumi up --replace <urn>`.",
+        ),
       description: z
         .string({ error: "description must be a string" })
         .trim()
         .min(1, "description must not be empty: leave it out to use the default")
         .max(255, "description must be at most 255 characters")
         .default(DEFAULT_SNAPSHOT_DESCRIPTION)
-        .describe(`A free-text description (at most 255 characters; default "${DEFAULT_SNAPSHOT_DESCRIPTION}"). Changing it replaces the snapshot.`),
+        .describe(
+          `A free-text description (at most 255 characters; default "${DEFAULT_SNAPSHOT_DESCRIPTION}"). Changing it in the program replaces ` +
+            "the snapshot; one changed in the panel never does (as for name).",
+        ),
       adoptId: uuidOf("adoptId", "the uuid of an existing snapshot of instanceId (see getSnapshots)")
         .optional()
         .describe("Adopt this existing snapshot of instanceId instead of taking a new one (pulumi import does not work for dynamic resources). Only used at create."),
@@ -47,7 +56,8 @@ export const inputsSchema = z
     unknownPropertyError("Snapshot", ["instanceId", "name", "description", "adoptId", "timeouts"]),
   )
   .describe(
-    "A snapshot of an instance's disks. Every input the API stores (instanceId, name, description) replaces the snapshot (a snapshot cannot be changed). " +
+    "A snapshot of an instance's disks. Every input the API stores (instanceId, name, description) replaces the snapshot when the program " +
+      "changes it (a snapshot cannot be changed); a name or description changed in the panel never does: up refuses, naming it. " +
       "Create waits until the snapshot is listed as Ready; delete waits until it is gone. " +
       "To roll an instance back to a snapshot, call the rollbackSnapshot function: it is an action, not state.",
   );
@@ -73,6 +83,18 @@ export const outputsSchema = inputsSchema.extend({
   currentHourlyPrice: z.number().nullable().describe("Current price per hour of keeping the snapshot (null when the API gives none)."),
   estimatedMonthly: z.number().nullable().describe("Estimated monthly price of keeping the snapshot (null when the API gives none)."),
   createdAt: z.string().nullable().describe("When the snapshot was taken, ISO 8601 UTC."),
+  declaredName: z
+    .string()
+    .optional()
+    .describe(
+      "The name the program declared when the snapshot was taken or last updated; a refresh never changes it. When name (the " +
+        "snapshot's, as read) differs from it, the name was changed in the panel, and up refuses instead of replacing the snapshot. " +
+        "Absent in a state written by an earlier version (up then refuses any name that differs from the snapshot's).",
+    ),
+  declaredDescription: z
+    .string()
+    .optional()
+    .describe("The description the program declared when the snapshot was taken or last updated; a refresh never changes it (as declaredName)."),
 });
 
 /** The Snapshot outputs (what `read` returns as props). */
@@ -96,5 +118,5 @@ const baseline = new vmhost.Snapshot("baseline", {
 
 export const snapshotStatus = baseline.status;`,
   adoption: `Adopt an existing snapshot of the instance with \`adoptId\` (its uuid, see \`getSnapshots({ instanceId })\`): nothing is
-taken or changed. Declare the snapshot's own \`name\` (and \`description\`): a different one would replace it.`,
+taken or changed. Declare the snapshot's own \`name\` (and \`description\`): adoption refuses a different one.`,
 };

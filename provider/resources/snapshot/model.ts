@@ -20,10 +20,26 @@ export function snapshotProgress(status: string): SnapshotProgress {
   return "pending";
 }
 
-/** Provider-only inputs carried from the state into outputs (never sent to the API). */
-type Carried = Pick<SnapshotInputs, "instanceId" | "adoptId" | "timeouts">;
+/**
+ * Inputs carried from the state into outputs (never sent to the API): the provider-only ones, and what the program
+ * declared as name and description (`declaredName`, `declaredDescription`: a refresh keeps them, so the diff tells a
+ * change made in the panel from one made in the program; see diff.ts). A state written before they were recorded has
+ * none, and none are made up: the diff then refuses rather than replace (diff.ts).
+ */
+type Carried = Pick<SnapshotOutputs, "instanceId" | "adoptId" | "timeouts" | "declaredName" | "declaredDescription">;
 
-/** The outputs of a snapshot: its API values plus the carried provider-only inputs. */
+/** What create and update carry: the declared inputs, with `name` and `description` recorded as declared. */
+export function declaring(inputs: Pick<SnapshotInputs, "instanceId" | "name" | "description" | "adoptId" | "timeouts">): Carried {
+  return {
+    instanceId: inputs.instanceId,
+    ...(inputs.adoptId !== undefined ? { adoptId: inputs.adoptId } : {}),
+    ...(inputs.timeouts !== undefined ? { timeouts: inputs.timeouts } : {}),
+    declaredName: inputs.name,
+    declaredDescription: inputs.description,
+  };
+}
+
+/** The outputs of a snapshot: its API values plus the carried inputs. */
 export function snapshotOutputs(carried: Carried, s: ApiSnapshot): SnapshotOutputs {
   return {
     instanceId: carried.instanceId,
@@ -31,6 +47,8 @@ export function snapshotOutputs(carried: Carried, s: ApiSnapshot): SnapshotOutpu
     description: s.description,
     ...(carried.adoptId !== undefined ? { adoptId: carried.adoptId } : {}),
     ...(carried.timeouts !== undefined ? { timeouts: carried.timeouts } : {}),
+    ...(typeof carried.declaredName === "string" ? { declaredName: carried.declaredName } : {}),
+    ...(typeof carried.declaredDescription === "string" ? { declaredDescription: carried.declaredDescription } : {}),
     status: s.status,
     isCurrentState: s.is_current_state,
     attachedStorage: s.attached_storage.map((a) => ({ id: a.id, name: a.name, size: a.size })),

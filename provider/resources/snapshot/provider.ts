@@ -24,9 +24,9 @@ import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
 import { claimedByStack, replacementsInProgress } from "../common/replacements";
-import { diffSnapshot } from "./diff";
+import { diffSnapshot, snapshotUpdateRefusal } from "./diff";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
-import { snapshotOutputs, snapshotProgress } from "./model";
+import { declaring, snapshotOutputs, snapshotProgress } from "./model";
 
 /**
  * Operation kinds whose usual durations are learned per host (wait/durations.ts): polling is fast around them.
@@ -150,7 +150,7 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
 /** The error that records a snapshot which exists but did not become Ready, with its truest outputs. */
 async function initError(client: VmHostClient, inputs: SnapshotInputs, id: string, error: unknown): Promise<ResourceInitError> {
   const last = (await listOrGone(client, inputs.instanceId).catch(() => undefined))?.find((s) => s.id === id);
-  const properties = last ? snapshotOutputs(inputs, last) : { ...inputs };
+  const properties = last ? snapshotOutputs(declaring(inputs), last) : { ...inputs, ...declaring(inputs) };
   return new ResourceInitError(`snapshot ${id} of instance ${inputs.instanceId} did not become Ready: ${errorText(error)}`, id, properties, [errorText(error)], {
     cause: error,
   });
@@ -196,7 +196,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     // From here the snapshot exists: any failure records it (with its id) instead of forgetting it.
     try {
       const snapshot = await waitReady(client, inputs.instanceId, id, deadline);
-      return { id, outs: snapshotOutputs(inputs, snapshot) };
+      return { id, outs: snapshotOutputs(declaring(inputs), snapshot) };
     } catch (error) {
       throw await initError(client, inputs, id, error);
     }
@@ -207,6 +207,8 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     const list = await listOrGone(getClient(), props.instanceId);
     const snapshot = list?.find((s) => s.id === id);
     if (!snapshot) return {}; // the snapshot (or its instance) is gone
+    // (declaredName and declaredDescription are carried as the state has them: the panel's values go to name and
+    // description only, so the next diff sees that the panel, not the program, changed them; diff.ts)
     const outs = snapshotOutputs(props, snapshot);
     // No \`inputs\`: the engine would store them as the resource's inputs, and every later refresh diffs against
     // them (RefreshStep.Apply, pulumi/pulumi pkg/resource/deploy/step.go): from the second refresh on, drift stayed
@@ -214,8 +216,14 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     return { id, props: outs };
   },
 
-  /** Only provider-only inputs (timeouts, adoptId) change in place: nothing to send, just record them. */
+  /**
+   * Only provider-only inputs (timeouts, adoptId) change in place, and the declared name and description once the program
+   * declares what the panel set: nothing to send, just record them.
+   */
   async update(id: string, olds: SnapshotOutputs, news: SnapshotInputs): Promise<pulumi.dynamic.UpdateResult<SnapshotOutputs>> {
+    // A name or description changed in the panel: never replaced (it would delete this restore point), refused before any call
+    const refusal = snapshotUpdateRefusal(id, olds, news);
+    if (refusal) throw new ProviderError(refusal);
     const client = getClient();
     const list = await listOrGone(client, news.instanceId);
     let snapshot = list?.find((s) => s.id === id);
@@ -230,7 +238,8 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
         throw await initError(client, news, id, error);
       }
     }
-    const outs = snapshotOutputs({ instanceId: olds.instanceId, adoptId: news.adoptId, timeouts: news.timeouts }, snapshot);
+    // name and description as the program now declares them (the diff let no other update through: the snapshot has them)
+    const outs = snapshotOutputs({ ...declaring(news), instanceId: olds.instanceId }, snapshot);
     // A failed one: the error records what was seen (status included), so the next diff replaces it (diff.ts); an
     // adopted one is never replaced, so the user decides.
     if (snapshotProgress(snapshot.status) === "failed") {

@@ -1,7 +1,7 @@
 import { checkInputs, UNKNOWN_VALUE } from "../common/check";
 import { DEFAULT_SNAPSHOT_DESCRIPTION, inputsSchema } from "./inputs";
-import { diffSnapshot } from "./diff";
-import { snapshotOutputs, snapshotProgress, type SnapshotProgress } from "./model";
+import { diffSnapshot, snapshotUpdateRefusal } from "./diff";
+import { declaring, snapshotOutputs, snapshotProgress, type SnapshotProgress } from "./model";
 import type { Snapshot } from "../../api";
 
 const VM = "6f1c2a3b-0000-4000-8000-000000000001";
@@ -41,18 +41,71 @@ describe("Snapshot inputs", () => {
 describe("Snapshot diff", () => {
   const olds = {
     instanceId: VM, name: "s", description: "d", status: "Ready", isCurrentState: false, attachedStorage: [],
-    currentHourlyPrice: 1, estimatedMonthly: 720, createdAt: "2024-01-01T00:00:00.000Z",
+    currentHourlyPrice: 1, estimatedMonthly: 720, createdAt: "2024-01-01T00:00:00.000Z", declaredName: "s", declaredDescription: "d",
   };
   it.each<[string, Record<string, unknown>, boolean, string[], string[]]>([
     ["nothing changed (computed outputs are not inputs)", { instanceId: VM, name: "s", description: "d" }, false, [], []],
-    ["name", { instanceId: VM, name: "t", description: "d" }, true, ["name"], ["name"]],
-    ["description", { instanceId: VM, name: "s", description: "e" }, true, ["description"], ["description"]],
+    ["name changed in the program", { instanceId: VM, name: "t", description: "d" }, true, ["name"], ["name"]],
+    ["description changed in the program", { instanceId: VM, name: "s", description: "e" }, true, ["description"], ["description"]],
+    ["name unknown in preview", { instanceId: VM, name: UNKNOWN_VALUE, description: "d" }, true, ["name"], ["name"]],
     ["instance", { instanceId: SNAP, name: "s", description: "d" }, true, ["instanceId"], ["instanceId"]],
     ["instance unknown in preview", { instanceId: UNKNOWN_VALUE, name: "s", description: "d" }, true, ["instanceId"], ["instanceId"]],
     ["timeouts only: recorded, no replacement", { instanceId: VM, name: "s", description: "d", timeouts: { delete: "5m" } }, true, [], ["timeouts"]],
     ["adoptId only: recorded, no replacement", { instanceId: VM, name: "s", description: "d", adoptId: SNAP }, true, [], ["adoptId"]],
   ])("%s", (_what, news, changes, replaces, changedKeys) => {
     expect(diffSnapshot(olds, news)).toEqual({ changes, replaces, deleteBeforeReplace: false, changedKeys });
+  });
+
+  // audit F2: a refresh after a rename in the panel puts the panel's name in `name`; the program did not change
+  describe("a name or description changed in the panel never replaces the snapshot", () => {
+    const renamed = { ...olds, name: "keep-pre-incident" };
+    // never a replace (nor changedKeys, which replaceOnChanges would turn into one): an update, which refuses it. The diff
+    // itself must not fail: the engine calls it to show what a refresh found, and the refresh would fail with it.
+    const refusal = (o: Record<string, unknown>, n: Record<string, unknown>): string | undefined => {
+      expect(diffSnapshot(o, n, SNAP)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false, changedKeys: [] });
+      return snapshotUpdateRefusal(SNAP, o, n);
+    };
+    it("refuses, naming the property, the panel's value, the program's, and the ways out", () => {
+      expect(refusal(renamed, { instanceId: VM, name: "s", description: "d" })).toBe(
+        `snapshot ${SNAP} of instance ${VM}: its name is "keep-pre-incident" and the program declares "s". It was changed outside Pulumi ` +
+          "(in the panel). A snapshot cannot be renamed or edited, so making it as declared would take a new snapshot of the disk as it is " +
+          'now and delete this one, a restore point: refused, nothing was changed. To keep it, declare name: "keep-pre-incident" (nothing is ' +
+          'sent to the API), or list "name" in the resource option ignoreChanges to accept such changes from the panel. To take a new ' +
+          "snapshot deliberately and delete this one, run `pulumi up --replace <urn of this Snapshot>`.",
+      );
+    });
+    it("a description changed in the panel: the same, and --replace keeping the name needs deleteBeforeReplace", () => {
+      expect(refusal({ ...olds, description: "keep" }, { instanceId: VM, name: "s", description: "d" })).toMatch(
+        /its description is "keep" and the program declares "d"\. .*declare description: "keep" .*\(keeping the name takes the resource option deleteBeforeReplace: true for that run\)\.$/,
+      );
+    });
+    it("also when the program changed it too (both named), or another property would replace it", () => {
+      expect(refusal(renamed, { instanceId: VM, name: "t", description: "d" })).toMatch(
+        /its name is "keep-pre-incident" and the program now declares "t" \(at its last up: "s"\)\. It was changed outside Pulumi/,
+      );
+      expect(refusal(renamed, { instanceId: SNAP, name: "s", description: "d" })).toMatch(/refused, nothing was changed/);
+    });
+    it("a state without the declared values (an earlier version) refuses any difference rather than replace", () => {
+      const { declaredName: _n, declaredDescription: _d, ...unrecorded } = olds;
+      expect(refusal(unrecorded, { instanceId: VM, name: "t", description: "d" })).toMatch(
+        /its name is "s" and the program declares "t"\. The state was written by an earlier version of pulumi-vmhost and does not record/,
+      );
+      expect(diffSnapshot(unrecorded, { instanceId: VM, name: "s", description: "d" })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false, changedKeys: [] });
+    });
+    it("the program declaring the panel's value (or ignoreChanges keeping it): an update records it, nothing replaced", () => {
+      expect(snapshotUpdateRefusal(SNAP, renamed, { instanceId: VM, name: "keep-pre-incident", description: "d" })).toBeUndefined();
+      expect(diffSnapshot(renamed, { instanceId: VM, name: "keep-pre-incident", description: "d" })).toEqual({
+        changes: true, replaces: [], deleteBeforeReplace: false, changedKeys: ["name"],
+      });
+      // recorded: then nothing to do, and a later rename back in the panel is refused too (not taken for a program change)
+      const recorded = { ...renamed, declaredName: "keep-pre-incident" };
+      expect(diffSnapshot(recorded, { instanceId: VM, name: "keep-pre-incident", description: "d" }).changes).toBe(false);
+      expect(refusal({ ...recorded, name: "s" }, { instanceId: VM, name: "keep-pre-incident", description: "d" })).toMatch(/changed outside Pulumi/);
+    });
+    it("a snapshot in Error is still replaced (it holds no image), whatever its name", () => {
+      expect(snapshotUpdateRefusal(SNAP, { ...renamed, status: "Error" }, { instanceId: VM, name: "s", description: "d" })).toBeUndefined();
+      expect(diffSnapshot({ ...renamed, status: "Error" }, { instanceId: VM, name: "s", description: "d" }).replaces).toEqual(["name", "status"]);
+    });
   });
 });
 
@@ -75,9 +128,10 @@ describe("Snapshot outputs", () => {
   };
 
   it("are the API's values plus the provider-only inputs carried from state", () => {
-    const outs = snapshotOutputs({ instanceId: VM, adoptId: SNAP, timeouts: { delete: "5m" } }, api);
+    const outs = snapshotOutputs({ instanceId: VM, adoptId: SNAP, timeouts: { delete: "5m" }, declaredName: "n", declaredDescription: "e" }, api);
     expect(outs).toEqual({
-      instanceId: VM, name: "s", description: "d", adoptId: SNAP, timeouts: { delete: "5m" }, status: "Ready", isCurrentState: true,
+      instanceId: VM, name: "s", description: "d", adoptId: SNAP, timeouts: { delete: "5m" }, declaredName: "n", declaredDescription: "e",
+      status: "Ready", isCurrentState: true,
       attachedStorage: [{ id: "7", name: "data", size: 50 }], currentHourlyPrice: 0.5, estimatedMonthly: 360, createdAt: "2024-01-01T00:00:00.000Z",
     });
   });
@@ -86,5 +140,12 @@ describe("Snapshot outputs", () => {
     const outs = snapshotOutputs({ instanceId: VM }, api);
     expect(outs).not.toHaveProperty("adoptId");
     expect(outs).not.toHaveProperty("timeouts");
+    expect(outs).not.toHaveProperty("declaredName"); // a state without it (an earlier version) gets none made up
+  });
+
+  it("create and update record the program's name and description as declared", () => {
+    expect(snapshotOutputs(declaring({ instanceId: VM, name: "n", description: "e" }), api)).toEqual(
+      expect.objectContaining({ name: "s", description: "d", declaredName: "n", declaredDescription: "e" }),
+    );
   });
 });
