@@ -798,6 +798,15 @@ class Lifecycle {
     // A fresh provider process for the destroy, as the CLI starts one per run (what any earlier run left in the
     // process, beyond the per-deployment notes, must not help the destroy).
     await this.host.kill();
+    // A PublicIp that a refresh recorded `detached` (its address taken off in the panel) and that no up has put
+    // back since (the ups after it failed, e.g. on a documented refusal): the destroy cannot release that address
+    // (README, "A `pulumi destroy` before that `up` cannot release it"; with deletedWith the engine skips its
+    // Delete, pkg/resource/deploy/step.go). Not a leak (soak sweep, seed c3-127).
+    for (const r of this.engine.state.resources)
+      if (r.type === "PublicIp" && !r.delete && r.outputs.detached === true) {
+        this.leftAsDocumented.add(r.id);
+        this.log(`  (the PublicIp's address ${r.id} is recorded detached and no up put it back: the destroy cannot release it, as documented)`);
+      }
     const result = await this.withFaults(
       "destroy", this.faultsFor("destroy"), () => (interrupt ? this.interrupted(() => this.engine.destroy(), DELETE_WRITES, "delete") : this.engine.destroy()), true,
     );
