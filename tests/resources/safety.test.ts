@@ -17,7 +17,6 @@ import { getClient, resetContext, setProgressSink } from "../../provider/context
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import { instanceLock } from "../../provider/resources/common/lock";
 import { objectsOfThisStack, replacementsInProgress } from "../../provider/resources/common/replacements";
-import { forgetFixedIds } from "../../provider/resources/common/fixed-ids";
 import { forgetDeployment } from "../../provider/registry";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { startHarness, up, type FullProvider, type SimHarness } from "./attachment-helpers";
@@ -360,7 +359,7 @@ describe("a VM in status Error", () => {
     const rule = await up(providers.FirewallRule as FullProvider, { instanceId: vm.id, protocol: "tcp", port: "22", sourceIp: "10.0.0.0/8", action: "accept" });
     const snap = await up(providers.Snapshot as FullProvider, { instanceId: vm.id, name: "before-error" });
     await h.outOfBand(vm.id, { status: "Error" });
-    forgetFixedIds(); // the deletes are a later deployment's (pulumi destroy): a new provider process (common/fixed-ids.ts)
+    forgetDeployment(); // the deletes are a later deployment's (pulumi destroy): a new provider process
     await Promise.all([
       (providers.PublicIp as FullProvider).delete(ip.id, ip.outs),
       (providers.VswitchAttachment as FullProvider).delete(net.id, net.outs),
