@@ -1,6 +1,7 @@
 /**
  * Durations as users write them in `timeouts` inputs and config: "90s", "20m", "1h30m", "1.5h", or a bare
- * number of seconds. Terraform users know this format; Pulumi's `customTimeouts` uses it too.
+ * number of seconds (config only: `timeouts` inputs require a unit, see {@link isBareDuration}). Terraform users
+ * know this format; Pulumi's `customTimeouts` uses it too.
  */
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const DURATION_RE = /^(?:(\d+(?:\.\d+)?)(ms|h|m|s))+$/;
@@ -15,6 +16,19 @@ export function parseDuration(text: string | number): number | undefined {
   let ms = 0;
   for (const m of t.matchAll(PART_RE)) ms += Number(m[1]) * UNIT_MS[m[2]!]!;
   return ms;
+}
+
+const BARE_NUMBER_RE = /^\s*\d+(?:\.\d+)?\s*$/;
+
+/** Whether a `timeouts` value is a number without a unit ("30"), which `timeouts` refuses. */
+export function isBareDuration(text: string): boolean {
+  return BARE_NUMBER_RE.test(text);
+}
+
+/** The message for a `timeouts` value without a unit: says both readings, so the fix is one edit. */
+export function bareDurationMessage(what: string, text: string): string {
+  const n = text.trim();
+  return `${what} "${n}" has no unit: write "${n}s" for seconds or "${n}m" for minutes`;
 }
 
 /**

@@ -3,7 +3,7 @@ import { VmhostResource } from "./registration";
 import { providerStub } from "./stub";
 import { warnIgnoredOptions, optionInputs } from "./options";
 
-/** Deadlines of the waits of an address or attachment resource, as durations ("90s", "10m", "1h30m"). */
+/** Deadlines of the waits of an address or attachment resource, as durations with a unit ("90s", "10m", "1h30m"; a bare "30" is refused). */
 export interface AttachmentTimeouts {
   /** How long create may wait for the instance to settle. Default: config `vmhost:createTimeout`, else the provider default. */
   create?: pulumi.Input<string>;

@@ -66,6 +66,7 @@ export const badInputs: [string, Record<string, unknown>, string][] = [
   ["dedicatedCpu as text", { ...validCreate, dedicatedCpu: "true" }, "dedicatedCpu"],
   ["backups as number", { ...validCreate, backups: 1 }, "backups"],
   ["timeouts.create not a duration", { ...validCreate, timeouts: { create: "ten minutes" } }, "timeouts.create"],
+  ["timeouts.create without a unit", { ...validCreate, timeouts: { create: "30" } }, "timeouts.create"],
   ["timeouts with a typo'd key", { ...validCreate, timeouts: { craete: "10m" } }, "timeouts.craete"],
   ["timeouts.delete zero", { ...validCreate, timeouts: { delete: "0s" } }, "timeouts.delete"],
   ["deleteOptions.removePublicIp as text", { ...validCreate, deleteOptions: { removePublicIp: "no" } }, "deleteOptions.removePublicIp"],

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { parseDuration, formatDuration } from "../../duration";
 import { checkInputs, UNKNOWN_VALUE } from "./check";
+import { timeoutsOf, timeoutsSchema } from "./fields";
+import { resourceTimeouts } from "../../context";
 
 describe("durations in timeouts inputs", () => {
   it.each([
@@ -19,6 +21,23 @@ describe("durations in timeouts inputs", () => {
     expect(formatDuration(90_000)).toBe("1m30s");
     expect(formatDuration(3_600_000)).toBe("1h");
     expect(formatDuration(250)).toBe("250ms");
+  });
+});
+
+describe("timeouts inputs require a unit", () => {
+  // "30" read as 30 seconds would make a VM create give up after half a minute while its author meant minutes
+  it.each(["30", " 45 ", "1.5"])("refuses %p and says both readings", (text) => {
+    const n = text.trim();
+    const r = checkInputs(z.object({ timeouts: timeoutsSchema.optional() }), { timeouts: { create: text } });
+    expect(r.failures).toEqual([{ property: "timeouts.create", reason: `timeouts.create "${n}" has no unit: write "${n}s" for seconds or "${n}m" for minutes` }]);
+  });
+  it("names the kind of wait, and still takes durations with a unit", () => {
+    const r = checkInputs(z.object({ timeouts: timeoutsOf({ delete: "d" }) }), { timeouts: { delete: "20" } });
+    expect(r.failures?.[0]?.reason).toMatch(/^timeouts\.delete "20" has no unit/);
+    expect(checkInputs(z.object({ timeouts: timeoutsSchema }), { timeouts: { create: "30m", delete: "90s" } }).failures).toBeUndefined();
+  });
+  it("is a rule of check only: a state written before it still deletes with its bare seconds", () => {
+    expect(resourceTimeouts({ delete: "30" }).delete).toBe(30_000);
   });
 });
 

@@ -5,7 +5,7 @@
  * one value in diffs and a program written with upper-case ids converges (the API answers lower case).
  */
 import { z } from "zod";
-import { WAIT_LIMITS_TEXT, parseWaitDuration } from "../../duration";
+import { WAIT_LIMITS_TEXT, bareDurationMessage, isBareDuration, parseWaitDuration } from "../../duration";
 
 /** A uuid in any letter case (8-4-4-4-12 hex digits). */
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -42,10 +42,18 @@ export function uuidOrBlankOf(what: string, blankMeans: string) {
     .refine((v) => v === "" || UUID_RE.test(v), { error: `${what} must be a uuid (8-4-4-4-12 hex digits), or "" for ${blankMeans}` });
 }
 
-/** One duration string of `timeouts` ("90s", "20m", "1h30m"). */
+/**
+ * One duration string of `timeouts` ("90s", "20m", "1h30m"). A unit is required: "30" would read as 30 seconds
+ * while a VM's create takes minutes and Terraform's and Pulumi's own `customTimeouts` refuse a bare number, so
+ * whoever writes "30" most likely means minutes (config keys such as vmhost:requestTimeout still take seconds).
+ */
 export function durationOf(what: string) {
   return z
     .string({ error: `${what} must be a duration string such as "90s", "20m" or "1h30m"` })
+    .refine((v) => !isBareDuration(v), {
+      error: (issue) => bareDurationMessage(what, String(issue.input)),
+      abort: true,
+    })
     .refine(
       (v) => parseWaitDuration(v) !== undefined,
       `${what} must be a positive duration such as "90s", "20m" or "1h30m", ${WAIT_LIMITS_TEXT}`,
@@ -79,7 +87,7 @@ export function timeoutsOf(docs: TimeoutDocs = DEFAULT_TIMEOUT_DOCS) {
             ? `timeouts must be an object such as ${example}`
             : undefined,
     })
-    .describe('Deadlines of the waits of this resource (durations like "10m").');
+    .describe('Deadlines of the waits of this resource: durations with a unit, like "90s", "10m" or "1h30m" (a bare "30" is refused).');
 }
 
 /** How long create, update and delete may wait for the resource to settle. */

@@ -181,7 +181,7 @@ const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
     "reserved address the program pins with publicNetworkId, which stays in the account), " +
     "removeBlockStorage (default false: disks usually hold data to keep). Changing it makes no API call.",
   timeouts:
-    'Deadlines of the waits, durations like "20m" (update: the whole update, all its steps); defaults from config vmhost:createTimeout / ' +
+    'Deadlines of the waits, durations with a unit like "90s", "20m" or "1h30m" (a bare "30" is refused; update: the whole update, all its steps); defaults from config vmhost:createTimeout / ' +
     "updateTimeout / deleteTimeout. Changing it makes no API call.",
 };
 
