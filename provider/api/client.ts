@@ -166,7 +166,7 @@ export function createClient(options: ClientOptions): VmHostClient {
     }
     return {
       operation: id, method: route.method, pathTemplate: route.path, path, url: `${baseUrl}${path}`,
-      headers, body, signal: callOptions.signal, onSend: callOptions.onSend, retryClass: route.retry,
+      headers, body, signal: callOptions.signal, onSend: callOptions.onSend, retryClass: route.retry, inputNames: callOptions.inputNames,
     };
   }
 

@@ -24,6 +24,8 @@ export interface ApiErrorDetails {
   apiMessage?: string;
   /** Field errors of a validation answer (empty otherwise). */
   fieldErrors?: FieldErrors;
+  /** The input each field of the request body comes from (`public_network` -> `publicNetworkId`). */
+  inputNames?: Readonly<Record<string, string>>;
   /** Delay the service asked for (`Retry-After` / `X-RateLimit-Reset`), in ms. */
   retryAfterMs?: number;
   /** How many times the request was retried before this error. */
@@ -32,9 +34,25 @@ export interface ApiErrorDetails {
   cause?: unknown;
 }
 
-function describeFieldErrors(fieldErrors: FieldErrors): string {
-  const parts = Object.entries(fieldErrors).map(([field, messages]) => `${field}: ${messages.join(" ")}`);
-  return parts.length ? ` Field errors: ${parts.join("; ")}.` : "";
+/** A sentence ends with one full stop (the API's messages usually bring theirs: "... is invalid."). */
+function sentence(text: string): string {
+  const t = text.trim();
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/**
+ * "Field errors: publicNetworkId (API field public_network): The selected public network is invalid." The
+ * input the user wrote comes first, the API's own field name and text are kept (a field the request did not
+ * take from an input keeps its wire name only).
+ */
+function describeFieldErrors(fieldErrors: FieldErrors, inputNames: Readonly<Record<string, string>> = {}): string {
+  const parts = Object.entries(fieldErrors).map(([field, messages]) => {
+    const input = Object.hasOwn(inputNames, field) ? inputNames[field] : undefined;
+    const name = input && input !== field ? `${input} (API field ${field})` : field;
+    const text = messages.map(sentence).filter((m) => m !== ".").join(" ");
+    return `${name}: ${text || "invalid."}`;
+  });
+  return parts.length ? ` Field errors: ${parts.join(" ")}` : "";
 }
 
 /** Base class of every error the client throws for a call that reached (or tried to reach) the service. */
@@ -59,7 +77,7 @@ export class ApiError extends Error {
   constructor(details: ApiErrorDetails, summary?: string, hint?: string) {
     const status = details.status === undefined ? "" : ` HTTP ${details.status}`;
     const apiMessage = details.apiMessage ? ` The API said: "${details.apiMessage}".` : "";
-    const fieldErrors = describeFieldErrors(details.fieldErrors ?? {});
+    const fieldErrors = describeFieldErrors(details.fieldErrors ?? {}, details.inputNames);
     const retries = details.retries ? ` (after ${details.retries} ${details.retries === 1 ? "retry" : "retries"})` : "";
     const head = `${details.operation} (${details.method} ${details.path}) failed:${status}${summary ? ` ${summary}.` : ""}`;
     super(`${head}${apiMessage}${fieldErrors}${retries}${hint ? ` ${hint}` : ""}`, details.cause === undefined ? undefined : { cause: details.cause });

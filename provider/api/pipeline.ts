@@ -48,6 +48,8 @@ export interface PreparedRequest {
   /** Called when an attempt leaves the rate limiter for the host (RequestOptions.onSend). */
   onSend?: () => void;
   retryClass: RetryClass;
+  /** The input each body field comes from (CallOptions.inputNames), for field errors. */
+  inputNames?: Readonly<Record<string, string>>;
 }
 
 /** One attempt of a request: `retry` is 0 for the first. */
@@ -188,6 +190,7 @@ export function errorStep(next: Step, apiKey: string, clock: Clock, timeouts?: T
       ...details,
       status: response.status,
       ...parseErrorBody(response.text, apiKey),
+      inputNames: request.inputNames,
       retryAfterMs: serverRequestedDelayMs(response.headers, clock.now()),
       retries: retry,
     });

@@ -101,4 +101,24 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Called when an attempt leaves the rate limiter for the host (RequestOptions.onSend). */
   onSend?: () => void;
+  /**
+   * The input each body field comes from, as users write it (`public_network` -> `publicNetworkId`), for the
+   * field errors of a 422 answer: built with the body by {@link bodyFromInputs}, so each wire name is written once.
+   */
+  inputNames?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A request body whose fields name the input they come from: `{ public_network: ["publicNetworkId", value] }`
+ * gives the body `{ public_network: value }` and the names a validation error shows the user. The area
+ * clients build every body from a user's input this way: this is the one place a wire field meets its input.
+ */
+export function bodyFromInputs(fields: Readonly<Record<string, readonly [input: string, value: FormValue]>>): { body: FormFields; inputNames: Record<string, string> } {
+  const body: Record<string, FormValue> = {};
+  const inputNames: Record<string, string> = {};
+  for (const [wire, [input, value]] of Object.entries(fields)) {
+    body[wire] = value;
+    inputNames[wire] = input;
+  }
+  return { body, inputNames };
 }

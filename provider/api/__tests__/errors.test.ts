@@ -109,8 +109,33 @@ describe("error classes and messages", () => {
       memory: ["The memory must be at least 1.", "The memory must be an integer."],
     });
     expect(error.message).toBe(
-      `${PREFIX} HTTP 422 the request was rejected as invalid. The API said: "The given data was invalid.". Field errors: hostname: The hostname has already been taken.; memory: The memory must be at least 1. The memory must be an integer..`,
+      `${PREFIX} HTTP 422 the request was rejected as invalid. The API said: "The given data was invalid.". Field errors: hostname: The hostname has already been taken. memory: The memory must be at least 1. The memory must be an integer.`,
     );
+  });
+
+  it("422: a field error names the input the field came from, keeps the API's field and text, ends with one full stop", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: "/v1/instance/create", method: "POST" }).reply(422, {
+      message: "The given data was invalid.",
+      errors: { public_network: ["The selected public network is invalid."], use_dedicated_cpu: ["must be a boolean"], trace_id: ["x1"] },
+    });
+    const error = await rejection(client.instances.create({ locationId: 1, tierId: 2, templateId: 3, hostname: "web-1", cpu: 1, memory: 1, storage: 10, username: "deploy", password: "Choose-A-Passw0rd", usePublicIp: true, publicNetwork: "x" }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.fieldErrors).toHaveProperty("public_network"); // the API's own names stay on the error object
+    expect(error.message).toContain(
+      "Field errors: publicNetworkId (API field public_network): The selected public network is invalid. " +
+        "dedicatedCpu (API field use_dedicated_cpu): must be a boolean. trace_id: x1.",
+    );
+    expect(error.message).not.toMatch(/\.\.|\.;/);
+  });
+
+  it("422 on an update: the same wire field maps to the input of that call (changePublicIp -> publicNetworkId)", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: "/v1/instance/i-1/ip/change", method: "PATCH" }).reply(422, {
+      message: "The given data was invalid.", errors: { public_network: ["The selected public network is invalid."] },
+    });
+    const error = await rejection(client.network.changePublicIp("i-1", { publicNetwork: "x" }));
+    expect(error.message).toMatch(/Field errors: publicNetworkId \(API field public_network\): The selected public network is invalid\.$/);
   });
 
   it("429 (the wait would pass the call's time budget): RateLimitedError with the requested delay", async () => {

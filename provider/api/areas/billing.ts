@@ -2,6 +2,7 @@
  * Credit, payments and billing reports (`client.billing`).
  */
 import type { CallFunction } from "../operations";
+import { bodyFromInputs } from "../request";
 import { collectAll } from "../paginate";
 import type { BillingReport, CreditHistory, CreditHistoryEntry, PaymentMethods, TopupInvoice, TopupStatus } from "../schemas/billing";
 import { LIST_ALL_PAGE_SIZE, type RequestOptions } from "./util";
@@ -44,7 +45,7 @@ export function createBillingApi(call: CallFunction): BillingApi {
   const api: BillingApi = {
     paymentMethods: (p, options) => call("listPaymentMethods", { query: { amount: p?.amount }, signal: options?.signal }),
     topup: (p, options) =>
-      call("createTopup", { body: { payment_method: p.paymentMethod, amount: p.amount }, signal: options?.signal }),
+      call("createTopup", { ...bodyFromInputs({ payment_method: ["paymentMethod", p.paymentMethod], amount: ["amount", p.amount] }), signal: options?.signal }),
     topupStatus: (invoiceId, options) => call("getTopupStatus", { path: { invoice_id: invoiceId }, signal: options?.signal }),
     creditHistory: (q, options) =>
       call("listCreditHistory", {

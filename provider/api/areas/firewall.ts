@@ -3,6 +3,7 @@
  * delete and the default policy come from client code (real-api-facts.md).
  */
 import type { CallFunction } from "../operations";
+import { bodyFromInputs } from "../request";
 import { collectAll } from "../paginate";
 import type { CreatedFirewallRule, FirewallDefaultPolicy, FirewallRule, FirewallRuleList } from "../schemas/firewall";
 import { LIST_ALL_PAGE_SIZE, undefinedIfNotFound, type RequestOptions } from "./util";
@@ -50,14 +51,14 @@ export function firewallActionCode(action: FirewallAction): "A" | "D" {
 }
 
 function ruleBody(p: Partial<FirewallRuleParams>) {
-  return {
-    destination_port: p.destinationPort,
-    protocol: p.protocol,
-    action: p.action === undefined ? undefined : firewallActionCode(p.action),
-    source_ip: p.sourceIp,
-    description: p.description,
-    use_ipset: p.useIpset,
-  };
+  return bodyFromInputs({
+    destination_port: ["port", p.destinationPort],
+    protocol: ["protocol", p.protocol],
+    action: ["action", p.action === undefined ? undefined : firewallActionCode(p.action)],
+    source_ip: ["sourceIp", p.sourceIp],
+    description: ["description", p.description],
+    use_ipset: ["useIpset", p.useIpset],
+  });
 }
 
 /** Builds the firewall operations on a generic call. */
@@ -68,11 +69,11 @@ export function createFirewallApi(call: CallFunction): FirewallApi {
     listAllRules: (instanceUuid, options) =>
       collectAll((page) => api.listRules(instanceUuid, { page, limit: LIST_ALL_PAGE_SIZE }, options)),
     createRule: (instanceUuid, p, options) =>
-      call("createFirewallRule", { path: { instance_uuid: instanceUuid }, body: ruleBody(p), signal: options?.signal }),
+      call("createFirewallRule", { path: { instance_uuid: instanceUuid }, ...ruleBody(p), signal: options?.signal }),
     updateRule: (instanceUuid, ruleId, p, options) =>
       call("updateFirewallRule", {
         path: { instance_uuid: instanceUuid, firewall_id: ruleId },
-        body: ruleBody(p),
+        ...ruleBody(p),
         signal: options?.signal,
       }),
     deleteRule: (instanceUuid, ruleId, options) =>
@@ -84,7 +85,7 @@ export function createFirewallApi(call: CallFunction): FirewallApi {
     setDefaultPolicy: (instanceUuid, p, options) =>
       call("updateFirewallDefault", {
         path: { instance_uuid: instanceUuid },
-        body: { action: firewallActionCode(p.action) },
+        ...bodyFromInputs({ action: ["action", firewallActionCode(p.action)] }),
         signal: options?.signal,
       }),
   };

@@ -3,6 +3,7 @@
  * reinstall, delete, rename, password, metrics, console, cost estimates.
  */
 import type { CallFunction } from "../operations";
+import { bodyFromInputs } from "../request";
 import { collectAll, paginate } from "../paginate";
 import type {
   ChangeTierCost,
@@ -160,36 +161,36 @@ export function createInstancesApi(call: CallFunction): InstancesApi {
     find: (instanceUuid, options) => undefinedIfNotFound(api.get(instanceUuid, options)),
     create: (p, options) =>
       call("createInstance", {
-        body: {
-          location_id: p.locationId,
-          tier_id: p.tierId,
-          template_id: p.templateId,
-          hostname: p.hostname,
-          cpu: p.cpu,
-          memory: p.memory,
-          storage: p.storage,
-          username: p.username,
-          password: p.password,
-          use_public_ip: p.usePublicIp,
-          use_shared_cpu: p.useSharedCpu,
-          use_dedicated_cpu: p.useDedicatedCpu,
-          vswitch: p.vswitch,
-          ssh_keys: p.sshKeys,
-          include_backup: p.includeBackup,
-          public_network: p.publicNetwork,
-        },
+        ...bodyFromInputs({
+          location_id: ["locationId", p.locationId],
+          tier_id: ["tierId", p.tierId],
+          template_id: ["templateId", p.templateId],
+          hostname: ["hostname", p.hostname],
+          cpu: ["cpu", p.cpu],
+          memory: ["memory", p.memory],
+          storage: ["storage", p.storage],
+          username: ["username", p.username],
+          password: ["password", p.password],
+          use_public_ip: ["publicIp", p.usePublicIp],
+          use_shared_cpu: ["dedicatedCpu", p.useSharedCpu],
+          use_dedicated_cpu: ["dedicatedCpu", p.useDedicatedCpu],
+          vswitch: ["vswitchId", p.vswitch],
+          ssh_keys: ["sshKeys", p.sshKeys],
+          include_backup: ["backups", p.includeBackup],
+          public_network: ["publicNetworkId", p.publicNetwork],
+        }),
         signal: options?.signal,
       }),
     clone: (instanceUuid, p, options) =>
       call("cloneInstance", {
         path: ref(instanceUuid),
-        body: { hostname: p.hostname, location_id: p.locationId, tier_id: p.tierId },
+        ...bodyFromInputs({ hostname: ["hostname", p.hostname], location_id: ["locationId", p.locationId], tier_id: ["tierId", p.tierId] }),
         signal: options?.signal,
       }),
     reinstall: (instanceUuid, p, options) =>
       call("reinstallInstance", {
         path: ref(instanceUuid),
-        body: { template_id: p?.templateId, username: p?.username, password: p?.password },
+        ...bodyFromInputs({ template_id: ["templateId", p?.templateId], username: ["username", p?.username], password: ["password", p?.password] }),
         signal: options?.signal,
       }),
     delete: (instanceUuid, p, options) =>
@@ -197,7 +198,11 @@ export function createInstancesApi(call: CallFunction): InstancesApi {
         call("deleteInstance", {
           path: ref(instanceUuid),
           // Laravel method spoofing: some hosts only route the delete when the form names the method.
-          body: { remove_ip: p.removeIp, remove_block_storage: p.removeBlockStorage, _method: "DELETE" },
+          ...bodyFromInputs({
+            remove_ip: ["deleteOptions.removePublicIp", p.removeIp],
+            remove_block_storage: ["deleteOptions.removeBlockStorage", p.removeBlockStorage],
+            _method: ["_method", "DELETE"],
+          }),
           signal: options?.signal,
         }),
       ),
@@ -207,17 +212,17 @@ export function createInstancesApi(call: CallFunction): InstancesApi {
     resize: (instanceUuid, p, options) =>
       call("resizeInstance", {
         path: ref(instanceUuid),
-        body: { cpu: p.cpu, memory: p.memory, storage: p.storage, use_dedicated_cpu: p.useDedicatedCpu },
+        ...bodyFromInputs({ cpu: ["cpu", p.cpu], memory: ["memory", p.memory], storage: ["storage", p.storage], use_dedicated_cpu: ["dedicatedCpu", p.useDedicatedCpu] }),
         signal: options?.signal,
       }),
     changeTier: (instanceUuid, p, options) =>
-      call("changeTier", { path: ref(instanceUuid), body: { tier_id: p.tierId }, signal: options?.signal }),
+      call("changeTier", { path: ref(instanceUuid), ...bodyFromInputs({ tier_id: ["tierId", p.tierId] }), signal: options?.signal }),
     updateHostname: (instanceUuid, p, options) =>
-      call("updateHostname", { path: ref(instanceUuid), body: { hostname: p.hostname }, signal: options?.signal }),
+      call("updateHostname", { path: ref(instanceUuid), ...bodyFromInputs({ hostname: ["hostname", p.hostname] }), signal: options?.signal }),
     setPassword: (instanceUuid, p, options) =>
       call("setPassword", {
         path: ref(instanceUuid),
-        body: { password: p.password, password_confirmation: p.passwordConfirmation ?? p.password },
+        ...bodyFromInputs({ password: ["password", p.password], password_confirmation: ["password", p.passwordConfirmation ?? p.password] }),
         signal: options?.signal,
       }),
     metrics: (instanceUuid, p, options) =>

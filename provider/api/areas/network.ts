@@ -2,6 +2,7 @@
  * Public addresses and private networks (`client.network`).
  */
 import type { CallFunction } from "../operations";
+import { bodyFromInputs } from "../request";
 import type { InstanceOption, VmUuidRef } from "../schemas/instances";
 import type { AddedPublicIp, ChangedPublicIp, Vswitch, VswitchDetail, VswitchGraph } from "../schemas/network";
 import { undefinedIfNotFound, type RequestOptions } from "./util";
@@ -46,17 +47,17 @@ export function createNetworkApi(call: CallFunction): NetworkApi {
     changePublicIp: (instanceUuid, p, options) =>
       call("changePublicIp", {
         path: { instance_uuid: instanceUuid },
-        body: { public_network: p.publicNetwork ?? "" },
+        ...bodyFromInputs({ public_network: ["publicNetworkId", p.publicNetwork ?? ""] }),
         signal: options?.signal,
       }),
     addPublicIp: (instanceUuid, options) =>
       call("addPublicIp", { path: { instance_uuid: instanceUuid }, body: {}, signal: options?.signal }),
     updateRdns: (ipUuid, p, options) =>
-      call("updateRdns", { path: { ip_uuid: ipUuid }, body: { rdns: p.rdns }, signal: options?.signal }),
+      call("updateRdns", { path: { ip_uuid: ipUuid }, ...bodyFromInputs({ rdns: ["rdns", p.rdns] }), signal: options?.signal }),
     updatePrivateNetwork: (instanceUuid, p, options) =>
       call("updatePrivateNetwork", {
         path: { instance_uuid: instanceUuid },
-        body: { vswitch: p.vswitch ?? "" },
+        ...bodyFromInputs({ vswitch: ["vswitchId", p.vswitch ?? ""] }),
         signal: options?.signal,
       }),
     listVswitches: (options) => call("listVswitches", { signal: options?.signal }),

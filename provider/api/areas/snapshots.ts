@@ -2,6 +2,7 @@
  * Snapshots of an instance (`client.snapshots`).
  */
 import type { CallFunction } from "../operations";
+import { bodyFromInputs } from "../request";
 import type { CreatedSnapshot, DeletedSnapshot, RolledBackSnapshot, Snapshot, SnapshotPrice } from "../schemas/snapshots";
 import { undefinedIfNotFound, type RequestOptions } from "./util";
 
@@ -30,7 +31,7 @@ export function createSnapshotsApi(call: CallFunction): SnapshotsApi {
     create: (instanceUuid, p, options) =>
       call("createSnapshot", {
         path: { instance_uuid: instanceUuid },
-        body: { name: p.name, description: p.description },
+        ...bodyFromInputs({ name: ["name", p.name], description: ["description", p.description] }),
         signal: options?.signal,
       }),
     rollback: (instanceUuid, snapshotUuid, options) =>

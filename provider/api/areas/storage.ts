@@ -2,6 +2,7 @@
  * Block storage (`client.storage`).
  */
 import type { CallFunction } from "../operations";
+import { bodyFromInputs } from "../request";
 import type { AttachedBlockStorage, BlockStorage, BlockStorageOption } from "../schemas/storage";
 import type { RequestOptions } from "./util";
 
@@ -29,7 +30,7 @@ export function createStorageApi(call: CallFunction): StorageApi {
     attach: (blockStorageId, p, options) =>
       call("attachBlockStorage", {
         path: { block_storage_id: blockStorageId },
-        body: { instance_id: p.instanceId },
+        ...bodyFromInputs({ instance_id: ["instanceId", p.instanceId] }),
         signal: options?.signal,
       }),
     detach: (blockStorageId, options) =>
