@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { z } from "zod";
 import { buildPackageSchema, discoverResources, pascalCase, renderSchema, type PackageSchema, type TypeSpec } from "../tools/schema/generate";
 import { functionSchemas } from "../sdk/nodejs/functions/registry";
+import { CONFIG_KEYS } from "../provider/api/config-keys";
 
 const root = path.join(__dirname, "..");
 const committedText = fs.readFileSync(path.join(root, "schema.json"), "utf8");
@@ -23,6 +24,10 @@ function shapeOf(schema: z.ZodType): Record<string, z.ZodType> {
 }
 
 describe("schema.json", () => {
+  it("documents exactly the vmhost: config keys the provider reads (CONFIG_KEYS: others draw a did-you-mean warning)", () => {
+    expect(Object.keys((committed as unknown as { config: { variables: object } }).config.variables).sort()).toEqual([...CONFIG_KEYS].sort());
+  });
+
   it("is exactly what the generator makes from the current zod schemas (run `make docs` after changing them)", () => {
     expect(committedText).toBe(renderSchema(buildPackageSchema()));
   });

@@ -11,7 +11,8 @@
  * | `vmhost:createTimeout`, `updateTimeout`, `deleteTimeout` | `VMHOST_CREATE_TIMEOUT`, ... | a resource's deadlines (read by context.ts; checked here, so preview refuses a bad one) |
  * | -                            | `VMHOST_LOG`      | `debug` logs every request to stderr      |
  *
- * Stack config wins over the environment.
+ * Stack config wins over the environment. These keys are config-keys.ts CONFIG_KEYS; a `vmhost:` key outside
+ * that list is ignored here and draws a did-you-mean warning from the program (sdk/nodejs/config-keys.ts).
  */
 import { z } from "zod";
 import { WAIT_LIMITS_TEXT, parseWaitDuration } from "../duration";

@@ -20,6 +20,7 @@
  * the engine, so that the `__ignoreChanges` input still reaches the provider.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { warnUnknownConfigKeys } from "./config-keys";
 import { engineIgnoreChanges, importOptionError } from "./options";
 
 /** A dynamic resource of this package (see the module comment for what it adds to Pulumi's). */
@@ -36,6 +37,7 @@ export abstract class VmhostResource extends pulumi.dynamic.Resource {
     // reaches the engine. A RunError is printed by the language runtime as its message alone.
     const importRefusal = importOptionError(`${module}.${type}`, name, opts);
     if (importRefusal) throw new pulumi.RunError(importRefusal);
+    warnUnknownConfigKeys(); // a misspelt vmhost: key is ignored by the provider: said once per program
     // ignoreChanges "*" is spelled out for the engine so that our hidden option inputs survive it (engineIgnoreChanges).
     if (opts?.ignoreChanges?.length) opts = { ...opts, ignoreChanges: engineIgnoreChanges(opts.ignoreChanges, Object.keys(props)) };
     const quiet = !process.env.PULUMI_DEBUG_PROMISE_LEAKS;

@@ -20,6 +20,7 @@ import { AmbiguousRequestError } from "../../../provider/api";
 import { powerStateOf } from "../../../provider/resources/instance/model";
 import { locationsOf, templatesOf, tiersOf } from "../../../provider/resources/common/preflight";
 import { issueFailures } from "../../../provider/resources/common/check";
+import { warnUnknownConfigKeys } from "../config-keys";
 import { functionSchemas, type FunctionName } from "./registry";
 
 export { functionSchemas, type FunctionName } from "./registry";
@@ -43,6 +44,7 @@ type Result<N extends FunctionName> = z.output<(typeof functionSchemas)[N]["resu
 
 /** Stack config of the `vmhost` namespace, when running inside a Pulumi program. */
 function stackConfig(): { get(key: string): string | undefined } | undefined {
+  warnUnknownConfigKeys();
   try {
     const config = new pulumi.Config("vmhost");
     return { get: (key: string) => config.get(key.replace(/^vmhost:/, "")) };

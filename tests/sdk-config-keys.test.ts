@@ -1,0 +1,45 @@
+/**
+ * A misspelt vmhost: config key is ignored by the provider; the program warns about it, once, with the key it
+ * most likely meant (sdk/nodejs/config-keys.ts, provider/api/config-keys.ts).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { CONFIG_KEYS, unknownConfigKeyWarnings } from "../provider/api/config-keys";
+
+jest.mock("@pulumi/pulumi/runtime/closure/serializeClosure", () => ({
+  serializeFunction: async () => ({ text: "exports.handler = undefined;", containsSecrets: false }),
+}));
+
+describe("unknownConfigKeyWarnings", () => {
+  it.each([
+    ["vmhost:createtimeout", "vmhost:createTimeout"],
+    ["vmhost:maxRequestPerSecond", "vmhost:maxRequestsPerSecond"],
+    ["vmhost:api_key", "vmhost:apiKey"],
+    ["vmhost:baseURL", "vmhost:baseUrl"],
+    ["vmhost:deleteTimout", "vmhost:deleteTimeout"],
+  ])("%s: did you mean %s?", (key, meant) => {
+    expect(unknownConfigKeyWarnings([key])).toEqual([
+      `config ${key} is not a vmhost setting and is ignored: did you mean ${meant}? (\`pulumi config rm ${key}\`, then set ${meant})`,
+    ]);
+  });
+  it("lists the settings when nothing is close, and says nothing of known keys or other namespaces", () => {
+    const [w, ...rest] = unknownConfigKeyWarnings(["vmhost:region", "aws:region", "project:apiKey", ...CONFIG_KEYS.map((k) => `vmhost:${k}`)]);
+    expect(rest).toEqual([]);
+    expect(w).toBe(`config vmhost:region is not a vmhost setting and is ignored: the vmhost settings are ${CONFIG_KEYS.map((k) => `vmhost:${k}`).join(", ")}`);
+  });
+});
+
+describe("in a program", () => {
+  it("warns once per program, for every misspelt key, when the first resource is declared", async () => {
+    await pulumi.runtime.setMocks({ newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: (a) => a.inputs }, "project", "stack", true);
+    pulumi.runtime.setAllConfig({ "vmhost:apiKey": "dev", "vmhost:createtimeout": "1s", "vmhost:api_key": "x", "project:other": "1" });
+    const warn = jest.spyOn(pulumi.log, "warn").mockResolvedValue();
+    const { Snapshot } = await import("../sdk/nodejs");
+    new Snapshot("a", { instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", name: "a" });
+    new Snapshot("b", { instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", name: "b" });
+    const texts = warn.mock.calls.map((c) => c[0]).filter((t) => t.startsWith("config vmhost:"));
+    expect(texts).toEqual([
+      expect.stringContaining("config vmhost:createtimeout is not a vmhost setting and is ignored: did you mean vmhost:createTimeout?"),
+      expect.stringContaining("config vmhost:api_key is not a vmhost setting and is ignored: did you mean vmhost:apiKey?"),
+    ]);
+  });
+});
