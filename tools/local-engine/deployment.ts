@@ -33,7 +33,9 @@ import {
   changedKeys,
   clone,
   deepEqual,
+  inputKeyDiff,
   processIgnoreChanges,
+  type KeyDiff,
   secretKeysOf,
   unwrapMap,
   unwrapSecrets,
@@ -152,8 +154,8 @@ interface CustomPlan {
   old?: ResourceState;
   /** Output names to store as secrets. */
   secretOutputs: string[];
-  /** Changed input names, for display. */
-  diffs: string[];
+  /** Changed input names, for display (the real engine's `[diff: ...]`: old inputs against new, see inputKeyDiff). */
+  diffs: KeyDiff;
   /** The properties that force a replacement. */
   replaces: string[];
   deleteFirst: boolean;
@@ -641,7 +643,7 @@ export class Deployment implements MonitorHandler {
       entry,
       old,
       secretOutputs: [...secretInputs, ...req.additionalSecretOutputs],
-      diffs: [],
+      diffs: { adds: [], deletes: [], updates: [] },
       replaces: [],
       deleteFirst: false,
       dependents: [],
@@ -710,15 +712,9 @@ export class Deployment implements MonitorHandler {
       return plan;
     }
 
-    // For display: inputs that changed, plus inputs whose new value differs from what the resource has now
-    // (after a refresh the old outputs hold the drifted values the update will revert).
-    const inputDiffs = changedKeys(old.inputs, entry.inputs);
-    const shown = [
-      ...new Set([
-        ...inputDiffs,
-        ...Object.keys(entry.inputs).filter((k) => k !== PROVIDER_KEY && k in old.outputs && !deepEqual(old.outputs[k], entry.inputs[k])),
-      ]),
-    ].sort();
+    // For display, what the real engine lists: the old inputs against the new ones (after ignoreChanges), internal
+    // keys skipped. An update that only reverts drift (the inputs did not change) shows no [diff: ...] at all.
+    plan.diffs = inputKeyDiff(old.inputs, entry.inputs);
 
     // step_generator.go diff(): --replace blames the id; a resource deleted with one being replaced is
     // replaced too; otherwise the provider decides.
@@ -730,7 +726,6 @@ export class Deployment implements MonitorHandler {
 
     const hasInitErrors = (old.initErrors?.length ?? 0) > 0;
     const { changes, replaceKeys } = applyReplaceOnChanges(d, req.replaceOnChanges, hasInitErrors);
-    plan.diffs = shown.length ? shown : changes || hasInitErrors ? [PROVIDER_KEY] : [];
     plan.replaces = replaceKeys;
     // continueStepsFromDiff: changes with replace keys replace, other changes update, and a resource that
     // failed to initialize is updated even without changes.
@@ -958,10 +953,11 @@ export class Deployment implements MonitorHandler {
     this.checkpoint();
   }
 
-  private record(op: StepOp, entry: ResourceState, diffs: string[], replaces?: string[], started?: number): void {
+  private record(op: StepOp, entry: ResourceState, diffs: string[] | KeyDiff, replaces?: string[], started?: number): void {
     this.registered.set(entry.urn, entry);
     this.summary[op]++;
-    this.steps.push({ op, urn: entry.urn, type: entry.type, name: entry.name, diffs, ...(replaces ? { replaces } : {}) });
+    const keys = Array.isArray(diffs) ? diffs : [...diffs.adds, ...diffs.deletes, ...diffs.updates].sort();
+    this.steps.push({ op, urn: entry.urn, type: entry.type, name: entry.name, diffs: keys, ...(replaces ? { replaces } : {}) });
     if (op !== "same") {
       let detail = diffDetail(diffs);
       if (op === "replace" && replaces?.length) detail += ` (replace forced by ${replaces.join(", ")})`;

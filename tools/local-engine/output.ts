@@ -2,7 +2,7 @@
  * Pulumi-like console output: one line per resource step, diagnostics, stack outputs, a summary.
  * Everything goes through one {@link Printer} so the programmatic API can return the same text the CLI shows.
  */
-import { PropertyValue, UNKNOWN_VALUE, isSecret } from "./values";
+import { PropertyValue, UNKNOWN_VALUE, isSecret, type KeyDiff } from "./values";
 
 /** The kinds of step the engine performs and reports. */
 export type StepOp = "create" | "update" | "replace" | "delete" | "same";
@@ -51,9 +51,16 @@ export function stepLine(op: StepOp, type: string, name: string, dryRun: boolean
   return ` ${SYMBOLS[op]}  ${type}  ${name}  ${verb}${detail ? " " + detail : ""}`;
 }
 
-/** `[diff: ~a, ~b]`, the way Pulumi lists changed properties. */
-export function diffDetail(keys: string[]): string {
-  return keys.length ? `[diff: ${keys.map((k) => "~" + k).join(", ")}]` : "";
+/**
+ * `[diff: +a-b~c,d]`, the way Pulumi lists changed properties (pkg/backend/display/rows.go writeShortDiff /
+ * writePropertyKeys: adds, deletes, then updates, each group's sign once and its keys sorted, joined by ",").
+ * A plain list is shown as updates; no key, no label (an update whose inputs did not change shows none).
+ */
+export function diffDetail(keys: string[] | KeyDiff): string {
+  const d = Array.isArray(keys) ? { adds: [], deletes: [], updates: keys } : keys;
+  const group = (sign: string, ks: string[]) => (ks.length ? sign + [...ks].sort().join(",") : "");
+  const text = group("+", d.adds) + group("-", d.deletes) + group("~", d.updates);
+  return text ? `[diff: ${text}]` : "";
 }
 
 /** Renders a value for humans: secrets as [secret], unknowns as output<unknown>, long values shortened. */

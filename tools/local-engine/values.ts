@@ -127,6 +127,33 @@ export function changedKeys(olds: PropertyMap, news: PropertyMap, exclude: strin
   return [...keys].filter((k) => !exclude.includes(k) && !deepEqual(olds[k], news[k])).sort();
 }
 
+/** Which keys an object diff added, deleted and updated (each list sorted). */
+export interface KeyDiff {
+  adds: string[];
+  deletes: string[];
+  updates: string[];
+}
+
+/**
+ * The diff the real engine's display lists in `[diff: ...]` when the provider gives no detailed diff (the Node
+ * dynamic-provider host never does): old inputs against new inputs, internal `__` keys skipped
+ * (pkg/backend/display/rows.go getDiffInfo: `Old.Inputs.DiffWithOptions(New.Inputs, IgnoreKeyFunc(IsInternalPropertyKey))`;
+ * sdk/go/common/resource/properties_diff.go: a null or absent old value that gets one is an add, a value that
+ * goes null or absent a delete, other changes updates).
+ */
+export function inputKeyDiff(olds: PropertyMap, news: PropertyMap): KeyDiff {
+  const has = (v: PropertyValue | undefined) => v !== undefined && v !== null;
+  const diff: KeyDiff = { adds: [], deletes: [], updates: [] };
+  for (const k of [...new Set([...Object.keys(olds), ...Object.keys(news)])].sort()) {
+    if (k.startsWith("__") || deepEqual(olds[k], news[k])) continue;
+    if (!has(olds[k])) {
+      if (has(news[k])) diff.adds.push(k);
+    } else if (!has(news[k])) diff.deletes.push(k);
+    else diff.updates.push(k);
+  }
+  return diff;
+}
+
 /** One element of a property path: a key, or an array index (`"*"` is the wildcard, whichever way it was written). */
 export type PathElement = string | number;
 

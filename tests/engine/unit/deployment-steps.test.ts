@@ -81,18 +81,38 @@ describe("create, same, update (step_generator.go GenerateSteps / continueStepsF
     expect(run.text()).toMatch(/ ~ {3}pulumi-nodejs:dynamic:Resource {2}a {2}updated \[diff: ~size\] \(\d+s\)/);
   });
 
-  test("a drifted output that the new inputs revert is shown in the update's diff", async () => {
+  test("the diff label lists the inputs that changed, as the real engine does, not an output drift the update reverts", async () => {
+    // pkg/backend/display/rows.go getDiffInfo: with no detailed diff (the Node dynamic-provider host sends none)
+    // the label is the old inputs against the new ones, internal __ keys skipped.
     const s1 = await twoResources();
     (resource(s1, "a")?.outputs ?? {}).size = 9; // as a refresh would have left it
     const p = new FakeProvider();
     const run = await up(p, s1, async (r) => {
       await r.register("a", { size: 1, zone: "z2x" }, { replaceOnChanges: [] });
     });
-    // zone changed (replace) and size differs from what the resource has now.
-    expect(run.deployment.steps.find((s) => s.name === "a")?.diffs).toEqual(["size", "zone"]);
+    expect(run.deployment.steps.find((s) => s.name === "a")?.diffs).toEqual(["zone"]);
+    expect(run.text()).toMatch(/ a {2}replaced \[diff: ~zone\]/);
   });
 
-  test("the provider's diff decides: a change it reports with no visible input change is shown as __provider", async () => {
+  test("ignoreChanges properties the update does not change and a drift to an absent value are not listed", async () => {
+    const s1 = await twoResources();
+    const outputs = resource(s1, "a")?.outputs ?? {};
+    outputs.size = 9; // changed in the panel, ignored by the program
+    delete outputs.zone; // cleared in the panel: the refreshed outputs lack it
+    const p = new FakeProvider();
+    p.diff = async () => ({ changes: true, replaces: [], deleteBeforeReplace: false }); // the provider reverts the drift
+    const run = await up(p, s1, async (r) => {
+      await r.register("a", { size: 4, zone: "z1" }, { ignoreChanges: ["size"] });
+      await r.register("b", { zone: "z1", extra: "x" }, { dependencies: [urnOf("a")] });
+    });
+    expect(p.changes()).toEqual(["update a id-1", "update b id-2"]);
+    expect(run.deployment.steps.find((s) => s.name === "a")?.diffs).toEqual([]);
+    expect(run.text()).toMatch(/ ~ {3}pulumi-nodejs:dynamic:Resource {2}a {2}updated \(\d+s\)/); // no [diff: ~size] nor ~__provider
+    // an input added and one removed: the real engine's signs, each group once
+    expect(run.text()).toMatch(/ b {2}updated \[diff: \+extra-size\] \(\d+s\)/);
+  });
+
+  test("the provider's diff decides: a change it reports with no visible input change is an update with no diff label", async () => {
     const s1 = await twoResources();
     const p = new FakeProvider();
     p.diff = async () => ({ changes: true, replaces: [], deleteBeforeReplace: false });
@@ -101,7 +121,8 @@ describe("create, same, update (step_generator.go GenerateSteps / continueStepsF
       await r.register("b", { size: 1, zone: "z1" }, { dependencies: [urnOf("a")] });
     });
     expect(p.changes()).toEqual(["update a id-1", "update b id-2"]);
-    expect(run.deployment.steps.find((s) => s.name === "a")?.diffs).toEqual(["__provider"]);
+    expect(run.deployment.steps.find((s) => s.name === "a")?.diffs).toEqual([]);
+    expect(run.text()).not.toContain("__provider");
   });
 
   test("Check failures stop the resource with every failure named", async () => {
@@ -346,7 +367,7 @@ describe("failures (step_executor.go: after the first failed step no further cha
       await r.register("a", { size: 1 });
     });
     expect(p2.changes()).toEqual(["update a id-1"]);
-    expect(next.deployment.steps.find((s) => s.name === "a")?.diffs).toEqual(["__provider"]);
+    expect(next.deployment.steps.find((s) => s.name === "a")?.diffs).toEqual([]);
     expect(resource(next.state(), "a")?.initErrors).toBeUndefined();
   });
 

@@ -45,7 +45,9 @@ describe("output", () => {
     expect(stepLine("replace", "T", "web", true, "x")).toBe(" +-  T  web  replace x");
     expect(stepLine("delete", "T", "web", false)).toBe(" -   T  web  deleted");
     expect(stepLine("same", "T", "web", false)).toBe("     T  web  unchanged");
-    expect(diffDetail(["a", "b"])).toBe("[diff: ~a, ~b]");
+    expect(diffDetail(["b", "a"])).toBe("[diff: ~a,b]");
+    expect(diffDetail({ adds: ["d", "c"], deletes: ["e"], updates: ["b", "a"] })).toBe("[diff: +c,d-e~a,b]");
+    expect(diffDetail({ adds: [], deletes: [], updates: [] })).toBe("");
     expect(diffDetail([])).toBe("");
   });
 
