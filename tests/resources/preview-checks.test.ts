@@ -181,6 +181,42 @@ describe("Instance adoptId / cloneFrom, at preview", () => {
   });
 });
 
+describe("a new resource of an instance whose literal instanceId names none, at preview", () => {
+  const missing = "00000000-0000-4000-8000-000000000000";
+  const reason = `there is no instance ${missing} in this account (getInstances lists them)`; // the engine prefixes "instanceId: "
+  const cases: [keyof typeof providers, Record<string, unknown>][] = [
+    ["Snapshot", { instanceId: missing, name: "before-upgrade" }],
+    ["FirewallRule", { instanceId: missing, protocol: "tcp", port: 22, action: "accept" }],
+    ["PublicIp", { instanceId: missing }],
+    ["VswitchAttachment", { instanceId: missing, vswitchId: "" }],
+    ["BlockStorageAttachment", { instanceId: missing }],
+  ];
+  it.each(cases)("%s: refused naming instanceId and the function that lists instances, before any write", async (name, inputs) => {
+    const extra = name === "VswitchAttachment" ? { vswitchId: vswitches.find((v) => v.locationId === 1)!.uuid }
+      : name === "BlockStorageAttachment" ? { blockStorageId: disks.find((d) => d.locationId === 1)!.uuid } : {};
+    const before = writes().length;
+    const r = await provider(name).check({}, { ...inputs, ...extra });
+    expect(r.failures).toEqual([{ property: "instanceId", reason }]);
+    expect(writes().length).toBe(before);
+  });
+
+  it("an instance made in the same up (id unknown at preview) is not read, and an existing one passes", async () => {
+    const before = sim.requests().length;
+    const unknown = (await provider("Snapshot").check({}, { instanceId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9", name: "s" })).failures;
+    expect(unknown).toBeUndefined(); // the runtime's unknown value (check.ts UNKNOWN_VALUE)
+    expect(sim.requests().slice(before).filter((r) => r.operation === "getInstance")).toEqual([]);
+    const vm = await provider("Instance").create((await provider("Instance").check({}, { ...validCreate, hostname: "snap-host" })).inputs);
+    expect((await provider("Snapshot").check({}, { instanceId: vm.id, name: "s" })).failures).toBeUndefined();
+  });
+
+  it("a resource already in the state whose VM went away out of band is not refused (refresh and delete handle it)", async () => {
+    const olds = { instanceId: missing, name: "before-upgrade", status: "Ready" };
+    expect((await provider("Snapshot").check(olds, { instanceId: missing, name: "before-upgrade" })).failures).toBeUndefined();
+    const rule = { instanceId: missing, protocol: "tcp", port: 22, action: "accept" };
+    expect((await provider("FirewallRule").check({ ...rule, port: "22" }, rule)).failures).toBeUndefined();
+  });
+});
+
 describe("attachments against their instance, at preview", () => {
   it("refuses a block storage of another location than the instance", async () => {
     const vm = await provider("Instance").create((await provider("Instance").check({}, { ...validCreate, hostname: "disk-host" })).inputs);

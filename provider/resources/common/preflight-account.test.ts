@@ -119,9 +119,13 @@ describe("previewFailures of the attachments and of a new Instance's source", ()
     const same = api({ vswitches: vswitchIn("JAKARTA"), instance: samples.getInstance[0]!.wire });
     expect(await previewFailures("VswitchAttachment", { instanceId: VM, vswitchId: NET }, same)).toEqual([]);
     const missing = api({ vswitches: vswitchIn("Jakarta") });
-    expect(await previewFailures("VswitchAttachment", { instanceId: VM, vswitchId: "1a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, missing)).toEqual([{
-      property: "vswitchId", reason: "there is no private network 1a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d in this account (list them with getVswitches)",
-    }]);
+    const noNetwork = { property: "vswitchId", reason: "there is no private network 1a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d in this account (list them with getVswitches)" };
+    // (the instance reads 404 here: a new attachment is refused for it too, one already in the state is not)
+    expect(await previewFailures("VswitchAttachment", { instanceId: VM, vswitchId: "1a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, missing)).toEqual([
+      { property: "instanceId", reason: `there is no instance ${VM} in this account (getInstances lists them)` }, noNetwork,
+    ]);
+    const existing = api({ vswitches: vswitchIn("Jakarta") });
+    expect(await previewFailures("VswitchAttachment", { instanceId: VM, vswitchId: "1a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d" }, existing, { instanceId: VM, vswitchId: NET })).toEqual([noNetwork]);
   });
   it("BlockStorageAttachment: a disk of another location, or none of that id; an unknown instance is not compared", async () => {
     const disks = { message: "ok", data: [{ id: DISK, name: "data-1", size: 50, location: { id: 3, name: "Surabaya" }, instance: null }] };
@@ -130,12 +134,17 @@ describe("previewFailures of the attachments and of a new Instance's source", ()
       property: "blockStorageId",
       reason: `blockStorageId: the block storage data-1 is in Surabaya, but instance ${VM} is in Jakarta; a disk attaches only to an instance of its location (getBlockStorages({ locationId: 1 }) lists those)`,
     }]);
-    const none = api({ disks });
+    const none = api({ disks, instance: samples.getInstance[0]!.wire });
     expect(await previewFailures("BlockStorageAttachment", { instanceId: VM, blockStorageId: "1b6f0e1a-2c3d-4e5f-9a8b-7c6d5e4f3a2b" }, none)).toEqual([{
       property: "blockStorageId", reason: "blockStorageId: there is no block storage 1b6f0e1a-2c3d-4e5f-9a8b-7c6d5e4f3a2b in this account (list them with getBlockStorages)",
     }]);
+    // an instance that reads 404 is not compared; a new attachment is refused for it, one in the state is not
     const unknownVm = api({ disks });
-    expect(await previewFailures("BlockStorageAttachment", { instanceId: VM, blockStorageId: DISK }, unknownVm)).toEqual([]);
+    expect(await previewFailures("BlockStorageAttachment", { instanceId: VM, blockStorageId: DISK }, unknownVm)).toEqual([
+      { property: "instanceId", reason: `there is no instance ${VM} in this account (getInstances lists them)` },
+    ]);
+    const inState = api({ disks });
+    expect(await previewFailures("BlockStorageAttachment", { instanceId: VM, blockStorageId: DISK }, inState, { instanceId: VM, blockStorageId: DISK })).toEqual([]);
   });
   it("a new Instance: the VM to adopt or clone must exist; a failed read only logs", async () => {
     const client = api({});

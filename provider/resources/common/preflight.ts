@@ -336,19 +336,45 @@ export function instanceCatalogueFailures(inputs: Record<string, unknown>, cat: 
   return failures;
 }
 
-/** The location of an instance that exists, for the attachments (undefined when unknown or not found). */
-async function instanceLocation(client: VmHostClient, instanceId: unknown): Promise<{ id: number; name: string } | undefined> {
+/**
+ * The instance a resource's `instanceId` names, read once per check: its detail; null when the API says there is
+ * none (404); undefined when the id is not known yet (an Instance made in the same up) or could not be read.
+ */
+async function namedInstance(client: VmHostClient, instanceId: unknown): Promise<InstanceDetail | null | undefined> {
   if (typeof instanceId !== "string" || !known(instanceId)) return undefined;
-  const detail = await optionalList("instance", () => client.instances.find(instanceId));
+  try {
+    return (await client.instances.find(instanceId)) ?? null;
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    progressLog(`could not read instance ${instanceId} at preview (${errorText(e)}); the API will check instanceId at up`);
+    return undefined;
+  }
+}
+
+/** The location of an instance that exists, for the attachments (undefined when unknown or not found). */
+function instanceLocation(detail: InstanceDetail | null | undefined): { id: number; name: string } | undefined {
   return detail ? { id: detail.location_id, name: detail.location } : undefined;
 }
 
-async function vswitchAttachmentFailures(client: VmHostClient, inputs: Record<string, unknown>, cat: Catalogue): Promise<CheckFailure[]> {
+/**
+ * For a NEW resource of an instance (nothing in the state yet), an `instanceId` known now (a literal, not the id
+ * of an Instance made in the same up) must name an instance, as adoptId/cloneFrom must for an Instance: else
+ * the up would fail at its first call, and say the instance "no longer exists" when it never did. A resource
+ * already in the state whose VM went away out of band is not refused here (its read and delete handle that).
+ */
+function missingInstanceFailures(inputs: Record<string, unknown>, instance: InstanceDetail | null | undefined): CheckFailure[] {
+  if (instance !== null) return [];
+  return [{ property: "instanceId", reason: `there is no instance ${String(inputs.instanceId)} in this account (getInstances lists them)` }];
+}
+
+async function vswitchAttachmentFailures(
+  client: VmHostClient, inputs: Record<string, unknown>, cat: Catalogue, instance: () => Promise<InstanceDetail | null | undefined>,
+): Promise<CheckFailure[]> {
   if (typeof inputs.vswitchId !== "string" || !known(inputs.vswitchId) || !cat.vswitches) return [];
   const vswitch = cat.vswitches.find((v) => sameUuid(v.uuid, inputs.vswitchId as string));
   if (!vswitch)
     return [{ property: "vswitchId", reason: `there is no private network ${inputs.vswitchId} in this account (list them with getVswitches)` }];
-  const location = await instanceLocation(client, inputs.instanceId);
+  const location = instanceLocation(await instance());
   if (location && vswitch.location && vswitch.location.toLowerCase() !== location.name.toLowerCase())
     return [{
       property: "vswitchId",
@@ -359,14 +385,16 @@ async function vswitchAttachmentFailures(client: VmHostClient, inputs: Record<st
   return [];
 }
 
-async function blockStorageAttachmentFailures(client: VmHostClient, inputs: Record<string, unknown>): Promise<CheckFailure[]> {
+async function blockStorageAttachmentFailures(
+  client: VmHostClient, inputs: Record<string, unknown>, instance: () => Promise<InstanceDetail | null | undefined>,
+): Promise<CheckFailure[]> {
   if (typeof inputs.blockStorageId !== "string" || !known(inputs.blockStorageId)) return [];
   const disks = await optionalList("block storages", () => client.storage.list());
   if (!disks) return [];
   const disk = disks.find((d) => sameUuid(String(d.id), inputs.blockStorageId as string));
   if (!disk)
     return [{ property: "blockStorageId", reason: `blockStorageId: there is no block storage ${inputs.blockStorageId} in this account (list them with getBlockStorages)` }];
-  const location = await instanceLocation(client, inputs.instanceId);
+  const location = instanceLocation(await instance());
   const diskLocation = disk.location?.name;
   if (location && diskLocation && diskLocation.toLowerCase() !== location.name.toLowerCase())
     return [{
@@ -460,13 +488,19 @@ export async function previewFailures(
   const namesVswitch = typeof inputs.vswitchId === "string" && inputs.vswitchId !== "" && known(inputs.vswitchId);
   const cat = await catalogueFor(client, namesVswitch && (name === "Instance" || name === "VswitchAttachment"));
   const isNew = !olds || Object.keys(olds).filter((k) => k !== "__provider").length === 0;
+  if (name === "Instance") {
+    if (!isNew) return withoutHistoricFailures(instanceCatalogueFailures(inputs, cat), olds!, inputs);
+    return [...instanceCatalogueFailures(inputs, cat), ...(await instanceSourceFailures(client, inputs))];
+  }
+  // Every other resource belongs to an instance: read it at most once (a new resource's, and an attachment's
+  // location rules), and only when a rule needs it.
+  let read: Promise<InstanceDetail | null | undefined> | undefined;
+  const instance = () => (read ??= namedInstance(client, inputs.instanceId));
+  const missing = isNew ? missingInstanceFailures(inputs, await instance()) : [];
   switch (name) {
-    case "Instance":
-      if (!isNew) return withoutHistoricFailures(instanceCatalogueFailures(inputs, cat), olds!, inputs);
-      return [...instanceCatalogueFailures(inputs, cat), ...(await instanceSourceFailures(client, inputs))];
-    case "VswitchAttachment": return vswitchAttachmentFailures(client, inputs, cat);
-    case "BlockStorageAttachment": return blockStorageAttachmentFailures(client, inputs);
-    default: return [];
+    case "VswitchAttachment": return [...missing, ...(await vswitchAttachmentFailures(client, inputs, cat, instance))];
+    case "BlockStorageAttachment": return [...missing, ...(await blockStorageAttachmentFailures(client, inputs, instance))];
+    default: return missing;
   }
 }
 
