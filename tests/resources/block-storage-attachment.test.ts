@@ -149,7 +149,7 @@ describe("drift and 404", () => {
     const vm = await h.newInstance("bsa-nodisk");
     const mark = h.mark();
     await expect(up(provider, { blockStorageId: DISK, instanceId: vm })).rejects.toThrow(
-      "block storage 0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d does not exist (blockStorageId must be the uuid of a block storage; see getBlockStorageOptions)",
+      "block storage 0a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d does not exist (blockStorageId must be the uuid of a block storage; getBlockStorages lists them)",
     );
     expect(h.operationsSince(mark)).not.toContain("attachBlockStorage");
   });

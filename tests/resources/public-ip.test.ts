@@ -384,7 +384,7 @@ describe("update after drift", () => {
     await h.outOfBand(other, { publicIp: id }); // reassigned in the panel to another VM
     const refreshed = (await provider.read(id, outs)).props as PublicIpOutputs;
     await expect(provider.update(id, refreshed, inputs as PublicIpInputs)).rejects.toThrow(
-      new RegExp(`address .*\\(${id}\\) was taken off instance ${vm} out of band and cannot be assigned back .*pulumi up --replace`),
+      new RegExp(`address .*\\(${id}\\) was taken off instance ${vm} out of band and cannot be assigned back .*: the host refused it, as it says\\. Free it where it is now.*pulumi up --replace`),
     );
     expect((await h.instance(other))!.publicIpUuid).toBe(id);
     expect((await h.instance(vm))!.publicIpUuid).toBeNull();

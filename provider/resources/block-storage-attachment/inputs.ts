@@ -13,7 +13,7 @@ const inputsObject = z
   .strictObject(
     {
       blockStorageId: uuidOf("blockStorageId").describe(
-        "The uuid of the block storage to attach (see getBlockStorageOptions). Changing it replaces the attachment.",
+        "The uuid of the block storage to attach (getBlockStorages lists every disk, attached or not; getBlockStorageOptions only unattached ones). Changing it replaces the attachment.",
       ),
       instanceId: uuidOf("instanceId").describe(
         "The uuid of the instance to attach it to (use instance.id). Changing it replaces the attachment: the disk is detached first, then attached.",

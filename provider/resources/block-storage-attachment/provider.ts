@@ -147,7 +147,7 @@ async function create(inputs: BlockStorageAttachmentInputs, viaUpdate = false): 
     ({ state, precise } = await diskState(client, id, instanceId, locationId));
   }
   if (state.kind === "missing") {
-    throw new ProviderError(`block storage ${id} does not exist (blockStorageId must be the uuid of a block storage; see getBlockStorageOptions)`);
+    throw new ProviderError(`block storage ${id} does not exist (blockStorageId must be the uuid of a block storage; getBlockStorages lists them)`);
   }
   if (state.kind === "elsewhere") {
     throw new ProviderError(

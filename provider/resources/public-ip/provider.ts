@@ -329,9 +329,13 @@ async function assignBack(client: VmHostClient, id: string, olds: Partial<Public
     );
   } catch (error) {
     if (error instanceof ProviderError || !(error instanceof ValidationError || error instanceof NotFoundError)) throw error;
+    // Worded by cause (new-user audit: "no longer a reserved address of this account" also when the API said another
+    // instance holds it): 404 = gone from the account; 422 = refused as the API says (held elsewhere, another location).
+    const why = error instanceof NotFoundError ? "it is no longer a reserved address of this account" : "the host refused it, as it says";
     throw new ProviderError(
-      `${address} was taken off instance ${instanceId} out of band and cannot be assigned back (${errorText(error)}): it is no longer ` +
-        "a reserved address of this account. `pulumi up --replace <urn of this PublicIp>` gives the instance a new address.",
+      `${address} was taken off instance ${instanceId} out of band and cannot be assigned back (${errorText(error)}): ${why}. ` +
+        "Free it where it is now (the panel, or the program of the VM holding it) and run `pulumi up` again, or " +
+        "`pulumi up --replace <urn of this PublicIp>` to give the instance a new address.",
       { cause: error },
     );
   }
