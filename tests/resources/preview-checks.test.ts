@@ -206,7 +206,10 @@ describe("a new resource of an instance whose literal instanceId names none, at 
     expect(unknown).toBeUndefined(); // the runtime's unknown value (check.ts UNKNOWN_VALUE)
     expect(sim.requests().slice(before).filter((r) => r.operation === "getInstance")).toEqual([]);
     const vm = await provider("Instance").create((await provider("Instance").check({}, { ...validCreate, hostname: "snap-host" })).inputs);
+    const atUp = sim.requests().length;
     expect((await provider("Snapshot").check({}, { instanceId: vm.id, name: "s" })).failures).toBeUndefined();
+    // made by this deployment: it exists, and the up's check of its new resources reads nothing for that
+    expect(sim.requests().slice(atUp).filter((r) => r.operation === "getInstance")).toEqual([]);
   });
 
   it("a resource already in the state whose VM went away out of band is not refused (refresh and delete handle it)", async () => {

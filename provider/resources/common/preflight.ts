@@ -40,6 +40,7 @@ import type { ResourceName } from "../../../sdk/nodejs/stub";
 import { isUnknown, type CheckFailure } from "./check";
 import { sameUuid } from "./fields";
 import { errorText, ProviderError } from "./errors";
+import { claimedByStack } from "./replacements";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { adoptionMismatches, toOutputs } from "../instance/model";
 import { describeStep, planInstanceUpdate } from "../instance/diff";
@@ -496,7 +497,10 @@ export async function previewFailures(
   // location rules), and only when a rule needs it.
   let read: Promise<InstanceDetail | null | undefined> | undefined;
   const instance = () => (read ??= namedInstance(client, inputs.instanceId));
-  const missing = isNew ? missingInstanceFailures(inputs, await instance()) : [];
+  // An instance this deployment made or diffed (the usual `instanceId: vm.id`, known by the up's check) exists: not read
+  // for that (a fleet's PublicIps would each cost a request at up, on a rate-limited host).
+  const seenHere = typeof inputs.instanceId === "string" && claimedByStack.has(inputs.instanceId.toLowerCase());
+  const missing = isNew && !seenHere ? missingInstanceFailures(inputs, await instance()) : [];
   switch (name) {
     case "VswitchAttachment": return [...missing, ...(await vswitchAttachmentFailures(client, inputs, cat, instance))];
     case "BlockStorageAttachment": return [...missing, ...(await blockStorageAttachmentFailures(client, inputs, instance))];
