@@ -116,3 +116,15 @@ it("an adoption's wait for the rest of the up counts against timeouts.create, sa
   expect(h().methodsSince(mark).filter((m) => m !== "GET")).toEqual([]);
   expect(await hostnameOf(x)).toBe("dl-x");
 });
+
+it("a Diff that replaces leaves the deployment quiet (its create may be the adoption that waits); one that updates in place does not", async () => {
+  // (soak-367: a replacement's own Diff counted as activity, and its adoption waited the quiet pause after it, three
+  // ups in a row running out of a 1 s timeouts.create while the VM it was to adopt stayed in no state)
+  const old = await up<InstanceOutputs>(instance, { ...base, hostname: "self-diff" });
+  forgetDeployment();
+  expect((await instance.diff(old.id, old.outs, await checked({ ...base, hostname: "self-diff", username: "other" }))).replaces).toContain("username");
+  expect(deploymentActivity.isQuiet()).toBe(true);
+  // an update in place is about to start: not quiet (an address it gives up may be what another step waits for)
+  expect((await instance.diff(old.id, old.outs, await checked({ ...base, hostname: "self-diff", cpu: 2 }))).replaces ?? []).toEqual([]);
+  expect(deploymentActivity.isQuiet()).toBe(false);
+});

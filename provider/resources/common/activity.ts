@@ -104,10 +104,12 @@ export class DeploymentActivity {
   }
 
   /**
-   * A Diff has answered: the engine runs the step it plans right after (deployment_executor.go handleSingleEvent:
-   * GenerateSteps, then ExecuteSerial of the new steps), so the deployment is not quiet yet. Counted like a call that
-   * ended (audit: an update refused for an address that another Instance's update of the same up gives up saw the
-   * deployment quiet, the giver's step not yet begun, and failed the up).
+   * A Diff has answered an update in place: the engine runs that step right after (deployment_executor.go
+   * handleSingleEvent: GenerateSteps, then ExecuteSerial of the new steps), so the deployment is not quiet yet.
+   * Counted like a call that ended (audit: an update refused for an address that another Instance's update of the
+   * same up gives up saw the deployment quiet, the giver's step not yet begun, and failed the up). Not a replace:
+   * its create is often the call that waits (an adoption by a replacement), which then waited the quiet pause after
+   * its own Diff, and a short timeouts.create ran out (soak).
    */
   noteDiffed(): void {
     this.lastEnded = this.clock.now();

@@ -71,7 +71,8 @@ export function defineResourceProvider<Inputs, Outputs>(
       noteManaged(id);
       noteClaimed(id);
       const answer = await impl.diff(olds, news, id);
-      deploymentActivity.noteDiffed();
+      // (an update in place only: a replace's create is often the very call that waits, an adoption; see noteDiffed)
+      if (answer.changes && !answer.replaces?.length) deploymentActivity.noteDiffed();
       return answer;
     },
     // Every call that acts is counted (common/activity.ts), so a create can wait for the rest of the deployment.
