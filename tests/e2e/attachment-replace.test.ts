@@ -21,7 +21,7 @@ async function catalogue(disk: string): Promise<{ diskId: string; vswitchId: str
 /** Where the disk is attached and which vswitch the VM is on, in the simulator. */
 async function truth(vm: string, diskId: string): Promise<{ diskOn: string | null; vmVswitch: string | null | undefined }> {
   const st = await simState(suite.sim);
-  return { diskOn: st.blockStorages.find((b) => b.uuid === diskId)!.instanceUuid, vmVswitch: st.instances.find((i) => i.uuid === vm)?.vswitchUuid };
+  return { diskOn: st.blockStorages.find((b) => b.uuid === diskId)?.instanceUuid ?? null, vmVswitch: st.instances.find((i) => i.uuid === vm)?.vswitchUuid };
 }
 
 test("up --replace of a BlockStorageAttachment and a VswitchAttachment (no deleteBeforeReplace), and a rename without alias, keep them attached", async () => {
@@ -115,4 +115,23 @@ test("with deleteBeforeReplace on the VM, its replacement under a BlockStorageAt
   const destroy = await s.run("destroy", program(2));
   expect(destroy.ok ? "" : show(destroy)).toBe("");
   expect((await simState(suite.sim)).blockStorages.map((b) => b.uuid)).not.toContain(diskId);
+});
+
+test("moving a network from a VswitchAttachment to the Instance's vswitchId takes one up: the VM stays on it, no drift after", async () => {
+  const { vswitchId } = await catalogue("jkt-data-50");
+  const s = await suite.newStack();
+  const before: Res[] = [
+    { type: "Instance", name: "vm", args: vmArgs("net-move") },
+    { type: "VswitchAttachment", name: "net", args: { instanceId: "$id:vm", vswitchId } },
+  ];
+  const first = await s.run("up", before);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const vm = s.res("vm")!.id!;
+  const after: Res[] = [{ type: "Instance", name: "vm", args: vmArgs("net-move", { vswitchId }) }];
+  const moved = await s.run("up", after);
+  expect(moved.ok ? "" : show(moved)).toBe("");
+  // the engine deletes the removed attachment after the Instance's update: it is left in place, as the Instance declares
+  expect((await truth(vm, "")).vmVswitch).toBe(vswitchId);
+  const check = await s.run("preview", after, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
 });
