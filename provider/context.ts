@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createClient, parsePositiveDuration, resolveClientOptions, type StackConfigSource, type VmHostClient, ConfigurationError } from "./api";
+import { configName } from "./api/config-keys";
 import { systemClock } from "./clock";
 import { parseDuration } from "./duration";
 import { Deadline, type TimeoutPhase } from "./wait/poll";
@@ -65,7 +66,7 @@ export function resourceTimeouts(input?: { create?: string; update?: string; del
       if (ms === undefined) throw new ConfigurationError(`timeouts.${kind} must be a duration like "20m" or "90s", got ${JSON.stringify(fromInput)}`);
       return ms;
     }
-    const key = `vmhost:${kind}Timeout`;
+    const key = configName(`${kind}Timeout`);
     const envKey = `VMHOST_${kind.toUpperCase()}_TIMEOUT`;
     const configured = readConfig(key) ?? process.env[envKey];
     if (configured !== undefined && configured.trim() !== "") {

@@ -1,6 +1,6 @@
 /**
- * The stack config keys of the `vmhost` namespace: the one list (config.ts reads them, schema.json's
- * config.variables documents them, tests/schema.test.ts keeps the two equal). A key outside it is ignored by
+ * The stack config keys of the `vmhost` namespace: the one list (config.ts and context.ts read them through
+ * configName, schema.json's config.variables documents them, tests/schema.test.ts keeps the two equal). A key outside it is ignored by
  * the provider, so a misspelt one (`vmhost:createtimeout`, `vmhost:api_key`) would pass unnoticed: the SDK
  * warns about it once per program ({@link unknownConfigKeyWarnings}). No imports: the SDK loads it in programs.
  */
@@ -18,6 +18,12 @@ export const CONFIG_KEYS = [
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 const NAMESPACE = "vmhost:";
+
+/**
+ * The full stack config name of a key of {@link CONFIG_KEYS} (`vmhost:apiKey`): every read goes through it, so a key
+ * read but not listed (and so not documented, and warned about as unknown) does not compile.
+ */
+export const configName = (key: ConfigKey): string => NAMESPACE + key;
 
 /** Edit distance (insertions, deletions, substitutions), for did-you-mean. */
 function distance(a: string, b: string): number {

@@ -19,6 +19,7 @@ import { WAIT_LIMITS_TEXT, parseWaitDuration } from "../duration";
 import type { ClientOptions } from "./client";
 import { debugLoggingEnabled, stderrLogger, type RequestLogger } from "./log";
 import { applyRouteOverrides, type RouteOverrides } from "./overrides";
+import { configName } from "./config-keys";
 
 /** Stack configuration as Pulumi gives it to a dynamic provider (`req.config`), or a plain record. */
 export type StackConfigSource =
@@ -65,8 +66,8 @@ const routesJsonSchema = z.record(z.string(), z.unknown());
  */
 export function resolveClientOptions(input: ResolveClientOptionsInput = {}): ClientOptions {
   const env = input.env ?? process.env;
-  const apiKey = read(input.config, "vmhost:apiKey") ?? read(env, "VMHOST_API_KEY");
-  const baseUrl = read(input.config, "vmhost:baseUrl") ?? read(env, "VMHOST_BASE_URL");
+  const apiKey = read(input.config, configName("apiKey")) ?? read(env, "VMHOST_API_KEY");
+  const baseUrl = read(input.config, configName("baseUrl")) ?? read(env, "VMHOST_BASE_URL");
   const problems: string[] = [];
   if (!apiKey) {
     problems.push("no API key: run `pulumi config set --secret vmhost:apiKey <key>` or set the VMHOST_API_KEY environment variable");
@@ -80,7 +81,7 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
   }
 
   let routes: RouteOverrides | undefined;
-  const routesText = read(input.config, "vmhost:routes");
+  const routesText = read(input.config, configName("routes"));
   if (routesText) {
     try {
       const parsed = routesJsonSchema.parse(JSON.parse(routesText));
@@ -96,7 +97,7 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
   // A host that accepts a request and never answers: each attempt fails after this bound, naming the
   // request and this key (errors.ts TimeoutError); reads are retried within maxRetryTimeMs (60 s) in all.
   let requestTimeoutMs: number | undefined;
-  const timeoutText = read(input.config, "vmhost:requestTimeout") ?? read(env, "VMHOST_REQUEST_TIMEOUT");
+  const timeoutText = read(input.config, configName("requestTimeout")) ?? read(env, "VMHOST_REQUEST_TIMEOUT");
   if (timeoutText) {
     requestTimeoutMs = parsePositiveDuration(timeoutText);
     if (requestTimeoutMs === undefined)
@@ -107,7 +108,7 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
   // preview then refuses a value that would fail the up after its first write, and 0 (a create that times out
   // right after the VM was made).
   for (const kind of ["create", "update", "delete"] as const) {
-    const key = `vmhost:${kind}Timeout`;
+    const key = configName(`${kind}Timeout`);
     const envKey = `VMHOST_${kind.toUpperCase()}_TIMEOUT`;
     const text = read(input.config, key) ?? read(env, envKey);
     if (text && parsePositiveDuration(text) === undefined)
@@ -115,7 +116,7 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
   }
 
   let maxRequestsPerSecond: number | undefined;
-  const rateText = read(input.config, "vmhost:maxRequestsPerSecond");
+  const rateText = read(input.config, configName("maxRequestsPerSecond"));
   if (rateText) {
     const rate = rateSchema.safeParse(rateText);
     if (rate.success) maxRequestsPerSecond = rate.data;
