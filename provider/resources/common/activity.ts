@@ -27,7 +27,7 @@ export class DeploymentActivity {
   /** When a wait last saw the deployment quiet: every wait that began before then has had its chance. */
   private lastQuiet = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly clock: Clock = systemClock, private readonly quietMs = QUIET_MS) {}
+  constructor(readonly clock: Clock = systemClock, readonly quietMs = QUIET_MS) {}
 
   /**
    * Runs one provider call, counted as running until it settles. Only a call that succeeds starts the quiet pause:

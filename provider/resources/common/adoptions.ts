@@ -43,6 +43,21 @@ export function adoptionStage(id: string): AdoptionStage | undefined {
   return adoptions.get(id.toLowerCase());
 }
 
+/** When each adoption was declared (its Check), by the clock of {@link deploymentActivity}. */
+const declaredAt = new Map<string, number>();
+
+/**
+ * True while an adoption of `id` declared at Check may still be about to begin: its create follows the Check, but
+ * not at once (the engine registers and steps it), and until then nothing of it runs. Within the quiet pause after
+ * the Check, or while the deployment is not quiet (e2e renames, flaky: a create waiting for it saw the deployment
+ * quiet in that gap and refused the VM as a stranger).
+ */
+export function adoptionMayBegin(id: string): boolean {
+  if (adoptionStage(id) !== "declared") return false;
+  const at = declaredAt.get(id.toLowerCase()) ?? Number.NEGATIVE_INFINITY;
+  return !deploymentActivity.isQuiet() || deploymentActivity.clock.now() - at < deploymentActivity.quietMs;
+}
+
 /**
  * Objects that resources of this stack manage other than by adopting them with that very id (created, or adopted
  * under another id): noted at Diff, which the engine calls for every resource of the state the program still
@@ -76,6 +91,7 @@ export function isAdoptedHere(id: string): boolean {
 /** Forgets what was noted (tests that simulate a new provider process, i.e. a new deployment). */
 export function forgetAdoptions(): void {
   adoptions.clear();
+  declaredAt.clear();
   managedByOthers.clear();
 }
 
@@ -117,7 +133,10 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
             const result = await provider.check!(olds, news);
             const adoptId = (result.inputs as { adoptId?: unknown } | undefined)?.adoptId;
             if (typeof adoptId === "string" && !isUnknown(adoptId) && !adoptions.has(adoptId.toLowerCase()))
+            {
               adoptions.set(adoptId.toLowerCase(), "declared");
+              declaredAt.set(adoptId.toLowerCase(), deploymentActivity.clock.now());
+            }
             return result;
           },
         }

@@ -27,7 +27,7 @@ import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstance
 import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
-import { adoptionStage } from "../common/adoptions";
+import { adoptionMayBegin, adoptionStage } from "../common/adoptions";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
@@ -530,10 +530,7 @@ async function createExactlyOnce(
         const adopted = e.strangers.filter((uuid) => adoptionStage(uuid) !== undefined);
         if (adopted.length > 0) {
           progressLog(`instance ${adopted.join(", ")} holds hostname ${hostname}: another resource of this up adopts it; deciding once that adoption has ended`);
-          const underway = (uuid: string): boolean => {
-            const stage = adoptionStage(uuid);
-            return stage === "adopting" || (stage === "declared" && !deploymentActivity.isQuiet());
-          };
+          const underway = (uuid: string): boolean => adoptionStage(uuid) === "adopting" || adoptionMayBegin(uuid);
           if (await deploymentActivity.waitWhile(() => adopted.some(underway), deadline)) continue;
         }
         // The VM may be one another Instance of this up renames away, diffed late (it waits for a resource still
