@@ -108,7 +108,7 @@ function resourcePage(token: string, schema: PackageSchema): string {
 /** Variables read from the environment only (no stack config key). */
 const ENV_ONLY: [string, string][] = [
   ["VMHOST_LOG", "`debug` logs every API request to stderr, which Pulumi shows as the resource's diagnostics (the key never appears)."],
-  ["VMHOST_CACHE_DIR", "Where the provider keeps what it learned about operation durations per host (`off` disables the cache)."],
+  ["VMHOST_CACHE_DIR", "Where the provider keeps, per host, what it learned about operation durations and notes of address adds an interrupted `up` may not have recorded (`off`: in memory only)."],
 ];
 
 /** The configuration table: every stack config key with its environment variable, then the environment-only ones. */

@@ -33,9 +33,14 @@ export class ProviderHost {
   /** The last stack config: a restarted host is configured again, as the engine configures every new host. */
   private config: Record<string, string> | undefined;
 
+  /**
+   * `cacheDir`: the provider's directory (VMHOST_CACHE_DIR) of every process of this host, so that a process started
+   * after a kill finds what the killed one wrote there (learned durations, notes of address adds: a user's next run
+   * does); "off" when not given.
+   */
   constructor(
     private readonly timeWarp: number,
-    private readonly workerPath: string = path.join(__dirname, "worker.js"),
+    private readonly options: { workerPath?: string; cacheDir?: string } = {},
   ) {}
 
   /** Starts the process if none runs (the next `up` after an interruption starts a fresh host). */
@@ -48,10 +53,9 @@ export class ProviderHost {
   }
 
   private spawn(): Promise<void> {
-    // VMHOST_CACHE_DIR=off: durations learned on a warped clock from a throwaway simulator must not land in
-    // the user's cache (one file per base URL: one per lifecycle).
-    const child = fork(this.workerPath, [String(this.timeWarp)], {
-      stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "json", env: { ...process.env, VMHOST_CACHE_DIR: "off" },
+    // Never the user's cache: what is learned on a warped clock from a throwaway simulator must not land there.
+    const child = fork(this.options.workerPath ?? path.join(__dirname, "worker.js"), [String(this.timeWarp)], {
+      stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "json", env: { ...process.env, VMHOST_CACHE_DIR: this.options.cacheDir ?? "off" },
     });
     this.child = child;
     return new Promise<void>((resolve, reject) => {

@@ -3,6 +3,9 @@
  * simulator; the report sums what they found. Used by `make soak` (index.ts) and the short seeded soak in
  * `make test` (tests/soak.test.ts).
  */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { ProviderHost } from "./host";
 export { FAULT_CLASSES, SOAK_FEATURES, type FaultClass, type SoakFeature } from "./lifecycle";
 import { FAULT_CLASSES, runLifecycle, type FaultClass, type LifecycleReport, type LifecycleSettings } from "./lifecycle";
@@ -88,8 +91,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const first = options.first ?? 0;
   let next = first;
   const end = first + options.lifecycles;
+  // The provider's directory, as a user's machine has one: a process started after a kill finds what the killed one
+  // noted there (an address add no run recorded: common/asked-addresses.ts). One per soak, removed at its end.
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), "vmhost-soak-cache-"));
   const lane = async (): Promise<void> => {
-    const host = new ProviderHost(settings.timeWarp);
+    const host = new ProviderHost(settings.timeWarp, { cacheDir });
     try {
       for (let i = next++; i < end; i = next++) {
         const kind = i % every === every - 1 ? "dependents" : i % fleetEvery === 2 && !settings.skip.includes("fleet") ? "fleet" : "instance";
@@ -117,7 +123,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       await host.close();
     }
   };
-  await Promise.all(Array.from({ length: lanes }, () => lane()));
+  try {
+    await Promise.all(Array.from({ length: lanes }, () => lane()));
+  } finally {
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+  }
   report.failing.sort((a, b) => a.seed.localeCompare(b.seed, undefined, { numeric: true }));
   report.wallMs = Date.now() - started;
   return report;

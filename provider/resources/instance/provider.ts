@@ -28,6 +28,7 @@ import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } fr
 import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
 import { adoptionMayBegin, adoptionStage } from "../common/adoptions";
+import { askedAddressesFor, droppingNoteOnceRecorded } from "../common/asked-addresses";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
@@ -85,13 +86,28 @@ function withMade<T extends Record<string, unknown>>(outs: T, made: string | nul
  * program manages it and does not pin it. A state that never saw the VM's address (no `publicIpId`: a create
  * whose report could not read the VM) takes `seen`, the address the VM holds now; undefined while that is unknown.
  */
-function madeAddressOf(state: Partial<InstanceOutputs>, seen: string | null | undefined): string | null | undefined {
+function madeAddressOf(state: Partial<InstanceOutputs>, seen: string | null | undefined, askedEarlier = false): string | null | undefined {
+  const ruled = madeAddressByState(state, seen);
+  if (ruled !== null || !askedEarlier) return ruled;
+  // An add of this resource that no run recorded (common/asked-addresses.ts): the address the VM holds is the one it
+  // asked for (undefined until read), unless the program pins it (the user's).
+  if (seen === undefined) return undefined;
+  const pinned = [state.publicNetworkId, state.usersPublicIpId].some((p) => typeof p === "string" && p.toLowerCase() === seen?.toLowerCase());
+  return typeof seen === "string" && seen !== "" && !pinned ? seen : null;
+}
+
+function madeAddressByState(state: Partial<InstanceOutputs>, seen: string | null | undefined): string | null | undefined {
   if (state.madePublicIpId !== undefined) return state.madePublicIpId;
   if (state.reservedPublicIpId) return state.reservedPublicIpId;
   if (!managesAddress(state)) return null;
   const recorded = state.publicIpId === undefined ? seen : state.publicIpId;
   if (recorded === undefined) return undefined;
   return typeof recorded === "string" && recorded !== "" && recorded !== state.publicNetworkId ? recorded : null;
+}
+
+/** True when an add of this Instance's on VM `id` was sent and no run recorded its outcome (common/asked-addresses.ts). */
+function addAskedEarlier(client: VmHostClient, id: string): boolean {
+  return askedAddressesFor(client.baseUrl).asked(id, "Instance");
 }
 
 /**
@@ -145,7 +161,7 @@ async function planFromTruth(
   const current =
     (await waitUntilIdle(client, id, { what: `instance ${id} to finish its running operation before planning`, deadline })) ??
     (await client.instances.get(id));
-  const made = madeAddressOf(olds, current.public_ip?.ip_id ?? null) ?? null;
+  const made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, addAskedEarlier(client, id)) ?? null;
   const seen = await outputsFor(client, current, inputsFromState(olds as Record<string, unknown>), olds.reservedPublicIpId, made);
   progressLog(`instance ${id}: its last recorded status is Unknown (it could not be read after a failure); planning from a fresh read`);
   return { steps: planInstanceUpdate(seen, news), current };
@@ -236,7 +252,9 @@ async function addPublicAddress(client: VmHostClient, id: string, ctx: StepConte
     }
   }
   // Marked before the call: an answer lost after the host did it still makes the address the VM then holds ours.
+  // Noted outside this process too: a run killed before its outputs were written leaves the engine the old ones.
   ctx.madePending = true;
+  askedAddressesFor(client.baseUrl).note(id, "Instance");
   return client.network.addPublicIp(id);
 }
 
@@ -905,7 +923,8 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           // reserved address was released, and ours stayed reserved in no state). Ours no longer on the VM may also
           // be one an update killed after taking it off left reserved (the engine kept the old outputs, without
           // reservedPublicIpId): this destroy is the last chance to release it.
-          const recorded = madeAddressOf(props, undefined);
+          const askedEarlier = addAskedEarlier(client, id);
+          const recorded = madeAddressOf(props, undefined, askedEarlier);
           // The shared list's row says "idle" without a request of this delete's own; the detail is read only when the
           // row does not show the VM holding what the state recorded as ours (or holding nothing, with none of ours).
           const rowTells =
@@ -916,7 +935,7 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           if (!rowTells) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (!detail) return true;
-            const own = madeAddressOf(props, detail.public_ip?.ip_id ?? null) ?? null;
+            const own = madeAddressOf(props, detail.public_ip?.ip_id ?? null, askedEarlier) ?? null;
             let holding = detail.public_ip?.ip_id ?? null;
             if (own !== null && holding?.toLowerCase() !== own.toLowerCase() && (await releaseReservedAddressWith(client, detail, own, true, deadline)))
               holding = own;
@@ -1036,6 +1055,68 @@ async function releaseReservedAddressWith(
   return true;
 }
 
+/** A create, update or delete of VM `id` (a create's: from its outcome) drops the note of an add it recorded. */
+function handingOverAddress<T>(id: string | undefined, operation: () => Promise<T>): Promise<T> {
+  const vmOf = (outcome: T | ResourceInitError) => id ?? (outcome as { id?: string } | undefined)?.id;
+  return droppingNoteOnceRecorded(() => getClient().baseUrl, "Instance", vmOf, operation);
+}
+
+async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceInputs): Promise<pulumi.dynamic.UpdateResult<InstanceOutputs>> {
+  // Refused before any API call, so a half-applied update never follows (tier changed, disk refused).
+  const refusal = diskShrinkRefusal(id, olds, news) ?? (await dedicatedTierRefusal(id, olds, news));
+  if (refusal) {
+    if (typeof olds.hostname === "string" && typeof olds.locationId === "number") leavingIdentity.forget(identityKey(olds.hostname, olds.locationId), id);
+    throw new ProviderError(refusal);
+  }
+  const client = getClient();
+  const deadline = resourceDeadline(news.timeouts, "update");
+  const applied = new Set<UpdateStep["kind"]>();
+  const askedEarlier = addAskedEarlier(client, id);
+  const made = madeAddressOf(olds, undefined, askedEarlier);
+  const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? addressOfState(made, news), made, pinnedBefore: olds.publicNetworkId };
+  let steps: UpdateStep[] = [];
+  try {
+    const plan = await planFromTruth(client, id, olds, news, deadline);
+    steps = plan.steps;
+    let current = plan.current;
+    if (ctx.made === undefined) {
+      // a state that never saw the VM's address (madeAddressOf): the address it holds now
+      current ??= await client.instances.get(id);
+      ctx.made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, askedEarlier) ?? null;
+      ctx.reservedPublicIpId ??= addressOfState(ctx.made, news);
+    }
+    await runSteps(client, id, steps, deadline, applied, ctx, current);
+    const fresh = await client.instances.get(id);
+    return { outs: withUsersAddress(withReplacing(await outputsFor(client, fresh, news, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), olds), olds) };
+  } catch (e) {
+    // A rename that did not happen frees no name: a create of it waiting in this up is then refused as a clash.
+    if (steps.some((s) => s.kind === "hostname") && !applied.has("hostname") && typeof olds.hostname === "string" && typeof olds.locationId === "number")
+      leavingIdentity.forget(identityKey(olds.hostname, olds.locationId), id);
+    // Half-way: report what is true now: the new password once set, none when it may or may not be (the next up
+    // sets the declared one whatever it is), else the old one.
+    const password = applied.has("password") ? news.password : ctx.passwordSent ? undefined : olds.password;
+    const declared = { ...news, password };
+    const done = steps.filter((s) => applied.has(s.kind)).map((s) => s.kind);
+    const failedStep = steps.find((s) => !applied.has(s.kind));
+    const message =
+      `updating instance ${id} failed: ${errorClause(e)}` +
+      (done.length ? ` (done before the failure: ${done.join(", ")})` : "") +
+      // A refusal (422) comes back the same at every run: the program has to change, not be run again. Except an
+      // address another VM holds: sent again once the rest of this up had run (sendAgainOnceAddressMayBeFree).
+      (e instanceof ValidationError && failedStep?.kind === "publicAddress" && failedStep.action === "assign"
+        ? `. The state records what the VM has now; the host refused reserved address ${failedStep.publicNetworkId} also after the rest ` +
+          "of this `up` had run: if another VM holds it, free it there (in its program or the panel) and run `pulumi up` again; " +
+          "otherwise change the program as the host's message says before the next `pulumi up`."
+        : e instanceof ValidationError
+        ? ". The state records what the VM has now; the host refused the request, so change the program as the host's message says before the next `pulumi up`."
+        : ". The state records what the VM has now; `pulumi up` retries what is left.");
+    // Unreadable: the old outputs (last seen), not the new inputs (asked for, maybe never done).
+    const lastKnown = { ...(olds as Record<string, unknown>), password };
+    const outs = withUsersAddress(withReplacing((await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, lastKnown, ctx)) as InstanceOutputs, olds), olds);
+    throw new ResourceInitError(message, id, outs, [message], { cause: e });
+  }
+}
+
 // ---------------------------------------------------------------------------------------------- provider
 
 /** The Instance resource provider (registered as `providers.Instance`). Its check is per mode (create / clone / adopt). */
@@ -1083,7 +1164,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     return result;
   },
 
-  create: createInstance,
+  create: (inputs) => handingOverAddress(undefined, () => createInstance(inputs)),
 
   placeholderDiffed: noteStillReplaced,
 
@@ -1117,7 +1198,8 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     // that left the VM out of band, removed or swapped off in the panel: it stays reserved in the account and bills.
     // Remembered like one taken off here, so the next `publicIp: true` assigns it back instead of piling up a second
     // one, and delete releases it. The VM's current address (publicIpId) is the truth, and never becomes ours.
-    const made = madeAddressOf(state, detail.public_ip?.ip_id ?? null);
+    // (A note of an earlier run's add is only read here: a preview's refresh is not kept, so only the writes drop it.)
+    const made = madeAddressOf(state, detail.public_ip?.ip_id ?? null, addAskedEarlier(client, id));
     const leftInPanel = managesAddress(declared) && made ? made : undefined;
     const seen = await outputsFor(client, detail, declared, state.reservedPublicIpId ?? leftInPanel, made);
     // Not seen at rest before (an error report, see notSeenAtRestIfBusy) and still mid-operation: still not.
@@ -1131,62 +1213,9 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     return { id, props: withUsersAddress(withReplacing(outs, state), state) };
   },
 
-  async update(id, olds, news) {
-    // Refused before any API call, so a half-applied update never follows (tier changed, disk refused).
-    const refusal = diskShrinkRefusal(id, olds, news) ?? (await dedicatedTierRefusal(id, olds, news));
-    if (refusal) {
-      if (typeof olds.hostname === "string" && typeof olds.locationId === "number") leavingIdentity.forget(identityKey(olds.hostname, olds.locationId), id);
-      throw new ProviderError(refusal);
-    }
-    const client = getClient();
-    const deadline = resourceDeadline(news.timeouts, "update");
-    const applied = new Set<UpdateStep["kind"]>();
-    const made = madeAddressOf(olds, undefined);
-    const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? addressOfState(made, news), made, pinnedBefore: olds.publicNetworkId };
-    let steps: UpdateStep[] = [];
-    try {
-      const plan = await planFromTruth(client, id, olds, news, deadline);
-      steps = plan.steps;
-      let current = plan.current;
-      if (ctx.made === undefined) {
-        // a state that never saw the VM's address (madeAddressOf): the address it holds now
-        current ??= await client.instances.get(id);
-        ctx.made = madeAddressOf(olds, current.public_ip?.ip_id ?? null) ?? null;
-        ctx.reservedPublicIpId ??= addressOfState(ctx.made, news);
-      }
-      await runSteps(client, id, steps, deadline, applied, ctx, current);
-      const fresh = await client.instances.get(id);
-      return { outs: withUsersAddress(withReplacing(await outputsFor(client, fresh, news, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), olds), olds) };
-    } catch (e) {
-      // A rename that did not happen frees no name: a create of it waiting in this up is then refused as a clash.
-      if (steps.some((s) => s.kind === "hostname") && !applied.has("hostname") && typeof olds.hostname === "string" && typeof olds.locationId === "number")
-        leavingIdentity.forget(identityKey(olds.hostname, olds.locationId), id);
-      // Half-way: report what is true now: the new password once set, none when it may or may not be (the next up
-      // sets the declared one whatever it is), else the old one.
-      const password = applied.has("password") ? news.password : ctx.passwordSent ? undefined : olds.password;
-      const declared = { ...news, password };
-      const done = steps.filter((s) => applied.has(s.kind)).map((s) => s.kind);
-      const failedStep = steps.find((s) => !applied.has(s.kind));
-      const message =
-        `updating instance ${id} failed: ${errorClause(e)}` +
-        (done.length ? ` (done before the failure: ${done.join(", ")})` : "") +
-        // A refusal (422) comes back the same at every run: the program has to change, not be run again. Except an
-        // address another VM holds: sent again once the rest of this up had run (sendAgainOnceAddressMayBeFree).
-        (e instanceof ValidationError && failedStep?.kind === "publicAddress" && failedStep.action === "assign"
-          ? `. The state records what the VM has now; the host refused reserved address ${failedStep.publicNetworkId} also after the rest ` +
-            "of this `up` had run: if another VM holds it, free it there (in its program or the panel) and run `pulumi up` again; " +
-            "otherwise change the program as the host's message says before the next `pulumi up`."
-          : e instanceof ValidationError
-          ? ". The state records what the VM has now; the host refused the request, so change the program as the host's message says before the next `pulumi up`."
-          : ". The state records what the VM has now; `pulumi up` retries what is left.");
-      // Unreadable: the old outputs (last seen), not the new inputs (asked for, maybe never done).
-      const lastKnown = { ...(olds as Record<string, unknown>), password };
-      const outs = withUsersAddress(withReplacing((await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, lastKnown, ctx)) as InstanceOutputs, olds), olds);
-      throw new ResourceInitError(message, id, outs, [message], { cause: e });
-    }
-  },
+  update: (id, olds, news) => handingOverAddress(id, () => updateInstance(id, olds, news)),
 
   async delete(id, props) {
-    await deleteInstance(id, props);
+    await handingOverAddress(id, () => deleteInstance(id, props));
   },
 });

@@ -15,6 +15,7 @@ import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation, WaitFailedError } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
+import { askedAddressesFor, droppingNoteOnceRecorded } from "../common/asked-addresses";
 import { isUnknown } from "../common/check";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
@@ -234,6 +235,12 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
                 "deleteBeforeReplace: true (the old address is then released first).",
             );
           }
+          if (current && askedAddressesFor(client.baseUrl).asked(instanceId, "PublicIp") && !claimedByStack.has(current.id.toLowerCase())) {
+            // The address an add of this machine asked for, whose run was killed before the engine recorded it
+            // (common/asked-addresses.ts): taken, not refused as someone else's (the next up asked for adoptId).
+            progressLog(`instance ${instanceId}: taking address ${current.ipAddress} (${current.id}), which an earlier PublicIp create asked for and no run recorded`);
+            return;
+          }
           if (current && claimedByStack.has(current.id.toLowerCase())) {
             // another PublicIp of this stack holds it: a clash, never a case for adoptId (two resources would own it)
             throw new ProviderError(
@@ -249,6 +256,8 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
             );
           }
           attempted = true;
+          // Noted outside this process too: a run killed before the engine recorded this create forgets the address.
+          askedAddressesFor(client.baseUrl).note(instanceId, "PublicIp");
           try {
             await client.network.addPublicIp(instanceId);
           } catch (error) {
@@ -416,7 +425,7 @@ export const publicIpProvider = defineResourceProvider<PublicIpInputs, PublicIpO
       detachedForReplacement.set(news.instanceId.toLowerCase(), id);
     return result;
   },
-  create,
+  create: (inputs) => droppingNoteOnceRecorded(() => getClient().baseUrl, "PublicIp", () => inputs.instanceId, () => create(inputs)),
   read,
   update,
   delete: remove,

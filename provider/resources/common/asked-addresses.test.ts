@@ -1,0 +1,85 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { askedAddressesFor, AskedAddresses, droppingNoteOnceRecorded, forgetAskedAddressJournals, NOTE_LIFETIME_MS } from "./asked-addresses";
+import { ResourceInitError } from "./errors";
+
+const VM = "3f2b8a4e-0c1d-4e5f-9a8b-7c6d5e4f3a2b";
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "vmhost-asked-"));
+  forgetAskedAddressJournals();
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("notes of address adds no run recorded", () => {
+  it("a note written by one process is read by the next one, per VM and per asker, until it is dropped", () => {
+    const env = { VMHOST_CACHE_DIR: dir };
+    askedAddressesFor("https://api.one.test/v1", env).note(VM.toUpperCase(), "Instance");
+    forgetAskedAddressJournals(); // the process was killed: a new one starts
+    const next = askedAddressesFor("https://api.one.test/v1/", env);
+    expect(next.asked(VM, "Instance")).toBe(true);
+    expect(next.asked(VM, "PublicIp")).toBe(false); // each resource takes only what it asked for
+    expect(askedAddressesFor("https://api.two.test/v1", env).asked(VM, "Instance")).toBe(false); // another host
+    next.forget(VM, "Instance");
+    forgetAskedAddressJournals();
+    expect(askedAddressesFor("https://api.one.test/v1", env).asked(VM, "Instance")).toBe(false);
+  });
+
+  it("a note older than a day does not count; one from a clock ahead of this one does", () => {
+    let now = 1_000_000;
+    new AskedAddresses(dir, () => now).note(VM, "PublicIp");
+    now += NOTE_LIFETIME_MS - 1;
+    expect(new AskedAddresses(dir, () => now).asked(VM, "PublicIp")).toBe(true);
+    now += 1;
+    expect(new AskedAddresses(dir, () => now).asked(VM, "PublicIp")).toBe(false);
+    expect(new AskedAddresses(dir, () => 0).asked(VM, "PublicIp")).toBe(true);
+  });
+
+  it("a corrupt note is no note; an unwritable directory or cache off keeps notes for this process only", () => {
+    new AskedAddresses(dir).note(VM, "Instance");
+    writeFileSync(join(dir, `Instance-${VM}`), "{not json");
+    expect(new AskedAddresses(dir).asked(VM, "Instance")).toBe(false);
+
+    // a directory that cannot be made (under a file: refused even to root)
+    writeFileSync(join(dir, "a-file"), "");
+    const unwritable = new AskedAddresses(join(dir, "a-file", "notes"));
+    expect(() => unwritable.note(VM, "Instance")).not.toThrow();
+    expect(unwritable.asked(VM, "Instance")).toBe(true);
+    expect(() => unwritable.forget(VM, "Instance")).not.toThrow();
+    expect(unwritable.asked(VM, "Instance")).toBe(false);
+
+    const off = { VMHOST_CACHE_DIR: "off" };
+    askedAddressesFor("https://api.mem.test/v1", off).note(VM, "Instance");
+    expect(askedAddressesFor("https://api.mem.test/v1", off).asked(VM, "Instance")).toBe(true);
+    forgetAskedAddressJournals();
+    expect(askedAddressesFor("https://api.mem.test/v1", off).asked(VM, "Instance")).toBe(false);
+  });
+
+  it("an id that is not a uuid never names a file", () => {
+    const journal = new AskedAddresses(dir);
+    journal.note("../../etc/x", "Instance");
+    expect(readdirSync(dir)).toEqual([]);
+    expect(journal.asked("../../etc/x", "Instance")).toBe(true); // in memory
+  });
+});
+
+describe("droppingNoteOnceRecorded", () => {
+  // (jest runs with VMHOST_CACHE_DIR=off: the journal of this process, as the provider's own calls find it)
+  const url = "https://api.drop.test/v1";
+  const journal = () => askedAddressesFor(url);
+  const run = <T>(operation: () => Promise<T>, vmOf: (o: unknown) => string | undefined) =>
+    droppingNoteOnceRecorded(() => url, "Instance", vmOf, operation).catch((e: unknown) => e);
+
+  it("drops the note once the operation handed the engine a result or an init error's outputs, and keeps it after a failure that records nothing", async () => {
+    journal().note(VM, "Instance");
+    await run(() => Promise.reject(new Error("the API could not be reached")), () => VM);
+    expect(journal().asked(VM, "Instance")).toBe(true);
+    await run(() => Promise.reject(new ResourceInitError("half done", VM, {})), (o) => (o instanceof ResourceInitError ? o.id : undefined));
+    expect(journal().asked(VM, "Instance")).toBe(false);
+    journal().note(VM, "Instance");
+    await run(() => Promise.resolve({ id: VM }), (o) => (o as { id: string }).id);
+    expect(journal().asked(VM, "Instance")).toBe(false);
+  });
+});
