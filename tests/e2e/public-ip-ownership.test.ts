@@ -116,3 +116,53 @@ test("a PublicIp never adopts the address an Instance with publicIp manages; han
   const destroyed = await s.run("destroy", handedOver);
   expect(destroyed.ok ? "" : show(destroyed)).toBe("");
 });
+
+test.each([
+  ["publicIp: true (the API's address becomes the Instance's, released with the VM)", false],
+  ["publicNetworkId naming the PublicIp's pinned address (yours, kept)", true],
+])("handing an address back from a removed PublicIp to its Instance in one up: %s", async (_name, pinned) => {
+  const [p] = await seededFree();
+  const tag = pinned ? "handback-pin" : "handback-own";
+  // (the provider's directory kept between runs, as on a user's machine: the hand-over is noted there)
+  const s = await suite.newStack({ providerDirectory: true });
+  const first = await s.run("up", [
+    { type: "Instance", name: "vm", args: vmArgs(tag) },
+    { type: "PublicIp", name: "ip", args: pinned ? { instanceId: "$id:vm", publicNetworkId: p } : { instanceId: "$id:vm" } },
+  ]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const vm = s.res("vm")!.id!;
+  const address = s.res("ip")!.id!;
+  const after: Res[] = [{ type: "Instance", name: "vm", args: vmArgs(tag, pinned ? { publicNetworkId: p } : { publicIp: true }) }];
+  const handedBack = await s.run("up", after);
+  expect(handedBack.ok ? "" : show(handedBack)).toBe("");
+  // the PublicIp's delete, which the engine runs after the Instance's update, took the address off before the fix
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === vm)!.publicIpUuid).toBe(address);
+  const check = await s.run("preview", after, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const destroyed = await s.run("destroy", after);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  // The API's address goes with the VM (left reserved in no state before); your pinned one stays in your account.
+  const left = (await simState(suite.sim)).publicIps.find((a) => a.uuid === address);
+  if (pinned) expect(left).toMatchObject({ instanceUuid: null });
+  else expect(left).toBeUndefined();
+});
+
+test("a PublicIp already in the stack is refused at preview once its VM's Instance declares the address too", async () => {
+  const s = await suite.newStack();
+  const program = (extra: Record<string, unknown>): Res[] => [
+    { type: "Instance", name: "vm", args: vmArgs("twoowners", extra) },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm" } },
+  ];
+  const first = await s.run("up", program({}));
+  expect(first.ok ? "" : show(first)).toBe("");
+  const vm = s.res("vm")!.id!;
+  const address = s.res("ip")!.id!;
+  const preview = await s.run("preview", program({ publicIp: false }));
+  expect(preview.ok).toBe(false); // went through before the fix; each up then undid the other resource's change
+  expect(preview.errors.join("\n")).toContain(
+    `instanceId: the Instance "twoowners" (${vm}) now declares publicIp: false, and this PublicIp manages that VM's address`,
+  );
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === vm)!.publicIpUuid).toBe(address);
+  const destroyed = await s.run("destroy", program({}));
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+});

@@ -15,24 +15,28 @@ export interface Res { type: string; name: string; args: Record<string, unknown>
 /** A stack of spec-program.js in its own project folder under the installed examples. */
 export class SpecStack {
   readonly stateFile: string;
-  constructor(readonly dir: string, private readonly sim: TestSimulator) {
+  /**
+   * `providerDirectory`: the provider processes of this stack's runs keep a VMHOST_CACHE_DIR (in the stack's folder)
+   * from one run to the next, as on a user's machine; without it, "off" (jest's setting): each run starts blank.
+   */
+  constructor(readonly dir: string, private readonly sim: TestSimulator, private readonly providerDirectory = false) {
     this.stateFile = path.join(dir, ".state.json");
   }
-  static async create(sim: TestSimulator): Promise<SpecStack> {
+  static async create(sim: TestSimulator, providerDirectory = false): Promise<SpecStack> {
     const root = await installExamples();
     fs.mkdirSync(path.join(root, "projects"), { recursive: true });
     const dir = fs.mkdtempSync(path.join(root, "projects", "spec-"));
     fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: spec\nruntime: nodejs\nmain: index.js\n");
     fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "spec", private: true, main: "index.js" }));
     fs.copyFileSync(path.join(__dirname, "spec-program.js"), path.join(dir, "index.js"));
-    return new SpecStack(dir, sim);
+    return new SpecStack(dir, sim, providerDirectory);
   }
   run(command: EngineCommand, resources: Res[], extra: Partial<Pick<EngineOptions, "refresh" | "expectNoChanges" | "replace" | "targets" | "parallel">> = {}): Promise<EngineResult> {
     return runEngine({
       command, projectDir: this.dir, stateFile: this.stateFile,
       config: { "vmhost:baseUrl": this.sim.url, spec: JSON.stringify({ resources }) },
       secrets: { "vmhost:apiKey": this.sim.apiKey, vmPassword: VM_PASSWORD },
-      env: { VMHOST_API_KEY: "", VMHOST_BASE_URL: "" },
+      env: { VMHOST_API_KEY: "", VMHOST_BASE_URL: "", ...(this.providerDirectory ? { VMHOST_CACHE_DIR: path.join(this.dir, ".vmhost-cache") } : {}) },
       ...extra,
       onOutput: process.env.E2E_VERBOSE ? (l) => process.stdout.write(`[spec] ${l}\n`) : undefined,
     });
@@ -75,7 +79,7 @@ export const vmArgs = (hostname: string, extra: Record<string, unknown> = {}) =>
  * A test file's simulator (started before all its tests, closed after them) and the spec stacks its tests make
  * (removed after them). `sim` is valid inside tests.
  */
-export function specSuite(): { readonly sim: TestSimulator; newStack(): Promise<SpecStack> } {
+export function specSuite(): { readonly sim: TestSimulator; newStack(options?: { providerDirectory?: boolean }): Promise<SpecStack> } {
   let sim: TestSimulator | undefined;
   const stacks: SpecStack[] = [];
   beforeAll(async () => {
@@ -90,8 +94,8 @@ export function specSuite(): { readonly sim: TestSimulator; newStack(): Promise<
       if (!sim) throw new Error("the simulator starts in beforeAll: use suite.sim inside tests");
       return sim;
     },
-    async newStack(): Promise<SpecStack> {
-      const s = await SpecStack.create(this.sim);
+    async newStack(options: { providerDirectory?: boolean } = {}): Promise<SpecStack> {
+      const s = await SpecStack.create(this.sim, options.providerDirectory);
       stacks.push(s);
       return s;
     },

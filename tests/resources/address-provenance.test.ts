@@ -6,7 +6,9 @@
  */
 import "./instance-env";
 import { providers } from "../../provider";
+import { getClient } from "../../provider/context";
 import { forgetDeployment } from "../../provider/registry";
+import { askedAddressesFor } from "../../provider/resources/common/asked-addresses";
 import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { harnessSuite, progressSuite, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
@@ -229,4 +231,17 @@ describe("a state written before madePublicIpId (legacy) keeps the earlier rule:
     await instance.delete(vm.id, legacy(off));
     expect((await h().state()).publicIps.find((p) => p.uuid === ours)).toBeUndefined();
   });
+});
+
+it("a hand-over note names its address: another one on the VM (yours, swapped in meanwhile) never becomes the Instance's", async () => {
+  const program = { ...validCreate, hostname: "prov-handover-other", publicIp: false };
+  const vm = await up<InstanceOutputs>(instance, program);
+  const users = await usersFreeAddress();
+  await h().outOfBand(vm.id, { publicIp: users });
+  // as a removed PublicIp's delete leaves it, for an address that is no longer on the VM
+  askedAddressesFor(getClient().baseUrl).handOver(vm.id, "00000000-0000-4000-8000-00000000abcd");
+  const outs = await upTo(vm.id, vm.outs, { ...program, publicIp: true });
+  expect(outs).toMatchObject({ publicIpId: users, madePublicIpId: null });
+  await instance.delete(vm.id, outs);
+  expect((await h().state()).publicIps.find((p) => p.uuid === users)).toMatchObject({ instanceUuid: null });
 });

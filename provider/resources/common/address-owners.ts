@@ -22,10 +22,14 @@ import type * as pulumi from "@pulumi/pulumi";
 import { isUnknown } from "./check";
 import { notingCreatedId, ProviderError } from "./errors";
 
-/** How an Instance of this stack declares a VM's address: its hostname (when known) and the declaring field. */
-interface AddressDeclaration {
+/** How an Instance of this stack declares a VM's address: its hostname (when known), the declaring field, its values. */
+export interface AddressDeclaration {
   hostname?: string;
   field: string;
+  /** The declared `publicIp`, when known (not an unknown preview value). */
+  publicIp?: boolean;
+  /** The declared `publicNetworkId`, when known. */
+  publicNetworkId?: string;
 }
 
 /** VM id (lower case) -> how its Instance declares its address, for VMs whose Instance manages the address. */
@@ -56,7 +60,34 @@ export function noteInstanceAddress(vmId: string | undefined, inputs: unknown): 
     return;
   }
   const hostname = typeof bag.hostname === "string" && !isUnknown(bag.hostname) ? bag.hostname : undefined;
-  managedByInstance.set(vmId.toLowerCase(), { hostname, field });
+  const publicIp = typeof bag.publicIp === "boolean" ? bag.publicIp : undefined;
+  const publicNetworkId = typeof bag.publicNetworkId === "string" && !isUnknown(bag.publicNetworkId) ? bag.publicNetworkId : undefined;
+  managedByInstance.set(vmId.toLowerCase(), { hostname, field, publicIp, publicNetworkId });
+}
+
+/** How the Instance of VM `vmId` declares the VM's address in this deployment, when it manages it. */
+export function instanceAddressDeclaration(vmId: string): AddressDeclaration | undefined {
+  return managedByInstance.get(vmId.toLowerCase());
+}
+
+/**
+ * The refusal for a PublicIp already in the stack (its Diff) on VM `instanceId` when the VM's Instance now declares its
+ * address too, else undefined. Refused at the PublicIp's Diff, which follows the Instance's (the PublicIp waits for
+ * `instance.id`), so the preview `pulumi up` runs first fails before any change (audit: an Instance that started
+ * declaring `publicIp: false` or `publicNetworkId` beside an existing PublicIp went through; each up then undid the
+ * other resource, and the PublicIp's address was left reserved in no state).
+ */
+export function existingAddressOwnerConflict(instanceId: unknown): string | undefined {
+  if (typeof instanceId !== "string" || isUnknown(instanceId)) return undefined;
+  const owner = managedByInstance.get(instanceId.toLowerCase());
+  if (!owner) return undefined;
+  const instance = owner.hostname ? `the Instance "${owner.hostname}" (${instanceId})` : `the Instance of VM ${instanceId}`;
+  return (
+    `instanceId: ${instance} now declares ${owner.field}, and this PublicIp manages that VM's address: an address has one ` +
+    "owner (each would undo the other's changes). Either remove " + `${owner.field.split(":")[0]} from the Instance (this PublicIp ` +
+    "keeps the address), or remove this PublicIp from the program and declare the address on the Instance (`publicIp: true` " +
+    "keeps the address on the VM, as the Instance's from then on)."
+  );
 }
 
 /**
@@ -100,7 +131,8 @@ export function withInstanceAddressNoted<P extends pulumi.dynamic.ResourceProvid
 
 /**
  * Wraps the PublicIp's provider: a new PublicIp (check without olds) on a VM whose Instance manages its address fails
- * its check on the field that puts it there; every create on such a VM is refused before any API call.
+ * its check on the field that puts it there; every create on such a VM is refused before any API call, and so is the
+ * Diff of one already in the stack (existingAddressOwnerConflict).
  */
 export function withAddressOwnerRespected<P extends pulumi.dynamic.ResourceProvider>(provider: P): P {
   const wrapped: pulumi.dynamic.ResourceProvider = {
@@ -111,6 +143,13 @@ export function withAddressOwnerRespected<P extends pulumi.dynamic.ResourceProvi
       return provider.create(inputs);
     },
   };
+  const diff = provider.diff?.bind(provider);
+  if (diff)
+    wrapped.diff = async (id, olds, news) => {
+      const conflict = existingAddressOwnerConflict(news?.instanceId);
+      if (conflict) throw new ProviderError(conflict);
+      return diff(id, olds, news);
+    };
   const check = provider.check?.bind(provider);
   if (check)
     wrapped.check = async (olds, news) => {

@@ -83,3 +83,16 @@ describe("droppingNoteOnceRecorded", () => {
     expect(journal().asked(VM, "Instance")).toBe(false);
   });
 });
+
+describe("a hand-over note (a removed PublicIp left its address to the Instance)", () => {
+  it("names its address, counts only for it, and lasts past a day until dropped", () => {
+    let now = 0;
+    new AskedAddresses(dir, () => now).handOver(VM, "A1B2C3D4-0000-4000-8000-000000000001");
+    now = 30 * NOTE_LIFETIME_MS;
+    const later = new AskedAddresses(dir, () => now);
+    expect(later.noteOf(VM, "Instance")).toEqual({ address: "a1b2c3d4-0000-4000-8000-000000000001" });
+    expect(later.noteOf(VM, "PublicIp")).toBeUndefined();
+    later.forget(VM, "Instance");
+    expect(new AskedAddresses(dir, () => now).noteOf(VM, "Instance")).toBeUndefined();
+  });
+});

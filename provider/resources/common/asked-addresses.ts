@@ -31,14 +31,23 @@ export type AddressAsker = "Instance" | "PublicIp";
 /** How long a note counts: a day (see the module comment). */
 export const NOTE_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-const noteSchema = z.object({ askedAt: z.number().finite() });
+const noteSchema = z.object({ askedAt: z.number().finite(), address: z.string().optional() });
+
+/**
+ * What a note says about a VM's address: an add was asked for (which address it made is not known: the one the VM
+ * holds), or `address`, the address a PublicIp removed from the program left on the VM for its Instance ({@link
+ * AskedAddresses.handOver}).
+ */
+export interface AddressNote {
+  address?: string;
+}
 
 /** Instance uuids as the API gives them: the only names a note's file may have. */
 const SAFE_ID = /^[0-9a-z-]{1,64}$/;
 
 /** The notes of one host (base URL). */
 export class AskedAddresses {
-  private readonly memory = new Map<string, number>();
+  private readonly memory = new Map<string, z.infer<typeof noteSchema>>();
 
   /** `directory` undefined: notes live in memory only. */
   constructor(private readonly directory: string | undefined, private readonly now: () => number = Date.now) {}
@@ -49,34 +58,55 @@ export class AskedAddresses {
 
   /** Notes that `by` is about to ask for an address on `instanceId`. Written before the request is sent. */
   note(instanceId: string, by: AddressAsker): void {
-    const key = keyOf(instanceId, by);
-    const askedAt = this.now();
-    this.memory.set(key, askedAt);
+    this.write(keyOf(instanceId, by), { askedAt: this.now() });
+  }
+
+  /**
+   * Notes that `address`, which the API made for a PublicIp of this stack, stays on VM `instanceId` for its Instance,
+   * which now manages the VM's address: the Instance's next create, update or delete takes it as its own (its state,
+   * written earlier in the up, could not). Names the address, so it never counts for another one: it lasts until used.
+   */
+  handOver(instanceId: string, address: string): void {
+    this.write(keyOf(instanceId, "Instance"), { askedAt: this.now(), address: address.toLowerCase() });
+  }
+
+  private write(key: string, note: z.infer<typeof noteSchema>): void {
+    this.memory.set(key, note);
     const file = this.fileOf(key);
     if (!file) return;
     try {
       mkdirSync(this.directory!, { recursive: true });
-      writeFileSync(file, JSON.stringify({ askedAt }));
+      writeFileSync(file, JSON.stringify(note));
     } catch {
       // a read-only home or a full disk: the note stays in memory (this process)
     }
   }
 
-  /** True when `by` asked for an address on `instanceId` (in this process or an earlier one) and no run recorded the outcome. */
-  asked(instanceId: string, by: AddressAsker): boolean {
+  /**
+   * The note of `by` on `instanceId` (written in this process or an earlier one) while it counts: an add no run
+   * recorded (for {@link NOTE_LIFETIME_MS}), or a hand-over (until used).
+   */
+  noteOf(instanceId: string, by: AddressAsker): AddressNote | undefined {
     const key = keyOf(instanceId, by);
-    let askedAt = this.memory.get(key);
+    let note = this.memory.get(key);
     const file = this.fileOf(key);
-    if (askedAt === undefined && file) {
+    if (note === undefined && file) {
       try {
         const parsed = noteSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
-        if (parsed.success) askedAt = parsed.data.askedAt;
+        if (parsed.success) note = parsed.data;
       } catch {
         // no note (the usual case), or an unreadable one: nothing asked
       }
     }
+    if (note === undefined) return undefined;
+    if (note.address !== undefined) return { address: note.address };
     // A note "from the future" (another process's clock) counts as fresh.
-    return askedAt !== undefined && this.now() - askedAt < NOTE_LIFETIME_MS;
+    return this.now() - note.askedAt < NOTE_LIFETIME_MS ? {} : undefined;
+  }
+
+  /** True when {@link noteOf} has a note. */
+  asked(instanceId: string, by: AddressAsker): boolean {
+    return this.noteOf(instanceId, by) !== undefined;
   }
 
   /** Drops the note: the engine now holds what the run saw of that VM's address. */

@@ -28,7 +28,7 @@ import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } fr
 import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
 import { adoptionMayBegin, adoptionStage } from "../common/adoptions";
-import { askedAddressesFor, droppingNoteOnceRecorded } from "../common/asked-addresses";
+import { askedAddressesFor, droppingNoteOnceRecorded, type AddressNote } from "../common/asked-addresses";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
@@ -86,14 +86,16 @@ function withMade<T extends Record<string, unknown>>(outs: T, made: string | nul
  * program manages it and does not pin it. A state that never saw the VM's address (no `publicIpId`: a create
  * whose report could not read the VM) takes `seen`, the address the VM holds now; undefined while that is unknown.
  */
-function madeAddressOf(state: Partial<InstanceOutputs>, seen: string | null | undefined, askedEarlier = false): string | null | undefined {
+function madeAddressOf(state: Partial<InstanceOutputs>, seen: string | null | undefined, noted?: AddressNote): string | null | undefined {
   const ruled = madeAddressByState(state, seen);
-  if (ruled !== null || !askedEarlier) return ruled;
-  // An add of this resource that no run recorded (common/asked-addresses.ts): the address the VM holds is the one it
-  // asked for (undefined until read), unless the program pins it (the user's).
+  if (ruled !== null || noted === undefined) return ruled;
+  // A note of this machine (common/asked-addresses.ts) the state could not record: an add of this resource's no run
+  // recorded (the address the VM holds is the one it asked for), or the API's address a removed PublicIp left to this
+  // Instance (that address only). Undefined until the VM is read; never the address the program pins (the user's).
   if (seen === undefined) return undefined;
-  const pinned = [state.publicNetworkId, state.usersPublicIpId].some((p) => typeof p === "string" && p.toLowerCase() === seen?.toLowerCase());
-  return typeof seen === "string" && seen !== "" && !pinned ? seen : null;
+  const same = (a: unknown) => typeof a === "string" && typeof seen === "string" && a.toLowerCase() === seen.toLowerCase();
+  if (typeof seen !== "string" || seen === "" || same(state.publicNetworkId) || same(state.usersPublicIpId)) return null;
+  return noted.address === undefined || same(noted.address) ? seen : null;
 }
 
 function madeAddressByState(state: Partial<InstanceOutputs>, seen: string | null | undefined): string | null | undefined {
@@ -105,9 +107,9 @@ function madeAddressByState(state: Partial<InstanceOutputs>, seen: string | null
   return typeof recorded === "string" && recorded !== "" && recorded !== state.publicNetworkId ? recorded : null;
 }
 
-/** True when an add of this Instance's on VM `id` was sent and no run recorded its outcome (common/asked-addresses.ts). */
-function addAskedEarlier(client: VmHostClient, id: string): boolean {
-  return askedAddressesFor(client.baseUrl).asked(id, "Instance");
+/** The note of this machine about VM `id`'s address that no state holds yet (common/asked-addresses.ts). */
+function addressNoteOf(client: VmHostClient, id: string): AddressNote | undefined {
+  return askedAddressesFor(client.baseUrl).noteOf(id, "Instance");
 }
 
 /**
@@ -161,7 +163,7 @@ async function planFromTruth(
   const current =
     (await waitUntilIdle(client, id, { what: `instance ${id} to finish its running operation before planning`, deadline })) ??
     (await client.instances.get(id));
-  const made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, addAskedEarlier(client, id)) ?? null;
+  const made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, addressNoteOf(client, id)) ?? null;
   const seen = await outputsFor(client, current, inputsFromState(olds as Record<string, unknown>), olds.reservedPublicIpId, made);
   progressLog(`instance ${id}: its last recorded status is Unknown (it could not be read after a failure); planning from a fresh read`);
   return { steps: planInstanceUpdate(seen, news), current };
@@ -923,8 +925,8 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           // reserved address was released, and ours stayed reserved in no state). Ours no longer on the VM may also
           // be one an update killed after taking it off left reserved (the engine kept the old outputs, without
           // reservedPublicIpId): this destroy is the last chance to release it.
-          const askedEarlier = addAskedEarlier(client, id);
-          const recorded = madeAddressOf(props, undefined, askedEarlier);
+          const noted = addressNoteOf(client, id);
+          const recorded = madeAddressOf(props, undefined, noted);
           // The shared list's row says "idle" without a request of this delete's own; the detail is read only when the
           // row does not show the VM holding what the state recorded as ours (or holding nothing, with none of ours).
           const rowTells =
@@ -935,7 +937,7 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           if (!rowTells) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (!detail) return true;
-            const own = madeAddressOf(props, detail.public_ip?.ip_id ?? null, askedEarlier) ?? null;
+            const own = madeAddressOf(props, detail.public_ip?.ip_id ?? null, noted) ?? null;
             let holding = detail.public_ip?.ip_id ?? null;
             if (own !== null && holding?.toLowerCase() !== own.toLowerCase() && (await releaseReservedAddressWith(client, detail, own, true, deadline)))
               holding = own;
@@ -1071,8 +1073,8 @@ async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceI
   const client = getClient();
   const deadline = resourceDeadline(news.timeouts, "update");
   const applied = new Set<UpdateStep["kind"]>();
-  const askedEarlier = addAskedEarlier(client, id);
-  const made = madeAddressOf(olds, undefined, askedEarlier);
+  const noted = addressNoteOf(client, id);
+  const made = madeAddressOf(olds, undefined, noted);
   const ctx: StepContext = { reservedPublicIpId: olds.reservedPublicIpId ?? addressOfState(made, news), made, pinnedBefore: olds.publicNetworkId };
   let steps: UpdateStep[] = [];
   try {
@@ -1082,7 +1084,7 @@ async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceI
     if (ctx.made === undefined) {
       // a state that never saw the VM's address (madeAddressOf): the address it holds now
       current ??= await client.instances.get(id);
-      ctx.made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, askedEarlier) ?? null;
+      ctx.made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, noted) ?? null;
       ctx.reservedPublicIpId ??= addressOfState(ctx.made, news);
     }
     await runSteps(client, id, steps, deadline, applied, ctx, current);
@@ -1199,7 +1201,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     // Remembered like one taken off here, so the next `publicIp: true` assigns it back instead of piling up a second
     // one, and delete releases it. The VM's current address (publicIpId) is the truth, and never becomes ours.
     // (A note of an earlier run's add is only read here: a preview's refresh is not kept, so only the writes drop it.)
-    const made = madeAddressOf(state, detail.public_ip?.ip_id ?? null, addAskedEarlier(client, id));
+    const made = madeAddressOf(state, detail.public_ip?.ip_id ?? null, addressNoteOf(client, id));
     const leftInPanel = managesAddress(declared) && made ? made : undefined;
     const seen = await outputsFor(client, detail, declared, state.reservedPublicIpId ?? leftInPanel, made);
     // Not seen at rest before (an error report, see notSeenAtRestIfBusy) and still mid-operation: still not.

@@ -16,6 +16,7 @@ import { runInstanceOperation, WaitFailedError } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { askedAddressesFor, droppingNoteOnceRecorded } from "../common/asked-addresses";
+import { instanceAddressDeclaration } from "../common/address-owners";
 import { isUnknown } from "../common/check";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
@@ -364,6 +365,28 @@ async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): 
   return { outs };
 }
 
+/**
+ * A PublicIp removed from the program while the VM's Instance now declares the address (`publicIp: true`, or
+ * `publicNetworkId` naming this address): the address stays on the VM (audit: the delete, which the engine runs after
+ * the Instance's update, took it off, and the up reported success with the VM holding no address; with `publicIp: true`
+ * the next ups saw nothing and destroy left it reserved in no state). The API's address (added by this PublicIp, not
+ * pinned nor adopted) becomes the Instance's to release with the VM: noted for its next create, update or delete
+ * (common/asked-addresses.ts), as its state, written earlier in this up, could not say so. On another machine the
+ * note is not there: destroy then leaves it reserved, and says so.
+ */
+function leftForTheInstance(client: VmHostClient, id: string, props: PublicIpOutputs): boolean {
+  const declared = instanceAddressDeclaration(props.instanceId);
+  const keeps = declared?.publicIp === true || declared?.publicNetworkId?.toLowerCase() === id.toLowerCase();
+  if (!keeps) return false;
+  const madeByApi = props.publicNetworkId === undefined && props.adoptId === undefined;
+  if (madeByApi && declared?.publicNetworkId === undefined) askedAddressesFor(client.baseUrl).handOver(props.instanceId, id);
+  progressLog(
+    `address ${props.ipAddress} (${id}) stays on instance ${props.instanceId}: the PublicIp is removed, and the Instance of this stack ` +
+      `now manages the VM's address (${declared!.field})`,
+  );
+  return true;
+}
+
 async function remove(id: string, props: PublicIpOutputs): Promise<void> {
   const client = getClient();
   const instanceId = props.instanceId;
@@ -375,16 +398,19 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
     );
   const deadline = resourceDeadline(props.timeouts, "delete");
   const holdsIt = (d: InstanceDetail) => currentAddress(d)?.id === id;
+  let left = false;
   // No read before the lock: the fresh read under it decides (instance gone, or it no longer holds THIS address,
   // removed or swapped for another one that is not ours: nothing to do), and a gone instance ends the idle wait.
   try {
     await runInstanceOperation(
       client,
       instanceId,
-      { what: `address ${id} to be removed from instance ${instanceId}`, deadline, until: (d) => !holdsIt(d) },
+      { what: `address ${id} to be removed from instance ${instanceId}`, deadline, until: (d) => left || !holdsIt(d) },
       async () => {
         const fresh = await client.instances.find(instanceId);
         if (!fresh || !holdsIt(fresh)) return;
+        left = leftForTheInstance(client, id, props);
+        if (left) return;
         // The API removes the address when `public_network` is blank.
         await client.network.changePublicIp(instanceId, { publicNetwork: null });
         // Said, not hidden (audit: a destroy printed only "deleted" and the address billed on): one the API made for
