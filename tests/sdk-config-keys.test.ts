@@ -26,6 +26,10 @@ describe("unknownConfigKeyWarnings", () => {
     expect(rest).toEqual([]);
     expect(w).toBe(`config vmhost:region is not a vmhost setting and is ignored: the vmhost settings are ${CONFIG_KEYS.map((k) => `vmhost:${k}`).join(", ")}`);
   });
+  it("says nothing in a project named vmhost, whose own keys Pulumi stores as vmhost:<key>", () => {
+    expect(unknownConfigKeyWarnings(["vmhost:region", "vmhost:createtimeout"], "vmhost")).toEqual([]);
+    expect(unknownConfigKeyWarnings(["vmhost:region"], "web")).toHaveLength(1);
+  });
 });
 
 describe("in a program", () => {
@@ -41,5 +45,19 @@ describe("in a program", () => {
       expect.stringContaining("config vmhost:createtimeout is not a vmhost setting and is ignored: did you mean vmhost:createTimeout?"),
       expect.stringContaining("config vmhost:api_key is not a vmhost setting and is ignored: did you mean vmhost:apiKey?"),
     ]);
+  });
+});
+
+describe("in a program of a project named vmhost", () => {
+  it("does not warn about the project's own keys (`pulumi config set region x` is vmhost:region there)", async () => {
+    await jest.isolateModulesAsync(async () => {
+      const p: typeof pulumi = await import("@pulumi/pulumi");
+      await p.runtime.setMocks({ newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: (a) => a.inputs }, "vmhost", "stack", true);
+      p.runtime.setAllConfig({ "vmhost:apiKey": "dev", "vmhost:region": "eu", "vmhost:replicas": "3" });
+      const warn = jest.spyOn(p.log, "warn").mockResolvedValue();
+      const { warnUnknownConfigKeys } = await import("../sdk/nodejs/config-keys");
+      warnUnknownConfigKeys();
+      expect(warn.mock.calls.map((c) => c[0]).filter((t) => t.startsWith("config vmhost:"))).toEqual([]);
+    });
   });
 });

@@ -53,8 +53,12 @@ export function suggestConfigKey(key: string): ConfigKey | undefined {
 /**
  * One warning per `vmhost:` key of the stack config that the provider does not read, with the key it most likely
  * meant (or the list of keys). `keys` are full names as Pulumi gives them (`vmhost:apiKey`, `aws:region`, ...).
+ * `project` is the Pulumi project's name: Pulumi stores a project's own keys under its name, so in a project
+ * named `vmhost` `pulumi config set region x` is `vmhost:region`, read by the program, not a misspelt setting;
+ * there the two cannot be told apart, and no key is warned about.
  */
-export function unknownConfigKeyWarnings(keys: Iterable<string>): string[] {
+export function unknownConfigKeyWarnings(keys: Iterable<string>, project?: string): string[] {
+  if (project !== undefined && NAMESPACE === project + ":") return [];
   const known = new Set<string>(CONFIG_KEYS);
   const warnings: string[] = [];
   for (const full of keys) {
