@@ -358,7 +358,7 @@ export function buildPackageSchema(
         },
         maxRequestsPerSecond: {
           type: "number",
-          description: "A cap on the requests per second to the API from one process (default: none; the provider also learns the host's limit from its 429 answers).",
+          description: "A cap on the requests per second to the API from one process: the provider's requests share one cap, and functions, which run in the program's process, have their own (default: none; the provider also learns the host's limit from its 429 answers).",
         },
         routes: {
           type: "string",
