@@ -135,3 +135,23 @@ test("moving a network from a VswitchAttachment to the Instance's vswitchId take
   const check = await s.run("preview", after, { refresh: true, expectNoChanges: true });
   expect(check.ok ? "" : show(check)).toBe("");
 });
+
+test("moving a network from the Instance's vswitchId to a VswitchAttachment takes one up: taken over from the Instance, no drift after", async () => {
+  const { vswitchId } = await catalogue("jkt-data-50");
+  const s = await suite.newStack();
+  const before: Res[] = [{ type: "Instance", name: "vm", args: vmArgs("net-move-back", { vswitchId }) }];
+  const first = await s.run("up", before);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const vm = s.res("vm")!.id!;
+  const after: Res[] = [
+    { type: "Instance", name: "vm", args: vmArgs("net-move-back") },
+    { type: "VswitchAttachment", name: "net", args: { instanceId: "$id:vm", vswitchId } },
+  ];
+  const moved = await s.run("up", after);
+  expect(moved.ok ? "" : show(moved)).toBe("");
+  expect(moved.stdout).toContain("which declared this network as its vswitchId in the state and no longer does: this VswitchAttachment takes it over from that Instance");
+  expect(moved.stdout).not.toContain("made by no resource this up has seen");
+  expect((await truth(vm, "")).vmVswitch).toBe(vswitchId);
+  const check = await s.run("preview", after, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+});

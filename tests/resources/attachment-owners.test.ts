@@ -188,6 +188,29 @@ describe("VswitchAttachment", () => {
     await instance().delete(vm.id, vm.outs);
   });
 
+  it("moved from the Instance's vswitchId to a VswitchAttachment in one up: taken over without a write, the log naming the Instance", async () => {
+    const vmInputs = { ...validCreate, hostname: "own-vsa-3", cpu: 1, memory: 1, storage: 20, vswitchId: vswitch };
+    const vm = await create(instance(), vmInputs);
+    expect(await vmOf(vm.id)).toBe(vswitch);
+    forgetDeployment(); // the next up: vswitchId removed from the Instance (it leaves the VM on the network), the attachment added
+    const { vswitchId: _dropped, ...withoutNetwork } = vmInputs;
+    const d = await diffed(instance(), vm.id, vm.outs, withoutNetwork);
+    expect(d.replaces ?? []).toEqual([]);
+    said.length = 0;
+    const mark = harness().mark();
+    const made = await create(vsa(), { instanceId: vm.id, vswitchId: vswitch });
+    expect(made.id).toBe(`${vm.id}/${vswitch}`);
+    expect(writes(mark)).toEqual([]);
+    expect(await vmOf(vm.id)).toBe(vswitch);
+    const log = said.filter((l) => l.includes("is in place already"));
+    expect(log).toEqual([
+      expect.stringMatching(/VswitchAttachment: instance .* on private network .* is in place already, joined by the Instance of that VM, which declared this network as its vswitchId in the state and no longer does: this VswitchAttachment takes it over from that Instance/),
+    ]);
+    forgetDeployment(); // destroy
+    await vsa().delete(made.id, made.outs);
+    await instance().delete(vm.id, vm.outs);
+  });
+
   it("refuses a second attachment of the same VM and network; a retried up takes one over, saying so", async () => {
     const vm = await harness().newInstance("own-vsa-2");
     const program = { instanceId: vm, vswitchId: vswitch };

@@ -14,7 +14,9 @@
  *   olds), confirmed by its Diff when that does not replace it (pulumi/pulumi pkg/resource/deploy/step_generator.go);
  * - a create of this deployment, from its start (synchronously, so two creates running at once are told apart);
  * - for VswitchAttachments, an Instance that declares `vswitchId` (noted at its Diff or create, which always come
- *   before the Diff or create of an attachment that takes `instanceId` from it).
+ *   before the Diff or create of an attachment that takes `instanceId` from it). One whose state declared it and the
+ *   program no longer does leaves the VM on the network: a VswitchAttachment created in the same up takes it over,
+ *   and its log names that Instance.
  * A create meeting another holder is refused before any write; a Diff after a create that took the attachment in
  * this up is refused too, as a backstop. A delete (of a resource the program no longer declares: the engine runs
  * those after every Check and Diff of the up) leaves an attachment another holder still declares. Two resources of
@@ -64,12 +66,21 @@ const replacedHere = new Set<string>();
 /** instance uuid (lower case) -> the `vswitchId` its Instance declares in this deployment (null: none). */
 const instanceNetworks = new Map<string, string | null>();
 
+/**
+ * VswitchAttachment keys of the networks an Instance of this stack declared (`vswitchId`): in its state (the olds of
+ * its Diff), or in this deployment (its Diff's news, its create). A network moved from an Instance's `vswitchId` to a
+ * VswitchAttachment in one up is still joined when the attachment is created (the Instance no longer manages it and
+ * leaves it): the take-over log then names that Instance, not an interrupted up.
+ */
+const declaredByInstance = new Map<string, "state" | "this up">();
+
 /** Forgets what was noted (see forgetDeployment in provider/registry.ts). */
 export function forgetAttachmentOwners(): void {
   heldByState.clear();
   createdHere.clear();
   replacedHere.clear();
   instanceNetworks.clear();
+  declaredByInstance.clear();
 }
 
 const known = (v: unknown): v is string => typeof v === "string" && v !== "" && !isUnknown(v);
@@ -130,17 +141,23 @@ function ownedByInstance(inputs: Record<string, unknown> | undefined): string | 
  * Diff (when it does not replace the VM) and at its create.
  */
 export function withInstanceNetworksNoted<P extends pulumi.dynamic.ResourceProvider>(provider: P): P {
+  const declared = (id: string, bag: Record<string, unknown> | undefined, where: "state" | "this up"): void => {
+    const k = vswitchAttachmentKey({ instanceId: id, vswitchId: bag?.vswitchId });
+    if (k && !declaredByInstance.has(k.key)) declaredByInstance.set(k.key, where);
+  };
   const note = (id: string | undefined, inputs: Record<string, unknown> | undefined): void => {
     if (!id) return;
     const v = inputs?.vswitchId;
     if (v !== undefined && v !== "" && !known(v)) return; // unknown in a preview
     instanceNetworks.set(id.toLowerCase(), known(v) ? v.toLowerCase() : null);
+    declared(id, inputs, "this up");
   };
   const wrapped: pulumi.dynamic.ResourceProvider = { ...provider };
   const diff = provider.diff?.bind(provider);
   if (diff)
     wrapped.diff = async (id, olds, news) => {
       const result = await diff(id, olds, news);
+      declared(id, olds as Record<string, unknown>, "state");
       if (!result.replaces?.length) note(id, news as Record<string, unknown>);
       return result;
     };
@@ -243,7 +260,9 @@ export function withOneOwner<P extends pulumi.dynamic.ResourceProvider>(
  * to adopt it (`adoptId`): normal after an up interrupted right after the attach, so it is taken over, saying so.
  * First, unless this deployment replaces the resource in place (its old half holds it: no one else's), it lets the
  * rest of the deployment catch up (common/activity.ts), so that a resource of the state holding it, diffed late (it
- * waits for something still running), is known; it then refuses. `deadline`: the create's.
+ * waits for something still running), is known; it then refuses. A VswitchAttachment's network that the VM's Instance
+ * declared as `vswitchId` (in its state or earlier in this deployment: moved to this attachment in one up) is taken
+ * over from that Instance. `deadline`: the create's.
  */
 export async function beforeTakingOver(
   resource: "BlockStorageAttachment" | "VswitchAttachment",
@@ -259,6 +278,15 @@ export async function beforeTakingOver(
   if (held?.diffed) throw new ProviderError(twoOwners(resource, k, "state", held.id));
   if (held) {
     progressLog(`${resource}: ${k.what} is in place already, held by the ${resource} this one replaces (a replace without Diff): kept as it is`);
+    return;
+  }
+  const byInstance = resource === "VswitchAttachment" ? declaredByInstance.get(k.key) : undefined;
+  if (byInstance) {
+    progressLog(
+      `${resource}: ${k.what} is in place already, joined by the Instance of that VM, which declared this network as its ` +
+        `vswitchId ${byInstance === "state" ? "in the state" : "earlier in this up"} and no longer does: this ${resource} takes ` +
+        "it over from that Instance as it is, without a write (the VM stays on the network).",
+    );
     return;
   }
   progressLog(
