@@ -95,3 +95,48 @@ test("a snapshot renamed in the panel survives up --refresh: the up fails naming
   const destroy = await s.run("destroy", program("next"));
   expect(destroy.ok ? "" : show(destroy)).toBe("");
 });
+
+// ignoreChanges ["name"] kept the panel's name as the program's, and the diff took that for a new declaration to record:
+// every rename in the panel was drift (an update at `preview --refresh --expect-no-changes`, also after `pulumi refresh`)
+// until an up recorded it, although the option promises the panel's changes are kept without drift.
+test("a snapshot renamed in the panel with ignoreChanges on name: no drift, nothing recorded; without the option the rename is refused again", async () => {
+  const program = (opts?: Record<string, unknown>): Res[] => [
+    { type: "Instance", name: "vm", args: vmArgs("snap-ignore") },
+    { type: "Snapshot", name: "snap", args: { instanceId: "$id:vm", name: "baseline" }, ...(opts ? { opts } : {}) },
+  ];
+  const ignoring = program({ ignoreChanges: ["name"] });
+  const s = await suite.newStack();
+  const up = await s.run("up", ignoring);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const vm = s.res("snap")!.outputs!.instanceId as string;
+  const original = s.res("snap")!.id!;
+  const snapshots = async () => (await simState(suite.sim)).snapshots.filter((x) => x.instanceUuid === vm).map((x) => [x.uuid, x.name]);
+
+  await admin(suite.sim, "PATCH", `/snapshots/${original}`, { name: "keep-pre-incident" });
+  const check = await s.run("preview", ignoring, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  // a refresh of its own records the panel's name; no drift after it either
+  const refresh = await s.run("refresh", ignoring);
+  expect(refresh.ok ? "" : show(refresh)).toBe("");
+  expect(s.res("snap")!.outputs).toEqual(expect.objectContaining({ name: "keep-pre-incident", declaredName: "baseline" }));
+  const quiet = await s.run("preview", ignoring, { expectNoChanges: true });
+  expect(quiet.ok ? "" : show(quiet)).toBe("");
+  const ci = await s.run("up", ignoring, { refresh: true });
+  expect(ci.ok ? "" : show(ci)).toBe("");
+  expect(ci.summary).toEqual(expect.objectContaining({ update: 0, replace: 0, create: 0, delete: 0 }));
+  expect(s.res("snap")!.outputs).toEqual(expect.objectContaining({ name: "keep-pre-incident", declaredName: "baseline" }));
+  expect(await snapshots()).toEqual([[original, "keep-pre-incident"]]);
+
+  // the option removed: the program still declares "baseline", the panel's rename is refused as documented (never a replace)
+  const drift = await s.run("preview", program(), { refresh: true, expectNoChanges: true });
+  expect(drift.exitCode === 7 ? "" : show(drift)).toBe("");
+  expect(drift.summary).toEqual(expect.objectContaining({ update: 1, replace: 0, create: 0, delete: 0 }));
+  const refused = await s.run("up", program(), { refresh: true });
+  expect(refused.ok).toBe(false);
+  expect(refused.errors.join("\n")).toContain(
+    `snapshot ${original} of instance ${vm}: its name is "keep-pre-incident" and the program declares "baseline". It was changed outside Pulumi (in the panel).`,
+  );
+  expect(await snapshots()).toEqual([[original, "keep-pre-incident"]]);
+  const destroy = await s.run("destroy", program());
+  expect(destroy.ok ? "" : show(destroy)).toBe("");
+});

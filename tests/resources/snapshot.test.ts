@@ -299,17 +299,26 @@ describe("Snapshot lifecycle", () => {
     expect(writes(since)).toEqual([]);
     expect((await client.snapshots.list(host)).map((s) => s.id)).toEqual([created.id]);
 
-    // ignoreChanges: the panel's name is kept, and the update that records it sends nothing
+    // ignoreChanges: the panel's name is kept with no change (no drift), and an update for another reason (timeouts)
+    // sends nothing and keeps the declared name: the program's is not seen, and the panel's is not the program's
     const ignoring = { ...inputs, __ignoreChanges: ["name"] };
-    const kept = await providers.Snapshot.diff!(created.id, refreshed, ignoring);
-    expect(kept).toEqual(expect.objectContaining({ changes: true, replaces: [] }));
-    const recorded = await providers.Snapshot.update!(created.id, refreshed, ignoring);
+    expect(await providers.Snapshot.diff!(created.id, refreshed, ignoring)).toEqual(expect.objectContaining({ changes: false }));
+    const timed = { ...ignoring, timeouts: { delete: "5m" } };
+    expect(await providers.Snapshot.diff!(created.id, refreshed, timed)).toEqual(expect.objectContaining({ changes: true, replaces: [] }));
+    const kept = (await providers.Snapshot.update!(created.id, refreshed, timed)).outs as SnapshotOutputs;
+    expect(kept).toEqual(expect.objectContaining({ name: "keep-pre-incident", declaredName: "baseline", timeouts: { delete: "5m" } }));
+    expect(writes(since)).toEqual([]);
+    expect((await providers.Snapshot.diff!(created.id, kept, timed)).changes).toBe(false);
+    // the option removed again: the panel's rename is refused as before (not taken for a rename in the program)
+    await expect(providers.Snapshot.update!(created.id, kept, { ...inputs, timeouts: { delete: "5m" } })).rejects.toThrow(/changed outside Pulumi/);
+
+    // the program declaring the panel's values: an update records it, sending nothing; then nothing to do, and a
+    // description changed in the panel then is refused too
+    const declared = await checked({ instanceId: host, name: "keep-pre-incident" });
+    expect(await provider.diff!(created.id, refreshed, declared)).toEqual(expect.objectContaining({ changes: true, replaces: [] }));
+    const recorded = await provider.update!(created.id, refreshed, declared);
     expect(recorded.outs).toEqual(expect.objectContaining({ name: "keep-pre-incident", declaredName: "keep-pre-incident" }));
     expect(writes(since)).toEqual([]);
-    expect((await providers.Snapshot.diff!(created.id, recorded.outs, ignoring)).changes).toBe(false);
-
-    // the program declaring the panel's values: nothing to do; a description changed in the panel then is refused too
-    const declared = await checked({ instanceId: host, name: "keep-pre-incident" });
     expect((await provider.diff!(created.id, recorded.outs, declared)).changes).toBe(false);
     expect((await panel({ description: "do not delete" })).ok).toBe(true);
     const again = (await provider.read!(created.id, recorded.outs)).props as SnapshotOutputs;

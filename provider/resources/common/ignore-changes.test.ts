@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { IGNORE_CHANGES_KEY, withIgnoreChanges, withIgnoredKept } from "./ignore-changes";
+import { IGNORE_CHANGES_KEY, ignoredInputs, withIgnoreChanges, withIgnoredKept } from "./ignore-changes";
 
 describe("withIgnoredKept", () => {
   const olds = { cpu: 2, memory: 4, hostname: "web", deleteOptions: { removePublicIp: false, removeBlockStorage: true } };
@@ -18,6 +18,14 @@ describe("withIgnoredKept", () => {
     // a nested path neither side has makes up no empty parent (which would be a change: timeouts {} vs none)
     expect(withIgnoredKept({ cpu: 1 }, { cpu: 1, [IGNORE_CHANGES_KEY]: ["timeouts.update"] })).toEqual({ cpu: 1 });
     expect(withIgnoredKept(olds, { cpu: 1 })).toEqual({ cpu: 1 });
+  });
+  it("tells which whole top-level inputs it kept (the Snapshot records no declaration for them), by the inputs it returned", () => {
+    const kept = withIgnoredKept({ ...olds, sshKeys: ["b"] }, { cpu: 1, sshKeys: ["a"], [IGNORE_CHANGES_KEY]: ["cpu", "sshKeys[0]", "deleteOptions.removePublicIp"] });
+    expect([...ignoredInputs(kept)].sort()).toEqual(["cpu", "sshKeys"]);
+    expect([...ignoredInputs(withIgnoredKept(olds, { cpu: 1, hostname: "x", [IGNORE_CHANGES_KEY]: ["*"] }))].sort()).toEqual(["cpu", "hostname"]);
+    expect(ignoredInputs(withIgnoredKept(olds, { cpu: 1 })).size).toBe(0);
+    expect(ignoredInputs({ ...kept }).size).toBe(0); // a copy is other inputs
+    expect(ignoredInputs(undefined).size).toBe(0);
   });
 });
 

@@ -48,17 +48,34 @@ function pathsOf(option: readonly string[], news: Record<string, unknown>): stri
   );
 }
 
+/**
+ * The top-level inputs whose whole value withIgnoredKept took from the state, by the inputs object it returned.
+ * A resource whose diff or update also records what the program declared (the Snapshot's `declaredName`) must not
+ * take the state's value put there for what the program declares: it asks {@link ignoredInputs}. A side table, not
+ * a key in the inputs: every other diff and update would meet it as an input. The wrappers between this one and the
+ * resource's own diff and update hand the same object on (registry.ts, `shared`).
+ */
+const keptByOption = new WeakMap<object, ReadonlySet<string>>();
+
+/** The top-level inputs that ignoreChanges keeps as the state has them in these inputs (of diff or update); none if not from withIgnoredKept. */
+export function ignoredInputs(news: unknown): ReadonlySet<string> {
+  return (news !== null && typeof news === "object" ? keptByOption.get(news) : undefined) ?? new Set();
+}
+
 /** The program's inputs for diff and update: the ignored paths hold the state's values; the option itself removed. */
 export function withIgnoredKept(olds: Record<string, unknown>, news: Record<string, unknown>): Record<string, unknown> {
   const { [IGNORE_CHANGES_KEY]: option, ...rest } = news;
   if (!Array.isArray(option)) return rest;
   const out: Record<string, unknown> = { ...rest };
+  const whole = new Set<string>();
   for (const path of pathsOf(option.filter((p): p is string => typeof p === "string"), rest)) {
+    if (path.length === 1) whole.add(path[0]!);
     const kept = valueAt(olds, path);
     // neither side has it: nothing to keep (no empty parent object made up: pulumi/pulumi PropertyPath.Reset)
     if (kept === undefined && valueAt(out, path) === undefined) continue;
     setAt(out, path, kept);
   }
+  keptByOption.set(out, whole);
   return out;
 }
 

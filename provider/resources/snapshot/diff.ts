@@ -46,7 +46,7 @@ interface Comparison {
   panelChanges: PanelChange[];
 }
 
-function compare(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>, id?: string): Comparison {
+function compare(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>, id: string | undefined, ignored: ReadonlySet<string>): Comparison {
   const differs = (key: keyof SnapshotInputs): boolean => isUnknown(news[key]) || !same(olds[key], news[key]);
   // (adoptId naming another snapshot, e.g. the one an interrupted create of the replacement made: that one is taken)
   const adoptsThis = typeof news.adoptId === "string" && (id === undefined || news.adoptId.toLowerCase() === id.toLowerCase());
@@ -55,6 +55,13 @@ function compare(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>, 
   const recorded: string[] = [];
   const panelChanges: PanelChange[] = [];
   for (const key of ["name", "description"] as const) {
+    // Listed in ignoreChanges: the provider put the state's value (the panel's, after a refresh) where the program's
+    // was (common/ignore-changes.ts), so what the program declares is not seen here. Nothing to compare, and nothing to
+    // record: taking the panel's value for a new declaration made every panel rename drift (an update at
+    // `preview --refresh --expect-no-changes`, also after `pulumi refresh`) until an up recorded it, and once the
+    // option was removed again, the program's unchanged name looked like a rename in the program and replaced the
+    // snapshot. The recorded declaration stays (see declarationsKept), so then the panel's change is refused as without it.
+    if (ignored.has(key)) continue;
     const declared = olds[SNAPSHOT_DECLARED[key]];
     if (isUnknown(news[key])) replaces.push(key); // preview: the up decides once the value is known
     else if (same(olds[key], news[key])) {
@@ -71,9 +78,11 @@ function compare(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>, 
  * property that differs (for replaceOnChanges).
  *
  * `name` and `description`, compared with the snapshot's values and with the ones the program declared before:
+ * - listed in ignoreChanges (`ignored`: common/ignore-changes.ts, ignoredInputs): never a change, and the recorded
+ *   declaration is kept ({@link declarationsKept}): the program's value is not seen, only the state's;
  * - the program's value is the snapshot's: nothing to do; when the recorded declaration differs (the program now
- *   declares what was set in the panel, or ignoreChanges keeps the panel's value), an update records it (no API call),
- *   so a later change in the panel is still told from one in the program;
+ *   declares what was set in the panel), an update records it (no API call), so a later change in the panel is still
+ *   told from one in the program;
  * - the snapshot still has what the program declared before, and the program declares something else: a change in
  *   the program, a replace (the documented ForceNew, shown by the preview);
  * - the snapshot has something else than was declared (changed in the panel), or the state does not record the
@@ -94,8 +103,10 @@ function compare(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>, 
  * the up reported success with the snapshot in Error (soak, not-as-declared). Not an adopted one: its replacement
  * would adopt the same snapshot again and the engine would then delete it; update refuses that one instead.
  */
-export function diffSnapshot(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>, id?: string): ResourceDiff {
-  const { failed, replaces, recorded, panelChanges } = compare(olds, news, id);
+export function diffSnapshot(
+  olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>, id?: string, ignored: ReadonlySet<string> = new Set(),
+): ResourceDiff {
+  const { failed, replaces, recorded, panelChanges } = compare(olds, news, id, ignored);
   if (panelChanges.length > 0) return { changes: true, replaces: [], deleteBeforeReplace: false, changedKeys: [] };
   const differs = (key: keyof SnapshotInputs): boolean => isUnknown(news[key]) || !same(olds[key], news[key]);
   const changedKeys = [...replaces, ...recorded, ...SNAPSHOT_LOCAL_PROPERTIES.filter(differs)];
@@ -104,11 +115,23 @@ export function diffSnapshot(olds: Partial<SnapshotOutputs>, news: Partial<Snaps
 }
 
 /**
+ * The declarations an update keeps from the state: those of the properties listed in ignoreChanges, whose value in the
+ * inputs is the state's, not the program's (see compare). Spread over `declaring(news)`; none recorded stays none.
+ */
+export function declarationsKept(olds: Partial<SnapshotOutputs>, ignored: ReadonlySet<string>): Partial<Pick<SnapshotOutputs, "declaredName" | "declaredDescription">> {
+  const kept: Partial<Pick<SnapshotOutputs, "declaredName" | "declaredDescription">> = {};
+  for (const key of ["name", "description"] as const) if (ignored.has(key)) kept[SNAPSHOT_DECLARED[key]] = olds[SNAPSHOT_DECLARED[key]];
+  return kept;
+}
+
+/**
  * Why `update` must not run, or undefined: a name or description that differs from the snapshot's was changed in the
  * panel (or the state cannot tell), see {@link diffSnapshot}. Checked before any API call.
  */
-export function snapshotUpdateRefusal(id: string, olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>): string | undefined {
-  const { panelChanges } = compare(olds, news, id);
+export function snapshotUpdateRefusal(
+  id: string, olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>, ignored: ReadonlySet<string> = new Set(),
+): string | undefined {
+  const { panelChanges } = compare(olds, news, id, ignored);
   return panelChanges.length > 0 ? panelChangeRefusal(id, olds, panelChanges, same(olds.name, news.name)) : undefined;
 }
 

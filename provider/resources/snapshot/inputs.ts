@@ -35,8 +35,8 @@ export const inputsSchema = z
         .describe(
           "The snapshot's name: 1-50 letters, digits, spaces, _ . - starting with a letter or digit. Changing it in the program replaces the " +
             "snapshot (a new one is taken, then this one deleted): the API cannot rename one. A name changed in the panel never replaces it: " +
-            "up (and preview) fails, naming the panel's name; declare that name, list name in ignoreChanges, or take a new snapshot " +
-            "deliberately with `pulumi up --replace <urn>`.",
+            "after a refresh the preview shows an update (drift) and up refuses it, naming the panel's name; declare that name, list " +
+            "name in ignoreChanges (the panel's name is kept, with no drift), or take a new snapshot deliberately with `pulumi up --replace <urn>`.",
         ),
       description: z
         .string({ error: "description must be a string" })
@@ -87,7 +87,8 @@ export const outputsSchema = inputsSchema.extend({
     .string()
     .optional()
     .describe(
-      "The name the program declared when the snapshot was taken or last updated; a refresh never changes it. When name (the " +
+      "The name the program declared when the snapshot was taken or last updated; a refresh never changes it, nor does an update " +
+        "while name is listed in ignoreChanges (the program's name is then not seen). When name (the " +
         "snapshot's, as read) differs from it, the name was changed in the panel, and up refuses instead of replacing the snapshot. " +
         "Absent in a state written by an earlier version (up then refuses any name that differs from the snapshot's).",
     ),

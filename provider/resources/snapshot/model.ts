@@ -26,7 +26,7 @@ export function snapshotProgress(status: string): SnapshotProgress {
  * change made in the panel from one made in the program; see diff.ts). A state written before they were recorded has
  * none, and none are made up: the diff then refuses rather than replace (diff.ts).
  */
-type Carried = Pick<SnapshotOutputs, "instanceId" | "adoptId" | "timeouts" | "declaredName" | "declaredDescription">;
+export type Carried = Pick<SnapshotOutputs, "instanceId" | "adoptId" | "timeouts" | "declaredName" | "declaredDescription">;
 
 /** What create and update carry: the declared inputs, with `name` and `description` recorded as declared. */
 export function declaring(inputs: Pick<SnapshotInputs, "instanceId" | "name" | "description" | "adoptId" | "timeouts">): Carried {

@@ -24,9 +24,10 @@ import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
 import { claimedByStack, replacementsInProgress } from "../common/replacements";
-import { diffSnapshot, snapshotUpdateRefusal } from "./diff";
+import { ignoredInputs } from "../common/ignore-changes";
+import { declarationsKept, diffSnapshot, snapshotUpdateRefusal } from "./diff";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
-import { declaring, snapshotOutputs, snapshotProgress } from "./model";
+import { declaring, snapshotOutputs, snapshotProgress, type Carried } from "./model";
 
 /**
  * Operation kinds whose usual durations are learned per host (wait/durations.ts): polling is fast around them.
@@ -147,10 +148,15 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
   });
 }
 
-/** The error that records a snapshot which exists but did not become Ready, with its truest outputs. */
-async function initError(client: VmHostClient, inputs: SnapshotInputs, id: string, error: unknown): Promise<ResourceInitError> {
+/**
+ * The error that records a snapshot which exists but did not become Ready, with its truest outputs. `carried`: what
+ * the outputs carry from the inputs (update's keeps the declarations ignoreChanges hides).
+ */
+async function initError(
+  client: VmHostClient, inputs: SnapshotInputs, id: string, error: unknown, carried: Carried = declaring(inputs),
+): Promise<ResourceInitError> {
   const last = (await listOrGone(client, inputs.instanceId).catch(() => undefined))?.find((s) => s.id === id);
-  const properties = last ? snapshotOutputs(declaring(inputs), last) : { ...inputs, ...declaring(inputs) };
+  const properties = last ? snapshotOutputs(carried, last) : { ...inputs, ...carried };
   return new ResourceInitError(`snapshot ${id} of instance ${inputs.instanceId} did not become Ready: ${errorText(error)}`, id, properties, [errorText(error)], {
     cause: error,
   });
@@ -182,7 +188,8 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
   inputsSchema,
   findUnconfirmed: async (recorded) =>
     recorded.instanceId && recorded.name ? snapshotsNamed(getClient(), recorded.instanceId, recorded.name) : [],
-  diff: (olds, news, id) => diffSnapshot(olds, news, id),
+  // (the inputs ignoreChanges keeps as the state has them: neither a change nor a new declaration, diff.ts)
+  diff: (olds, news, id) => diffSnapshot(olds, news, id, ignoredInputs(news)),
 
   async create(inputs: SnapshotInputs): Promise<pulumi.dynamic.CreateResult<SnapshotOutputs>> {
     const client = getClient();
@@ -222,8 +229,13 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
    */
   async update(id: string, olds: SnapshotOutputs, news: SnapshotInputs): Promise<pulumi.dynamic.UpdateResult<SnapshotOutputs>> {
     // A name or description changed in the panel: never replaced (it would delete this restore point), refused before any call
-    const refusal = snapshotUpdateRefusal(id, olds, news);
+    const ignored = ignoredInputs(news);
+    const refusal = snapshotUpdateRefusal(id, olds, news, ignored);
     if (refusal) throw new ProviderError(refusal);
+    // name and description as the program now declares them (the diff let no other update through: the snapshot has
+    // them), except those ignoreChanges keeps: there news has the state's value, not the program's, and recording it
+    // would make the panel's value look declared once the option is removed (diff.ts, declarationsKept)
+    const carried: Carried = { ...declaring(news), instanceId: olds.instanceId, ...declarationsKept(olds, ignored) };
     const client = getClient();
     const list = await listOrGone(client, news.instanceId);
     let snapshot = list?.find((s) => s.id === id);
@@ -235,11 +247,10 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
         // (the wait of its create, so timeouts.create bounds it: a Snapshot has no update deadline of its own)
         snapshot = await waitReady(client, news.instanceId, id, resourceDeadline(news.timeouts, "create"));
       } catch (error) {
-        throw await initError(client, news, id, error);
+        throw await initError(client, news, id, error, carried);
       }
     }
-    // name and description as the program now declares them (the diff let no other update through: the snapshot has them)
-    const outs = snapshotOutputs({ ...declaring(news), instanceId: olds.instanceId }, snapshot);
+    const outs = snapshotOutputs(carried, snapshot);
     // A failed one: the error records what was seen (status included), so the next diff replaces it (diff.ts); an
     // adopted one is never replaced, so the user decides.
     if (snapshotProgress(snapshot.status) === "failed") {

@@ -1,6 +1,7 @@
 import { checkInputs, UNKNOWN_VALUE } from "../common/check";
 import { DEFAULT_SNAPSHOT_DESCRIPTION, inputsSchema } from "./inputs";
-import { diffSnapshot, snapshotUpdateRefusal } from "./diff";
+import { declarationsKept, diffSnapshot, snapshotUpdateRefusal } from "./diff";
+import { IGNORE_CHANGES_KEY, ignoredInputs, withIgnoredKept } from "../common/ignore-changes";
 import { declaring, snapshotOutputs, snapshotProgress, type SnapshotProgress } from "./model";
 import type { Snapshot } from "../../api";
 
@@ -92,7 +93,7 @@ describe("Snapshot diff", () => {
       );
       expect(diffSnapshot(unrecorded, { instanceId: VM, name: "s", description: "d" })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false, changedKeys: [] });
     });
-    it("the program declaring the panel's value (or ignoreChanges keeping it): an update records it, nothing replaced", () => {
+    it("the program declaring the panel's value: an update records it, nothing replaced", () => {
       expect(snapshotUpdateRefusal(SNAP, renamed, { instanceId: VM, name: "keep-pre-incident", description: "d" })).toBeUndefined();
       expect(diffSnapshot(renamed, { instanceId: VM, name: "keep-pre-incident", description: "d" })).toEqual({
         changes: true, replaces: [], deleteBeforeReplace: false, changedKeys: ["name"],
@@ -101,6 +102,31 @@ describe("Snapshot diff", () => {
       const recorded = { ...renamed, declaredName: "keep-pre-incident" };
       expect(diffSnapshot(recorded, { instanceId: VM, name: "keep-pre-incident", description: "d" }).changes).toBe(false);
       expect(refusal({ ...recorded, name: "s" }, { instanceId: VM, name: "keep-pre-incident", description: "d" })).toMatch(/changed outside Pulumi/);
+    });
+    // ignoreChanges ["name"] puts the panel's name where the program's was: that counted as a declaration to record, so
+    // every panel rename was drift (preview --refresh --expect-no-changes failed, also after a refresh) until an up recorded
+    // it; and once recorded, removing the option made the program's unchanged name look like a rename in the program
+    it("listed in ignoreChanges: no change, nothing recorded, and without the option again the panel's change is refused", () => {
+      const news = { instanceId: VM, name: "s", description: "d" };
+      const ignoring = (o: Record<string, unknown>, option: string[]) => withIgnoredKept(o, { ...news, [IGNORE_CHANGES_KEY]: option });
+      for (const option of [["name"], ["*"]]) {
+        const kept = ignoring(renamed, option);
+        expect(kept.name).toBe("keep-pre-incident");
+        expect(diffSnapshot(renamed, kept, SNAP, ignoredInputs(kept))).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false, changedKeys: [] });
+        expect(snapshotUpdateRefusal(SNAP, renamed, kept, ignoredInputs(kept))).toBeUndefined();
+        // an update for another reason keeps what the program declared before
+        expect(declarationsKept(renamed, ignoredInputs(kept))).toEqual(option[0] === "*" ? { declaredName: "s", declaredDescription: "d" } : { declaredName: "s" });
+      }
+      expect(declarationsKept(renamed, new Set())).toEqual({});
+      const described = { ...olds, description: "keep" };
+      const keptDescription = ignoring(described, ["description"]);
+      expect(diffSnapshot(described, keptDescription, SNAP, ignoredInputs(keptDescription)).changes).toBe(false);
+      // the option removed: as for any panel change, an update that refuses, never a replace
+      expect(refusal(renamed, news)).toMatch(/its name is "keep-pre-incident" and the program declares "s"\. It was changed outside Pulumi/);
+      // a state without the declared values keeps none
+      const { declaredName: _n, ...unrecorded } = renamed;
+      expect(diffSnapshot(unrecorded, ignoring(unrecorded, ["name"]), SNAP, new Set(["name"])).changes).toBe(false);
+      expect(declarationsKept(unrecorded, new Set(["name"]))).toEqual({ declaredName: undefined });
     });
     it("a snapshot in Error is still replaced (it holds no image), whatever its name", () => {
       expect(snapshotUpdateRefusal(SNAP, { ...renamed, status: "Error" }, { instanceId: VM, name: "s", description: "d" })).toBeUndefined();
