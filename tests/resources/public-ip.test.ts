@@ -411,6 +411,14 @@ describe("adopt and ownership", () => {
     expect(adopted.id).toBe(existing.publicIpUuid);
     expect(adopted.outs).toMatchObject({ ipAddress: existing.publicIpAddress, rdns: "adopted.example.com", adoptId: existing.publicIpUuid });
     expect(h.operationsSince(mark2).filter((o) => o === "addPublicIp" || o === "changePublicIp")).toEqual([]);
+
+    // Removed: an adopted address may be the user's reserved one, so the log does not tell them to release it outright.
+    said.length = 0;
+    await provider.delete(adopted.id, adopted.outs);
+    const log = said.join("\n");
+    expect(log).toContain(`(${existing.publicIpUuid}), which this PublicIp adopted, is taken off instance ${vm} and stays reserved`);
+    expect(log).toContain("If you do not keep it for later, release it in the host's panel.");
+    expect(log).not.toContain("deletedWith");
   });
 
   it("decides on the shared list's row: an instance listed without an address costs one detail read (the settled one), none before the add", async () => {

@@ -415,7 +415,14 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
         await client.network.changePublicIp(instanceId, { publicNetwork: null });
         // Said, not hidden (audit: a destroy printed only "deleted" and the address billed on): one the API made for
         // this resource is now reserved in no state. The user's own (publicNetworkId) goes back to them as it was.
-        if (props.publicNetworkId === undefined)
+        // An adopted one may be the user's reserved address as well (audit: told to release it, which loses the IP).
+        if (props.publicNetworkId === undefined && props.adoptId !== undefined)
+          progressLog(
+            `address ${props.ipAddress} (${id}), which this PublicIp adopted, is taken off instance ${instanceId} and stays reserved in ` +
+              "your account (it may bill): the API releases an address only with a VM that holds it. If you do not keep it for " +
+              "later, release it in the host's panel.",
+          );
+        else if (props.publicNetworkId === undefined)
           progressLog(
             `address ${props.ipAddress} (${id}) is taken off instance ${instanceId} and stays reserved in your account (it may bill): ` +
               "the API releases an address only with a VM that holds it. Release it in the host's panel, or declare the PublicIp " +
