@@ -78,3 +78,54 @@ test("an Instance unpinning a reserved address (publicIp: true instead) gives it
   expect(left.free).toContain(p); // the user's address stays in the account
   expect(left.madeUnassigned.sort()).toEqual([...madeUnassigned].sort()); // the addresses the API gave a and b are released
 });
+
+test("two Instances swap their pinned reserved addresses in place in one up", async () => {
+  const { free } = await addresses();
+  const [p, q] = [free[0]!, free[1]!];
+  const s = await suite.newStack();
+  const first = await s.run("up", [
+    { type: "Instance", name: "a", args: vmArgs("swap-a", { publicNetworkId: p }) },
+    { type: "Instance", name: "b", args: vmArgs("swap-b", { publicNetworkId: q }) },
+  ]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const swapped: Res[] = [
+    { type: "Instance", name: "a", args: vmArgs("swap-a", { publicNetworkId: q }) },
+    { type: "Instance", name: "b", args: vmArgs("swap-b", { publicNetworkId: p }) },
+  ];
+  const up = await s.run("up", swapped);
+  expect(up.ok ? "" : show(up)).toBe(""); // each held what the other pins: both refused at every up before the fix
+  const [a, b] = [s.res("a")!.id!, s.res("b")!.id!];
+  const truth = await simState(suite.sim);
+  expect(truth.instances.find((i) => i.uuid === a)!.publicIpUuid).toBe(q);
+  expect(truth.instances.find((i) => i.uuid === b)!.publicIpUuid).toBe(p);
+  const check = await s.run("preview", swapped, { refresh: true, expectNoChanges: true });
+  expect(check.ok ? "" : show(check)).toBe("");
+  const destroyed = await s.run("destroy", swapped);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  // your reserved addresses stay in your account
+  const left = (await simState(suite.sim)).publicIps;
+  expect([p, q].map((x) => left.find((ip) => ip.uuid === x)?.instanceUuid)).toEqual([null, null]);
+});
+
+test("a new Instance pinning the address of an Instance the program removes: refused with the way out, which works", async () => {
+  const { free } = await addresses();
+  const p = free[0]!;
+  const s = await suite.newStack();
+  const first = await s.run("up", [{ type: "Instance", name: "old", args: vmArgs("giver-old", { publicNetworkId: p }) }]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const after: Res[] = [{ type: "Instance", name: "new", args: vmArgs("giver-new", { publicNetworkId: p }) }];
+  const refused = await s.run("up", after);
+  expect(refused.ok).toBe(false);
+  // the host's bare 422 before
+  expect(refused.errors.join("\n")).toContain(`publicNetworkId: the host refused reserved address ${p} also after the rest of this up had run, and no VM was created`);
+  expect(refused.errors.join("\n")).toContain("run one `pulumi up` without this pin (or without this Instance), then pin it again");
+  expect((await simState(suite.sim)).instances.filter((i) => i.hostname === "giver-new")).toEqual([]);
+  // the way out the message names
+  const without = await s.run("up", [{ type: "Instance", name: "new", args: vmArgs("giver-new") }]);
+  expect(without.ok ? "" : show(without)).toBe("");
+  const pinnedAgain = await s.run("up", after);
+  expect(pinnedAgain.ok ? "" : show(pinnedAgain)).toBe("");
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === s.res("new")!.id)!.publicIpUuid).toBe(p);
+  const destroyed = await s.run("destroy", after);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+});

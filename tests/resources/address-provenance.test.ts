@@ -136,7 +136,8 @@ describe("an up that fails to pin a reserved address records the address the VM 
     await instance.diff(vm.id, vm.outs, news);
     const failure = await instance.update(vm.id, vm.outs, news).then(() => undefined, (e: unknown) => e as { properties?: InstanceOutputs; message: string });
     expect(failure?.properties).toMatchObject({ publicNetworkId: vm.outs.publicIpId, madePublicIpId: vm.outs.publicIpId });
-    expect(failure?.message).toContain(`the host refused reserved address ${pinned} also after the rest of this \`up\` had run: if another VM holds it, free it there`);
+    expect(failure?.message).toContain(`the host refused reserved address ${pinned} also after the rest of this \`up\` had run. If another VM holds it, free it there`);
+    expect(failure?.message).toContain("run one `pulumi up` without this pin (or without this Instance), then pin it again");
     forgetDeployment();
     return { id: vm.id, ours: vm.outs.publicIpId!, recorded: failure!.properties!, pinned, holder, program };
   }

@@ -70,6 +70,14 @@ export function instanceAddressDeclaration(vmId: string): AddressDeclaration | u
   return managedByInstance.get(vmId.toLowerCase());
 }
 
+/** The VM (other than `exceptVm`) whose Instance pins `address` (`publicNetworkId`) in this deployment, if any. */
+export function vmPinningAddress(address: string, exceptVm: string): string | undefined {
+  const wanted = address.toLowerCase();
+  for (const [vm, declared] of managedByInstance)
+    if (vm !== exceptVm.toLowerCase() && declared.publicNetworkId?.toLowerCase() === wanted) return vm;
+  return undefined;
+}
+
 /**
  * The refusal for a PublicIp already in the stack (its Diff) on VM `instanceId` when the VM's Instance now declares its
  * address too, else undefined. Refused at the PublicIp's Diff, which follows the Instance's (the PublicIp waits for

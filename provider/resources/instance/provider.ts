@@ -29,6 +29,7 @@ import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
 import { adoptionMayBegin, adoptionStage } from "../common/adoptions";
 import { askedAddressesFor, droppingNoteOnceRecorded, type AddressNote } from "../common/asked-addresses";
+import { vmPinningAddress } from "../common/address-owners";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
@@ -317,15 +318,56 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
  * "change the program", and only the next up went through). The 422 changed nothing, so a second one is the answer.
  * Outside the VM's lock: what is waited for may need it.
  */
-async function sendAgainOnceAddressMayBeFree<T>(client: VmHostClient, step: UpdateStep, deadline: Deadline, operation: () => Promise<T>): Promise<T> {
+async function sendAgainOnceAddressMayBeFree<T>(
+  client: VmHostClient, step: UpdateStep, deadline: Deadline, operation: () => Promise<T>, swap?: { id: string; pinnedBefore?: string | null },
+): Promise<T> {
   try {
     return await operation();
   } catch (e) {
     if (step.kind !== "publicAddress" || step.action !== "assign" || !(e instanceof ValidationError)) throw e;
-    if (!(await deploymentActivity.waitForOthers(deadline))) throw e;
+    const gaveUp = swap ? await giveUpPinnedAddressAnotherTakes(client, swap.id, swap.pinnedBefore, step.publicNetworkId!, deadline) : false;
+    if (!(await deploymentActivity.waitForOthers(deadline)) && !gaveUp) throw e;
     await takeAddressFromReplacedVm(client, step.publicNetworkId!, "this instance", deadline);
     return operation();
   }
+}
+
+/** The ways out when the host refuses a pinned reserved address held by another VM, also after the rest of the up ran. */
+const PINNED_ADDRESS_HELD_ADVICE =
+  "If another VM holds it, free it there (in its program or the panel) and run `pulumi up` again. If a resource this up " +
+  "removes from the program holds it (an Instance or a PublicIp pinning it), Pulumi deletes that resource only at the end of " +
+  "an up that went through, after this step, so every up fails here: run one `pulumi up` without this pin (or without this " +
+  "Instance), then pin it again. The same holds when the VM holding it belongs to a resource that depends on this Instance.";
+
+/**
+ * Two Instances swapping their pinned reserved addresses in one up (audit): each VM holds what the other now pins, so
+ * both assigns were refused, both waited for the other, and both were refused again, at every up. Before the one
+ * resend, the address this VM holds is taken off when it is the user's address its program pinned before (the state's
+ * publicNetworkId, `pinnedBefore`) and another Instance of this up pins it now: it goes back to the account as the
+ * reserved address it was, and the other's resend finds it free. Done before the wait for the others, which counts
+ * it as running, so neither resend goes out before both addresses are free. Nothing else is ever taken off here.
+ * Answers whether it took the address off (the resend is then made even if the deployment was quiet already).
+ */
+async function giveUpPinnedAddressAnotherTakes(
+  client: VmHostClient, id: string, pinnedBefore: string | null | undefined, wanted: string, deadline: Deadline,
+): Promise<boolean> {
+  if (!pinnedBefore || pinnedBefore.toLowerCase() === wanted.toLowerCase()) return false;
+  const taker = vmPinningAddress(pinnedBefore, id);
+  if (!taker) return false;
+  const holds = (d: InstanceDetail) => d.public_ip?.ip_id?.toLowerCase() === pinnedBefore.toLowerCase();
+  let gaveUp = false;
+  await runInstanceOperation(
+    client,
+    id,
+    { what: `instance ${id} to give reserved address ${pinnedBefore} back for instance ${taker}`, deadline, until: (d) => !holds(d) },
+    async () => {
+      if (!holds(await client.instances.get(id))) return;
+      progressLog(`instance ${id}: giving the reserved address ${pinnedBefore} back to your account first: instance ${taker} pins it in this up`);
+      gaveUp = true;
+      await client.network.changePublicIp(id, { publicNetwork: null });
+    },
+  );
+  return gaveUp;
 }
 
 /** The error of a repair that did not work, naming the ways out that do. */
@@ -383,7 +425,7 @@ async function runSteps(
             throw e;
           }
         },
-      ));
+      ), { id, pinnedBefore: ctx.pinnedBefore });
       detail = result.detail;
       if (ctx.madePending && detail.public_ip) {
         ctx.made = detail.public_ip.ip_id;
@@ -808,9 +850,25 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
       // of the deployment has caught up (common/activity.ts), taken off a VM being replaced, and the create sent
       // once more in any case: the 422 made nothing, and a second refusal is the answer (audit: refused at every up,
       // and the old VM's delete then released the user's address).
-      if (!pinned || !(e instanceof ValidationError) || !(await deploymentActivity.waitForOthers(deadline))) throw e;
+      if (!pinned || !(e instanceof ValidationError)) throw e;
+      // Refused for the pinned address once the rest of the up has run: said with the ways out (audit: the host's bare
+      // 422 at every up, when the address was held by an Instance or PublicIp the program removes, which the engine
+      // deletes only after this create).
+      const pinRefused = (refusal: unknown): unknown =>
+        refusal instanceof ValidationError && "public_network" in refusal.fieldErrors
+          ? new ProviderError(
+              `publicNetworkId: the host refused reserved address ${pinned} also after the rest of this up had run, and no VM was ` +
+                `created (${errorText(refusal)}). ${PINNED_ADDRESS_HELD_ADVICE}`,
+              { cause: refusal },
+            )
+          : refusal;
+      if (!(await deploymentActivity.waitForOthers(deadline))) throw pinRefused(e);
       takenFrom ??= await takeAddressFromReplacedVm(client, pinned, `the new instance ${hostname}`, deadline);
-      id = await makeVm();
+      try {
+        id = await makeVm();
+      } catch (again) {
+        throw pinRefused(again);
+      }
     }
   } catch (e) {
     if (takenFrom && !(e instanceof ResourceInitError) && !(e instanceof UnconfirmedWriteError))
@@ -954,7 +1012,13 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
               removeIp = false;
               progressLog(
                 `instance ${id} is deleted${oldHalfOfReplacement ? " as the old half of a replacement" : ""}: the reserved address ` +
-                  `${props.publicNetworkId} its program pinned stays in your account`,
+                  `${props.publicNetworkId} its program pinned stays in your account` +
+                  // A state of an earlier version (no madePublicIpId) also recorded the VM's own address here after an up
+                  // that failed to pin another one (upgrade audit): it cannot be told from a pin, so it is said.
+                  (props.madePublicIpId === undefined
+                    ? " (a state written by an earlier version also records here the VM's own address after an up that failed to " +
+                      "pin another one: if you never pinned it, release it in the host's panel)"
+                    : ""),
               );
             } else if (holding !== null && holding.toLowerCase() !== own?.toLowerCase()) {
               removeIp = false;
@@ -1107,8 +1171,7 @@ async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceI
       // address another VM holds: sent again once the rest of this up had run (sendAgainOnceAddressMayBeFree).
       (e instanceof ValidationError && failedStep?.kind === "publicAddress" && failedStep.action === "assign"
         ? `. The state records what the VM has now; the host refused reserved address ${failedStep.publicNetworkId} also after the rest ` +
-          "of this `up` had run: if another VM holds it, free it there (in its program or the panel) and run `pulumi up` again; " +
-          "otherwise change the program as the host's message says before the next `pulumi up`."
+          `of this \`up\` had run. ${PINNED_ADDRESS_HELD_ADVICE} Otherwise change the program as the host's message says.`
         : e instanceof ValidationError
         ? ". The state records what the VM has now; the host refused the request, so change the program as the host's message says before the next `pulumi up`."
         : ". The state records what the VM has now; `pulumi up` retries what is left.");
