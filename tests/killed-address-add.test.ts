@@ -126,3 +126,46 @@ it("an address put on the VM in the panel, with no add of the provider's pending
   await host.call({ method: "delete", resource: "Instance", id: made.id, properties: outs });
   expect((await addresses()).find((a) => a.uuid === users.uuid)).toMatchObject({ instanceUuid: null }); // the user's, kept
 }, 60_000);
+
+async function panelSwap(vmId: string, address: string): Promise<void> {
+  await fetch(`${sim.adminUrl}/instances/${vmId}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ publicIp: address }) });
+}
+
+describe("a killed add, then your reserved address put on the VM in the panel: the note names the address the add answered, so yours is never taken", () => {
+  it("Instance: the next up does not record it as its own, and destroy leaves it in your account", async () => {
+    const program = { ...vm, hostname: "killed-then-panel", publicIp: false };
+    const made = await create("Instance", program);
+    const next = { ...program, publicIp: true, powerState: "stopped" };
+    await killedAfter("stopInstance", () => update(made.id, made.properties, next));
+    const users = (await addresses()).find((a) => a.seeded && a.instanceUuid === null)!;
+    await panelSwap(made.id, users.uuid);
+    const outs = (await update(made.id, made.properties, next)).properties;
+    expect(outs).toMatchObject({ publicIpId: users.uuid, madePublicIpId: null }); // recorded as its own before
+    await host.call({ method: "delete", resource: "Instance", id: made.id, properties: outs });
+    expect((await addresses()).find((a) => a.uuid === users.uuid)).toMatchObject({ instanceUuid: null });
+  }, 60_000);
+
+  it("Instance: a refresh with the program reverted does not record it either", async () => {
+    const program = { ...vm, hostname: "killed-reverted", publicIp: false };
+    const made = await create("Instance", program);
+    await killedAfter("stopInstance", () => update(made.id, made.properties, { ...program, publicIp: true, powerState: "stopped" }));
+    const users = (await addresses()).find((a) => a.seeded && a.instanceUuid === null)!;
+    await panelSwap(made.id, users.uuid);
+    const read = await host.call<{ id: string; properties: Props }>({ method: "read", resource: "Instance", id: made.id, properties: made.properties });
+    expect(read.properties).toMatchObject({ publicIpId: users.uuid, madePublicIpId: null });
+    const outs = (await update(made.id, read.properties, program)).properties;
+    await host.call({ method: "delete", resource: "Instance", id: made.id, properties: outs });
+    expect((await addresses()).find((a) => a.uuid === users.uuid)).toMatchObject({ instanceUuid: null });
+  }, 60_000);
+
+  it("PublicIp: the next create refuses it, asking for adoptId, instead of taking it as an address the API made", async () => {
+    const made = await create("Instance", { ...vm, hostname: "killed-pip-panel" });
+    sim.setFaults({ rateLimitPerSecond: 1 });
+    await killedAfter("addPublicIp", () => create("PublicIp", { instanceId: made.id }));
+    sim.setFaults({ rateLimitPerSecond: null });
+    const users = (await addresses()).find((a) => a.seeded && a.instanceUuid === null)!;
+    await panelSwap(made.id, users.uuid);
+    const refused = await create("PublicIp", { instanceId: made.id }).then(() => undefined, (e: unknown) => e as Error);
+    expect(refused?.message).toContain(`To manage that address set adoptId: "${users.uuid}"`);
+  }, 60_000);
+});

@@ -129,3 +129,29 @@ test("a new Instance pinning the address of an Instance the program removes: ref
   const destroyed = await s.run("destroy", after);
   expect(destroyed.ok ? "" : show(destroyed)).toBe("");
 });
+
+test("a swap that cannot complete (the other Instance's update is refused) leaves each VM its address", async () => {
+  const { free } = await addresses();
+  const [p, q] = [free[0]!, free[1]!];
+  const s = await suite.newStack();
+  const first = await s.run("up", [
+    { type: "Instance", name: "a", args: vmArgs("swapfail-a", { publicNetworkId: p }) },
+    { type: "Instance", name: "b", args: vmArgs("swapfail-b", { publicNetworkId: q, storage: 30 }) },
+  ]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const [a, b] = [s.res("a")!.id!, s.res("b")!.id!];
+  // b also asks for a smaller disk: its update is refused before any request, so it never gives q up
+  const up = await s.run("up", [
+    { type: "Instance", name: "a", args: vmArgs("swapfail-a", { publicNetworkId: q }) },
+    { type: "Instance", name: "b", args: vmArgs("swapfail-b", { publicNetworkId: p, storage: 20 }) },
+  ]);
+  expect(up.ok).toBe(false);
+  const truth = await simState(suite.sim);
+  expect(truth.instances.find((i) => i.uuid === a)!.publicIpUuid).toBe(p); // left with none before the fix
+  expect(truth.instances.find((i) => i.uuid === b)!.publicIpUuid).toBe(q);
+  const destroyed = await s.run("destroy", [
+    { type: "Instance", name: "a", args: vmArgs("swapfail-a", { publicNetworkId: p }) },
+    { type: "Instance", name: "b", args: vmArgs("swapfail-b", { publicNetworkId: q, storage: 30 }) },
+  ]);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+});

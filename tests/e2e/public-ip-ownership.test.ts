@@ -166,3 +166,28 @@ test("a PublicIp already in the stack is refused at preview once its VM's Instan
   const destroyed = await s.run("destroy", program({}));
   expect(destroyed.ok ? "" : show(destroyed)).toBe("");
 });
+
+test.each([
+  ["publicIp: true on the replacement (the address goes back to your account)", false],
+  ["publicNetworkId naming it on a replacement made deleteBeforeReplace (the replacement gets it)", true],
+])("a removed PublicIp's pinned address (yours), its Instance replaced in the same up: %s", async (_name, pinsIt) => {
+  const [r] = await seededFree();
+  const tag = pinsIt ? "handrep-pin" : "handrep-own";
+  const s = await suite.newStack({ providerDirectory: true });
+  const first = await s.run("up", [
+    { type: "Instance", name: "vm", args: vmArgs(tag) },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm", publicNetworkId: r } },
+  ]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const after: Res[] = pinsIt
+    ? [{ type: "Instance", name: "vm", args: vmArgs(tag, { templateId: 2, publicNetworkId: r }), opts: { deleteBeforeReplace: true } }]
+    : [{ type: "Instance", name: "vm", args: vmArgs(tag, { templateId: 2, publicIp: true }) }];
+  const replaced = await s.run("up", after);
+  expect(replaced.ok ? "" : show(replaced)).toBe("");
+  // left on the old VM, it was released with it (the user's address lost)
+  const held = (await simState(suite.sim)).publicIps.find((p) => p.uuid === r);
+  expect(held).toMatchObject({ instanceUuid: pinsIt ? s.res("vm")!.id : null });
+  const destroyed = await s.run("destroy", after);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  expect((await simState(suite.sim)).publicIps.find((p) => p.uuid === r)).toMatchObject({ instanceUuid: null });
+});

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { askedAddressesFor, AskedAddresses, droppingNoteOnceRecorded, forgetAskedAddressJournals, NOTE_LIFETIME_MS } from "./asked-addresses";
+import { askedAddressesFor, AskedAddresses, droppingNoteOnceRecorded, forgetAskedAddressJournals, NOTE_LIFETIME_MS, noteNames } from "./asked-addresses";
 import { ResourceInitError } from "./errors";
 
 const VM = "3f2b8a4e-0c1d-4e5f-9a8b-7c6d5e4f3a2b";
@@ -94,5 +94,34 @@ describe("a hand-over note (a removed PublicIp left its address to the Instance)
     expect(later.noteOf(VM, "PublicIp")).toBeUndefined();
     later.forget(VM, "Instance");
     expect(new AskedAddresses(dir, () => now).noteOf(VM, "Instance")).toBeUndefined();
+  });
+});
+
+describe("what a note names", () => {
+  const held = (ip_id: string, ip_address: string) => ({ ip_id, ip_address });
+
+  it("an add's note names the address its answer gave once it came; before, any address the VM holds", () => {
+    const journal = new AskedAddresses(dir);
+    journal.note(VM, "Instance");
+    expect(noteNames(journal.noteOf(VM, "Instance")!, held("u-1", "103.0.0.1"))).toBe(true);
+    journal.answered(VM, "Instance", "103.0.0.2");
+    const fresh = new AskedAddresses(dir).noteOf(VM, "Instance")!;
+    expect(fresh).toEqual({ ipAddress: "103.0.0.2" });
+    expect(noteNames(fresh, held("u-2", "103.0.0.2"))).toBe(true);
+    expect(noteNames(fresh, held("u-1", "103.0.0.1"))).toBe(false); // yours, put on in the panel: never taken
+    expect(noteNames(fresh, null)).toBe(false);
+  });
+
+  it("a hand-over is kept apart from an add (neither overwrites the other) and wins; forget drops both", () => {
+    const journal = new AskedAddresses(dir);
+    journal.note(VM, "Instance");
+    journal.handOver(VM, "U-9");
+    journal.answered(VM, "Instance", "103.0.0.3");
+    expect(new AskedAddresses(dir).noteOf(VM, "Instance")).toEqual({ address: "u-9" });
+    expect(noteNames({ address: "u-9" }, held("U-9", "103.0.0.9"))).toBe(true);
+    expect(noteNames({ address: "u-9" }, held("u-3", "103.0.0.3"))).toBe(false);
+    journal.forget(VM, "Instance");
+    expect(new AskedAddresses(dir).noteOf(VM, "Instance")).toBeUndefined();
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -11,7 +11,10 @@
  *
  * A note written before the request is sent, and dropped once the operation that sent it (or the next one on that VM)
  * has handed the engine what it saw, tells the next run on this machine that the address the VM holds is the one its
- * own request asked for. Notes live in the provider's directory (`VMHOST_CACHE_DIR`, as for learned durations:
+ * own request asked for. Once the add answered, the note names the address it gave (`ip_address`: the answer has no
+ * uuid), and counts for that address only: the user's address put on the VM in the panel after the kill is never
+ * taken for it (audit). Killed before the answer came, the note counts for the address the VM holds: a panel swap in
+ * that moment's wake is the one case it cannot tell. Notes live in the provider's directory (`VMHOST_CACHE_DIR`, as for learned durations:
  * wait/durations.ts), one small file per VM and asker, so concurrent provider processes never overwrite each other's.
  * It is best effort by nature: a run on another machine (a fresh CI runner), a cleared cache or `VMHOST_CACHE_DIR=off`
  * (notes then live in memory, for this process only) leaves the earlier rule (not ours, kept reserved, said in the log).
@@ -19,7 +22,7 @@
  * note must not make an address put on the VM much later ours.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { cacheDirectory } from "../../wait/durations";
@@ -31,23 +34,35 @@ export type AddressAsker = "Instance" | "PublicIp";
 /** How long a note counts: a day (see the module comment). */
 export const NOTE_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-const noteSchema = z.object({ askedAt: z.number().finite(), address: z.string().optional() });
+const noteSchema = z.object({ askedAt: z.number().finite(), ipAddress: z.string().optional(), address: z.string().optional() });
+type StoredNote = z.infer<typeof noteSchema>;
 
 /**
- * What a note says about a VM's address: an add was asked for (which address it made is not known: the one the VM
- * holds), or `address`, the address a PublicIp removed from the program left on the VM for its Instance ({@link
- * AskedAddresses.handOver}).
+ * What a note says about a VM's address: an add was asked for (`ipAddress`: the address its answer named, when it
+ * came; without it, whatever address the VM holds), or `address`, the uuid of the address a PublicIp removed from the
+ * program left on the VM for its Instance ({@link AskedAddresses.handOver}).
  */
 export interface AddressNote {
+  ipAddress?: string;
   address?: string;
+}
+
+/** True when the address a VM holds (`held`: the detail's `public_ip`, null for none) is the one `note` speaks of. */
+export function noteNames(note: AddressNote, held: { ip_id: string | null; ip_address: string | null } | null): boolean {
+  if (!held?.ip_id) return false;
+  if (note.address !== undefined) return note.address === held.ip_id.toLowerCase();
+  return note.ipAddress === undefined || note.ipAddress === held.ip_address;
 }
 
 /** Instance uuids as the API gives them: the only names a note's file may have. */
 const SAFE_ID = /^[0-9a-z-]{1,64}$/;
 
+/** A note's key: its kind and the VM. A hand-over is kept apart from an add, so neither overwrites the other. */
+type NoteKind = AddressAsker | "Handover";
+
 /** The notes of one host (base URL). */
 export class AskedAddresses {
-  private readonly memory = new Map<string, z.infer<typeof noteSchema>>();
+  private readonly memory = new Map<string, StoredNote>();
 
   /** `directory` undefined: notes live in memory only. */
   constructor(private readonly directory: string | undefined, private readonly now: () => number = Date.now) {}
@@ -62,46 +77,63 @@ export class AskedAddresses {
   }
 
   /**
+   * The add's answer named the address (`ip_address`; it carries no uuid): from now on the note counts only for it, so
+   * an address put on the VM in the panel after a run killed later than this is never taken for it (audit).
+   */
+  answered(instanceId: string, by: AddressAsker, ipAddress: string): void {
+    const key = keyOf(instanceId, by);
+    const note = this.read(key);
+    if (note) this.write(key, { ...note, ipAddress });
+  }
+
+  /**
    * Notes that `address`, which the API made for a PublicIp of this stack, stays on VM `instanceId` for its Instance,
    * which now manages the VM's address: the Instance's next create, update or delete takes it as its own (its state,
    * written earlier in the up, could not). Names the address, so it never counts for another one: it lasts until used.
    */
   handOver(instanceId: string, address: string): void {
-    this.write(keyOf(instanceId, "Instance"), { askedAt: this.now(), address: address.toLowerCase() });
+    this.write(keyOf(instanceId, "Handover"), { askedAt: this.now(), address: address.toLowerCase() });
   }
 
-  private write(key: string, note: z.infer<typeof noteSchema>): void {
+  private write(key: string, note: StoredNote): void {
     this.memory.set(key, note);
     const file = this.fileOf(key);
     if (!file) return;
     try {
       mkdirSync(this.directory!, { recursive: true });
-      writeFileSync(file, JSON.stringify(note));
+      // Write then rename: a provider process reading at the same moment never sees half a note.
+      const temporary = `${file}.${process.pid}.tmp`;
+      writeFileSync(temporary, JSON.stringify(note));
+      renameSync(temporary, file);
     } catch {
       // a read-only home or a full disk: the note stays in memory (this process)
     }
   }
 
+  private read(key: string): StoredNote | undefined {
+    const kept = this.memory.get(key);
+    const file = this.fileOf(key);
+    if (kept !== undefined || !file) return kept;
+    try {
+      const parsed = noteSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined; // no note (the usual case), or an unreadable one: nothing asked
+    }
+  }
+
   /**
-   * The note of `by` on `instanceId` (written in this process or an earlier one) while it counts: an add no run
-   * recorded (for {@link NOTE_LIFETIME_MS}), or a hand-over (until used).
+   * The note of `by` on `instanceId` (written in this process or an earlier one) while it counts: for an Instance, a
+   * hand-over (until used) before an add; an add no run recorded counts for {@link NOTE_LIFETIME_MS}.
    */
   noteOf(instanceId: string, by: AddressAsker): AddressNote | undefined {
-    const key = keyOf(instanceId, by);
-    let note = this.memory.get(key);
-    const file = this.fileOf(key);
-    if (note === undefined && file) {
-      try {
-        const parsed = noteSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
-        if (parsed.success) note = parsed.data;
-      } catch {
-        // no note (the usual case), or an unreadable one: nothing asked
-      }
-    }
+    const handover = by === "Instance" ? this.read(keyOf(instanceId, "Handover")) : undefined;
+    if (handover?.address !== undefined) return { address: handover.address };
+    const note = this.read(keyOf(instanceId, by));
     if (note === undefined) return undefined;
-    if (note.address !== undefined) return { address: note.address };
     // A note "from the future" (another process's clock) counts as fresh.
-    return this.now() - note.askedAt < NOTE_LIFETIME_MS ? {} : undefined;
+    if (!(this.now() - note.askedAt < NOTE_LIFETIME_MS)) return undefined;
+    return note.ipAddress === undefined ? {} : { ipAddress: note.ipAddress };
   }
 
   /** True when {@link noteOf} has a note. */
@@ -109,22 +141,23 @@ export class AskedAddresses {
     return this.noteOf(instanceId, by) !== undefined;
   }
 
-  /** Drops the note: the engine now holds what the run saw of that VM's address. */
+  /** Drops the notes of `by` on the VM (an Instance's hand-over too): the engine now holds what the run saw of its address. */
   forget(instanceId: string, by: AddressAsker): void {
-    const key = keyOf(instanceId, by);
-    this.memory.delete(key);
-    const file = this.fileOf(key);
-    if (!file) return;
-    try {
-      rmSync(file, { force: true });
-    } catch {
-      // stays until it is too old to count
+    for (const key of by === "Instance" ? [keyOf(instanceId, by), keyOf(instanceId, "Handover")] : [keyOf(instanceId, by)]) {
+      this.memory.delete(key);
+      const file = this.fileOf(key);
+      if (!file) continue;
+      try {
+        rmSync(file, { force: true });
+      } catch {
+        // stays until it is too old to count
+      }
     }
   }
 }
 
-function keyOf(instanceId: string, by: AddressAsker): string {
-  return `${by}-${instanceId.toLowerCase()}`;
+function keyOf(instanceId: string, kind: NoteKind): string {
+  return `${kind}-${instanceId.toLowerCase()}`;
 }
 
 const journals = new Map<string, AskedAddresses>();

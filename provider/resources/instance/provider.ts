@@ -28,7 +28,7 @@ import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } fr
 import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
 import { adoptionMayBegin, adoptionStage } from "../common/adoptions";
-import { askedAddressesFor, droppingNoteOnceRecorded, type AddressNote } from "../common/asked-addresses";
+import { askedAddressesFor, droppingNoteOnceRecorded, noteNames, type AddressNote } from "../common/asked-addresses";
 import { vmPinningAddress } from "../common/address-owners";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
@@ -108,9 +108,16 @@ function madeAddressByState(state: Partial<InstanceOutputs>, seen: string | null
   return typeof recorded === "string" && recorded !== "" && recorded !== state.publicNetworkId ? recorded : null;
 }
 
-/** The note of this machine about VM `id`'s address that no state holds yet (common/asked-addresses.ts). */
-function addressNoteOf(client: VmHostClient, id: string): AddressNote | undefined {
-  return askedAddressesFor(client.baseUrl).noteOf(id, "Instance");
+/**
+ * The note of this machine about VM `id`'s address that no state holds yet (common/asked-addresses.ts). With `held`
+ * (the detail's `public_ip`: the VM was read), resolved to the address the VM holds when the note names it, else to
+ * none: a note is never taken for an address it does not name (audit: the user's address, put on in the panel after
+ * a killed add had answered, became the resource's).
+ */
+function addressNoteOf(client: VmHostClient, id: string, held?: InstanceDetail["public_ip"]): AddressNote | undefined {
+  const note = askedAddressesFor(client.baseUrl).noteOf(id, "Instance");
+  if (note === undefined || held === undefined) return note;
+  return { address: held?.ip_id && noteNames(note, held) ? held.ip_id : "" };
 }
 
 /**
@@ -164,7 +171,7 @@ async function planFromTruth(
   const current =
     (await waitUntilIdle(client, id, { what: `instance ${id} to finish its running operation before planning`, deadline })) ??
     (await client.instances.get(id));
-  const made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, addressNoteOf(client, id)) ?? null;
+  const made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, addressNoteOf(client, id, current.public_ip)) ?? null;
   const seen = await outputsFor(client, current, inputsFromState(olds as Record<string, unknown>), olds.reservedPublicIpId, made);
   progressLog(`instance ${id}: its last recorded status is Unknown (it could not be read after a failure); planning from a fresh read`);
   return { steps: planInstanceUpdate(seen, news), current };
@@ -257,8 +264,11 @@ async function addPublicAddress(client: VmHostClient, id: string, ctx: StepConte
   // Marked before the call: an answer lost after the host did it still makes the address the VM then holds ours.
   // Noted outside this process too: a run killed before its outputs were written leaves the engine the old ones.
   ctx.madePending = true;
-  askedAddressesFor(client.baseUrl).note(id, "Instance");
-  return client.network.addPublicIp(id);
+  const notes = askedAddressesFor(client.baseUrl);
+  notes.note(id, "Instance");
+  const answer = await client.network.addPublicIp(id);
+  if (answer.ip_address) notes.answered(id, "Instance", answer.ip_address);
+  return answer;
 }
 
 /**
@@ -328,7 +338,32 @@ async function sendAgainOnceAddressMayBeFree<T>(
     const gaveUp = swap ? await giveUpPinnedAddressAnotherTakes(client, swap.id, swap.pinnedBefore, step.publicNetworkId!, deadline) : false;
     if (!(await deploymentActivity.waitForOthers(deadline)) && !gaveUp) throw e;
     await takeAddressFromReplacedVm(client, step.publicNetworkId!, "this instance", deadline);
-    return operation();
+    try {
+      return await operation();
+    } catch (again) {
+      // The swap did not complete (the other Instance's update failed, a third VM holds the wanted address): the VM
+      // gets back the address it gave up, while that is still free (audit: left with no address, the user's in the account).
+      if (gaveUp && swap?.pinnedBefore) await takeBackPinnedAddress(client, swap.id, swap.pinnedBefore, deadline);
+      throw again;
+    }
+  }
+}
+
+/** Assigns `address` back to VM `id` after a swap that did not complete; best effort (said when it cannot). */
+async function takeBackPinnedAddress(client: VmHostClient, id: string, address: string, deadline: Deadline): Promise<void> {
+  try {
+    await runInstanceOperation(
+      client,
+      id,
+      { what: `instance ${id} to take back reserved address ${address}`, deadline, until: (d) => d.public_ip !== null },
+      async () => {
+        if ((await client.instances.get(id)).public_ip !== null) return;
+        await client.network.changePublicIp(id, { publicNetwork: address });
+      },
+    );
+    progressLog(`instance ${id}: the swap did not complete; it holds the reserved address ${address} again`);
+  } catch (e) {
+    progressLog(`instance ${id}: the swap did not complete, and taking back the reserved address ${address} failed (${errorText(e)}): it is in your account`);
   }
 }
 
@@ -995,7 +1030,7 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           if (!rowTells) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (!detail) return true;
-            const own = madeAddressOf(props, detail.public_ip?.ip_id ?? null, noted) ?? null;
+            const own = madeAddressOf(props, detail.public_ip?.ip_id ?? null, noted && addressNoteOf(client, id, detail.public_ip)) ?? null;
             let holding = detail.public_ip?.ip_id ?? null;
             if (own !== null && holding?.toLowerCase() !== own.toLowerCase() && (await releaseReservedAddressWith(client, detail, own, true, deadline)))
               holding = own;
@@ -1148,7 +1183,7 @@ async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceI
     if (ctx.made === undefined) {
       // a state that never saw the VM's address (madeAddressOf): the address it holds now
       current ??= await client.instances.get(id);
-      ctx.made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, noted) ?? null;
+      ctx.made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, noted && addressNoteOf(client, id, current.public_ip)) ?? null;
       ctx.reservedPublicIpId ??= addressOfState(ctx.made, news);
     }
     await runSteps(client, id, steps, deadline, applied, ctx, current);
@@ -1171,7 +1206,7 @@ async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceI
       // address another VM holds: sent again once the rest of this up had run (sendAgainOnceAddressMayBeFree).
       (e instanceof ValidationError && failedStep?.kind === "publicAddress" && failedStep.action === "assign"
         ? `. The state records what the VM has now; the host refused reserved address ${failedStep.publicNetworkId} also after the rest ` +
-          `of this \`up\` had run. ${PINNED_ADDRESS_HELD_ADVICE} Otherwise change the program as the host's message says.`
+          `of this \`up\` had run. ${PINNED_ADDRESS_HELD_ADVICE} Otherwise change the program as the host's message says before the next \`pulumi up\`.`
         : e instanceof ValidationError
         ? ". The state records what the VM has now; the host refused the request, so change the program as the host's message says before the next `pulumi up`."
         : ". The state records what the VM has now; `pulumi up` retries what is left.");
@@ -1264,7 +1299,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
     // Remembered like one taken off here, so the next `publicIp: true` assigns it back instead of piling up a second
     // one, and delete releases it. The VM's current address (publicIpId) is the truth, and never becomes ours.
     // (A note of an earlier run's add is only read here: a preview's refresh is not kept, so only the writes drop it.)
-    const made = madeAddressOf(state, detail.public_ip?.ip_id ?? null, addressNoteOf(client, id));
+    const made = madeAddressOf(state, detail.public_ip?.ip_id ?? null, addressNoteOf(client, id, detail.public_ip));
     const leftInPanel = managesAddress(declared) && made ? made : undefined;
     const seen = await outputsFor(client, detail, declared, state.reservedPublicIpId ?? leftInPanel, made);
     // Not seen at rest before (an error report, see notSeenAtRestIfBusy) and still mid-operation: still not.

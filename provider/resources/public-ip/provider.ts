@@ -15,7 +15,7 @@ import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation, WaitFailedError } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
-import { askedAddressesFor, droppingNoteOnceRecorded } from "../common/asked-addresses";
+import { askedAddressesFor, droppingNoteOnceRecorded, noteNames } from "../common/asked-addresses";
 import { instanceAddressDeclaration } from "../common/address-owners";
 import { isUnknown } from "../common/check";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
@@ -236,7 +236,8 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
                 "deleteBeforeReplace: true (the old address is then released first).",
             );
           }
-          if (current && askedAddressesFor(client.baseUrl).asked(instanceId, "PublicIp") && !claimedByStack.has(current.id.toLowerCase())) {
+          const noted = askedAddressesFor(client.baseUrl).noteOf(instanceId, "PublicIp");
+          if (current && noted && noteNames(noted, { ip_id: current.id, ip_address: current.ipAddress }) && !claimedByStack.has(current.id.toLowerCase())) {
             // The address an add of this machine asked for, whose run was killed before the engine recorded it
             // (common/asked-addresses.ts): taken, not refused as someone else's (the next up asked for adoptId).
             progressLog(`instance ${instanceId}: taking address ${current.ipAddress} (${current.id}), which an earlier PublicIp create asked for and no run recorded`);
@@ -258,9 +259,11 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
           }
           attempted = true;
           // Noted outside this process too: a run killed before the engine recorded this create forgets the address.
-          askedAddressesFor(client.baseUrl).note(instanceId, "PublicIp");
+          const notes = askedAddressesFor(client.baseUrl);
+          notes.note(instanceId, "PublicIp");
           try {
-            await client.network.addPublicIp(instanceId);
+            const answer = await client.network.addPublicIp(instanceId);
+            if (answer.ip_address) notes.answered(instanceId, "PublicIp", answer.ip_address);
           } catch (error) {
             // addPublicIp is never re-sent blindly (a repeat could add a second address). We hold the lock and
             // the instance had no address before, so an address present now is the one this call added.
@@ -379,6 +382,14 @@ function leftForTheInstance(client: VmHostClient, id: string, props: PublicIpOut
   const keeps = declared?.publicIp === true || declared?.publicNetworkId?.toLowerCase() === id.toLowerCase();
   if (!keeps) return false;
   const madeByApi = props.publicNetworkId === undefined && props.adoptId === undefined;
+  if (replacementsInProgress.idsUnder("Instance:").includes(props.instanceId.toLowerCase())) {
+    // The VM is replaced in this up: its delete releases what it holds (its state does not manage the address). The
+    // user's address (pinned or adopted) goes back to the account as before, and the replacement may pin it (audit:
+    // left on the old VM, it was released with it); the API's own goes with the old VM, as nothing else could release it.
+    if (!madeByApi) return false;
+    progressLog(`address ${props.ipAddress} (${id}) stays on instance ${props.instanceId}, which this up replaces: it is released with it`);
+    return true;
+  }
   if (madeByApi && declared?.publicNetworkId === undefined) askedAddressesFor(client.baseUrl).handOver(props.instanceId, id);
   progressLog(
     `address ${props.ipAddress} (${id}) stays on instance ${props.instanceId}: the PublicIp is removed, and the Instance of this stack ` +
