@@ -19,49 +19,49 @@ describe("notes of address adds no run recorded", () => {
     askedAddressesFor("https://api.one.test/v1", env).note(VM.toUpperCase(), "Instance");
     forgetAskedAddressJournals(); // the process was killed: a new one starts
     const next = askedAddressesFor("https://api.one.test/v1/", env);
-    expect(next.asked(VM, "Instance")).toBe(true);
-    expect(next.asked(VM, "PublicIp")).toBe(false); // each resource takes only what it asked for
-    expect(askedAddressesFor("https://api.two.test/v1", env).asked(VM, "Instance")).toBe(false); // another host
+    expect(next.noteOf(VM, "Instance")).toBeDefined();
+    expect(next.noteOf(VM, "PublicIp")).toBeUndefined(); // each resource takes only what it asked for
+    expect(askedAddressesFor("https://api.two.test/v1", env).noteOf(VM, "Instance")).toBeUndefined(); // another host
     next.forget(VM, "Instance");
     forgetAskedAddressJournals();
-    expect(askedAddressesFor("https://api.one.test/v1", env).asked(VM, "Instance")).toBe(false);
+    expect(askedAddressesFor("https://api.one.test/v1", env).noteOf(VM, "Instance")).toBeUndefined();
   });
 
   it("a note older than a day does not count; one from a clock ahead of this one does", () => {
     let now = 1_000_000;
     new AskedAddresses(dir, () => now).note(VM, "PublicIp");
     now += NOTE_LIFETIME_MS - 1;
-    expect(new AskedAddresses(dir, () => now).asked(VM, "PublicIp")).toBe(true);
+    expect(new AskedAddresses(dir, () => now).noteOf(VM, "PublicIp")).toBeDefined();
     now += 1;
-    expect(new AskedAddresses(dir, () => now).asked(VM, "PublicIp")).toBe(false);
-    expect(new AskedAddresses(dir, () => 0).asked(VM, "PublicIp")).toBe(true);
+    expect(new AskedAddresses(dir, () => now).noteOf(VM, "PublicIp")).toBeUndefined();
+    expect(new AskedAddresses(dir, () => 0).noteOf(VM, "PublicIp")).toBeDefined();
   });
 
   it("a corrupt note is no note; an unwritable directory or cache off keeps notes for this process only", () => {
     new AskedAddresses(dir).note(VM, "Instance");
     writeFileSync(join(dir, `Instance-${VM}`), "{not json");
-    expect(new AskedAddresses(dir).asked(VM, "Instance")).toBe(false);
+    expect(new AskedAddresses(dir).noteOf(VM, "Instance")).toBeUndefined();
 
     // a directory that cannot be made (under a file: refused even to root)
     writeFileSync(join(dir, "a-file"), "");
     const unwritable = new AskedAddresses(join(dir, "a-file", "notes"));
     expect(() => unwritable.note(VM, "Instance")).not.toThrow();
-    expect(unwritable.asked(VM, "Instance")).toBe(true);
+    expect(unwritable.noteOf(VM, "Instance")).toBeDefined();
     expect(() => unwritable.forget(VM, "Instance")).not.toThrow();
-    expect(unwritable.asked(VM, "Instance")).toBe(false);
+    expect(unwritable.noteOf(VM, "Instance")).toBeUndefined();
 
     const off = { VMHOST_CACHE_DIR: "off" };
     askedAddressesFor("https://api.mem.test/v1", off).note(VM, "Instance");
-    expect(askedAddressesFor("https://api.mem.test/v1", off).asked(VM, "Instance")).toBe(true);
+    expect(askedAddressesFor("https://api.mem.test/v1", off).noteOf(VM, "Instance")).toBeDefined();
     forgetAskedAddressJournals();
-    expect(askedAddressesFor("https://api.mem.test/v1", off).asked(VM, "Instance")).toBe(false);
+    expect(askedAddressesFor("https://api.mem.test/v1", off).noteOf(VM, "Instance")).toBeUndefined();
   });
 
   it("an id that is not a uuid never names a file", () => {
     const journal = new AskedAddresses(dir);
     journal.note("../../etc/x", "Instance");
     expect(readdirSync(dir)).toEqual([]);
-    expect(journal.asked("../../etc/x", "Instance")).toBe(true); // in memory
+    expect(journal.noteOf("../../etc/x", "Instance")).toBeDefined(); // in memory
   });
 });
 
@@ -75,12 +75,12 @@ describe("droppingNoteOnceRecorded", () => {
   it("drops the note once the operation handed the engine a result or an init error's outputs, and keeps it after a failure that records nothing", async () => {
     journal().note(VM, "Instance");
     await run(() => Promise.reject(new Error("the API could not be reached")), () => VM);
-    expect(journal().asked(VM, "Instance")).toBe(true);
+    expect(journal().noteOf(VM, "Instance")).toBeDefined();
     await run(() => Promise.reject(new ResourceInitError("half done", VM, {})), (o) => (o instanceof ResourceInitError ? o.id : undefined));
-    expect(journal().asked(VM, "Instance")).toBe(false);
+    expect(journal().noteOf(VM, "Instance")).toBeUndefined();
     journal().note(VM, "Instance");
     await run(() => Promise.resolve({ id: VM }), (o) => (o as { id: string }).id);
-    expect(journal().asked(VM, "Instance")).toBe(false);
+    expect(journal().noteOf(VM, "Instance")).toBeUndefined();
   });
 });
 

@@ -136,11 +136,6 @@ export class AskedAddresses {
     return note.ipAddress === undefined ? {} : { ipAddress: note.ipAddress };
   }
 
-  /** True when {@link noteOf} has a note. */
-  asked(instanceId: string, by: AddressAsker): boolean {
-    return this.noteOf(instanceId, by) !== undefined;
-  }
-
   /** Drops the notes of `by` on the VM (an Instance's hand-over too): the engine now holds what the run saw of its address. */
   forget(instanceId: string, by: AddressAsker): void {
     for (const key of by === "Instance" ? [keyOf(instanceId, by), keyOf(instanceId, "Handover")] : [keyOf(instanceId, by)]) {
