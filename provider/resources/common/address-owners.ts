@@ -35,9 +35,28 @@ export interface AddressDeclaration {
 /** VM id (lower case) -> how its Instance declares its address, for VMs whose Instance manages the address. */
 const managedByInstance = new Map<string, AddressDeclaration>();
 
+/**
+ * VM id (lower case) -> the API's own address (one a PublicIp of this stack added: neither pinned nor adopted) of a
+ * PublicIp diffed in this deployment, or one a PublicIp removed in it left on its VM, which this deployment replaces,
+ * to go with it (public-ip/provider.ts leftForTheInstance). The old half of a replaced VM releases only such an
+ * address: another one on it is the user's as far as anyone can tell (deleteInstance).
+ */
+const apiAddressOfPublicIp = new Map<string, string>();
+
 /** Forgets what was noted (see forgetDeployment in provider/registry.ts). */
 export function forgetAddressOwners(): void {
   managedByInstance.clear();
+  apiAddressOfPublicIp.clear();
+}
+
+/** Notes that `address`, on VM `vmId`, is the API's own address of a PublicIp of this stack (see apiAddressOfPublicIp). */
+export function noteApiAddressOfPublicIp(vmId: string, address: string): void {
+  apiAddressOfPublicIp.set(vmId.toLowerCase(), address.toLowerCase());
+}
+
+/** The API's own address of a PublicIp of this stack on VM `vmId`, as noted in this deployment, if any. */
+export function publicIpApiAddressOn(vmId: string): string | undefined {
+  return apiAddressOfPublicIp.get(vmId.toLowerCase());
 }
 
 /** The declaring field as the program wrote it (`publicIp: true`, `publicNetworkId: "<uuid>"`), undefined when none. */
@@ -156,6 +175,10 @@ export function withAddressOwnerRespected<P extends pulumi.dynamic.ResourceProvi
     wrapped.diff = async (id, olds, news) => {
       const conflict = existingAddressOwnerConflict(news?.instanceId);
       if (conflict) throw new ProviderError(conflict);
+      // (a replaced VM's delete releases this address when deletedWith skips this PublicIp's delete: the API's own only)
+      const state = (olds ?? {}) as Record<string, unknown>;
+      if (typeof state.instanceId === "string" && state.publicNetworkId === undefined && state.adoptId === undefined && state.detached !== true)
+        noteApiAddressOfPublicIp(state.instanceId, id);
       return diff(id, olds, news);
     };
   const check = provider.check?.bind(provider);

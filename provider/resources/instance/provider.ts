@@ -29,7 +29,7 @@ import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
 import { adoptionMayBegin, adoptionStage } from "../common/adoptions";
 import { askedAddressesFor, droppingNoteOnceRecorded, noteNames, type AddressNote } from "../common/asked-addresses";
-import { vmPinningAddress } from "../common/address-owners";
+import { publicIpApiAddressOn, vmPinningAddress } from "../common/address-owners";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
@@ -343,28 +343,39 @@ async function sendAgainOnceAddressMayBeFree<T>(
     } catch (again) {
       // The swap did not complete (the other Instance's update failed, a third VM holds the wanted address): the VM
       // gets back the address it gave up, while that is still free (audit: left with no address, the user's in the account).
-      if (gaveUp && swap?.pinnedBefore) await takeBackPinnedAddress(client, swap.id, swap.pinnedBefore, deadline);
+      if (gaveUp && swap?.pinnedBefore) await takeBackPinnedAddress(client, swap.id, swap.pinnedBefore, step.publicNetworkId!, deadline);
       throw again;
     }
   }
 }
 
-/** Assigns `address` back to VM `id` after a swap that did not complete; best effort (said when it cannot). */
-async function takeBackPinnedAddress(client: VmHostClient, id: string, address: string, deadline: Deadline): Promise<void> {
-  try {
-    await runInstanceOperation(
-      client,
-      id,
-      { what: `instance ${id} to take back reserved address ${address}`, deadline, until: (d) => d.public_ip !== null },
-      async () => {
-        if ((await client.instances.get(id)).public_ip !== null) return;
-        await client.network.changePublicIp(id, { publicNetwork: address });
-      },
-    );
-    progressLog(`instance ${id}: the swap did not complete; it holds the reserved address ${address} again`);
-  } catch (e) {
-    progressLog(`instance ${id}: the swap did not complete, and taking back the reserved address ${address} failed (${errorText(e)}): it is in your account`);
+/**
+ * After a swap that did not complete, VM `id` gets back `address` (the one it gave up) or, when the other side took that
+ * one already and only this VM's resend failed (a network error), the `wanted` one it declares, which is then free
+ * (audit: left with none). Best effort: said when neither can be assigned.
+ */
+async function takeBackPinnedAddress(client: VmHostClient, id: string, address: string, wanted: string, deadline: Deadline): Promise<void> {
+  for (const candidate of [address, wanted]) {
+    try {
+      await runInstanceOperation(
+        client,
+        id,
+        { what: `instance ${id} to take reserved address ${candidate}`, deadline, until: (d) => d.public_ip !== null },
+        async () => {
+          if ((await client.instances.get(id)).public_ip !== null) return;
+          await client.network.changePublicIp(id, { publicNetwork: candidate });
+        },
+      );
+      progressLog(`instance ${id}: the swap did not complete here; it holds the reserved address ${candidate}`);
+      return;
+    } catch (e) {
+      if (!(e instanceof ValidationError)) {
+        progressLog(`instance ${id}: the swap did not complete, and assigning reserved address ${candidate} failed (${errorText(e)}): \`pulumi up\` again assigns what the program pins`);
+        return;
+      }
+    }
   }
+  progressLog(`instance ${id}: the swap did not complete, and neither ${address} nor ${wanted} could be assigned (other VMs hold them): \`pulumi up\` again assigns what the program pins`);
 }
 
 /** The ways out when the host refuses a pinned reserved address held by another VM, also after the rest of the up ran. */
@@ -389,6 +400,11 @@ async function giveUpPinnedAddressAnotherTakes(
   if (!pinnedBefore || pinnedBefore.toLowerCase() === wanted.toLowerCase()) return false;
   const taker = vmPinningAddress(pinnedBefore, id);
   if (!taker) return false;
+  // Only a swap of two: the taker holds what this VM wants, or nothing (it gave it back for this swap already). Audit: in
+  // a rotation of three with one side refused, a VM gave its address up and was left with none, its wanted address held
+  // by the side that never moved.
+  const takerHolds = (await client.instances.find(taker))?.public_ip?.ip_id ?? null;
+  if (takerHolds !== null && takerHolds.toLowerCase() !== wanted.toLowerCase()) return false;
   const holds = (d: InstanceDetail) => d.public_ip?.ip_id?.toLowerCase() === pinnedBefore.toLowerCase();
   let gaveUp = false;
   await runInstanceOperation(
@@ -1008,6 +1024,24 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
             if (detail.public_ip?.ip_id?.toLowerCase() === props.usersPublicIpId.toLowerCase()) {
               removeIp = false;
               progressLog(`instance ${id} is deleted: the reserved address ${props.usersPublicIpId} its program pinned earlier stays in your account`);
+            }
+          }
+          if (removeIp && !props.reservedPublicIpId && oldHalfOfReplacement && !(!("public_ip" in idle) && idle.ip_address === null)) {
+            // The old half of a replacement goes while the resources around it change: an address on it that its Instance
+            // does not manage may be the user's, held by a PublicIp that adopted or pinned it and that this up removes
+            // (audit: with deleteBeforeReplace the engine deleted the VM first, and the user's address went with it).
+            // Released only when it is the API's own address of a PublicIp of this stack (address-owners.ts
+            // publicIpApiAddressOn: one deletedWith this VM, or left on it by a removed PublicIp to go with it).
+            const detail = "public_ip" in idle ? idle : await client.instances.find(id);
+            if (!detail) return true;
+            const held = detail.public_ip?.ip_id;
+            if (held && held.toLowerCase() !== publicIpApiAddressOn(id)) {
+              removeIp = false;
+              progressLog(
+                `instance ${id} is deleted as the old half of a replacement: the address ${detail.public_ip?.ip_address ?? held} (${held}) ` +
+                  "it holds stays in your account, as its Instance does not manage it (a PublicIp's adopted or pinned address, or one put " +
+                  "on in the panel): release it in the host's panel if it is not yours",
+              );
             }
           }
         } else {
