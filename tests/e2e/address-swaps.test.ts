@@ -79,3 +79,20 @@ test.each([
   expect(destroyed.ok ? "" : show(destroyed)).toBe("");
   expect(await address(r!)).toMatchObject({ instanceUuid: null });
 });
+
+test("a PublicIp deletedWith its Instance, the Instance replaced: the old VM's delete releases the PublicIp's address (no leak)", async () => {
+  const s = await suite.newStack();
+  const program = (templateId: number): Res[] => [
+    { type: "Instance", name: "vm", args: vmArgs("dw-replace", { templateId }) },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm" }, opts: { deletedWith: "vm" } },
+  ];
+  const first = await s.run("up", program(1));
+  expect(first.ok ? "" : show(first)).toBe("");
+  const old = s.res("ip")!.id!;
+  const replaced = await s.run("up", program(2));
+  expect(replaced.ok ? "" : show(replaced)).toBe("");
+  expect(await address(old)).toBeUndefined(); // went with the old VM, not left reserved in no state
+  const destroyed = await s.run("destroy", program(2));
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  expect((await simState(suite.sim)).publicIps.filter((p) => !p.seeded)).toEqual([]);
+});

@@ -49,14 +49,23 @@ export function forgetAddressOwners(): void {
   apiAddressOfPublicIp.clear();
 }
 
-/** Notes that `address`, on VM `vmId`, is the API's own address of a PublicIp of this stack (see apiAddressOfPublicIp). */
+/** Noted when only the PublicIp's old inputs were seen (at Check): the address the VM holds, the one it added. */
+const ANY_ADDRESS = "*";
+
+/**
+ * Notes that `address`, on VM `vmId`, is the API's own address of a PublicIp of this stack (see apiAddressOfPublicIp);
+ * ANY_ADDRESS when the address is not known (the PublicIp's old inputs only). A known address is never replaced by it.
+ */
 export function noteApiAddressOfPublicIp(vmId: string, address: string): void {
-  apiAddressOfPublicIp.set(vmId.toLowerCase(), address.toLowerCase());
+  const key = vmId.toLowerCase();
+  if (address === ANY_ADDRESS && apiAddressOfPublicIp.has(key)) return;
+  apiAddressOfPublicIp.set(key, address.toLowerCase());
 }
 
-/** The API's own address of a PublicIp of this stack on VM `vmId`, as noted in this deployment, if any. */
-export function publicIpApiAddressOn(vmId: string): string | undefined {
-  return apiAddressOfPublicIp.get(vmId.toLowerCase());
+/** True when `held`, on VM `vmId`, is the API's own address of a PublicIp of this stack, as noted in this deployment. */
+export function isPublicIpApiAddress(vmId: string, held: string): boolean {
+  const noted = apiAddressOfPublicIp.get(vmId.toLowerCase());
+  return noted === ANY_ADDRESS || noted === held.toLowerCase();
 }
 
 /** The declaring field as the program wrote it (`publicIp: true`, `publicNetworkId: "<uuid>"`), undefined when none. */
@@ -186,7 +195,13 @@ export function withAddressOwnerRespected<P extends pulumi.dynamic.ResourceProvi
     wrapped.check = async (olds, news) => {
       const result = await check(olds, news);
       // (an existing PublicIp's adoption happened in an earlier up: its create is what this guards)
-      if (olds && Object.keys(olds).length > 0) return result;
+      if (olds && Object.keys(olds).length > 0) {
+        // Its old inputs tell whether the address it holds is the API's own (neither pinned nor adopted). Noted here
+        // too, not only at Diff: a replace forced by deletedWith (its VM replaced) gets no Diff from the engine.
+        if (typeof olds.instanceId === "string" && olds.publicNetworkId === undefined && olds.adoptId === undefined)
+          noteApiAddressOfPublicIp(olds.instanceId, ANY_ADDRESS);
+        return result;
+      }
       const inputs = (result.inputs ?? {}) as Record<string, unknown>;
       const conflict = result.inputs ? addressOwnerConflict(inputs.instanceId, inputs.adoptId) : undefined;
       if (!conflict) return result;

@@ -29,7 +29,7 @@ import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
 import { adoptionMayBegin, adoptionStage } from "../common/adoptions";
 import { askedAddressesFor, droppingNoteOnceRecorded, noteNames, type AddressNote } from "../common/asked-addresses";
-import { publicIpApiAddressOn, vmPinningAddress } from "../common/address-owners";
+import { isPublicIpApiAddress, vmPinningAddress } from "../common/address-owners";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
@@ -1031,11 +1031,11 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
             // does not manage may be the user's, held by a PublicIp that adopted or pinned it and that this up removes
             // (audit: with deleteBeforeReplace the engine deleted the VM first, and the user's address went with it).
             // Released only when it is the API's own address of a PublicIp of this stack (address-owners.ts
-            // publicIpApiAddressOn: one deletedWith this VM, or left on it by a removed PublicIp to go with it).
+            // isPublicIpApiAddress: one deletedWith this VM, or left on it by a removed PublicIp to go with it).
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (!detail) return true;
             const held = detail.public_ip?.ip_id;
-            if (held && held.toLowerCase() !== publicIpApiAddressOn(id)) {
+            if (held && !isPublicIpApiAddress(id, held)) {
               removeIp = false;
               progressLog(
                 `instance ${id} is deleted as the old half of a replacement: the address ${detail.public_ip?.ip_address ?? held} (${held}) ` +
