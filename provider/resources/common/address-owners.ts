@@ -35,37 +35,9 @@ export interface AddressDeclaration {
 /** VM id (lower case) -> how its Instance declares its address, for VMs whose Instance manages the address. */
 const managedByInstance = new Map<string, AddressDeclaration>();
 
-/**
- * VM id (lower case) -> the API's own address (one a PublicIp of this stack added: neither pinned nor adopted) of a
- * PublicIp diffed in this deployment, or one a PublicIp removed in it left on its VM, which this deployment replaces,
- * to go with it (public-ip/provider.ts leftForTheInstance). The old half of a replaced VM releases only such an
- * address: another one on it is the user's as far as anyone can tell (deleteInstance).
- */
-const apiAddressOfPublicIp = new Map<string, string>();
-
 /** Forgets what was noted (see forgetDeployment in provider/registry.ts). */
 export function forgetAddressOwners(): void {
   managedByInstance.clear();
-  apiAddressOfPublicIp.clear();
-}
-
-/** Noted when only the PublicIp's old inputs were seen (at Check): the address the VM holds, the one it added. */
-const ANY_ADDRESS = "*";
-
-/**
- * Notes that `address`, on VM `vmId`, is the API's own address of a PublicIp of this stack (see apiAddressOfPublicIp);
- * ANY_ADDRESS when the address is not known (the PublicIp's old inputs only). A known address is never replaced by it.
- */
-export function noteApiAddressOfPublicIp(vmId: string, address: string): void {
-  const key = vmId.toLowerCase();
-  if (address === ANY_ADDRESS && apiAddressOfPublicIp.has(key)) return;
-  apiAddressOfPublicIp.set(key, address.toLowerCase());
-}
-
-/** True when `held`, on VM `vmId`, is the API's own address of a PublicIp of this stack, as noted in this deployment. */
-export function isPublicIpApiAddress(vmId: string, held: string): boolean {
-  const noted = apiAddressOfPublicIp.get(vmId.toLowerCase());
-  return noted === ANY_ADDRESS || noted === held.toLowerCase();
 }
 
 /** The declaring field as the program wrote it (`publicIp: true`, `publicNetworkId: "<uuid>"`), undefined when none. */
@@ -184,10 +156,6 @@ export function withAddressOwnerRespected<P extends pulumi.dynamic.ResourceProvi
     wrapped.diff = async (id, olds, news) => {
       const conflict = existingAddressOwnerConflict(news?.instanceId);
       if (conflict) throw new ProviderError(conflict);
-      // (a replaced VM's delete releases this address when deletedWith skips this PublicIp's delete: the API's own only)
-      const state = (olds ?? {}) as Record<string, unknown>;
-      if (typeof state.instanceId === "string" && state.publicNetworkId === undefined && state.adoptId === undefined && state.detached !== true)
-        noteApiAddressOfPublicIp(state.instanceId, id);
       return diff(id, olds, news);
     };
   const check = provider.check?.bind(provider);
@@ -195,13 +163,7 @@ export function withAddressOwnerRespected<P extends pulumi.dynamic.ResourceProvi
     wrapped.check = async (olds, news) => {
       const result = await check(olds, news);
       // (an existing PublicIp's adoption happened in an earlier up: its create is what this guards)
-      if (olds && Object.keys(olds).length > 0) {
-        // Its old inputs tell whether the address it holds is the API's own (neither pinned nor adopted). Noted here
-        // too, not only at Diff: a replace forced by deletedWith (its VM replaced) gets no Diff from the engine.
-        if (typeof olds.instanceId === "string" && olds.publicNetworkId === undefined && olds.adoptId === undefined)
-          noteApiAddressOfPublicIp(olds.instanceId, ANY_ADDRESS);
-        return result;
-      }
+      if (olds && Object.keys(olds).length > 0) return result;
       const inputs = (result.inputs ?? {}) as Record<string, unknown>;
       const conflict = result.inputs ? addressOwnerConflict(inputs.instanceId, inputs.adoptId) : undefined;
       if (!conflict) return result;

@@ -29,7 +29,7 @@ import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
 import { adoptionMayBegin, adoptionStage } from "../common/adoptions";
 import { askedAddressesFor, droppingNoteOnceRecorded, noteNames, type AddressNote } from "../common/asked-addresses";
-import { isPublicIpApiAddress, vmPinningAddress } from "../common/address-owners";
+import { vmPinningAddress } from "../common/address-owners";
 import { instanceLock } from "../common/lock";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
@@ -1024,24 +1024,6 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
             if (detail.public_ip?.ip_id?.toLowerCase() === props.usersPublicIpId.toLowerCase()) {
               removeIp = false;
               progressLog(`instance ${id} is deleted: the reserved address ${props.usersPublicIpId} its program pinned earlier stays in your account`);
-            }
-          }
-          if (removeIp && !props.reservedPublicIpId && oldHalfOfReplacement && !(!("public_ip" in idle) && idle.ip_address === null)) {
-            // The old half of a replacement goes while the resources around it change: an address on it that its Instance
-            // does not manage may be the user's, held by a PublicIp that adopted or pinned it and that this up removes
-            // (audit: with deleteBeforeReplace the engine deleted the VM first, and the user's address went with it).
-            // Released only when it is the API's own address of a PublicIp of this stack (address-owners.ts
-            // isPublicIpApiAddress: one deletedWith this VM, or left on it by a removed PublicIp to go with it).
-            const detail = "public_ip" in idle ? idle : await client.instances.find(id);
-            if (!detail) return true;
-            const held = detail.public_ip?.ip_id;
-            if (held && !isPublicIpApiAddress(id, held)) {
-              removeIp = false;
-              progressLog(
-                `instance ${id} is deleted as the old half of a replacement: the address ${detail.public_ip?.ip_address ?? held} (${held}) ` +
-                  "it holds stays in your account, as its Instance does not manage it (a PublicIp's adopted or pinned address, or one put " +
-                  "on in the panel): release it in the host's panel if it is not yours",
-              );
             }
           }
         } else {

@@ -16,7 +16,7 @@ import { runInstanceOperation, WaitFailedError } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { askedAddressesFor, droppingNoteOnceRecorded, noteNames } from "../common/asked-addresses";
-import { instanceAddressDeclaration, noteApiAddressOfPublicIp } from "../common/address-owners";
+import { instanceAddressDeclaration } from "../common/address-owners";
 import { isUnknown } from "../common/check";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
@@ -387,7 +387,6 @@ function leftForTheInstance(client: VmHostClient, id: string, props: PublicIpOut
     // user's address (pinned or adopted) goes back to the account as before, and the replacement may pin it (audit:
     // left on the old VM, it was released with it); the API's own goes with the old VM, as nothing else could release it.
     if (!madeByApi) return false;
-    noteApiAddressOfPublicIp(props.instanceId, id);
     progressLog(`address ${props.ipAddress} (${id}) stays on instance ${props.instanceId}, which this up replaces: it is released with it`);
     return true;
   }
