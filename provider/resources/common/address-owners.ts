@@ -65,6 +65,11 @@ export function noteInstanceAddress(vmId: string | undefined, inputs: unknown): 
   managedByInstance.set(vmId.toLowerCase(), { hostname, field, publicIp, publicNetworkId });
 }
 
+/** The Instance of VM `vmId` as a message names it: by hostname when known. */
+function instanceNamed(owner: AddressDeclaration, vmId: string): string {
+  return owner.hostname ? `the Instance "${owner.hostname}" (${vmId})` : `the Instance of VM ${vmId}`;
+}
+
 /** How the Instance of VM `vmId` declares the VM's address in this deployment, when it manages it. */
 export function instanceAddressDeclaration(vmId: string): AddressDeclaration | undefined {
   return managedByInstance.get(vmId.toLowerCase());
@@ -89,7 +94,7 @@ export function existingAddressOwnerConflict(instanceId: unknown): string | unde
   if (typeof instanceId !== "string" || isUnknown(instanceId)) return undefined;
   const owner = managedByInstance.get(instanceId.toLowerCase());
   if (!owner) return undefined;
-  const instance = owner.hostname ? `the Instance "${owner.hostname}" (${instanceId})` : `the Instance of VM ${instanceId}`;
+  const instance = instanceNamed(owner, instanceId);
   return (
     `instanceId: ${instance} now declares ${owner.field}, and this PublicIp manages that VM's address: an address has one ` +
     "owner (each would undo the other's changes). Either remove " + `${owner.field.split(":")[0]} from the Instance (this PublicIp ` +
@@ -106,7 +111,7 @@ export function addressOwnerConflict(instanceId: unknown, adoptId: unknown): str
   if (typeof instanceId !== "string" || isUnknown(instanceId)) return undefined;
   const owner = managedByInstance.get(instanceId.toLowerCase());
   if (!owner) return undefined;
-  const instance = owner.hostname ? `the Instance "${owner.hostname}" (${instanceId})` : `the Instance of VM ${instanceId}`;
+  const instance = instanceNamed(owner, instanceId);
   const what = typeof adoptId === "string" ? `adoptId: this PublicIp would adopt the address that ${instance} manages` : `instanceId: ${instance} manages its public address`;
   return (
     `${what}: that Instance of this stack declares ${owner.field}, and an address has one owner (two would undo each ` +
