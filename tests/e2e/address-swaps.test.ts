@@ -1,7 +1,8 @@
 /**
  * Reserved addresses moving between VMs of one stack when not everything goes through, through the local engine and
  * the real dynamic-provider host, judged by the simulator's state: a VM never ends without the address it held, and
- * a replaced VM's PublicIp (deletedWith) leaves no address behind (audits of the swap and hand-back code).
+ * a replaced VM's PublicIp (deletedWith) leaves no address behind, and the user's reserved address held by a PublicIp is
+ * never released with a VM replaced delete-before-replace (audits of the swap and hand-back code).
  */
 import { admin, show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
 
@@ -70,4 +71,56 @@ test("a PublicIp deletedWith its Instance, the Instance replaced: the old VM's d
   const destroyed = await s.run("destroy", program(2));
   expect(destroyed.ok ? "" : show(destroyed)).toBe("");
   expect((await simState(suite.sim)).publicIps.filter((p) => !p.seeded)).toEqual([]);
+});
+
+test.each([
+  ["adopted", "pins it", { publicNetworkId: "$r" }],
+  ["adopted", "declares no address", {}],
+  ["pinned", "declares no address", {}],
+])("your address %s by a PublicIp the up removes, its Instance replaced deleteBeforeReplace and %s: never released", async (how, _n, extra) => {
+  const [r] = await freeSeeded();
+  const s = await suite.newStack({ providerDirectory: true });
+  const tag = `dbr-${how.slice(0, 3)}-${Object.keys(extra).length}`;
+  const first = await s.run("up", [{ type: "Instance", name: "vm", args: vmArgs(tag) }]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  if (how === "adopted") await admin(suite.sim, "PATCH", `/instances/${s.res("vm")!.id}`, { publicIp: r }); // put on in the panel
+  const held = await s.run("up", [
+    { type: "Instance", name: "vm", args: vmArgs(tag) },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm", ...(how === "adopted" ? { adoptId: r } : { publicNetworkId: r }) } },
+  ]);
+  expect(held.ok ? "" : show(held)).toBe("");
+  const args = Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, v === "$r" ? r : v]));
+  const after: Res[] = [{ type: "Instance", name: "vm", args: vmArgs(tag, { templateId: 2, ...args }), opts: { deleteBeforeReplace: true } }];
+  const replaced = await s.run("up", after);
+  expect(replaced.ok ? "" : show(replaced)).toBe("");
+  // released with the old VM before the fix (the PublicIp's Diff said "no replace" to the engine's dependents question)
+  expect(await address(r!)).toBeDefined();
+  if ("publicNetworkId" in extra) expect(await holder(s.res("vm")!.id!)).toBe(r);
+  const destroyed = await s.run("destroy", after);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  expect(await address(r!)).toMatchObject({ instanceUuid: null });
+});
+
+test("your address adopted by a PublicIp the program keeps, its Instance replaced deleteBeforeReplace: refused, kept, and pinned next", async () => {
+  const [r] = await freeSeeded();
+  const s = await suite.newStack({ providerDirectory: true });
+  const program = (templateId: number, ip: Record<string, unknown>): Res[] => [
+    { type: "Instance", name: "vm", args: vmArgs("dbr-keep", { templateId }), opts: { deleteBeforeReplace: true } },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm", ...ip } },
+  ];
+  const first = await s.run("up", [{ type: "Instance", name: "vm", args: vmArgs("dbr-keep") }]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  await admin(suite.sim, "PATCH", `/instances/${s.res("vm")!.id}`, { publicIp: r });
+  const adopted = await s.run("up", program(1, { adoptId: r }));
+  expect(adopted.ok ? "" : show(adopted)).toBe("");
+  const replaced = await s.run("up", program(2, { adoptId: r }));
+  expect(replaced.ok).toBe(false);
+  expect(show(replaced)).toContain(`declare publicNetworkId: "${r}" instead of adoptId`);
+  expect(await address(r!)).toMatchObject({ instanceUuid: null }); // reserved, in the account
+  const pinned = await s.run("up", program(2, { publicNetworkId: r }));
+  expect(pinned.ok ? "" : show(pinned)).toBe("");
+  expect(await holder(s.res("vm")!.id!)).toBe(r);
+  const destroyed = await s.run("destroy", program(2, { publicNetworkId: r }));
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  expect(await address(r!)).toMatchObject({ instanceUuid: null });
 });

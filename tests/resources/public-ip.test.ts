@@ -436,7 +436,9 @@ describe("adopt and ownership", () => {
     const vm = await h.newInstance("pip-adopt-wrong");
     await expect(up(provider, { instanceId: vm, adoptId: reserved[0]!.uuid })).rejects.toThrow(
       new Error(
-        `cannot adopt address ${reserved[0]!.uuid}: instance ${vm} holds no public address; adoptId must be the uuid of the address the instance has now (see getInstance: publicIp.ipId)`,
+        `cannot adopt address ${reserved[0]!.uuid}: instance ${vm} holds no public address; adoptId must be the uuid of the address the instance has now (see getInstance: publicIp.ipId). ` +
+          "An address taken off another VM (e.g. one this up replaced) stays reserved in your account: to put it on this instance, " +
+          `declare publicNetworkId: "${reserved[0]!.uuid}" instead of adoptId`,
       ),
     );
     await h.outOfBand(vm, { publicIp: true });

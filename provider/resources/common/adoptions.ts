@@ -74,6 +74,8 @@ const managedByOthers = new Set<string>();
  * pkg/resource/deploy/step_generator.go diff() answers those first), and a Diff never replaces an adopted object
  * into itself (common/replace-on-changes.ts), so a Diff and an adopting create of one object in one deployment are
  * always two resources (audit: an Instance adopting a VM that another Instance adopted in an earlier up took it).
+ * One exception, a PublicIp whose VM is replaced delete-before-replace (public-ip/diff.ts): its Diff answers replace
+ * and the engine deletes it first; that delete ends the note (withAdoptionsKept), before its re-create adopts.
  */
 export function noteManaged(id: string): void {
   if (id) managedByOthers.add(id.toLowerCase());
@@ -178,7 +180,14 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
       // (not when another resource's Diff showed it manages the object: that adoption will be refused, and the
       // object is this delete's, e.g. the old half of that resource's delete-before-replace; audit: skipped, the
       // old VM stayed beside its replacement in no state)
-      if (stage === undefined || managedByOthers.has(id.toLowerCase())) return remove(id, props);
+      if (stage === undefined || managedByOthers.has(id.toLowerCase())) {
+        await remove(id, props);
+        // No resource of the stack manages it any more. A resource that adopted it and was deleted ahead of its VM's
+        // delete-before-replace (a PublicIp: public-ip/diff.ts) is re-created next, and that adoption is then told
+        // what it finds (the address off the VM), not that another resource owns it.
+        managedByOthers.delete(id.toLowerCase());
+        return;
+      }
       // Deletes of resources the program no longer declares come after every create of the up (the engine's post
       // steps); only the old half of a delete-before-replace comes before its replacement's create, and that is
       // the adopting resource's own state. Any other delete meeting an adoption that did not record the object

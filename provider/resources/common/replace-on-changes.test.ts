@@ -105,6 +105,19 @@ describe("replaceOnChanges applied by the provider", () => {
     // a known one is still refused
     await expect(own.diff!("id", { adoptId: "id", locationId: 1 }, { adoptId: "id", locationId: 2 })).rejects.toThrow("Instance id was adopted (adoptId) and locationId");
   });
+  it("an adopted object's replace the resource says stands while unknown (a new parent VM) is a replace, not refused", async () => {
+    const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+    // (PublicIp: asked whether it must go before its VM's delete-before-replace, "no" let the VM release the address)
+    const own = withDiff({ changes: true, replaces: ["instanceId", "rdns"], changedKeys: ["instanceId", "rdns"], replacesWhileUnknown: ["instanceId"] });
+    expect(await own.diff!("ip", { adoptId: "ip", instanceId: "vm", rdns: "a" }, { adoptId: "ip", instanceId: unknown, rdns: unknown })).toEqual({
+      changes: true,
+      replaces: ["instanceId"],
+    });
+    // known, it is refused as before
+    await expect(own.diff!("ip", { adoptId: "ip", instanceId: "vm" }, { adoptId: "ip", instanceId: "vm2", rdns: unknown })).rejects.toThrow(
+      "Instance ip was adopted (adoptId) and instanceId",
+    );
+  });
 });
 
 // The engine applies replaceOnChanges to the keys a provider's diff reports as changed, so each resource's own

@@ -31,6 +31,12 @@ export const REPLACE_ON_CHANGES_KEY = "__replaceOnChanges";
 export interface ResourceDiff extends pulumi.dynamic.DiffResult {
   /** The changed input properties (top-level names, each once), replacing ones included. */
   readonly changedKeys: readonly string[];
+  /**
+   * Replaces that stand for an adopted object while their value is still unknown, because an unknown value there
+   * means a new object for sure (see {@link withReplaceOnChanges}). Only for a resource whose delete never destroys
+   * what it adopted: the engine deletes the old resource on this answer.
+   */
+  readonly replacesWhileUnknown?: readonly string[];
 }
 
 /**
@@ -158,7 +164,7 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
     wrapped.diff = async (id, olds, news) => {
       const full = await diff(id, olds, news);
       const changedKeys = changedKeysOf(full);
-      const { changedKeys: _consumed, ...result } = full as Partial<ResourceDiff>;
+      const { changedKeys: _consumed, replacesWhileUnknown = [], ...result } = full as Partial<ResourceDiff>;
       if (result.changes !== true) return result;
       const o = olds as Record<string, unknown>;
       const n = news as Record<string, unknown>;
@@ -168,8 +174,14 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
       // FirewallRule adopted with a description the program leaves out (the API cannot blank it) was replaced
       // by the next up and so deleted, the state keeping an id that no longer existed (audit).
       // (at preview, a value still unknown may turn out the object's own: not refused, nor a replace, until known)
+      // Except what the resource says stands while unknown (replacesWhileUnknown): the engine also asks Diff, with
+      // the inputs that come from a resource replaced delete-before-replace made unknown, whether a dependent must
+      // go first (pulumi/pulumi pkg/resource/deploy/step_generator.go calculateDependentReplacements), also for one
+      // the program removed. "No" there made the engine delete an adopted PublicIp's VM first, whose delete
+      // released the user's address with it (audit); "replace" deletes the PublicIp first, which takes it off.
       const certain = adopted ? knownKeys(n, result.replaces ?? []) : result.replaces ?? [];
-      if (adopted && certain.length < (result.replaces ?? []).length) result.replaces = certain;
+      const standing = adopted ? (result.replaces ?? []).filter((k) => certain.includes(k) || replacesWhileUnknown.includes(k)) : certain;
+      if (adopted && standing.length < (result.replaces ?? []).length) result.replaces = standing;
       if (adopted && certain.length > 0)
         throw new ProviderError(
           `${resource} ${id} was adopted (adoptId) and ${certain.join(", ")} can only change with a new one; an adopted object is ` +

@@ -1,7 +1,13 @@
 /**
  * PublicIp diff decisions. Pure.
  *
- * - instanceId: replace (an address of another instance is another resource).
+ * - instanceId: replace (an address of another instance is another resource). Also for an adopted address while
+ *   the instanceId is unknown (replacesWhileUnknown): a PublicIp's instanceId is unknown only when its VM is new
+ *   (created or replaced: an Instance updated in place keeps its id), and when the engine asks whether the
+ *   PublicIp of a VM replaced delete-before-replace must go first, the answer "replace" makes it delete the
+ *   PublicIp first, which takes the address off and leaves it in the account; "no" let the VM's delete release
+ *   the user's adopted address (audit). Then the PublicIp's create, if the program still declares it, refuses to
+ *   adopt an address the new VM does not hold, as an up with a known instanceId refuses at Diff.
  * - publicNetworkId: when set and different from the address the resource holds, replace. The id IS the
  *   address uuid, and Pulumi cannot change a resource's id in an update, so a different address is a new
  *   resource. Create-before-delete is safe here: the new resource's changePublicIp swaps the address in one
@@ -55,7 +61,7 @@ export function diffPublicIp(olds: PublicIpOutputs, news: PublicIpInputs): Resou
   const changedKeys = [...replaces, ...changed];
   // (also on a diff without replaces: a replace replaceOnChanges adds keeps it, common/replace-on-changes.ts)
   const deleteBeforeReplace = keepsPinnedAddress(olds, news);
-  if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace, changedKeys };
+  if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace, changedKeys, replacesWhileUnknown: ["instanceId"] };
   // (not an input: no changed key, so replaceOnChanges never turns assigning it back into a replacement)
   return { changes: changed.length > 0 || olds.detached === true, replaces: [], ...(deleteBeforeReplace ? { deleteBeforeReplace } : {}), changedKeys };
 }

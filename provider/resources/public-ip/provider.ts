@@ -162,7 +162,13 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
       throw new ProviderError(
         `cannot adopt address ${inputs.adoptId}: instance ${instanceId} holds ` +
           (address ? `address ${address.ipAddress} (${address.id})` : "no public address") +
-          "; adoptId must be the uuid of the address the instance has now (see getInstance: publicIp.ipId)",
+          "; adoptId must be the uuid of the address the instance has now (see getInstance: publicIp.ipId)" +
+          // (the replacement of an adopted PublicIp whose VM was replaced delete-before-replace ends here: its old half
+          // took the address off the old VM, see diff.ts)
+          (address
+            ? ""
+            : `. An address taken off another VM (e.g. one this up replaced) stays reserved in your account: to put it on this ` +
+              `instance, declare publicNetworkId: "${inputs.adoptId}" instead of adoptId`),
       );
     }
     id = address.id;
