@@ -101,26 +101,25 @@ test.each([
   expect(await address(r!)).toMatchObject({ instanceUuid: null });
 });
 
-test("your address adopted by a PublicIp the program keeps, its Instance replaced deleteBeforeReplace: refused, kept, and pinned next", async () => {
+test("your address adopted by a PublicIp the program keeps, its Instance replaced deleteBeforeReplace: it moves to the new VM", async () => {
   const [r] = await freeSeeded();
   const s = await suite.newStack({ providerDirectory: true });
-  const program = (templateId: number, ip: Record<string, unknown>): Res[] => [
+  const program = (templateId: number): Res[] => [
     { type: "Instance", name: "vm", args: vmArgs("dbr-keep", { templateId }), opts: { deleteBeforeReplace: true } },
-    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm", ...ip } },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm", adoptId: r } },
   ];
   const first = await s.run("up", [{ type: "Instance", name: "vm", args: vmArgs("dbr-keep") }]);
   expect(first.ok ? "" : show(first)).toBe("");
   await admin(suite.sim, "PATCH", `/instances/${s.res("vm")!.id}`, { publicIp: r });
-  const adopted = await s.run("up", program(1, { adoptId: r }));
+  const adopted = await s.run("up", program(1));
   expect(adopted.ok ? "" : show(adopted)).toBe("");
-  const replaced = await s.run("up", program(2, { adoptId: r }));
-  expect(replaced.ok).toBe(false);
-  expect(show(replaced)).toContain(`declare publicNetworkId: "${r}" instead of adoptId`);
-  expect(await address(r!)).toMatchObject({ instanceUuid: null }); // reserved, in the account
-  const pinned = await s.run("up", program(2, { publicNetworkId: r }));
-  expect(pinned.ok ? "" : show(pinned)).toBe("");
+  const replaced = await s.run("up", program(2));
+  // released with the old VM, then refused, before the fix
+  expect(replaced.ok ? "" : show(replaced)).toBe("");
   expect(await holder(s.res("vm")!.id!)).toBe(r);
-  const destroyed = await s.run("destroy", program(2, { publicNetworkId: r }));
+  const preview = await s.run("preview", program(2), { refresh: true, expectNoChanges: true });
+  expect(preview.ok ? "" : show(preview)).toBe("");
+  const destroyed = await s.run("destroy", program(2));
   expect(destroyed.ok ? "" : show(destroyed)).toBe("");
-  expect(await address(r!)).toMatchObject({ instanceUuid: null });
+  expect(await address(r!)).toMatchObject({ instanceUuid: null }); // adopted: taken off, yours
 });

@@ -6,8 +6,9 @@
  *   (created or replaced: an Instance updated in place keeps its id), and when the engine asks whether the
  *   PublicIp of a VM replaced delete-before-replace must go first, the answer "replace" makes it delete the
  *   PublicIp first, which takes the address off and leaves it in the account; "no" let the VM's delete release
- *   the user's adopted address (audit). Then the PublicIp's create, if the program still declares it, refuses to
- *   adopt an address the new VM does not hold, as an up with a known instanceId refuses at Diff.
+ *   the user's adopted address (audit). The PublicIp's re-create, if the program still declares it, puts that
+ *   address on the new VM (provider.ts, adoptedOffReplacedVm). An up with a known new instanceId (create-before-
+ *   delete) still refuses at Diff, as for every adopted object.
  * - publicNetworkId: when set and different from the address the resource holds, replace. The id IS the
  *   address uuid, and Pulumi cannot change a resource's id in an update, so a different address is a new
  *   resource. Create-before-delete is safe here: the new resource's changePublicIp swaps the address in one

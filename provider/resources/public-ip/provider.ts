@@ -123,10 +123,20 @@ const detachedForReplacement = new Map<string, string>();
 /** The detached addresses a replacement of this deployment assigned (the old half's delete then says nothing of them). */
 const reclaimedHere = new Set<string>();
 
+/**
+ * Adopted addresses (lower case) this deployment's delete of their PublicIp took off a VM it replaces -> that VM: the
+ * PublicIp went first because its VM is replaced delete-before-replace (diff.ts), and its re-create, which adopts
+ * the same address, puts it on the new VM (the engine re-creates such a dependent when it registers:
+ * step_generator.go `recreating`). Without it the re-create refused, and an address an interrupted create had made
+ * (adopted as the refusal advised) stayed reserved in no state.
+ */
+const adoptedOffReplacedVm = new Map<string, string>();
+
 /** Forgets the detached addresses noted for replacements (see forgetDeployment in provider/registry.ts). */
 export function forgetDetachedForReplacement(): void {
   detachedForReplacement.clear();
   reclaimedHere.clear();
+  adoptedOffReplacedVm.clear();
 }
 
 async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResult<PublicIpOutputs>> {
@@ -158,6 +168,14 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
   if (inputs.adoptId !== undefined) {
     latest = await requireInstance(client, instanceId);
     const address = currentAddress(latest);
+    const offReplacedVm = adoptedOffReplacedVm.get(inputs.adoptId.toLowerCase());
+    if (address === undefined && offReplacedVm !== undefined) {
+      adoptedOffReplacedVm.delete(inputs.adoptId.toLowerCase());
+      progressLog(`instance ${instanceId}: assigning address ${inputs.adoptId}, which this PublicIp adopted on instance ${offReplacedVm} (replaced by this up)`);
+      const made = await createAddress({ ...inputs, adoptId: undefined, publicNetworkId: inputs.adoptId });
+      const { publicNetworkId: _assigned, ...outs } = made.outs as PublicIpOutputs; // adopted, not pinned by the program
+      return { id: made.id, outs: { ...outs, adoptId: inputs.adoptId } };
+    }
     if (address?.id !== inputs.adoptId) {
       throw new ProviderError(
         `cannot adopt address ${inputs.adoptId}: instance ${instanceId} holds ` +
@@ -433,7 +451,13 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
         // Said, not hidden (audit: a destroy printed only "deleted" and the address billed on): one the API made for
         // this resource is now reserved in no state. The user's own (publicNetworkId) goes back to them as it was.
         // An adopted one may be the user's reserved address as well (audit: told to release it, which loses the IP).
-        if (props.publicNetworkId === undefined && props.adoptId !== undefined)
+        if (props.publicNetworkId === undefined && props.adoptId !== undefined && replacementsInProgress.idsUnder("Instance:").includes(instanceId.toLowerCase())) {
+          adoptedOffReplacedVm.set(id.toLowerCase(), instanceId);
+          progressLog(
+            `address ${props.ipAddress} (${id}), which this PublicIp adopted, is taken off instance ${instanceId}, which this up replaces ` +
+              "(it stays reserved in your account): the PublicIp puts it on the new VM when it is created again",
+          );
+        } else if (props.publicNetworkId === undefined && props.adoptId !== undefined)
           progressLog(
             `address ${props.ipAddress} (${id}), which this PublicIp adopted, is taken off instance ${instanceId} and stays reserved in ` +
               "your account (it may bill): the API releases an address only with a VM that holds it. If you do not keep it for " +
