@@ -18,7 +18,17 @@
  * - A resource with InitErrors gets an Update at the next up even when Diff says no change
  *   (pkg/resource/deploy/step_generator.go: "If resource was unchanged, but there were initialization
  *   errors, generate an empty update step").
- * - Replace, create-before-delete (the default; our providers never ask deleteBeforeReplace): the
+ * - Replace, delete-before-replace (the resource option `deleteBeforeReplace`, which overrides the provider's
+ *   answer, or the provider's Diff asking for it): before the old resource is deleted, each resource of the state
+ *   that depends on it and is not registered yet is asked whether it must be replaced too: one `deletedWith` a
+ *   replaced resource must; any other is asked its Diff with the inputs that come from a replaced resource made
+ *   unknown (step_generator.go calculateDependentReplacements; here an input holding a replaced resource's id
+ *   stands for its property dependency). Those are deleted first, dependents before what they depend on (a
+ *   `deletedWith` one without a Delete call: the old resource is already in sg.deletes), then the old resource,
+ *   then the replacement is created; a dependent deleted so is created again, with Check of no olds, when it
+ *   registers (step_generator.go `recreating`). Not modelled: the PendingReplacement mark a failed run leaves on
+ *   such a dependent (here it leaves the state at its delete; the next run creates it, as the engine does).
+ * - Replace, create-before-delete (the default): the
  *   replacement is created (CreateStep with replacing=true marks the old `Delete = true`, even when the
  *   create ends in PartialFailure), dependents are replaced in turn, and the old resources are deleted at the
  *   end in reverse dependency order. Old resources still marked `Delete` from an earlier run are deleted at the
@@ -96,6 +106,8 @@ export interface DeclaredResource {
   dependsOn: string[];
   /** Pulumi's `deletedWith` resource option (a name of the program). */
   deletedWith?: string;
+  /** Pulumi's `deleteBeforeReplace` resource option; unset, the provider's Diff decides. */
+  deleteBeforeReplace?: boolean;
   inputs(idOf: (name: string) => string): Props;
 }
 
@@ -133,6 +145,7 @@ export class Engine {
     this.errors = [];
     this.stopped = false;
     this.interrupted = false;
+    this.registered.clear();
     // Only pending creates survive into a new run (snapshot.go); other operations were either done or not.
     this.state.pending = this.state.pending.filter((p) => p.type === "creating");
   }
@@ -226,6 +239,7 @@ export class Engine {
    * (create) and deleted with the others at the end of the up. */
   private async declare(decl: DeclaredResource, program: DeclaredResource[]): Promise<void> {
     const urn = urnOf(decl.type, decl.name);
+    this.registered.add(urn);
     const deps = decl.dependsOn.map((n) => {
       const d = program.find((p) => p.name === n)!;
       return urnOf(d.type, d.name);
@@ -246,8 +260,11 @@ export class Engine {
     this.guard();
     if (diff.replaces.length > 0) {
       this.trace(`  ~ replace ${decl.name} (${diff.replaces.join(", ")})`);
-      if (diff.deleteBeforeReplace) {
-        await this.deleteOne(old, "delete (before replace)", new Set());
+      if (decl.deleteBeforeReplace ?? diff.deleteBeforeReplace) {
+        const dependents = await this.dependentReplacements(old);
+        const deleting = new Set([old.urn, ...dependents.map((d) => d.urn)]);
+        for (const d of [...dependents].reverse()) await this.deleteOne(d, `delete (before ${decl.name}'s replace)`, deleting);
+        await this.deleteOne(old, "delete (before replace)", deleting);
         await this.create(decl, urn, inputs, deps);
         return;
       }
@@ -265,6 +282,46 @@ export class Engine {
     old.deletedWith = this.deletedWithOf(decl).deletedWith;
     return;
   }
+
+  /** URNs registered in this run: they cannot depend on a resource registered after them. */
+  private readonly registered = new Set<string>();
+
+  /**
+   * The resources of the state that must be deleted before `root`'s delete-before-replace, in dependency order
+   * (see the module comment). Each unregistered dependent, transitively, is asked as the engine asks it.
+   */
+  private async dependentReplacements(root: ResourceState): Promise<ResourceState[]> {
+    const replaceSet = new Map<string, string>([[root.urn, root.id]]);
+    const out: ResourceState[] = [];
+    const asked = new Set<ResourceState>();
+    // (until nothing more is found: the state's order is not dependency order once something was replaced)
+    for (let found = true; found; ) {
+      found = false;
+      for (const r of this.state.resources) {
+        if (r === root || r.delete || asked.has(r) || this.registered.has(r.urn) || !r.dependencies.some((u) => replaceSet.has(u))) continue;
+        asked.add(r);
+        let replace = r.deletedWith !== undefined && replaceSet.has(r.deletedWith);
+        if (!replace) {
+          const replacedIds = new Set(replaceSet.values());
+          const news = Object.fromEntries(Object.entries(r.inputs).map(([k, v]) => [k, typeof v === "string" && replacedIds.has(v) ? UNKNOWN : v]));
+          let diff: DiffAnswer;
+          try {
+            diff = await this.host.call<DiffAnswer>({ method: "diff", resource: r.type, id: r.id, olds: r.outputs, news });
+          } catch (e) {
+            this.fail(`diff ${r.name} (a dependent of ${root.name}'s delete-before-replace)`, e);
+          }
+          replace = diff.replaces.length > 0;
+        }
+        this.trace(`  ? ${r.name} depends on ${root.name}, replaced delete-before-replace: ${replace ? "deleted first" : "stays"}`);
+        if (!replace) continue;
+        replaceSet.set(r.urn, r.id);
+        out.push(r);
+        found = true;
+      }
+    }
+    return out;
+  }
+
 
   private deletedWithOf(decl: DeclaredResource): { deletedWith?: string } {
     if (!decl.deletedWith) return {};
@@ -467,3 +524,5 @@ export class Engine {
 }
 
 const PROVIDER_KEY = "__provider";
+/** The engine's unknown-value sentinel, as the dynamic-provider host hands it to a provider. */
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

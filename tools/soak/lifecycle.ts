@@ -31,11 +31,12 @@ export interface LifecycleSettings {
  * (out of band) before a refresh, followed by an `up` that must converge, a reserved address of the user's pinned
  * with `publicNetworkId` (on the Instance or the PublicIp); the Instance's `deleteOptions`
  * (keep the address, delete the attached disks), `dedicatedCpu` (on the tier that offers it), a change in the
- * panel right before the destroy (no refresh between), and fleets of two or three Instances.
+ * panel right before the destroy (no refresh between), fleets of two or three Instances, and the replace with the
+ * resource option `deleteBeforeReplace` on the VM (its dependents asked whether they go first, as the engine does).
  */
 export const SOAK_FEATURES = [
   "interruptions", "public-ip-toggles", "public-ip-resource", "adoption", "clone", "panel-changes", "pinned-address",
-  "delete-options", "dedicated-cpu", "panel-before-destroy", "fleet",
+  "delete-options", "dedicated-cpu", "panel-before-destroy", "fleet", "delete-before-replace",
 ] as const;
 export type SoakFeature = (typeof SOAK_FEATURES)[number];
 
@@ -200,6 +201,13 @@ class Lifecycle {
   private readonly deletedWithVm: boolean;
   /** The address is a reserved one, pinned with publicNetworkId. */
   private readonly pinned: boolean;
+  /**
+   * From the replace phase on, the program's vm has the resource option `deleteBeforeReplace: true`: the engine then
+   * asks each dependent whether it must go first, deletes the old VM before its replacement, and re-creates the
+   * dependents that went (engine.ts). Own generator: the rest of a seed's lifecycle stays as it was.
+   */
+  private readonly deleteBeforeReplace: boolean;
+  private deleteFirstNow = false;
   private phase = 0;
 
   constructor(
@@ -227,6 +235,7 @@ class Lifecycle {
     this.adopts = kind === "instance" && !this.skips("adoption") && extra.next() < 0.12;
     this.deletedWithVm = extra.next() < 0.5;
     this.clones = !this.adopts && !this.skips("clone") && extra.next() < 0.12;
+    this.deleteBeforeReplace = !this.skips("delete-before-replace") && new SeededRandom(`soak/${seed}/dbr`).next() < 0.35;
     // A tight `timeouts.create` on the VM (its own input, beside the config's deadline): a create or clone then
     // often runs out of time at some step after the API answered, which must leave the VM recorded.
     if (extra.next() < 0.15) this.vm.timeouts = { create: `${extra.int(1, 4)}s` };
@@ -291,7 +300,8 @@ class Lifecycle {
 
   private program(): DeclaredResource[] {
     const vm = { ...this.vm };
-    const out: DeclaredResource[] = [{ name: "vm", type: "Instance", dependsOn: [], inputs: () => ({ ...vm }) }];
+    const dbr = this.deleteFirstNow ? { deleteBeforeReplace: true } : {};
+    const out: DeclaredResource[] = [{ name: "vm", type: "Instance", dependsOn: [], ...dbr, inputs: () => ({ ...vm }) }];
     const dep = (name: string, type: DeclaredResource["type"], spec: Spec | undefined): void => {
       if (!spec) return;
       const s = { ...spec };
@@ -426,6 +436,10 @@ class Lifecycle {
     // The program unchanged: the up converges what the panel changed (checked against the program after it).
     if (changedInPanel) await this.upPhase("update", false);
     this.replaceChange();
+    if (this.deleteBeforeReplace) {
+      this.deleteFirstNow = true;
+      this.log("(the program gives vm the resource option deleteBeforeReplace: true)");
+    }
     // (one Instance replaced while another is renamed, resized, replaced, or hands its name over)
     if (fleetPhases.next() < 0.7) this.mutateFleet(fleetPhases);
     await this.upPhase("replace", interruptAt === "replace");
