@@ -1,6 +1,7 @@
 // A program that is data (tests/e2e/spec-stack.ts): resources built from the JSON stack config key `spec`.
 // spec.resources: [{ type, name, args, opts: { deletedWith, dependsOn, replaceOnChanges, ignoreChanges, deleteBeforeReplace, import } }]
-// In args, a string "$id:<name>" becomes that resource's id; "$password" the secret password.
+// In args, a string "$id:<name>" becomes that resource's id ("$first:<a>,<b>": a's id computed from both); "$password"
+// the secret password.
 const pulumi = require("@pulumi/pulumi");
 const vmhost = require("pulumi-vmhost");
 const cfg = new pulumi.Config();
@@ -9,6 +10,8 @@ const password = cfg.requireSecret("vmPassword");
 const made = {};
 const resolve = (v) => {
   if (typeof v === "string" && v.startsWith("$id:")) return made[v.slice(4)].id;
+  // "$first:a,b": the first one's id, computed from both (unknown while either is replaced)
+  if (typeof v === "string" && v.startsWith("$first:")) return pulumi.all(v.slice(7).split(",").map((n) => made[n].id)).apply((ids) => ids[0]);
   if (v === "$password") return password;
   if (Array.isArray(v)) return v.map(resolve);
   if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]));

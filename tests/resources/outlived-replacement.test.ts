@@ -68,8 +68,7 @@ it("an adoption refused (the VM is another resource's) does not keep that resour
   expect((await instance.diff(m.id, m.outs, news)).replaces?.length).toBeGreaterThan(0);
   await instance.delete(m.id, m.outs);
   const replacement = await instance.create(news);
-  // (refused: the delete above removed the VM, so no resource manages it any more and there is none to adopt)
-  await expect(instance.create(r)).rejects.toThrow(`adoptId: there is no instance ${m.id} to adopt`);
+  await expect(instance.create(r)).rejects.toThrow(`adoptId: Instance ${m.id} belongs to another resource of this stack`);
   // audit: the delete was skipped as an adopted VM's, and the old VM stayed beside its replacement in no state
   const st = await h().state();
   expect(st.instances.filter((i) => i.hostname === "rd-m").map((i) => i.uuid)).toEqual([replacement.id]);

@@ -32,11 +32,12 @@ export interface LifecycleSettings {
  * with `publicNetworkId` (on the Instance or the PublicIp); the Instance's `deleteOptions`
  * (keep the address, delete the attached disks), `dedicatedCpu` (on the tier that offers it), a change in the
  * panel right before the destroy (no refresh between), fleets of two or three Instances, and the replace with the
- * resource option `deleteBeforeReplace` on the VM (its dependents asked whether they go first, as the engine does).
+ * resource option `deleteBeforeReplace` on the VM (its dependents asked whether they go first, as the engine does),
+ * and a reserved address of the user's put on the VM in the panel and adopted by the PublicIp (`adoptId`).
  */
 export const SOAK_FEATURES = [
   "interruptions", "public-ip-toggles", "public-ip-resource", "adoption", "clone", "panel-changes", "pinned-address",
-  "delete-options", "dedicated-cpu", "panel-before-destroy", "fleet", "delete-before-replace",
+  "delete-options", "dedicated-cpu", "panel-before-destroy", "fleet", "delete-before-replace", "adopted-address",
 ] as const;
 export type SoakFeature = (typeof SOAK_FEATURES)[number];
 
@@ -72,10 +73,15 @@ const PASSWORDS = ["Soak-Passw0rd", "Blue-Horse-42", "Green-Tree-77"];
  * Failures the README documents as refusals that only a change of the program ends: an adopted object is never
  * replaced (the soak adopts what an interrupted create made, and its replace-forcing change then meets this), a
  * disk never shrinks, a VM on another private network than an attachment declares is not moved, a snapshot renamed in
- * the panel is not replaced (it would delete that restore point; the user declares the panel's name or runs --replace).
+ * the panel is not replaced (it would delete that restore point; the user declares the panel's name or runs --replace),
+ * nor one adopted or renamed in the panel whose VM is replaced (the VM's delete would take it), and an adopted address
+ * is not moved to another VM by its PublicIp (the user declares publicNetworkId).
  */
 const DOCUMENTED_REFUSALS: readonly RegExp[] = [
   /was adopted \(adoptId\) and .* can only change with a new/,
+  /cannot adopt address .* declare publicNetworkId: /,
+  /was adopted \(adoptId\) on instance .* and the program now puts it on instance/,
+  /so Pulumi never deletes it on its own, but its instance is being replaced/,
   /disks cannot shrink/,
   /an instance is on one private network at a time/,
   /delete this one, a restore point: refused, nothing was changed/,
@@ -208,6 +214,12 @@ class Lifecycle {
    */
   private readonly deleteBeforeReplace: boolean;
   private deleteFirstNow = false;
+  /**
+   * The PublicIp adopts a reserved address of the user's (`adoptId`), put on the VM in the panel once the VM exists:
+   * the PublicIp is declared from then on. The address is the user's, never the stack's to release.
+   */
+  private readonly adoptsAddress: boolean;
+  private addressDeclared = true;
   private phase = 0;
 
   constructor(
@@ -260,6 +272,11 @@ class Lifecycle {
       if (want.has("snapshot")) this.deps.snapshot = { name: `snap-${r.int(1, 99)}` };
       if (want.has("rule")) this.deps.rule = { protocol: "tcp", port: String(this.pick([22, 80, 443, 8080])), action: this.pick(["accept", "drop"]) };
     }
+    // (own generator, so leaving it out does not change the rest of a seed's lifecycle)
+    this.adoptsAddress =
+      this.deps.publicIp !== undefined && !this.pinned && cat.reserved.length >= 2 && !this.skips("adopted-address") &&
+      new SeededRandom(`soak/${seed}/adopted-address`).next() < 0.3;
+    this.addressDeclared = !this.adoptsAddress;
     // (their own generators, so leaving a feature out does not change the rest of a seed's lifecycle)
     const more = new SeededRandom(`soak/${seed}/more`);
     // deleteOptions: keep the address (it must then stay reserved, the user's, not a leak), delete the disks the
@@ -309,11 +326,11 @@ class Lifecycle {
       // delete releases the address); not for one pinned to the user's reserved address (publicNetworkId), which
       // outlives the VM: its own delete takes it off, back to the account. The others get it in half the
       // lifecycles, so their own deletes are soaked too.
-      const ownAddress = type === "PublicIp" && s.publicNetworkId === undefined;
+      const ownAddress = type === "PublicIp" && s.publicNetworkId === undefined && s.adoptId === undefined;
       const deletedWith = ownAddress || (type !== "PublicIp" && this.deletedWithVm) ? { deletedWith: "vm" } : {};
       out.push({ name, type, dependsOn: ["vm"], ...deletedWith, inputs: (idOf) => ({ instanceId: idOf("vm"), ...s }) });
     };
-    dep("address", "PublicIp", this.deps.publicIp);
+    if (this.addressDeclared) dep("address", "PublicIp", this.deps.publicIp);
     dep("network", "VswitchAttachment", this.deps.vswitch);
     dep("disk", "BlockStorageAttachment", this.deps.storage);
     dep("snapshot", "Snapshot", this.deps.snapshot);
@@ -425,6 +442,7 @@ class Lifecycle {
     const { password: _p, ...declared } = this.vm;
     this.log(`(the program: vm ${JSON.stringify(declared)}${Object.keys(this.fleet).length ? `, and ${Object.keys(this.fleet).join(", ")}` : ""})`);
     await this.upPhase("create", interruptAt === "create");
+    if (this.adoptsAddress) await this.adoptUsersAddress();
     const updates = r.int(1, 3);
     for (let i = 0; i < updates; i++) {
       this.mutate();
@@ -452,6 +470,26 @@ class Lifecycle {
     // state that no longer matches, and must still remove everything of the stack's and nothing of the user's.
     if (panelBeforeDestroy) await this.panelChange(panelBeforeDestroy, "before the destroy");
     await this.destroyPhase(interruptLater === "destroy");
+  }
+
+  /**
+   * The user puts a reserved address of theirs on the VM in the panel, and the program declares the PublicIp adopting
+   * it (README: `adoptId`, the uuid of the address the instance has now). Only on a VM that exists, is idle and holds
+   * no address (a swap would leave the VM's own address reserved in no state: the user's doing, not the stack's).
+   */
+  private async adoptUsersAddress(): Promise<void> {
+    const vm = this.engine.state.resources.find((x) => x.name === "vm" && !x.delete);
+    const v = vm && (await truthOf(this.sim)).instances.find((i) => i.uuid === vm.id);
+    const address = this.cat.reserved[1]!;
+    if (!v || v.operation || v.publicIpUuid) {
+      this.log("(the VM is not there, busy or holds an address: the PublicIp is declared without adopting)");
+      this.addressDeclared = true;
+      return;
+    }
+    await admin(this.sim, "PATCH", `/instances/${v.uuid}`, { publicIp: address });
+    this.deps.publicIp = { ...this.deps.publicIp, adoptId: address };
+    this.addressDeclared = true;
+    this.log(`(in the panel: the user's reserved address ${address} is put on instance ${v.uuid}; the program's PublicIp adopts it)`);
   }
 
   /**

@@ -313,6 +313,7 @@ export function notAsDeclared(state: StackState, truth: SimTruth, program: Decla
   if (ip && address) {
     if (vm.publicIpUuid !== address.id) differs("address", `${address.id} is not the VM's address (the VM has ${vm.publicIpUuid ?? "none"})`);
     else if (ip.publicNetworkId !== undefined && address.id !== ip.publicNetworkId) differs("address", `${address.id} is not the declared reserved address ${String(ip.publicNetworkId)}`);
+    else if (ip.adoptId !== undefined && address.id !== ip.adoptId) differs("address", `${address.id} is not the adopted address ${String(ip.adoptId)}`);
     else if (ip.rdns !== undefined && vm.rdns !== ip.rdns) differs("address", `${address.id} has rdns ${JSON.stringify(vm.rdns)}, declared ${JSON.stringify(ip.rdns)}`);
   }
   if (program.vswitch && live("network") && vm.vswitchUuid !== program.vswitch.vswitchId)

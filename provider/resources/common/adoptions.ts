@@ -74,8 +74,9 @@ const managedByOthers = new Set<string>();
  * pkg/resource/deploy/step_generator.go diff() answers those first), and a Diff never replaces an adopted object
  * into itself (common/replace-on-changes.ts), so a Diff and an adopting create of one object in one deployment are
  * always two resources (audit: an Instance adopting a VM that another Instance adopted in an earlier up took it).
- * One exception, a PublicIp whose VM is replaced delete-before-replace (public-ip/diff.ts): its Diff answers replace
- * and the engine deletes it first; that delete ends the note (withAdoptionsKept), before its re-create adopts.
+ * One exception, an adopted PublicIp whose VM is replaced delete-before-replace (public-ip/diff.ts): its Diff answers
+ * replace and the engine deletes it first; that delete of the adopter ends the note (withAdoptionsKept), before its
+ * re-create adopts again.
  */
 export function noteManaged(id: string): void {
   if (id) managedByOthers.add(id.toLowerCase());
@@ -182,10 +183,11 @@ export function withAdoptionsKept<P extends pulumi.dynamic.ResourceProvider>(res
       // old VM stayed beside its replacement in no state)
       if (stage === undefined || managedByOthers.has(id.toLowerCase())) {
         await remove(id, props);
-        // No resource of the stack manages it any more. A resource that adopted it and was deleted ahead of its VM's
-        // delete-before-replace (a PublicIp: public-ip/diff.ts) is re-created next, and that adoption is then told
-        // what it finds (the address off the VM), not that another resource owns it.
-        managedByOthers.delete(id.toLowerCase());
+        // An adopting resource deleted ahead of its VM's delete-before-replace (a PublicIp: public-ip/diff.ts) is
+        // re-created next, adopting again: its own Diff's note must not refuse that as another resource's. Only the
+        // adopter's: a resource with a fixed id (a pinned PublicIp) is re-created under the same id without adopting,
+        // and still owns it (audit: a second PublicIp then adopted its address, two owners).
+        if (adoptsItself(props, id)) managedByOthers.delete(id.toLowerCase());
         return;
       }
       // Deletes of resources the program no longer declares come after every create of the up (the engine's post

@@ -22,6 +22,7 @@ import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
 import { instancesMadeHere, replacementsInProgress } from "../common/replacements";
 import { canonicalPort, canonicalSource, changedApiProperties, diffFirewallRule } from "./diff";
+import { isAdoptedIn, refuseWhileItsVmIsUnknown } from "../common/replace-on-changes";
 import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
 import { createParams, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
 
@@ -191,7 +192,13 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
     const rule = declaredRule(olds);
     if (rule) rulesOfThisStack.add(ruleKey(rule));
   },
-  diff: diffFirewallRule,
+  diff: (olds, news, id) => {
+    refuseWhileItsVmIsUnknown(
+      "FirewallRule", id, news as Record<string, unknown>, isAdoptedIn(olds, news, id) ? "was adopted (adoptId)" : undefined,
+      "Keep the VM in this up (no change that replaces it), or remove adoptId: the rule then goes with the old VM and is created on the new one.",
+    );
+    return diffFirewallRule(olds, news);
+  },
 
   async create(inputs: FirewallRuleInputs): Promise<pulumi.dynamic.CreateResult<FirewallRuleOutputs>> {
     const client = getClient();

@@ -23,6 +23,7 @@ import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
 import { keptForReplacement } from "../common/unconfirmed";
 import { claimedByStack, replacementsInProgress } from "../common/replacements";
+import { isAdoptedIn } from "../common/replace-on-changes";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
 import { currentAddress, detachedOutputs, normalizedRdns, publicIpOutputs, settingsFromState } from "./model";
@@ -124,11 +125,19 @@ const detachedForReplacement = new Map<string, string>();
 const reclaimedHere = new Set<string>();
 
 /**
- * Adopted addresses (lower case) this deployment's delete of their PublicIp took off a VM it replaces -> that VM: the
- * PublicIp went first because its VM is replaced delete-before-replace (diff.ts), and its re-create, which adopts
- * the same address, puts it on the new VM (the engine re-creates such a dependent when it registers:
- * step_generator.go `recreating`). Without it the re-create refused, and an address an interrupted create had made
- * (adopted as the refusal advised) stayed reserved in no state.
+ * Adopted PublicIps (ids, lower case) whose Diff in this deployment answered "replace" while their instanceId was
+ * unknown: the engine's question whether a dependent of a resource replaced delete-before-replace must go first
+ * (diff.ts). Their delete then comes before that replacement, and their re-create after it.
+ */
+const adoptedReplacedWhileUnknown = new Set<string>();
+
+/**
+ * Adopted addresses (lower case) that this deployment's delete of such a PublicIp took off its VM -> that VM. The
+ * re-create, which adopts the same address, puts it on its VM (the engine re-creates such a dependent when it
+ * registers: step_generator.go `recreating`): the new VM, or the same one when the instanceId was only computed from
+ * the replaced resource (audit). Without it the re-create refused, and an address an interrupted create had made
+ * (adopted as the refusal advised) stayed reserved in no state. Also with `up --replace`, whose replacement of the
+ * VM the provider never hears of before the delete (no Diff).
  */
 const adoptedOffReplacedVm = new Map<string, string>();
 
@@ -137,6 +146,7 @@ export function forgetDetachedForReplacement(): void {
   detachedForReplacement.clear();
   reclaimedHere.clear();
   adoptedOffReplacedVm.clear();
+  adoptedReplacedWhileUnknown.clear();
 }
 
 async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResult<PublicIpOutputs>> {
@@ -171,7 +181,10 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
     const offReplacedVm = adoptedOffReplacedVm.get(inputs.adoptId.toLowerCase());
     if (address === undefined && offReplacedVm !== undefined) {
       adoptedOffReplacedVm.delete(inputs.adoptId.toLowerCase());
-      progressLog(`instance ${instanceId}: assigning address ${inputs.adoptId}, which this PublicIp adopted on instance ${offReplacedVm} (replaced by this up)`);
+      progressLog(
+        `instance ${instanceId}: assigning address ${inputs.adoptId}, which this PublicIp adopted; its delete took it off instance ${offReplacedVm} ` +
+          "earlier in this up, as the engine replaced the PublicIp with a resource it depends on",
+      );
       const made = await createAddress({ ...inputs, adoptId: undefined, publicNetworkId: inputs.adoptId });
       const { publicNetworkId: _assigned, ...outs } = made.outs as PublicIpOutputs; // adopted, not pinned by the program
       return { id: made.id, outs: { ...outs, adoptId: inputs.adoptId } };
@@ -451,11 +464,12 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
         // Said, not hidden (audit: a destroy printed only "deleted" and the address billed on): one the API made for
         // this resource is now reserved in no state. The user's own (publicNetworkId) goes back to them as it was.
         // An adopted one may be the user's reserved address as well (audit: told to release it, which loses the IP).
-        if (props.publicNetworkId === undefined && props.adoptId !== undefined && replacementsInProgress.idsUnder("Instance:").includes(instanceId.toLowerCase())) {
+        if (props.publicNetworkId === undefined && props.adoptId !== undefined && adoptedReplacedWhileUnknown.has(id.toLowerCase())) {
           adoptedOffReplacedVm.set(id.toLowerCase(), instanceId);
           progressLog(
-            `address ${props.ipAddress} (${id}), which this PublicIp adopted, is taken off instance ${instanceId}, which this up replaces ` +
-              "(it stays reserved in your account): the PublicIp puts it on the new VM when it is created again",
+            `address ${props.ipAddress} (${id}), which this PublicIp adopted, is taken off instance ${instanceId} before a resource it depends ` +
+              "on is replaced (delete-before-replace); it stays reserved in your account. If the program still declares this PublicIp, " +
+              "its create later in this up puts the address on its VM; if not, release it in the host's panel unless you keep it.",
           );
         } else if (props.publicNetworkId === undefined && props.adoptId !== undefined)
           progressLog(
@@ -493,7 +507,18 @@ export const publicIpProvider = defineResourceProvider<PublicIpInputs, PublicIpO
     return [address.id];
   },
   diff(olds, news, id) {
+    // An adopted address whose PublicIp the program moves to another VM (its VM replaced create-before-delete, or an
+    // earlier up deleted it ahead of its VM's delete-before-replace and failed before re-creating it): refused, as every
+    // adopted object's forced replacement (common/replace-on-changes.ts), with the way to move it.
+    if (typeof news.instanceId === "string" && !isUnknown(news.instanceId) && news.instanceId !== olds.instanceId && isAdoptedIn(olds, news, id))
+      throw new ProviderError(
+        `PublicIp ${id} was adopted (adoptId) on instance ${olds.instanceId}, and the program now puts it on instance ${news.instanceId}: ` +
+          "an adopted object is never replaced by Pulumi. To move your address to that instance, declare " +
+          `publicNetworkId: "${id}" instead of adoptId (it comes off the other VM if that one is being replaced); to give that ` +
+          "instance a new address, remove adoptId. Nothing was changed.",
+      );
     const result = diffPublicIp(olds, news);
+    if (isUnknown(news.instanceId) && isAdoptedIn(olds, news, id)) adoptedReplacedWhileUnknown.add(id.toLowerCase());
     if (olds.detached === true && (result.replaces ?? []).length > 0 && news.publicNetworkId === undefined && news.adoptId === undefined &&
         typeof news.instanceId === "string" && !isUnknown(news.instanceId))
       detachedForReplacement.set(news.instanceId.toLowerCase(), id);

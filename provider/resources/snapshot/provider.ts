@@ -26,6 +26,7 @@ import { writeExactlyOnce } from "../common/reconcile";
 import { claimedByStack, replacementsInProgress } from "../common/replacements";
 import { ignoredInputs } from "../common/ignore-changes";
 import { declarationsKept, diffSnapshot, snapshotUpdateRefusal } from "./diff";
+import { isAdoptedIn, refuseWhileItsVmIsUnknown } from "../common/replace-on-changes";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
 import { declaring, snapshotOutputs, snapshotProgress, type Carried } from "./model";
 
@@ -189,7 +190,18 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
   findUnconfirmed: async (recorded) =>
     recorded.instanceId && recorded.name ? snapshotsNamed(getClient(), recorded.instanceId, recorded.name) : [],
   // (the inputs ignoreChanges keeps as the state has them: neither a change nor a new declaration, diff.ts)
-  diff: (olds, news, id) => diffSnapshot(olds, news, id, ignoredInputs(news)),
+  diff: (olds, news, id) => {
+    const adopted = isAdoptedIn(olds, news, id);
+    const panel = snapshotUpdateRefusal(id, olds, news, ignoredInputs(news)) !== undefined;
+    refuseWhileItsVmIsUnknown(
+      "Snapshot", id, news as Record<string, unknown>,
+      adopted ? "was adopted (adoptId)" : panel ? "was changed in the panel (its name or description)" : undefined,
+      adopted
+        ? "Keep the VM in this up (no change that replaces it), or remove adoptId: this snapshot then goes with the old VM and a new one is taken of the new VM."
+        : "Keep the VM in this up (no change that replaces it), or declare the snapshot's name and description as they are now: it is then replaced with the VM.",
+    );
+    return diffSnapshot(olds, news, id, ignoredInputs(news));
+  },
 
   async create(inputs: SnapshotInputs): Promise<pulumi.dynamic.CreateResult<SnapshotOutputs>> {
     const client = getClient();
