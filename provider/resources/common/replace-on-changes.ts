@@ -32,9 +32,9 @@ export interface ResourceDiff extends pulumi.dynamic.DiffResult {
   /** The changed input properties (top-level names, each once), replacing ones included. */
   readonly changedKeys: readonly string[];
   /**
-   * Replaces that stand for an adopted object while their value is still unknown, because an unknown value there
-   * means a new object for sure (see {@link withReplaceOnChanges}). Only for a resource whose delete never destroys
-   * what it adopted: the engine deletes the old resource on this answer.
+   * Replaces that stand for an adopted object while their value is still unknown (see {@link withReplaceOnChanges}):
+   * the object must go before what it depends on is replaced delete-before-replace. Only for a resource whose delete
+   * never destroys what it adopted (a PublicIp takes the address off): the engine deletes the old resource on this answer.
    */
   readonly replacesWhileUnknown?: readonly string[];
 }

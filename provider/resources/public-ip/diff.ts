@@ -2,13 +2,12 @@
  * PublicIp diff decisions. Pure.
  *
  * - instanceId: replace (an address of another instance is another resource). Also for an adopted address while
- *   the instanceId is unknown (replacesWhileUnknown): a PublicIp's instanceId is unknown only when its VM is new
- *   (created or replaced: an Instance updated in place keeps its id), and when the engine asks whether the
- *   PublicIp of a VM replaced delete-before-replace must go first, the answer "replace" makes it delete the
- *   PublicIp first, which takes the address off and leaves it in the account; "no" let the VM's delete release
- *   the user's adopted address (audit). The PublicIp's re-create, if the program still declares it, puts that
- *   address on the new VM (provider.ts, adoptedOffReplacedVm). An up with a known new instanceId (create-before-
- *   delete) still refuses at Diff, as for every adopted object.
+ *   the instanceId is unknown (replacesWhileUnknown): in an up that is the engine asking whether the PublicIp must
+ *   go before a resource it depends on is replaced delete-before-replace (its VM, or one its instanceId is computed
+ *   from). "Replace" makes the engine delete the PublicIp first, which takes the address off and leaves it in the
+ *   account; "no" let the VM's delete release the user's adopted address (audit). The PublicIp's re-create, if the
+ *   program still declares it, puts that address on its VM (provider.ts, adoptedOffReplacedVm). An up with a known
+ *   other instanceId (create-before-delete) is refused at Diff, as for every adopted object (provider.ts).
  * - publicNetworkId: when set and different from the address the resource holds, replace. The id IS the
  *   address uuid, and Pulumi cannot change a resource's id in an update, so a different address is a new
  *   resource. Create-before-delete is safe here: the new resource's changePublicIp swaps the address in one
