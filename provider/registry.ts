@@ -19,6 +19,7 @@ import {
   blockStorageAttachmentKey, forgetAttachmentOwners, vswitchAttachmentKey, withInstanceNetworksNoted, withOneOwner,
 } from "./resources/common/attachment-owners";
 import { deploymentActivity } from "./resources/common/activity";
+import { forgetKeptWithVm } from "./resources/common/kept-with-vm";
 import { withRequestDeadlines } from "./wait/scope";
 
 /** Every resource's provider with the behaviour all of them share (each wrapper's comment says why). */
@@ -98,4 +99,5 @@ export function forgetDeployment(): void {
   deploymentActivity.forget();
   forgetDetachedForReplacement();
   forgetAddressOwners();
+  forgetKeptWithVm();
 }

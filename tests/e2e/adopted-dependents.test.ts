@@ -46,13 +46,62 @@ test("an adopted snapshot, its Instance replaced deleteBeforeReplace: refused be
   expect(preview.ok).toBe(false);
   const replaced = await s.run("up", program(2));
   expect(replaced.ok).toBe(false);
-  expect(show(replaced)).toContain(`Snapshot ${snap} was adopted (adoptId), so Pulumi never deletes it on its own, but its instance is being replaced`);
+  expect(show(replaced)).toContain(`Snapshot ${snap} was adopted (adoptId), so Pulumi never deletes it on its own, and a VM's delete takes its snapshots with it: its instance ${vm} is being replaced in this run.`);
   // the old VM was deleted first, taking the snapshot, before the fix
   const st = await simState(suite.sim);
   expect(st.instances.some((i) => i.uuid === vm)).toBe(true);
   expect(st.snapshots.some((x) => x.uuid === snap)).toBe(true);
+  // `up --replace` of the VM: the engine asks no Diff of the VM; the old VM's delete refuses instead
+  const forced = await s.run("up", program(1), { replace: [s.res("vm")!.urn] });
+  expect(forced.ok).toBe(false);
+  expect(show(forced)).toContain(`instance ${vm} was not deleted: this run deletes it`);
+  expect((await simState(suite.sim)).snapshots.some((x) => x.uuid === snap)).toBe(true);
   const destroyed = await s.run("destroy", program(1));
   expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+});
+
+test("the VM of an adopted snapshot adopted later by an Instance: preview and up go through (nothing is replaced)", async () => {
+  const s = await suite.newStack();
+  const made = await admin<{ data: { uuid: string } }>(suite.sim, "POST", "/instances", { hostname: "adopt-later", locationId: 1, tierId: 1, templateId: 1, cpu: 1, memory: 1, storage: 20, username: "deploy", password: "Made-in-the-panel-1" });
+  const vm = made.data.uuid;
+  const snap = await usersSnapshot(vm, "mine");
+  const dependents = (instanceId: string): Res[] => [{ type: "Snapshot", name: "snap", args: { instanceId, name: "mine", description: "mine", adoptId: snap } }];
+  const first = await s.run("up", dependents(vm));
+  expect(first.ok ? "" : show(first)).toBe("");
+  const program: Res[] = [
+    { type: "Instance", name: "vm", args: vmArgs("adopt-later", { adoptId: vm }) },
+    ...dependents("$id:vm"),
+  ];
+  // (the snapshot's instanceId is unknown at preview: the Instance is new; refused as "its VM is replaced" before the fix)
+  const preview = await s.run("preview", program);
+  expect(preview.ok ? "" : show(preview)).toBe("");
+  const adopted = await s.run("up", program);
+  expect(adopted.ok ? "" : show(adopted)).toBe("");
+  const destroyed = await s.run("destroy", program);
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+});
+
+test("a destroy --target of a VM with its dependents, adopted ones among them: goes through, your objects' fate as for any destroy", async () => {
+  const [r] = await freeSeeded();
+  const s = await suite.newStack();
+  const first = await s.run("up", [{ type: "Instance", name: "vm", args: vmArgs("target-all") }]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const vm = s.res("vm")!.id!;
+  const snap = await usersSnapshot(vm, "mine");
+  await admin(suite.sim, "PATCH", `/instances/${vm}`, { publicIp: r });
+  const program: Res[] = [
+    { type: "Instance", name: "vm", args: vmArgs("target-all") },
+    { type: "Snapshot", name: "snap", args: { instanceId: "$id:vm", name: "mine", description: "mine", adoptId: snap } },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm", adoptId: r } },
+  ];
+  const adopted = await s.run("up", program);
+  expect(adopted.ok ? "" : show(adopted)).toBe("");
+  // (the engine asks each dependent's Diff with the VM's id unknown: refused as "its VM is replaced" before the fix)
+  const destroyed = await s.run("destroy", program, { targets: [s.res("vm")!.urn], targetDependents: true });
+  expect(destroyed.ok ? "" : show(destroyed)).toBe("");
+  const st = await simState(suite.sim);
+  expect(st.instances.some((i) => i.uuid === vm)).toBe(false);
+  expect(st.publicIps.find((p) => p.uuid === r)).toMatchObject({ instanceUuid: null }); // adopted: taken off, yours
 });
 
 test("a pinned PublicIp moved to another VM (delete-before-replace): a second PublicIp adopting its address is still refused", async () => {

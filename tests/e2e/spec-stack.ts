@@ -31,7 +31,7 @@ export class SpecStack {
     fs.copyFileSync(path.join(__dirname, "spec-program.js"), path.join(dir, "index.js"));
     return new SpecStack(dir, sim, providerDirectory);
   }
-  run(command: EngineCommand, resources: Res[], extra: Partial<Pick<EngineOptions, "refresh" | "expectNoChanges" | "replace" | "targets" | "parallel">> = {}): Promise<EngineResult> {
+  run(command: EngineCommand, resources: Res[], extra: Partial<Pick<EngineOptions, "refresh" | "expectNoChanges" | "replace" | "targets" | "targetDependents" | "parallel">> = {}): Promise<EngineResult> {
     return runEngine({
       command, projectDir: this.dir, stateFile: this.stateFile,
       config: { "vmhost:baseUrl": this.sim.url, spec: JSON.stringify({ resources }) },

@@ -7,6 +7,9 @@
 import "./instance-env";
 import { providers } from "../../provider";
 import { forgetDeployment } from "../../provider/registry";
+import { resetContext } from "../../provider/context";
+import { replacementsInProgress } from "../../provider/resources/common/replacements";
+import { objectDeleted, refuseDeletingVmWithKeptObjects, refuseWhileItsVmIsUnknown } from "../../provider/resources/common/kept-with-vm";
 
 type Provider = Required<import("@pulumi/pulumi").dynamic.ResourceProvider>;
 const provider = (name: keyof typeof providers): Provider => providers[name] as Provider;
@@ -14,30 +17,54 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const VM = "2b1f6a1e-0d8e-4c53-9d55-6d1c1f4b2a10";
 const ID = "7c4e8a52-1f0b-4a57-b1a9-0f2d3c4e5f60";
 
+beforeAll(() => {
+  // (nothing listens there: a call that reached the API would fail with another message)
+  process.env.VMHOST_API_KEY = "test-key";
+  process.env.VMHOST_BASE_URL = "http://127.0.0.1:9/v1";
+  resetContext();
+});
 beforeEach(() => forgetDeployment());
 
-describe("an object the API deletes with its VM, which Pulumi never deletes on its own, refuses the question", () => {
-  it.each<[string, keyof typeof providers, Record<string, unknown>, Record<string, unknown>, string]>([
+describe("an object the API deletes with its VM, which Pulumi never deletes on its own", () => {
+  const cases: [string, keyof typeof providers, Record<string, unknown>, Record<string, unknown>, string][] = [
     [
       "an adopted snapshot", "Snapshot",
       { instanceId: VM, name: "s", description: "d", status: "Ready", declaredName: "s", declaredDescription: "d", adoptId: ID },
       { instanceId: UNKNOWN, name: "s", description: "d", adoptId: ID },
-      `Snapshot ${ID} was adopted (adoptId), so Pulumi never deletes it on its own, but its instance is being replaced`,
+      `Snapshot ${ID} was adopted (adoptId), so Pulumi never deletes it on its own, and a VM's delete takes its snapshots with it`,
     ],
     [
       "a snapshot renamed in the panel", "Snapshot",
       { instanceId: VM, name: "panel", description: "d", status: "Ready", declaredName: "s", declaredDescription: "d" },
       { instanceId: UNKNOWN, name: "s", description: "d" },
-      `Snapshot ${ID} was changed in the panel (its name or description), so Pulumi never deletes it on its own`,
+      `Snapshot ${ID} was changed in the panel (its name or description), so Pulumi never deletes it on its own, and a VM's delete takes its snapshots with it`,
     ],
     [
       "an adopted firewall rule", "FirewallRule",
       { instanceId: VM, protocol: "tcp", port: "22", action: "accept", adoptId: ID },
       { instanceId: UNKNOWN, protocol: "tcp", port: "22", action: "accept", adoptId: ID },
-      `FirewallRule ${ID} was adopted (adoptId), so Pulumi never deletes it on its own`,
+      `FirewallRule ${ID} was adopted (adoptId), so Pulumi never deletes it on its own, and a VM's delete takes its firewall rules with it`,
     ],
-  ])("%s", async (_n, name, olds, news, message) => {
-    await expect(provider(name).diff(ID, olds, news)).rejects.toThrow(message);
+  ];
+
+  it.each(cases)("%s, its VM replaced in this run: the question fails, before anything is deleted", async (_n, name, olds, news, message) => {
+    replacementsInProgress.note("Instance:vm@1", VM); // (what the Instance's Diff notes when it replaces the VM)
+    await expect(provider(name).diff(ID, olds, news)).rejects.toThrow(`${message}: its instance ${VM} is being replaced in this run.`);
+  });
+
+  it.each(cases)("%s, its instanceId unknown for another reason: no replace, and a delete of the VM in this run is refused", async (_n, name, olds, news, message) => {
+    // (e.g. the preview of an Instance that newly adopts the VM: audit, refused before)
+    expect((await provider(name).diff(ID, olds, news)).replaces ?? []).toEqual([]);
+    // `up --replace` of the VM: its Diff is skipped, and its delete comes next
+    await expect(provider("Instance").delete(VM, { hostname: "vm", locationId: 1 })).rejects.toThrow(`instance ${VM} was not deleted: ${"this run deletes it"}`);
+    await expect(provider("Instance").delete(VM, { hostname: "vm", locationId: 1 })).rejects.toThrow(message);
+  });
+
+  it("an object deleted on purpose first (a targeted destroy of both) no longer holds its VM's delete back", () => {
+    refuseWhileItsVmIsUnknown("FirewallRule", ID, { instanceId: VM }, { instanceId: UNKNOWN }, "was adopted (adoptId)", "");
+    expect(() => refuseDeletingVmWithKeptObjects(VM)).toThrow(`instance ${VM} was not deleted`);
+    objectDeleted(ID);
+    expect(() => refuseDeletingVmWithKeptObjects(VM)).not.toThrow();
   });
 
   it("the stack's own snapshot and rule are replaced (deleted first, taken again of the new VM)", async () => {

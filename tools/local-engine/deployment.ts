@@ -449,8 +449,21 @@ export class Deployment implements MonitorHandler {
    * A preview reports every refusal and still shows the deletions ("In preview we keep going"). Returns the
    * resources to delete, or undefined when the run must stop.
    */
-  private targetedDeletes(candidates: ResourceState[]): ResourceState[] | undefined {
+  private async targetedDeletes(candidates: ResourceState[]): Promise<ResourceState[] | undefined> {
     const allowed = this.targetClosure();
+    // step_generator.go determineAllowedResourcesToDeleteFromTargets also runs calculateDependentReplacements for
+    // each of them: every unregistered dependent's Diff is asked, with the inputs from the deleted resource unknown,
+    // and a Diff that fails fails the run before anything is deleted. (Its answers add nothing here: the closure
+    // already holds every dependent.)
+    for (const r of this.oldResources) {
+      if (!allowed.has(r.urn) || r.pendingDelete) continue;
+      try {
+        await this.dependentReplacements(r);
+      } catch (e) {
+        this.fail(`${r.type} "${r.name}": ${errorText(e)}`);
+        return undefined;
+      }
+    }
     const deletes = candidates.filter((r) => allowed.has(r.urn));
     if (this.opts.targetDependents) return deletes;
     const unspecified = [...new Set(deletes.filter((r) => !this.targets?.has(r.urn)).map((r) => r.urn))];
@@ -989,7 +1002,7 @@ export class Deployment implements MonitorHandler {
         !this.deleted.has(r) &&
         (r.pendingDelete || this.replacedOld.has(r) || (!this.registered.has(r.urn) && !this.aliased.has(r.urn) && !this.deletedForReplace.has(r.urn))),
     );
-    const deletes = this.targets ? this.targetedDeletes(doomed) : doomed;
+    const deletes = this.targets ? await this.targetedDeletes(doomed) : doomed;
     if (deletes) await this.deleteAll(deletes);
   }
 
@@ -999,7 +1012,7 @@ export class Deployment implements MonitorHandler {
    */
   async destroy(): Promise<void> {
     if (!this.checkTargets()) return;
-    const deletes = this.targets ? this.targetedDeletes(this.oldResources) : this.oldResources;
+    const deletes = this.targets ? await this.targetedDeletes(this.oldResources) : this.oldResources;
     if (deletes) await this.deleteAll(deletes);
   }
 

@@ -125,24 +125,6 @@ export function isAdoptedIn(olds: Record<string, unknown> | undefined, news: Rec
   return typeof news?.adoptId === "string" && (names(news.adoptId) || names(olds?.adoptId));
 }
 
-/**
- * Refuses, when `news.instanceId` is unknown, the Diff of an object that belongs to its VM (a snapshot or firewall rule:
- * the API's routes for them are the VM's, and deleting the VM takes them) and that Pulumi never deletes on its own
- * (`why`: adopted, or changed in the panel). An unknown instanceId of an existing object means its VM is being
- * replaced (or it comes from something that is). Answering "it stays" let the engine delete that VM first when the
- * replacement is delete-before-replace (pulumi/pulumi pkg/resource/deploy/step_generator.go
- * calculateDependentReplacements asks this Diff), taking the object with it, and the up then refused "nothing was
- * changed" (audit); "replace" would delete it too. So the question fails, at preview and before the up deletes
- * anything. `wayOut`: what the user can do.
- */
-export function refuseWhileItsVmIsUnknown(resource: string, id: string, news: Record<string, unknown>, why: string | undefined, wayOut: string): void {
-  if (why === undefined || !isUnknown(news.instanceId)) return;
-  throw new ProviderError(
-    `${resource} ${id} ${why}, so Pulumi never deletes it on its own, but its instance is being replaced (its instanceId is not known ` +
-      `in this run), and a VM's delete takes its ${resource === "Snapshot" ? "snapshots" : "firewall rules"} with it. Nothing was changed. ${wayOut}`,
-  );
-}
-
 /** The `keys` whose value in `news` is known (not, or not partly, a preview placeholder). */
 export function knownKeys(news: Record<string, unknown>, keys: readonly string[]): string[] {
   return keys.filter((k) => !isUnknown(news[k]));

@@ -22,7 +22,8 @@ import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
 import { instancesMadeHere, replacementsInProgress } from "../common/replacements";
 import { canonicalPort, canonicalSource, changedApiProperties, diffFirewallRule } from "./diff";
-import { isAdoptedIn, refuseWhileItsVmIsUnknown } from "../common/replace-on-changes";
+import { isAdoptedIn } from "../common/replace-on-changes";
+import { objectDeleted, refuseWhileItsVmIsUnknown } from "../common/kept-with-vm";
 import { inputsSchema, type FirewallRuleInputs, type FirewallRuleOutputs } from "./inputs";
 import { createParams, firewallRuleOutputs, ruleMatches, ruleParams } from "./model";
 
@@ -194,7 +195,7 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
   },
   diff: (olds, news, id) => {
     refuseWhileItsVmIsUnknown(
-      "FirewallRule", id, news as Record<string, unknown>, isAdoptedIn(olds, news, id) ? "was adopted (adoptId)" : undefined,
+      "FirewallRule", id, olds, news, isAdoptedIn(olds, news, id) ? "was adopted (adoptId)" : undefined,
       "Keep the VM in this up (no change that replaces it), or remove adoptId: the rule then goes with the old VM and is created on the new one.",
     );
     return diffFirewallRule(olds, news);
@@ -255,6 +256,7 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
   },
 
   async delete(id: string, props: FirewallRuleOutputs): Promise<void> {
+    objectDeleted(id); // (deleted on purpose: its VM's delete need not keep it, common/kept-with-vm.ts)
     const client = getClient();
     const deadline = resourceDeadline(props.timeouts, "delete");
     if (!(await findRule(client, props.instanceId, id))) return; // already gone (or its instance is)

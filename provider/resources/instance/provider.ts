@@ -31,6 +31,7 @@ import { adoptionMayBegin, adoptionStage } from "../common/adoptions";
 import { askedAddressesFor, droppingNoteOnceRecorded, noteNames, type AddressNote } from "../common/asked-addresses";
 import { vmPinningAddress } from "../common/address-owners";
 import { instanceLock } from "../common/lock";
+import { refuseDeletingVmWithKeptObjects } from "../common/kept-with-vm";
 import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
 import { readPersistently, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
@@ -987,6 +988,8 @@ async function dedicatedTierRefusal(id: string, olds: Partial<InstanceOutputs>, 
 
 async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Promise<void> {
   const client = getClient();
+  // (a snapshot or rule Pulumi never deletes on its own, on this VM, which a Diff of this run found kept: common/kept-with-vm.ts)
+  refuseDeletingVmWithKeptObjects(id);
   const deadline = resourceDeadline(props.timeouts, "delete");
   const options = { removePublicIp: true, removeBlockStorage: false, ...props.deleteOptions };
   const oldHalfOfReplacement = replacementsInProgress.idsUnder("Instance:").includes(id.toLowerCase());

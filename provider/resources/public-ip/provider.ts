@@ -41,13 +41,6 @@ function missingInstance(instanceId: string): ProviderError {
   return new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
 }
 
-/** The instance's detail, or a user-facing error when it does not exist (create/adopt need it). */
-async function requireInstance(client: VmHostClient, instanceId: string): Promise<InstanceDetail> {
-  const detail = await client.instances.find(instanceId);
-  if (!detail) throw missingInstance(instanceId);
-  return detail;
-}
-
 /** Reads the address `id` of the instance; undefined when the instance or the address is gone. */
 async function readOutputs(client: VmHostClient, id: string, inputs: PublicIpInputs): Promise<PublicIpOutputs | undefined> {
   const detail = await client.instances.find(inputs.instanceId);
@@ -176,9 +169,19 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
   // The newest detail of the instance (read by this create): the outputs come from it unless rdns changes it.
   let latest: InstanceDetail;
   if (inputs.adoptId !== undefined) {
-    latest = await requireInstance(client, instanceId);
-    const address = currentAddress(latest);
     const offReplacedVm = adoptedOffReplacedVm.get(inputs.adoptId.toLowerCase());
+    const found = await client.instances.find(instanceId);
+    // (created again with its old inputs: `up --target` of the VM alone, the engine keeping an untargeted resource's
+    // inputs (step_generator.go: Check stubbed to the old inputs), names the VM it just deleted; audit)
+    if (!found && offReplacedVm?.toLowerCase() === instanceId.toLowerCase())
+      throw new ProviderError(
+        `PublicIp ${inputs.adoptId} is created again on instance ${instanceId}, which this up deleted: the engine kept its old inputs ` +
+          "(it was not among the --target resources). Its address stays reserved in your account. Run `pulumi up` without --target " +
+          `(or with this PublicIp targeted too), declaring publicNetworkId: "${inputs.adoptId}" instead of adoptId to put the address on the new VM.`,
+      );
+    if (!found) throw missingInstance(instanceId);
+    latest = found;
+    const address = currentAddress(latest);
     if (address === undefined && offReplacedVm !== undefined) {
       adoptedOffReplacedVm.delete(inputs.adoptId.toLowerCase());
       progressLog(
@@ -467,9 +470,9 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
         if (props.publicNetworkId === undefined && props.adoptId !== undefined && adoptedReplacedWhileUnknown.has(id.toLowerCase())) {
           adoptedOffReplacedVm.set(id.toLowerCase(), instanceId);
           progressLog(
-            `address ${props.ipAddress} (${id}), which this PublicIp adopted, is taken off instance ${instanceId} before a resource it depends ` +
-              "on is replaced (delete-before-replace); it stays reserved in your account. If the program still declares this PublicIp, " +
-              "its create later in this up puts the address on its VM; if not, release it in the host's panel unless you keep it.",
+            `address ${props.ipAddress} (${id}), which this PublicIp adopted, is taken off instance ${instanceId} and stays reserved in your ` +
+              "account. If this up creates the PublicIp again (a resource it depends on is replaced delete-before-replace), that create " +
+              "puts the address back on its VM; if not (it is destroyed or removed), release it in the host's panel unless you keep it.",
           );
         } else if (props.publicNetworkId === undefined && props.adoptId !== undefined)
           progressLog(

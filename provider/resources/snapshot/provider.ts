@@ -26,7 +26,8 @@ import { writeExactlyOnce } from "../common/reconcile";
 import { claimedByStack, replacementsInProgress } from "../common/replacements";
 import { ignoredInputs } from "../common/ignore-changes";
 import { declarationsKept, diffSnapshot, snapshotUpdateRefusal } from "./diff";
-import { isAdoptedIn, refuseWhileItsVmIsUnknown } from "../common/replace-on-changes";
+import { isAdoptedIn } from "../common/replace-on-changes";
+import { objectDeleted, refuseWhileItsVmIsUnknown } from "../common/kept-with-vm";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
 import { declaring, snapshotOutputs, snapshotProgress, type Carried } from "./model";
 
@@ -194,7 +195,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     const adopted = isAdoptedIn(olds, news, id);
     const panel = snapshotUpdateRefusal(id, olds, news, ignoredInputs(news)) !== undefined;
     refuseWhileItsVmIsUnknown(
-      "Snapshot", id, news as Record<string, unknown>,
+      "Snapshot", id, olds, news,
       adopted ? "was adopted (adoptId)" : panel ? "was changed in the panel (its name or description)" : undefined,
       adopted
         ? "Keep the VM in this up (no change that replaces it), or remove adoptId: this snapshot then goes with the old VM and a new one is taken of the new VM."
@@ -277,6 +278,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
   },
 
   async delete(id: string, props: SnapshotOutputs): Promise<void> {
+    objectDeleted(id); // (deleted on purpose: its VM's delete need not keep it, common/kept-with-vm.ts)
     const client = getClient();
     const deadline = resourceDeadline(props.timeouts, "delete");
     const present = async () => {
