@@ -26,8 +26,12 @@
  *   stands for its property dependency). Those are deleted first, dependents before what they depend on (a
  *   `deletedWith` one without a Delete call: the old resource is already in sg.deletes), then the old resource,
  *   then the replacement is created; a dependent deleted so is created again, with Check of no olds, when it
- *   registers (step_generator.go `recreating`). Not modelled: the PendingReplacement mark a failed run leaves on
- *   such a dependent (here it leaves the state at its delete; the next run creates it, as the engine does).
+ *   registers (step_generator.go `recreating`). What those deletes removed stays in the state marked
+ *   PendingReplacement until its create is done (step.go DeleteStep.Apply, backend/snapshot.go): a failed run leaves
+ *   it so; the next run replaces it whatever Diff says, without deleting it again (its dependents are asked and
+ *   deleted again), refresh does not read it, and a removed one leaves the state without a Delete call.
+ * - A resource `deletedWith` a resource replaced in this run is replaced too, without a Diff (step_generator.go
+ *   diff()). Every replacement's inputs are checked again, with no olds, before its create (continueStepsFromDiff).
  * - Replace, create-before-delete (the default): the
  *   replacement is created (CreateStep with replacing=true marks the old `Delete = true`, even when the
  *   create ends in PartialFailure), dependents are replaced in turn, and the old resources are deleted at the
@@ -38,7 +42,8 @@
  * - Delete (DeleteStep.Apply): the provider gets the state's OUTPUTS; success removes the resource, an error
  *   leaves it in the state.
  * - Refresh (RefreshStep.Apply): Read gets the outputs; an empty id drops the resource; the read's inputs
- *   replace the recorded inputs when given; InitErrors are cleared by a successful read.
+ *   replace the recorded inputs when given; InitErrors are cleared by a successful read; then the provider's Diff
+ *   is asked (the read outputs against the state's inputs), and one that fails fails the refresh.
  * - The first failed step stops the deployment: no new step starts, running ones finish (step_executor.go
  *   cancels its context on a step error). Deletes of replaced or removed resources come after all creates and
  *   updates, so they do not run after a failure.
@@ -69,6 +74,11 @@ export interface ResourceState {
   initErrors?: string[];
   /** The old half of a create-before-delete replacement, still to be deleted. */
   delete?: boolean;
+  /**
+   * Deleted by a delete-before-replace (its own or a dependent's) whose create has not happened yet (step.go
+   * DeleteStep.Apply marks it; the snapshot keeps it with its old id, inputs and outputs until the create is done).
+   */
+  pendingReplacement?: boolean;
   /** URNs this resource depends on (its inputs reference their ids). */
   dependencies: string[];
   /** The `deletedWith` option: the URN whose deletion in the same run makes this one's Delete a no-op. */
@@ -146,6 +156,8 @@ export class Engine {
     this.stopped = false;
     this.interrupted = false;
     this.registered.clear();
+    this.replacedUrns.clear();
+    this.deletedByDbr.clear();
     // Only pending creates survive into a new run (snapshot.go); other operations were either done or not.
     this.state.pending = this.state.pending.filter((p) => p.type === "creating");
   }
@@ -245,27 +257,48 @@ export class Engine {
       return urnOf(d.type, d.name);
     });
     const old = this.live(urn);
-    const inputs = await this.check(decl, program, old?.inputs ?? {});
+    const recreating = !!old && this.deletedByDbr.has(urn);
+    let inputs = await this.check(decl, program, recreating ? {} : old?.inputs ?? {});
     this.guard();
-    if (!old) {
-      await this.create(decl, urn, inputs, deps);
+    if (!old || recreating) {
+      // (step_generator.go `recreating`: deleted earlier in this run for a delete-before-replace; Check had no olds)
+      if (recreating) this.trace(`  ${decl.name}: created again (deleted earlier in this run by a delete-before-replace)`);
+      await this.create(decl, urn, inputs, deps, undefined, old);
       return;
     }
     let diff: DiffAnswer;
-    try {
-      diff = await this.host.call<DiffAnswer>({ method: "diff", resource: decl.type, id: old.id, olds: old.outputs, news: inputs });
-    } catch (e) {
-      this.fail(`diff ${decl.name}`, e);
+    const dw = this.deletedWithOf(decl).deletedWith;
+    if (dw && this.replacedUrns.has(dw)) {
+      // step_generator.go diff(): replaced, without asking the provider, because its deletedWith resource is
+      this.trace(`  ${decl.name}: its deletedWith resource is replaced: replaced too, no Diff call`);
+      diff = { changes: true, replaces: ["deletedWith"], deleteBeforeReplace: false };
+    } else {
+      try {
+        diff = await this.host.call<DiffAnswer>({ method: "diff", resource: decl.type, id: old.id, olds: old.outputs, news: inputs });
+      } catch (e) {
+        this.fail(`diff ${decl.name}`, e);
+      }
     }
     this.guard();
-    if (diff.replaces.length > 0) {
+    if (diff.replaces.length > 0 || old.pendingReplacement) {
+      // (continueStepsFromDiff: `|| old.PendingReplacement`)
+      if (old.pendingReplacement) this.trace(`  ${decl.name} is pending replacement since an earlier run: replaced whatever Diff says`);
+      this.replacedUrns.add(urn);
       this.trace(`  ~ replace ${decl.name} (${diff.replaces.join(", ")})`);
+      // continueStepsFromDiff checks the inputs again, with no olds, before a replacement
+      inputs = await this.check(decl, program, {});
+      this.guard();
       if (decl.deleteBeforeReplace ?? diff.deleteBeforeReplace) {
         const dependents = await this.dependentReplacements(old);
-        const deleting = new Set([old.urn, ...dependents.map((d) => d.urn)]);
-        for (const d of [...dependents].reverse()) await this.deleteOne(d, `delete (before ${decl.name}'s replace)`, deleting);
-        await this.deleteOne(old, "delete (before replace)", deleting);
-        await this.create(decl, urn, inputs, deps);
+        // (sg.deletes gets the root only when it is not pending replacement already: no second delete of it)
+        const deleting = new Set([...(old.pendingReplacement ? [] : [old.urn]), ...dependents.map((d) => d.urn)]);
+        for (const d of [...dependents].reverse()) {
+          this.deletedByDbr.add(d.urn);
+          await this.deleteOne(d, `delete (before ${decl.name}'s replace)`, deleting, true);
+        }
+        if (!old.pendingReplacement) await this.deleteOne(old, "delete (before replace)", deleting, true);
+        else this.trace(`  ${decl.name}: pending replacement: no delete step`);
+        await this.create(decl, urn, inputs, deps, undefined, old);
         return;
       }
       await this.create(decl, urn, inputs, deps, old);
@@ -285,6 +318,10 @@ export class Engine {
 
   /** URNs registered in this run: they cannot depend on a resource registered after them. */
   private readonly registered = new Set<string>();
+  /** URNs replaced in this run (step_generator.go sg.replaces). */
+  private readonly replacedUrns = new Set<string>();
+  /** Dependents deleted for a delete-before-replace in this run (sg.deletes: their registration is `recreating`). */
+  private readonly deletedByDbr = new Set<string>();
 
   /**
    * The resources of the state that must be deleted before `root`'s delete-before-replace, in dependency order
@@ -329,7 +366,9 @@ export class Engine {
     return target ? { deletedWith: urnOf(target.type, target.name) } : {};
   }
 
-  private async create(decl: DeclaredResource, urn: string, inputs: Props, deps: string[], replacing?: ResourceState): Promise<void> {
+  private async create(decl: DeclaredResource, urn: string, inputs: Props, deps: string[], replacing?: ResourceState, prOld?: ResourceState): Promise<void> {
+    // (backend/snapshot.go createSnapshotMutation.End: the old pending-replacement record goes once the create is done)
+    const donePr = (): void => { if (prOld?.pendingReplacement) this.state.resources = this.state.resources.filter((x) => x !== prOld); };
     this.trace(`  + create ${decl.name}`);
     const op = this.addPending({
       type: "creating", urn, name: decl.name, resourceType: decl.type, inputs: clone(inputs), ...(replacing ? { replacing: replacing.id } : {}),
@@ -339,6 +378,7 @@ export class Engine {
       this.donePending(op);
       if (!answer.id) this.fail(`create ${decl.name}`, new Error("provider did not return an ID from Create"));
       if (replacing) replacing.delete = true;
+      donePr();
       this.state.resources.push({ urn, name: decl.name, type: decl.type, id: answer.id, inputs, outputs: answer.properties, dependencies: deps, ...this.deletedWithOf(decl) });
       this.trace(`    created ${decl.name} ${answer.id}`);
     } catch (e) {
@@ -347,6 +387,7 @@ export class Engine {
       if (e instanceof ProviderCallError && e.failure.initFailure) {
         const init = e.failure.initFailure;
         if (replacing) replacing.delete = true;
+        donePr();
         this.state.resources.push({
           urn, name: decl.name, type: decl.type, id: init.id, inputs, outputs: init.properties, dependencies: deps, ...this.deletedWithOf(decl),
           initErrors: init.reasons.length ? init.reasons : [e.message],
@@ -379,20 +420,29 @@ export class Engine {
 
   // ------------------------------------------------------------------------------------------- delete
 
-  private async deleteOne(r: ResourceState, what: string, deleting: ReadonlySet<string>): Promise<void> {
+  private async deleteOne(r: ResourceState, what: string, deleting: ReadonlySet<string>, pendingReplace = false): Promise<void> {
+    // GenerateDeletes: a pending-replacement resource no longer declared gets RemovePendingReplaceStep (no call)
+    if (r.pendingReplacement && !pendingReplace && !r.delete) {
+      this.trace(`  - ${what} ${r.name} ${r.id} (pending replacement: removed from the state, no Delete call)`);
+      this.state.resources = this.state.resources.filter((x) => x !== r);
+      return;
+    }
     // DeleteStep.Apply: `isDeletedWith(s.old.DeletedWith, s.otherDeletions)`: no provider call, the state forgets it.
     if (r.deletedWith && deleting.has(r.deletedWith)) {
       this.trace(`  - ${what} ${r.name} ${r.id} (deleted with ${r.deletedWith.split("::").pop()}: no Delete call)`);
-      this.state.resources = this.state.resources.filter((x) => x !== r);
+      if (pendingReplace) r.pendingReplacement = true;
+      else this.state.resources = this.state.resources.filter((x) => x !== r);
       this.state.forgotten.push(r.id);
       return;
     }
     this.trace(`  - ${what} ${r.name} ${r.id}`);
     const op = this.addPending({ type: "deleting", urn: r.urn, name: r.name, resourceType: r.type, inputs: clone(r.inputs), id: r.id });
     try {
+      if (r.pendingReplacement) this.trace(`    (a Delete again of ${r.name} ${r.id}, pending replacement since an earlier run)`);
       await this.host.call({ method: "delete", resource: r.type, id: r.id, properties: r.outputs });
       this.donePending(op);
-      this.state.resources = this.state.resources.filter((x) => x !== r);
+      if (pendingReplace) r.pendingReplacement = true;
+      else this.state.resources = this.state.resources.filter((x) => x !== r);
     } catch (e) {
       this.donePending(op, e);
       this.fail(`${what} ${r.name}`, e);
@@ -443,9 +493,14 @@ export class Engine {
         planned.push(`${r.name}: delete (replaced earlier)`);
         continue;
       }
+      if (r.pendingReplacement) {
+        planned.push(`${r.name}: replace (pending replacement)`);
+        continue;
+      }
       try {
         const answer = await this.host.call<ReadAnswer>({ method: "read", resource: r.type, id: r.id, properties: r.outputs });
         // (a successful read clears init errors: nothing forces an update)
+        if (answer.id) await this.refreshDiff(r, answer, true);
         if (answer.id) refreshed.set(r.urn, { ...clone(r), id: answer.id, outputs: answer.properties, inputs: answer.inputs ?? clone(r.inputs) });
       } catch (e) {
         errors.push(`refresh ${r.name}: ${e instanceof Error ? e.message : String(e)}`);
@@ -504,7 +559,22 @@ export class Engine {
     return this.result();
   }
 
+  /**
+   * step.go RefreshStep.Apply calls the provider's Diff after the Read (olds: the read outputs; news: the state's
+   * inputs); a Diff that fails fails the refresh step. (`preview`: the error is reported, not a run failure.)
+   */
+  private async refreshDiff(r: ResourceState, answer: ReadAnswer, preview = false): Promise<void> {
+    try {
+      const d = await this.host.call<DiffAnswer>({ method: "diff", resource: r.type, id: answer.id, olds: answer.properties, news: r.inputs });
+      if (d.changes) this.trace(`  refresh diff ${r.name}: ${JSON.stringify(d)}`);
+    } catch (e) {
+      if (preview) throw e;
+      this.fail(`refresh ${r.name} (its refresh Diff)`, e);
+    }
+  }
+
   private async readOne(r: ResourceState): Promise<void> {
+    if (r.pendingReplacement) return; // (RefreshStep.Apply: a pending-replacement resource is not read)
     let answer: ReadAnswer;
     try {
       answer = await this.host.call<ReadAnswer>({ method: "read", resource: r.type, id: r.id, properties: r.outputs });
@@ -516,6 +586,7 @@ export class Engine {
       this.state.resources = this.state.resources.filter((x) => x !== r);
       return;
     }
+    await this.refreshDiff(r, answer);
     r.id = answer.id;
     r.outputs = answer.properties;
     if (answer.inputs) r.inputs = answer.inputs;

@@ -450,7 +450,8 @@ class Lifecycle {
       await this.upPhase("update", interruptLater === "update" && i === updates - 1);
     }
     const changedInPanel = panel ? await this.panelChange(panel) : false;
-    await this.refreshPhase();
+    // (a refresh that failed saw nothing of the panel's change, and a plain up never does: the user refreshes again)
+    if (!(await this.refreshPhase()) && changedInPanel) await this.refreshPhase(false);
     // The program unchanged: the up converges what the panel changed (checked against the program after it).
     if (changedInPanel) await this.upPhase("update", false);
     this.replaceChange();
@@ -490,6 +491,21 @@ class Lifecycle {
     this.deps.publicIp = { ...this.deps.publicIp, adoptId: address };
     this.addressDeclared = true;
     this.log(`(in the panel: the user's reserved address ${address} is put on instance ${v.uuid}; the program's PublicIp adopts it)`);
+  }
+
+  /**
+   * The user's address put on the VM for the PublicIp to adopt, while no resource of the state holds it (the adoption
+   * failed or was not run yet): the VM's address is then one nothing in the stack manages, and a delete of the VM
+   * releases it (README, the Instance's delete: "a reserved address ... put on a VM whose address the program does not
+   * manage"). The user's doing, not a loss: noted before each run, with a line in the trace.
+   */
+  private noteUnadoptedAddress(truth: SimTruth): void {
+    const address = this.deps.publicIp?.adoptId;
+    if (typeof address !== "string" || this.removedAsAsked.has(address)) return;
+    const onVm = truth.publicIps.find((p) => p.uuid === address)?.instanceUuid;
+    if (!onVm || this.engine.state.resources.some((r) => r.id === address && !r.pendingReplacement)) return;
+    this.removedAsAsked.add(address);
+    this.log(`  (the user's address ${address} is on instance ${onVm} and no resource holds it: that VM's delete may release it, as documented)`);
   }
 
   /**
@@ -731,6 +747,7 @@ class Lifecycle {
     const since = this.sim.requests().at(-1)?.seq ?? 0;
     const before = await truthOf(this.sim);
     this.noteDeleteOptions(before);
+    this.noteUnadoptedAddress(before);
     this.noteRun(name, before, destroys);
     let scheduledOps = 0;
     for (const f of faults) {
@@ -840,10 +857,13 @@ class Lifecycle {
    * --import-pending-creates, which in Pulumi's source only relabels the operation, and nothing turns it into a
    * resource. A pending create whose object nobody adopted is then forgotten: counted as an orphan.
    */
-  private async refreshPhase(): Promise<void> {
-    const result = await this.withFaults("refresh", this.faultsFor("refresh"), () => this.engine.refresh({ clearPendingCreates: true }));
+  private async refreshPhase(faults = true): Promise<boolean> {
+    const result = await this.withFaults(faults ? "refresh" : "refresh again (no faults)", faults ? this.faultsFor("refresh") : [], () =>
+      this.engine.refresh({ clearPendingCreates: true }),
+    );
     await this.endRun(result);
     await this.check(false);
+    return result.ok;
   }
 
   private async destroyPhase(interrupt: boolean): Promise<void> {

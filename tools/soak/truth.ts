@@ -132,9 +132,20 @@ export function compare(state: StackState, truth: SimTruth, upSucceeded: boolean
     if (covered.length > 1) findings.push({ kind: "duplicate", object: covered[1]!, what: `pending create of ${op.name} covers ${covered.length} objects: ${covered.join(", ")}` });
     // A pending create whose object exists while the state ALSO got that resource under another id (not the
     // one a replacement legitimately keeps until its create finishes): the re-run made a second one.
-    const recorded = state.resources.find((r) => r.urn === op.urn && !r.delete && r.id !== op.replacing);
+    const recorded = state.resources.find((r) => r.urn === op.urn && !r.delete && !r.pendingReplacement && r.id !== op.replacing);
     if (recorded && covered.length > 0 && op.resourceType !== "PublicIp")
       findings.push({ kind: "duplicate", object: covered[0]!, what: `${op.name}: the interrupted create made ${covered.join(", ")} and the next up recorded another, ${recorded.id}` });
+  }
+
+  // One object held by two live resources of the state (audit: two PublicIps recorded one address; removing either
+  // took it off while the other declared it).
+  const holders = new Map<string, string>();
+  for (const r of state.resources) {
+    if (r.delete || r.pendingReplacement) continue;
+    const key = `${r.type}:${r.id.toLowerCase()}`;
+    const other = holders.get(key);
+    if (other !== undefined) findings.push({ kind: "duplicate", object: `twice:${r.id}`, what: `${r.type} ${r.id} is held by two resources of the state, ${other} and ${r.name}` });
+    else holders.set(key, r.name);
   }
 
   // Instances.
