@@ -117,3 +117,32 @@ describe("the import option", () => {
     expect(importOptionError("vmhost.Snapshot", "s", undefined)).toBeUndefined();
   });
 });
+
+describe("adoptId with deletedWith", () => {
+  it("is refused for a snapshot or firewall rule (the engine would delete the adopted object with its VM unasked)", () => {
+    const vm = new Instance("dw-vm", args);
+    made.push(vm);
+    const cases: Array<[string, () => pulumi.Resource]> = [
+      ["vmhost.Snapshot dw-snap", () => new Snapshot("dw-snap", { instanceId: vm.id, name: "s", adoptId: "0f1e2d3c-0000-4000-8000-000000000002" }, { deletedWith: vm })],
+      ["vmhost.FirewallRule dw-fw", () => new FirewallRule("dw-fw", { instanceId: vm.id, adoptId: "7" } as never, { deletedWith: vm })],
+    ];
+    for (const [who, make] of cases) {
+      let thrown: unknown;
+      try {
+        made.push(make());
+      } catch (e) {
+        thrown = e;
+      }
+      expect(pulumi.RunError.isInstance(thrown)).toBe(true);
+      expect((thrown as Error).message).toContain(`${who}: adoptId with the resource option deletedWith: the engine would delete this adopted`);
+      expect((thrown as Error).message).toContain("Remove deletedWith");
+    }
+  });
+  it("is fine apart, and for a PublicIp (its deletedWith release is documented)", () => {
+    const vm = new Instance("dw-vm2", args);
+    made.push(vm);
+    made.push(new Snapshot("dw-own", { instanceId: vm.id, name: "s" }, { deletedWith: vm }));
+    made.push(new Snapshot("dw-adopted", { instanceId: vm.id, name: "s", adoptId: "0f1e2d3c-0000-4000-8000-000000000003" }));
+    made.push(new PublicIp("dw-ip", { instanceId: vm.id, adoptId: "0f1e2d3c-0000-4000-8000-000000000004" }, { deletedWith: vm }));
+  });
+});

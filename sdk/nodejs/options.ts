@@ -103,3 +103,24 @@ export function importOptionError(typeName: string, name: string, opts: pulumi.C
   const shown = typeof id === "string" ? JSON.stringify(id) : '"<id>"';
   return `${typeName} ${name}: the import resource option does not work for dynamic-provider resources; use adoptId: ${shown} instead`;
 }
+
+/**
+ * Why a Snapshot or FirewallRule that adopts (`adoptId`) must not have the resource option `deletedWith`, or undefined.
+ * The API deletes a VM's snapshots and firewall rules with it, and with `deletedWith` the engine deletes the resource
+ * with its VM without asking the provider anything, also when the VM is replaced (pulumi/pulumi
+ * pkg/resource/deploy/step_generator.go: calculateDependentReplacements and diff() replace it without a Diff, and
+ * step.go isDeletedWith skips its Delete): the provider cannot keep the adopted object it never deletes on its own
+ * (audit: a replace of the VM lost the user's adopted snapshot, the preview showing only a replace). Refused where
+ * both are visible: in the program.
+ */
+export function adoptedDeletedWithError(typeName: string, name: string, props: pulumi.Inputs, opts: pulumi.CustomResourceOptions | undefined): string | undefined {
+  if (!["vmhost.Snapshot", "vmhost.FirewallRule"].includes(typeName)) return undefined;
+  if (props.adoptId === undefined || props.adoptId === null || !opts?.deletedWith) return undefined;
+  const what = typeName === "vmhost.Snapshot" ? "snapshot" : "firewall rule";
+  return (
+    `${typeName} ${name}: adoptId with the resource option deletedWith: the engine would delete this adopted ${what} with its VM, ` +
+    `also when the VM is replaced, without asking the provider (the VM's delete takes its ${what}s), and Pulumi never deletes an ` +
+    `adopted object on its own. Remove deletedWith (the ${what}'s own delete then runs, and a replace of the VM is refused while ` +
+    `it holds the ${what}), or remove adoptId.`
+  );
+}

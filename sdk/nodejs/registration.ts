@@ -21,7 +21,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { warnUnknownConfigKeys } from "./config-keys";
-import { engineIgnoreChanges, importOptionError } from "./options";
+import { adoptedDeletedWithError, engineIgnoreChanges, importOptionError } from "./options";
 
 /** A dynamic resource of this package (see the module comment for what it adds to Pulumi's). */
 export abstract class VmhostResource extends pulumi.dynamic.Resource {
@@ -37,6 +37,8 @@ export abstract class VmhostResource extends pulumi.dynamic.Resource {
     // reaches the engine. A RunError is printed by the language runtime as its message alone.
     const importRefusal = importOptionError(`${module}.${type}`, name, opts);
     if (importRefusal) throw new pulumi.RunError(importRefusal);
+    const adoptedRefusal = adoptedDeletedWithError(`${module}.${type}`, name, props, opts);
+    if (adoptedRefusal) throw new pulumi.RunError(adoptedRefusal);
     warnUnknownConfigKeys(); // a misspelt vmhost: key is ignored by the provider: said once per program
     // ignoreChanges "*" is spelled out for the engine so that our hidden option inputs survive it (engineIgnoreChanges).
     if (opts?.ignoreChanges?.length) opts = { ...opts, ignoreChanges: engineIgnoreChanges(opts.ignoreChanges, Object.keys(props)) };

@@ -327,7 +327,9 @@ class Lifecycle {
       // outlives the VM: its own delete takes it off, back to the account. The others get it in half the
       // lifecycles, so their own deletes are soaked too.
       const ownAddress = type === "PublicIp" && s.publicNetworkId === undefined && s.adoptId === undefined;
-      const deletedWith = ownAddress || (type !== "PublicIp" && this.deletedWithVm) ? { deletedWith: "vm" } : {};
+      // (an adopted snapshot or rule with deletedWith is refused by the SDK: the user drops deletedWith, as it says)
+      const adoptedOwnObject = (type === "Snapshot" || type === "FirewallRule") && s.adoptId !== undefined;
+      const deletedWith = ownAddress || (type !== "PublicIp" && this.deletedWithVm && !adoptedOwnObject) ? { deletedWith: "vm" } : {};
       out.push({ name, type, dependsOn: ["vm"], ...deletedWith, inputs: (idOf) => ({ instanceId: idOf("vm"), ...s }) });
     };
     if (this.addressDeclared) dep("address", "PublicIp", this.deps.publicIp);
@@ -341,7 +343,8 @@ class Lifecycle {
     }
     if (this.fleetRule && this.fleet.vm2) {
       const rule = { ...this.fleetRule };
-      out.push({ name: "rule2", type: "FirewallRule", dependsOn: ["vm2"], ...(this.deletedWithVm ? { deletedWith: "vm2" } : {}), inputs: (idOf) => ({ instanceId: idOf("vm2"), ...rule }) });
+      const deletedWith = this.deletedWithVm && rule.adoptId === undefined ? { deletedWith: "vm2" } : {};
+      out.push({ name: "rule2", type: "FirewallRule", dependsOn: ["vm2"], ...deletedWith, inputs: (idOf) => ({ instanceId: idOf("vm2"), ...rule }) });
     }
     return out;
   }
