@@ -23,6 +23,15 @@ interface Registered {
 }
 const registered = new Map<string, Registered>();
 const made: pulumi.Resource[] = [];
+/** What constructing a resource threw (undefined when it was made: kept in `made`). */
+function thrownBy(make: () => pulumi.Resource): unknown {
+  try {
+    made.push(make());
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
 const settled = () => Promise.all(made.splice(0).map((r) => new Promise((resolve) => r.urn.apply(resolve))));
 
 beforeAll(async () => {
@@ -93,12 +102,7 @@ describe("the import option", () => {
       ["vmhost.FirewallRule imp-fw", () => new FirewallRule("imp-fw", { instanceId: "i" } as never, { import: "0f1e2d3c-0000-4000-8000-000000000001" })],
     ];
     for (const [who, make] of cases) {
-      let thrown: unknown;
-      try {
-        made.push(make());
-      } catch (e) {
-        thrown = e;
-      }
+      const thrown = thrownBy(make);
       // A RunError: the language runtime prints its message alone (no stack, no util.inspect of the error).
       expect(pulumi.RunError.isInstance(thrown)).toBe(true);
       expect((thrown as Error).message).toBe(
@@ -127,12 +131,7 @@ describe("adoptId with deletedWith", () => {
       ["vmhost.FirewallRule dw-fw", () => new FirewallRule("dw-fw", { instanceId: vm.id, adoptId: "7" } as never, { deletedWith: vm })],
     ];
     for (const [who, make] of cases) {
-      let thrown: unknown;
-      try {
-        made.push(make());
-      } catch (e) {
-        thrown = e;
-      }
+      const thrown = thrownBy(make);
       expect(pulumi.RunError.isInstance(thrown)).toBe(true);
       expect((thrown as Error).message).toContain(`${who}: adoptId with the resource option deletedWith: the engine would delete this adopted`);
       expect((thrown as Error).message).toContain("Remove deletedWith");
