@@ -111,16 +111,18 @@ export function importOptionError(typeName: string, name: string, opts: pulumi.C
  * pkg/resource/deploy/step_generator.go: calculateDependentReplacements and diff() replace it without a Diff, and
  * step.go isDeletedWith skips its Delete): the provider cannot keep the adopted object it never deletes on its own
  * (audit: a replace of the VM lost the user's adopted snapshot, the preview showing only a replace). Refused where
- * both are visible: in the program.
+ * both are visible: in the program, as the constructor gets them (a `deletedWith` a transformation adds later is not
+ * seen; an `adoptId` given as an Output counts as adopting, its value being unknown here).
  */
 export function adoptedDeletedWithError(typeName: string, name: string, props: pulumi.Inputs, opts: pulumi.CustomResourceOptions | undefined): string | undefined {
   if (!["vmhost.Snapshot", "vmhost.FirewallRule"].includes(typeName)) return undefined;
   if (props.adoptId === undefined || props.adoptId === null || !opts?.deletedWith) return undefined;
   const what = typeName === "vmhost.Snapshot" ? "snapshot" : "firewall rule";
   return (
-    `${typeName} ${name}: adoptId with the resource option deletedWith: the engine would delete this adopted ${what} with its VM, ` +
-    `also when the VM is replaced, without asking the provider (the VM's delete takes its ${what}s), and Pulumi never deletes an ` +
-    `adopted object on its own. Remove deletedWith (the ${what}'s own delete then runs, and a replace of the VM is refused while ` +
-    `it holds the ${what}), or remove adoptId.`
+    `${typeName} ${name}: adoptId with the resource option deletedWith: the engine would delete this adopted ${what} with the ` +
+    `resource deletedWith names, also when that one is replaced, without asking the provider (the VM's delete takes its ${what}s), ` +
+    `and Pulumi never deletes an adopted object on its own. Remove deletedWith (the ${what}'s own delete then runs, and a replace of ` +
+    `the VM is refused while it holds the ${what}), or remove adoptId (an adoptId given as an Output counts as adopting: pass ` +
+    `undefined itself when not adopting).`
   );
 }

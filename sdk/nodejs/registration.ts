@@ -15,9 +15,10 @@
  * thrown during the registration gets the stack of the resource's constructor call instead, so it still points
  * at the user's line.
  *
- * Two resource options are adapted here, for every class (sdk/nodejs/options.ts says why): the `import` option is
- * refused with the fix (`adoptId`), and `ignoreChanges: ["*"]` is spelled out as the resource's property names for
- * the engine, so that the `__ignoreChanges` input still reaches the provider.
+ * Resource options adapted here, for every class (sdk/nodejs/options.ts says why): the `import` option is refused with
+ * the fix (`adoptId`), `deletedWith` is refused on an adopted Snapshot or FirewallRule, and `ignoreChanges: ["*"]` is
+ * spelled out as the resource's property names for the engine, so that the `__ignoreChanges` input still reaches the
+ * provider.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { warnUnknownConfigKeys } from "./config-keys";
