@@ -56,7 +56,7 @@ describe("an object the API deletes with its VM, which Pulumi never deletes on i
     // (e.g. the preview of an Instance that newly adopts the VM: audit, refused before)
     expect((await provider(name).diff(ID, olds, news)).replaces ?? []).toEqual([]);
     // `up --replace` of the VM: its Diff is skipped, and its delete comes next
-    await expect(provider("Instance").delete(VM, { hostname: "vm", locationId: 1 })).rejects.toThrow(`instance ${VM} was not deleted: ${"this run deletes it"}`);
+    await expect(provider("Instance").delete(VM, { hostname: "vm", locationId: 1 })).rejects.toThrow(`instance ${VM} was not deleted: this run deletes it`);
     await expect(provider("Instance").delete(VM, { hostname: "vm", locationId: 1 })).rejects.toThrow(message);
   });
 
