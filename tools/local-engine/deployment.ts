@@ -303,6 +303,12 @@ export class Deployment implements MonitorHandler {
   private readonly aliased = new Map<string, string>();
   /** Dependents deleted ahead of a delete-before-replace: re-created when they register (sg.deletes). */
   private readonly deletedForReplace = new Map<string, ResourceState>();
+  /**
+   * Old resources deleted ahead of a delete-before-replace in this run: kept in the state as `pendingReplacement`
+   * until their replacement is created (step.go DeleteStep.Apply sets PendingReplacement once the delete
+   * succeeded; backend/snapshot.go drops the record when the replacement's create ends).
+   */
+  private readonly pendingReplaced = new Set<ResourceState>();
   /** URNs being replaced in this run (sg.replaces): resources deleted with them are replaced too. */
   private readonly replacing = new Set<string>();
   /** Untargeted registrations with no old state: not created (sg.skippedCreates). */
@@ -741,8 +747,11 @@ export class Deployment implements MonitorHandler {
     const { changes, replaceKeys } = applyReplaceOnChanges(d, req.replaceOnChanges, hasInitErrors);
     plan.replaces = replaceKeys;
     // continueStepsFromDiff: changes with replace keys replace, other changes update, and a resource that
-    // failed to initialize is updated even without changes.
-    plan.op = changes ? (replaceKeys.length > 0 ? "replace" : "update") : hasInitErrors ? "update" : "same";
+    // failed to initialize is updated even without changes. One deleted by an earlier run's delete-before-replace
+    // whose create did not succeed is replaced whatever the Diff said (`|| old.PendingReplacement`).
+    const pendingReplacement = old.pendingReplacement === true;
+    if (pendingReplacement) this.printer.line(`    ${req.name}: deleted by an earlier run ahead of its replacement (pending replacement): replaced now`);
+    plan.op = changes || pendingReplacement ? (replaceKeys.length > 0 || pendingReplacement ? "replace" : "update") : hasInitErrors ? "update" : "same";
     if (plan.op !== "replace") return plan;
 
     // Replacing needs old and new both protected to be refused: unprotecting and replacing in one run is allowed.
@@ -874,13 +883,14 @@ export class Deployment implements MonitorHandler {
         // A resource deleted with another one of the chain gets no Delete call of its own: the real engine marks
         // the whole chain in sg.deletes before any of it runs, and DeleteStep.Apply skips a resource whose
         // deletedWith is there (step_generator.go calculateDependentReplacements, step.go isDeletedWith).
-        const chain = new Set([old.urn, ...plan.dependents.map((d) => d.urn)]);
+        // One already pending replacement (deleted by an earlier run) is not deleted again, nor in sg.deletes.
+        const chain = new Set([...(old.pendingReplacement ? [] : [old.urn]), ...plan.dependents.map((d) => d.urn)]);
         const goesWith = (r: ResourceState): boolean => r.deletedWith !== undefined && chain.has(r.deletedWith);
         for (const d of [...plan.dependents].reverse()) {
-          await this.runStep(() => this.deleteOne(d, "replace", goesWith(d)));
+          await this.runStep(() => this.deleteOne(d, "replace", goesWith(d), true));
           this.markDeletedForReplace(d);
         }
-        await this.runStep(() => this.deleteOne(old, "replace", goesWith(old)));
+        if (!old.pendingReplacement) await this.runStep(() => this.deleteOne(old, "replace", goesWith(old), true));
       }
     }
     const createBeforeDelete = old && !plan.deleteFirst && !plan.recreating ? old : undefined;
@@ -1053,7 +1063,8 @@ export class Deployment implements MonitorHandler {
             this.pool.run(async () => {
               if (stopped || this.cancelled) return;
               const replaced = r.pendingDelete === true || this.replacedOld.has(r);
-              if (!replaced && r.protect) {
+              // (RemovePendingReplaceStep has no protect check: nothing is deleted)
+              if (!replaced && r.protect && !r.pendingReplacement) {
                 this.fail(
                   `resource "${r.urn}" cannot be deleted because it is protected. To unprotect the resource, remove ` +
                     "the `protect` flag from the resource in your Pulumi program and run `up`",
@@ -1083,10 +1094,26 @@ export class Deployment implements MonitorHandler {
     }
   }
 
-  private async deleteOne(r: ResourceState, why: "delete" | "replace", goesWithAnother = false): Promise<void> {
+  /**
+   * Deletes one resource. `pendingReplacement`: the delete ahead of a delete-before-replace, after which the
+   * state keeps the resource as pending replacement until its replacement is created. A resource already pending
+   * replacement that is deleted outright (destroy, or no longer declared) is only dropped from the state
+   * (RemovePendingReplaceStep: no provider call); one replaced again (its create-before-delete replacement,
+   * or a dependent of another delete-before-replace) gets its Delete call again, as the real engine's
+   * DeleteStep.Apply makes it.
+   */
+  private async deleteOne(r: ResourceState, why: "delete" | "replace", goesWithAnother = false, pendingReplacement = false): Promise<void> {
     // A replaced resource's deletion is part of its replace step; only real deletions count and print.
     const isReplaced = why === "replace";
     const started = Date.now();
+    if (r.pendingReplacement && !isReplaced) {
+      this.deleted.add(r);
+      this.summary.delete++;
+      this.steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [] });
+      this.printer.line(stepLine("delete", r.type, r.name, this.opts.dryRun, "(pending replacement: deleted by an earlier run; removed from the state)"));
+      this.checkpoint();
+      return;
+    }
     if (!this.opts.dryRun && r.custom && r.id && !goesWithAnother) {
       this.printer.line(isReplaced ? ` -   ${r.type}  ${r.name}  deleting the replaced resource (id ${r.id})...` : progressLine("delete", r.type, r.name));
       const host = await this.opts.host();
@@ -1097,6 +1124,7 @@ export class Deployment implements MonitorHandler {
         this.end(op);
       }
     }
+    if (pendingReplacement && !this.opts.dryRun) this.pendingReplaced.add(r);
     this.deleted.add(r);
     const detail = goesWithAnother ? `(with ${r.deletedWith?.split("::").pop()})` : this.opts.dryRun ? "" : elapsed(started);
     if (!isReplaced) {
@@ -1127,7 +1155,8 @@ export class Deployment implements MonitorHandler {
     type Outcome = { ok: true; res: Read; drifted: boolean; keys: string[] } | { ok: false; error: unknown } | undefined;
     const outcomes: Outcome[] = await Promise.all(
       this.oldResources.map((r): Promise<Outcome> | undefined => {
-        if (!r.custom || !r.id) return undefined;
+        // RefreshStep.Apply: a pending-replacement resource never changes with a refresh (it was deleted).
+        if (!r.custom || !r.id || r.pendingReplacement) return undefined;
         return this.pool.run(async (): Promise<Outcome> => {
           const op = this.opts.dryRun ? undefined : this.begin("reading", r);
           try {
@@ -1227,7 +1256,10 @@ export class Deployment implements MonitorHandler {
   snapshot(): StateFile {
     const resources: ResourceState[] = [...this.registered.values()];
     for (const r of this.oldResources) {
-      if (this.deleted.has(r)) continue;
+      if (this.deleted.has(r)) {
+        if (this.pendingReplaced.has(r) && !this.registered.has(r.urn)) resources.push({ ...r, pendingReplacement: true });
+        continue;
+      }
       if (r.pendingDelete || this.replacedOld.has(r)) resources.push({ ...r, pendingDelete: true });
       else if (!this.registered.has(r.urn) && !(this.aliased.has(r.urn) && this.registered.has(this.aliased.get(r.urn) ?? ""))) {
         resources.push(r);

@@ -43,6 +43,14 @@ export interface ResourceState {
   initErrors?: string[];
   /** A replaced resource whose deletion is still pending (it failed or the run stopped first). */
   pendingDelete?: boolean;
+  /**
+   * Deleted ahead of a delete-before-replace whose create has not succeeded yet (Pulumi's `PendingReplacement`,
+   * step.go DeleteStep.Apply): the next up replaces it whatever its Diff says and does not delete it again
+   * (unless that replace is create-before-delete, where the real engine does call Delete again); a refresh does
+   * not read it; a destroy, or an up whose program no longer declares it, drops it without a Delete call
+   * (RemovePendingReplaceStep).
+   */
+  pendingReplacement?: boolean;
 }
 
 /**
@@ -94,6 +102,7 @@ const resourceSchema = z.object({
   replaceOnChanges: z.array(z.string()).optional(),
   initErrors: z.array(z.string()).optional(),
   pendingDelete: z.boolean().optional(),
+  pendingReplacement: z.boolean().optional(),
 });
 
 const stateSchema = z.object({

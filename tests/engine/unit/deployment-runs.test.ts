@@ -815,3 +815,80 @@ describe("more step rules", () => {
     expect(run.deployment.errors).toEqual([]);
   });
 });
+
+describe("pending replacement (step.go DeleteStep.Apply, continueStepsFromDiff, RemovePendingReplaceStep)", () => {
+  /** A stack whose `a` (and its dependent `b`) an up deleted ahead of a delete-before-replace whose create failed. */
+  async function pendingAfterFailedCreate(): Promise<StateFile> {
+    const s = await stackOf([
+      ["a", { size: 1, zone: "z1" }],
+      ["b", { size: 1, zone: "z1" }, { dependencies: [urnOf("a")], propertyDependencies: { zone: [urnOf("a")] } }],
+    ]);
+    const p = new FakeProvider(3);
+    p.faults.failCreate.add("a");
+    const run = await up(p, s, async (r) => {
+      await r.register("a", { size: 1, zone: "z2" }, { deleteBeforeReplace: true });
+    });
+    expect(p.changes()).toEqual(["delete b id-2", "delete a id-1", "create a"]);
+    expect(run.deployment.errors).not.toEqual([]);
+    return run.state();
+  }
+
+  test("a delete-before-replace whose create fails keeps the deleted resources in the state, pending replacement", async () => {
+    const s = await pendingAfterFailedCreate();
+    expect(s.resources.filter((r) => r.custom).map((r) => [r.name, r.id, r.pendingReplacement])).toEqual([
+      ["a", "id-1", true],
+      ["b", "id-2", true],
+    ]);
+    // A refresh does not read them (they were deleted): they stay as they are.
+    const p = new FakeProvider(5);
+    const run = new Run(p, s);
+    await run.deployment.refresh();
+    expect(p.calls.filter((c) => c.startsWith("read"))).toEqual([]);
+    expect(run.state().resources.filter((r) => r.pendingReplacement).map((r) => r.name)).toEqual(["a", "b"]);
+  });
+
+  test("the next up replaces one pending replacement whatever its Diff says, without deleting it again", async () => {
+    const s = await pendingAfterFailedCreate();
+    const p = new FakeProvider(5);
+    // The program is back at the old zone: the Diff finds no change, the engine replaces all the same.
+    const run = await up(p, s, async (r) => {
+      await r.register("a", { size: 1, zone: "z1" }, { deleteBeforeReplace: true });
+      await r.register("b", { size: 1, zone: "z1" }, { dependencies: [urnOf("a")], propertyDependencies: { zone: [urnOf("a")] } });
+    });
+    expect(run.deployment.errors).toEqual([]);
+    expect(p.calls).toContain("diff a");
+    // b is asked the dependents' question and deleted again (the real engine's DeleteReplacementStep calls Delete).
+    expect(p.changes()).toEqual(["delete b id-2", "create a", "create b"]);
+    expect(run.deployment.steps.filter((x) => x.name !== "proj-dev").map((x) => [x.name, x.op])).toEqual([["a", "replace"], ["b", "replace"]]);
+    const after = run.state().resources.filter((r) => r.custom);
+    expect(after.map((r) => [r.name, r.id, r.pendingReplacement ?? false])).toEqual([["a", "id-5", false], ["b", "id-6", false]]);
+  });
+
+  test("replaced create-before-delete, the old one gets its Delete call again (DeleteReplacementStep)", async () => {
+    const s = await pendingAfterFailedCreate();
+    const p = new FakeProvider(5);
+    const run = await up(p, s, async (r) => {
+      await r.register("a", { size: 1, zone: "z2" }, { deleteBeforeReplace: false });
+      await r.register("b", { size: 1, zone: "z2" }, { dependencies: [urnOf("a")], propertyDependencies: { zone: [urnOf("a")] } });
+    });
+    expect(run.deployment.errors).toEqual([]);
+    expect(p.changes()).toEqual(["create a", "create b", "delete b id-2", "delete a id-1"]);
+    expect(run.state().resources.filter((r) => r.custom).map((r) => r.id)).toEqual(["id-5", "id-6"]);
+  });
+
+  test("no longer declared, or destroyed: dropped from the state without a Delete call, protected or not", async () => {
+    const s = await pendingAfterFailedCreate();
+    const protectedA: StateFile = { ...s, resources: s.resources.map((r) => (r.name === "a" ? { ...r, protect: true } : r)) };
+    const p = new FakeProvider(5);
+    const run = await up(p, protectedA, async () => undefined);
+    expect(run.deployment.errors).toEqual([]);
+    expect(p.changes()).toEqual([]);
+    expect(run.state().resources.filter((r) => r.custom)).toEqual([]);
+    expect(run.text()).toContain("(pending replacement: deleted by an earlier run; removed from the state)");
+    const p2 = new FakeProvider(5);
+    const destroyed = new Run(p2, s);
+    await destroyed.deployment.destroy();
+    expect(p2.changes()).toEqual([]);
+    expect(destroyed.state().resources.filter((r) => r.custom)).toEqual([]);
+  });
+});
