@@ -66,7 +66,9 @@ export const routes = {
   getInstance: r("GET", "/instance/{instance_uuid}/detail", "spec", "read", "instances"),
   getInstanceMetrics: r("GET", "/instance/{instance_uuid}/rrd", "spec", "read", "instances"),
   listSizeTemplates: r("GET", "/instance/size-template", "spec", "read", "catalog"),
-  changeTier: r("PATCH", "/instance/{instance_uuid}/change-tier", "spec", "idempotent", "instances"),
+  // A repeated tier change or resize starts a second operation on the VM (a reboot; maybe a charge): the
+  // update looks whether it happened instead (instance/provider.ts runSteps).
+  changeTier: r("PATCH", "/instance/{instance_uuid}/change-tier", "spec", "once", "instances"),
   setPassword: r("PATCH", "/instance/{instance_uuid}/set-password", "spec", "idempotent", "instances"),
   changePublicIp: r("PATCH", "/instance/{instance_uuid}/ip/change", "spec", "idempotent", "network"),
   updateFirewallRule: r("PATCH", "/instance/{instance_uuid}/firewall/{firewall_id}/update", "spec", "idempotent", "firewall"),
@@ -103,7 +105,7 @@ export const routes = {
   updatePrivateNetwork: r("PATCH", "/instance/{instance_uuid}/vswitch/update", "assumed", "idempotent", "network"),
   // Each call may add another address.
   addPublicIp: r("PATCH", "/instance/{instance_uuid}/ip/add", "assumed", "once", "network"),
-  resizeInstance: r("PATCH", "/instance/{instance_uuid}/resize", "code", "idempotent", "instances"),
+  resizeInstance: r("PATCH", "/instance/{instance_uuid}/resize", "code", "once", "instances"),
   updateHostname: r("PATCH", "/instance/{instance_uuid}/update-hostname", "code", "idempotent", "instances"),
   getChangeTierCost: r("GET", "/instance/{instance_uuid}/change-tier/price", "docs", "read", "instances"),
   createSnapshot: r("POST", "/instance/{instance_uuid}/snapshot/create", "code", "once", "snapshots"),

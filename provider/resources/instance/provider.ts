@@ -443,6 +443,15 @@ async function runSteps(
 ): Promise<InstanceDetail> {
   // `current`: a detail just read after the VM settled (create), so it is not read twice.
   let detail = current ?? (await client.instances.get(id));
+  // An operation still running (an earlier up killed or timed out after sending it, the panel): what it does
+  // shows only when it ends. Judged on the VM half-way, a step it already does looked undone and was sent a
+  // second time (audit: a second resize after a killed up), and a start still under way looked like a repair
+  // done (the up reported success; the start then failed).
+  if (detail.operation_flag !== 0) {
+    detail =
+      (await waitUntilIdle(client, id, { what: `instance ${id} to finish the operation running on it before updating`, deadline })) ??
+      (await client.instances.get(id));
+  }
   const vswitches = steps.some((s) => s.kind === "privateNetwork") ? await vswitchRefs(client) : [];
   for (const step of steps) {
     if (satisfied(step, detail, vswitches)) {
@@ -452,6 +461,11 @@ async function runSteps(
     const what = describeStep(step, id);
     progressLog(`${what}`);
     const before = detail;
+    // Once a request of this step may have reached the API (an attempt answered "busy", or lost), every later
+    // attempt first looks whether the VM, idle again, already shows it: the busy answer may have been to our own
+    // request's operation (audit: a resize whose answer was lost was sent again once the VM was idle, a second
+    // resize operation; resize and change tier are `once` routes since, so the client no longer repeats them).
+    let mayHaveReachedApi = false;
     try {
       const result = await sendAgainOnceAddressMayBeFree(client, step, deadline, () => runInstanceOperation(
         client,
@@ -466,13 +480,18 @@ async function runSteps(
           failOnErrorStatus: step.kind === "repair" ? true : undefined,
         },
         async () => {
+          if (mayHaveReachedApi && step.kind !== "password" && satisfied(step, await client.instances.get(id), vswitches)) return undefined;
+          mayHaveReachedApi = true;
           try {
             return await send(client, id, step, ctx, before);
           } catch (e) {
-            // addPublicIp is never re-sent blindly: look whether it happened before failing
+            // A request that is `once` (add an address, resize, change tier) is never sent again blindly: once the
+            // VM is idle (what it started shows only when it ends), look whether it happened before failing.
             if (e instanceof AmbiguousRequestError) {
-              const after = await readPersistently(`instance ${id}`, deadline, () => client.instances.get(id));
-              if (satisfied(step, after, vswitches)) return undefined;
+              const after =
+                (await waitUntilIdle(client, id, { what: `instance ${id} to be idle after an answer that was lost`, deadline })) ??
+                (await readPersistently(`instance ${id}`, deadline, () => client.instances.get(id)));
+              if (step.kind !== "password" && satisfied(step, after, vswitches)) return undefined;
             }
             throw e;
           }
