@@ -28,6 +28,8 @@ export interface ApiErrorDetails {
   inputNames?: Readonly<Record<string, string>>;
   /** Delay the service asked for (`Retry-After` / `X-RateLimit-Reset`), in ms. */
   retryAfterMs?: number;
+  /** False when an error answer's body was not JSON (an HTML page or nothing: a proxy's, not the API's). */
+  bodyIsJson?: boolean;
   /** How many times the request was retried before this error. */
   retries?: number;
   /** The underlying failure (a sanitized copy: it never holds request headers). */
@@ -128,6 +130,26 @@ export class NotFoundError extends ApiError {
     super(details, "not found");
   }
 }
+
+/**
+ * 404 for the route itself, not for an object: Laravel's "The route ... could not be found.", or a 404 page that is
+ * not the API's JSON (a proxy, a CDN, a wrong host). NOT a {@link NotFoundError}: read as "gone", a wrong
+ * `vmhost:baseUrl` (missing `/v1`) or a bad `vmhost:routes` override made a refresh drop every resource from the
+ * state and a destroy forget objects that still exist (audit). Never retried.
+ */
+export class RouteNotFoundError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(
+      details,
+      "the API has no such route",
+      "Check vmhost:baseUrl (VMHOST_BASE_URL: every host of this API ends it in a version, e.g. https://api.dewavps.com/v1) and any " +
+        "vmhost:routes override. Nothing was taken as deleted.",
+    );
+  }
+}
+
+/** Laravel's answer for a path no route matches. */
+const ROUTE_NOT_FOUND = /^The route .* could not be found\.?$/i;
 
 /** 422: the service rejected the request's fields; `fieldErrors` lists them. */
 export class ValidationError extends ApiError {
@@ -237,6 +259,7 @@ export function errorForStatus(details: ApiErrorDetails & { status: number }): A
   if (status === 401) return new UnauthorizedError(details);
   if (status === 402) return new PaymentRequiredError(details);
   if (status === 403) return new ForbiddenError(details);
+  if (status === 404 && (details.bodyIsJson === false || ROUTE_NOT_FOUND.test(details.apiMessage ?? ""))) return new RouteNotFoundError(details);
   if (status === 404 || status === 410) return new NotFoundError(details);
   if (status === 409 || status === 423) return new BusyError(details);
   if (status === 422) return new ValidationError(details);

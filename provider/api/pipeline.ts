@@ -133,6 +133,8 @@ export function rateLimitStep(next: Step, limiter: RateLimiter): Step {
 interface ErrorBody {
   apiMessage?: string;
   fieldErrors?: FieldErrors;
+  /** False for a body that is not JSON (HTML, plain text, empty). */
+  bodyIsJson: boolean;
 }
 
 /**
@@ -153,14 +155,14 @@ export function parseErrorBody(text: string, apiKey: string): ErrorBody {
           fieldErrors[field] = list.map((m) => redact(String(m), apiKey));
         }
       }
-      return { apiMessage, fieldErrors };
+      return { apiMessage, fieldErrors, bodyIsJson: true };
     }
   } catch {
     // not JSON: fall through
   }
   const trimmed = text.trim();
-  if (!trimmed || trimmed.startsWith("<")) return {};
-  return { apiMessage: redact(trimmed.slice(0, 200), apiKey) };
+  if (!trimmed || trimmed.startsWith("<")) return { bodyIsJson: false };
+  return { apiMessage: redact(trimmed.slice(0, 200), apiKey), bodyIsJson: false };
 }
 
 /** Turns a non-2xx answer or a transport failure into an {@link AttemptError} carrying the user-facing ApiError. */

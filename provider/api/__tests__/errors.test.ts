@@ -9,6 +9,7 @@ import {
   PaymentRequiredError,
   RateLimitedError,
   ResponseFormatError,
+  RouteNotFoundError,
   ServerError,
   TimeoutError,
   UnauthorizedError,
@@ -90,6 +91,18 @@ describe("error classes and messages", () => {
     const error = await failure(status, { message: "Instance not found" });
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.message).toBe(`${PREFIX} HTTP ${status} not found. The API said: "Instance not found".`);
+  });
+
+  it.each<[string, unknown]>([
+    ["Laravel's route message", { message: "The route v2/instance/i-1/detail could not be found." }],
+    ["an HTML page (a proxy)", "<html><body>404 Not Found</body></html>"],
+    ["an empty body", ""],
+  ])("404 for the route, not an object (%s): RouteNotFoundError, never read as gone", async (_what, body) => {
+    const error = await failure(404, body);
+    expect(error).toBeInstanceOf(RouteNotFoundError);
+    expect(error).not.toBeInstanceOf(NotFoundError);
+    expect(error.message).toContain("the API has no such route. ");
+    expect(error.message).toContain("Check vmhost:baseUrl");
   });
 
   it.each([409, 423])("%i: BusyError (another operation is running)", async (status) => {

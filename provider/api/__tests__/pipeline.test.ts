@@ -128,16 +128,16 @@ describe("error step", () => {
 
   it("reads the API's message from Laravel, plain-text and proxy answers, redacted and bounded", () => {
     expect(parseErrorBody('{"message":"The given data was invalid.","errors":{"hostname":["taken"],"cpu":"too many"}}', "k")).toEqual({
-      apiMessage: "The given data was invalid.", fieldErrors: { hostname: ["taken"], cpu: ["too many"] },
+      apiMessage: "The given data was invalid.", fieldErrors: { hostname: ["taken"], cpu: ["too many"] }, bodyIsJson: true,
     });
     // `errors` that is not a field map is not read as one
-    expect(parseErrorBody('{"message":"bad","errors":"no map"}', "k")).toEqual({ apiMessage: "bad", fieldErrors: undefined });
-    expect(parseErrorBody('{"message":"bad","errors":5}', "k")).toEqual({ apiMessage: "bad", fieldErrors: undefined });
+    expect(parseErrorBody('{"message":"bad","errors":"no map"}', "k")).toEqual({ apiMessage: "bad", fieldErrors: undefined, bodyIsJson: true });
+    expect(parseErrorBody('{"message":"bad","errors":5}', "k")).toEqual({ apiMessage: "bad", fieldErrors: undefined, bodyIsJson: true });
     // a JSON string is text, not a body
-    expect(parseErrorBody('"down for maintenance"', "k")).toEqual({ apiMessage: '"down for maintenance"' });
-    expect(parseErrorBody("  Service Unavailable \n", "k")).toEqual({ apiMessage: "Service Unavailable" });
+    expect(parseErrorBody('"down for maintenance"', "k")).toEqual({ apiMessage: '"down for maintenance"', bodyIsJson: false });
+    expect(parseErrorBody("  Service Unavailable \n", "k")).toEqual({ apiMessage: "Service Unavailable", bodyIsJson: false });
     expect(parseErrorBody("x".repeat(500), "k").apiMessage).toHaveLength(200);
-    expect(parseErrorBody("<html><body>502 Bad Gateway</body></html>", "k")).toEqual({});
+    expect(parseErrorBody("<html><body>502 Bad Gateway</body></html>", "k")).toEqual({ bodyIsJson: false });
     expect(parseErrorBody("denied for key secret-key", "secret-key").apiMessage).not.toContain("secret-key");
   });
 

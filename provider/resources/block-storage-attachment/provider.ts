@@ -12,7 +12,7 @@
  * we poll the block storage view until it shows the change.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ApiError, NotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
+import { ApiError, NotFoundError, RouteNotFoundError, type InstanceDetail, type VmHostClient } from "../../api";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation, sharedPollSchedule } from "../../wait/instance";
 import { sharedReadFor } from "../../wait/shared-read";
@@ -34,7 +34,7 @@ import {
 
 /** True when the call failed because the host has no such route (404/405 on a path without ids). */
 function routeMissing(error: unknown): boolean {
-  return error instanceof NotFoundError || (error instanceof ApiError && error.status === 405);
+  return error instanceof NotFoundError || error instanceof RouteNotFoundError || (error instanceof ApiError && error.status === 405);
 }
 
 /**

@@ -28,6 +28,7 @@ import {
   ForbiddenError,
   NetworkError,
   NotFoundError,
+  RouteNotFoundError,
   ResponseFormatError,
   TimeoutError,
   UnauthorizedError,
@@ -186,7 +187,7 @@ export async function checkAccount(client: VmHostClient): Promise<void> {
           "instances; use a key with the read_instance and write_instance scopes (or super), set with `pulumi config set --secret vmhost:apiKey <key>`",
         { cause: e },
       );
-    if (e instanceof NotFoundError || e instanceof ResponseFormatError || (e instanceof UnexpectedStatusError && e.status !== undefined && e.status < 500))
+    if (e instanceof NotFoundError || e instanceof RouteNotFoundError || e instanceof ResponseFormatError || (e instanceof UnexpectedStatusError && e.status !== undefined && e.status < 500))
       throw new ProviderError(
         `vmhost:baseUrl: ${where} does not answer as this API (GET ${e.path} gave ` +
           `${e instanceof ResponseFormatError ? "an answer that is not the API's" : `HTTP ${e.status}`})${baseUrlHint(client.baseUrl)}`,
