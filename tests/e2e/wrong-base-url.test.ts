@@ -60,7 +60,7 @@ test("destroy with a wrong base URL removes nothing from the state that still ex
   // were recorded as deleted while still on the VM).
   expect(vm).toMatchObject({ vswitchUuid: vswitchId });
   expect(vm.publicIpAddress).not.toBeNull();
-  expect(s.state().resources.filter((r) => r.custom).map((r) => r.name).sort()).toEqual(["disk", "ip", "net", "vm"]);
+  expect(s.state().resources.filter((r) => r.urn.includes("vmhost:")).map((r) => r.name).sort()).toEqual(["disk", "ip", "net", "vm"]);
   const clean = await s.run("destroy", program);
   expect(clean.ok ? "" : show(clean)).toBe("");
 });

@@ -372,8 +372,8 @@ export const samples: { [K in OperationId]: Sample<K>[] } = {
       expected: { data: [{ id: "3", destination_port: "22", protocol: "tcp", action: "A", use_ipset: false }], page: { total: 1 } },
     },
     {
-      variant: "bare array, spelled-out action, '-' source",
-      wire: { message: "ok", data: [{ id: "fw-9", destination_port: "8000-8100", protocol: "udp", action: "Drop", source_ip: "-" }] },
+      variant: "bare array, spelled-out action, '-' source and description",
+      wire: { message: "ok", data: [{ id: "fw-9", destination_port: "8000-8100", protocol: "udp", action: "Drop", source_ip: "-", description: "-" }] },
       expected: { data: [{ id: "fw-9", action: "D", source_ip: null, description: null }], page: { total_pages: 1 } },
     },
   ],

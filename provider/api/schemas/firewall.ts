@@ -30,7 +30,9 @@ export const firewallRule = z.object({
   protocol: z.string().nullish().transform((v) => (v ? v.toLowerCase() : null)),
   action: firewallAction.nullish().transform((v) => v ?? null),
   source_ip: placeholderString,
-  description: z.string().nullish().transform((v) => v ?? null),
+  // "-" is the placeholder of none (as for source_ip; audit: read as a description, a rule declared without one
+  // was replaced at every up --refresh). A description of just "-" is refused in check for that reason.
+  description: placeholderString,
   use_ipset: flag.nullish().transform((v) => v ?? null),
 });
 

@@ -33,6 +33,7 @@ describe("FirewallRule inputs", () => {
     ["action A (the API's code)", { ...base, action: "A" }, "action", /^action must be "accept" or "drop" \(lowercase; not the API's codes A\/D\), got "A"$/],
     ["missing action", { ...base, action: undefined }, "action", /required/],
     ["description on two lines", { ...base, description: "a\nb" }, "description", /one line/],
+    ["description of just \"-\" (the API's placeholder for none)", { ...base, description: " - " }, "description", /reads back as no description/],
     ["blank adoptId", { ...base, adoptId: " " }, "adoptId", /empty/],
     ["bad duration", { ...base, timeouts: { update: "soon" } }, "timeouts.update", /duration/],
     ["typo'd property", { ...base, sourceIP: "1.2.3.4" }, "sourceIP", /^unknown property sourceIP: a FirewallRule takes instanceId, protocol, port, sourceIp, action, description, adoptId, timeouts: did you mean sourceIp\?$/],

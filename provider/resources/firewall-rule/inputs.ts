@@ -88,6 +88,8 @@ export const inputsSchema = z
         .trim()
         .max(255, "description must be at most 255 characters")
         .regex(/^[^\u0000-\u001f\u007f]*$/, "description must be one line without control characters")
+        // the API shows "-" for a rule without a description: one of just "-" would read back as none
+        .refine((v) => v !== "-", 'description "-" reads back as no description (the API\'s placeholder for none): leave description out, or write a word')
         .transform((v) => (v === "" ? undefined : v))
         .optional()
         .describe("A free-text note shown in the panel (at most 255 characters; surrounding spaces are dropped and a blank one is the same as none, as the API stores it). Changes in place, except that removing it replaces the rule (the API cannot blank a description)."),
