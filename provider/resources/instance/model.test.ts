@@ -74,6 +74,14 @@ describe("Instance model", () => {
   ])("power state of %p is %p", (status, state) =>
     expect(powerStateOf(status)).toBe(state));
 
+  it.each([
+    ["restarting", "running"], ["Starting", "running"], ["rebooting", "running"], ["stopping", "stopped"], ["Shutting down", "stopped"],
+    ["Error", "error"], ["Running", "running"],
+  ])("while an operation runs, %p counts as the state it ends in, %p (no drift during a panel restart)", (status, state) => {
+    expect(powerStateOf(status, true)).toBe(state);
+    expect(toOutputs({ ...detail, status, operation_flag: 1 }, { powerState: "running" }).powerState).toBe(state);
+  });
+
   it("labels the OS with its version once", () => {
     expect(osLabel(detail)).toBe("Ubuntu 22.04");
     expect(osLabel({ ...detail, os_name: "Ubuntu 22.04" })).toBe("Ubuntu 22.04");

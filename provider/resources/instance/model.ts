@@ -10,15 +10,25 @@ import type { InstanceInputs, InstanceOutputs } from "./inputs";
 /** The power state the user can declare, from the API's status text. */
 export type PowerState = "running" | "stopped";
 
+/** Transitional statuses by the power state their operation ends in (seen only while an operation runs). */
+const ENDS_RUNNING = new Set(["starting", "restarting", "rebooting", "booting", "resuming"]);
+const ENDS_STOPPED = new Set(["stopping", "shutting down", "shutting-down", "powering off"]);
+
 /**
  * Maps a status to the declared power states. The API's status values are not published (api-spec.md §3):
- * `Running` and `Stopped` are seen; anything else (transitional `starting`, `Error`, ...) is returned as
- * the status itself in lower case, so a diff against "running"/"stopped" proposes the start/stop that fixes it.
+ * `Running` and `Stopped` are seen; anything else (`Error`, a transitional status at rest) is returned as the
+ * status itself in lower case, so a diff against "running"/"stopped" proposes the start/stop that fixes it.
+ * `busy` (an operation runs): a restart, start or stop under way counts as the state it ends in. Read as
+ * itself, a refresh during a restart from the panel reported `powerState: "running" => "restarting"`, drift that
+ * was gone a minute later (audit: `preview --refresh --expect-no-changes` failed for nothing). An operation that
+ * ends otherwise (a start that fails) shows at the next refresh.
  */
-export function powerStateOf(status: string): string {
+export function powerStateOf(status: string, busy = false): string {
   const s = status.trim().toLowerCase();
   if (s === "running" || s === "active" || s === "on") return "running";
   if (s === "stopped" || s === "shutoff" || s === "off" || s === "stop") return "stopped";
+  if (busy && ENDS_RUNNING.has(s)) return "running";
+  if (busy && ENDS_STOPPED.has(s)) return "stopped";
   return s;
 }
 
@@ -78,7 +88,7 @@ export function toOutputs(detail: InstanceDetail, declared: Partial<InstanceInpu
   if (declared.publicIp !== undefined) out.publicIp = detail.public_ip !== null;
   if (declared.publicNetworkId !== undefined) out.publicNetworkId = detail.public_ip?.ip_id ?? null;
   if (declared.vswitchId !== undefined) out.vswitchId = vswitchId ?? "";
-  if (declared.powerState !== undefined) out.powerState = powerStateOf(detail.status);
+  if (declared.powerState !== undefined) out.powerState = powerStateOf(detail.status, detail.operation_flag !== 0);
   Object.assign(out, {
     status: detail.status,
     ipAddress: detail.public_ip?.ip_address ?? null,
