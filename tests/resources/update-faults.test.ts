@@ -5,7 +5,9 @@
  */
 import "./instance-env";
 import { providers } from "../../provider";
-import { harnessSuite, up, type FullProvider } from "./attachment-helpers";
+import { ValidationError } from "../../provider/api";
+import { recordingUncertainUpdate, ResourceInitError } from "../../provider/resources/common/errors";
+import { harnessSuite, preview, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 
 const instance = providers.Instance as FullProvider;
@@ -90,4 +92,56 @@ it("a repair is not judged done while a start still runs: after that start fails
   expect(requestsOf(mark, "startInstance")).toBe(1);
   expect(outs.status).toBe("Running");
   expect((await h.instance(vm.id))?.status).toBe("Running");
+});
+
+describe("an update whose answers are all lost after the API made the change records what the object is now", () => {
+  afterEach(() => harness().setFaults({ resetNext: null }));
+
+  it("FirewallRule: the program reverted afterwards plans the change back (before: no change, the rule stayed on the new port)", async () => {
+    const h = harness();
+    const vm = await up<Outs>(instance, { ...validCreate, hostname: "rule-lost" });
+    const firewallRule = providers.FirewallRule as FullProvider;
+    const program = { instanceId: vm.id, protocol: "tcp", port: 22, action: "accept" };
+    const rule = await up<Record<string, unknown>>(firewallRule, program);
+    await h.setFaults({ resetNext: { operation: "updateFirewallRule", count: 50, afterProcessing: true } });
+    const to2222 = (await firewallRule.check(rule.outs, { ...program, port: 2222 })).inputs;
+    const failed = await firewallRule.update(rule.id, rule.outs, to2222).catch((e: unknown) => e);
+    await h.setFaults({ resetNext: null });
+    expect(failed).toBeInstanceOf(ResourceInitError);
+    expect((failed as Error).message).toMatch(/The change may have been made: what the object is now is recorded, and `pulumi up` again finishes it$/);
+    const recorded = (failed as ResourceInitError).properties;
+    expect(recorded).toMatchObject({ port: "2222" });
+    expect(await preview(firewallRule, rule.id, recorded, program)).toMatchObject({ changes: true, replaces: [] });
+  });
+
+  it("PublicIp: an rdns change, the same", async () => {
+    const h = harness();
+    const vm = await up<Outs>(instance, { ...validCreate, hostname: "rdns-lost" });
+    const publicIp = providers.PublicIp as FullProvider;
+    const program = { instanceId: vm.id, rdns: "a.example.com" };
+    const ip = await up<Record<string, unknown>>(publicIp, program);
+    await h.setFaults({ resetNext: { operation: "updateRdns", count: 50, afterProcessing: true } });
+    const toB = (await publicIp.check(ip.outs, { ...program, rdns: "b.example.com" })).inputs;
+    const failed = await publicIp.update(ip.id, ip.outs, toB).catch((e: unknown) => e);
+    await h.setFaults({ resetNext: null });
+    expect(failed).toBeInstanceOf(ResourceInitError);
+    const recorded = (failed as ResourceInitError).properties;
+    expect(recorded).toMatchObject({ rdns: "b.example.com" });
+    expect(await preview(publicIp, ip.id, recorded, program)).toMatchObject({ changes: true });
+  });
+
+  it("a definite refusal (4xx: nothing changed) stays the plain error, and the old outputs stay", async () => {
+    const refusal = new ValidationError({ operation: "updateFirewallRule", method: "PATCH", path: "/x", status: 422, apiMessage: "The port is invalid." });
+    const fresh = jest.fn(async () => ({ port: "9" }));
+    const failed = await recordingUncertainUpdate("r-1", { port: "22" }, ["port"], fresh, async () => {
+      throw refusal;
+    }).catch((e: unknown) => e);
+    expect(failed).toBe(refusal);
+    expect(fresh).not.toHaveBeenCalled();
+    // unreadable after an uncertain failure: the old outputs without what was changing (the next diff shows it)
+    const lost = await recordingUncertainUpdate("r-1", { port: "22", action: "accept" }, ["port"], async () => { throw new Error("down"); }, async () => {
+      throw new Error("socket hang up");
+    }).catch((e: unknown) => e);
+    expect((lost as ResourceInitError).properties).toEqual({ action: "accept" });
+  });
 });

@@ -53,3 +53,31 @@ export async function notingCreatedId<T extends { id: string }>(create: () => Pr
     throw e;
   }
 }
+
+/**
+ * Runs an update's writes so that a failure leaves a truthful state. The engine keeps the OLD outputs after a plain
+ * error (step.go UpdateStep.Apply), so a change the API did make although its answer was lost (a reset, a 5xx, a
+ * wait that failed after it) stayed unknown to the state: a program then reverted to the old value planned
+ * nothing, and the object kept the change (audit: a firewall rule on port 2222 with 22 declared and no diff). A
+ * failure that may have changed something becomes a {@link ResourceInitError} carrying what the object is now
+ * (`fresh`), or, unreadable, the old outputs without the properties the update was changing (`changing`), so the
+ * next diff shows them again and the next up sends them again (these writes repeat safely). A definite refusal
+ * (4xx: nothing changed) stays a plain error and keeps the old outputs.
+ */
+export async function recordingUncertainUpdate<O extends object, R>(
+  id: string,
+  olds: O,
+  changing: readonly string[],
+  fresh: () => Promise<O | undefined>,
+  update: () => Promise<R>,
+): Promise<R> {
+  try {
+    return await update();
+  } catch (error) {
+    if (wasRefused(error) || error instanceof ResourceInitError) throw error;
+    const now = await fresh().catch(() => undefined);
+    const recorded = now ?? (Object.fromEntries(Object.entries(olds).filter(([k]) => !changing.includes(k))) as O);
+    const message = `${errorClause(error)}. The change may have been made: what the object is now is recorded, and \`pulumi up\` again finishes it`;
+    throw new ResourceInitError(message, id, recorded as Record<string, unknown>, [message], { cause: error });
+  }
+}

@@ -18,7 +18,7 @@ import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
-import { errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
 import { instancesMadeHere, replacementsInProgress } from "../common/replacements";
 import { canonicalPort, canonicalSource, changedApiProperties, diffFirewallRule } from "./diff";
@@ -251,8 +251,15 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
   async update(id: string, olds: FirewallRuleOutputs, news: FirewallRuleInputs): Promise<pulumi.dynamic.UpdateResult<FirewallRuleOutputs>> {
     const client = getClient();
     const deadline = resourceDeadline(news.timeouts, "update");
-    if (changedApiProperties(olds, news).length > 0) await updateRule(client, id, news, deadline);
-    return { outs: await readBack(client, id, news) };
+    const changing = changedApiProperties(olds, news);
+    const fresh = async (): Promise<FirewallRuleOutputs | undefined> => {
+      const rule = await findRule(client, news.instanceId, id);
+      return rule ? firewallRuleOutputs(olds, rule) : undefined;
+    };
+    return recordingUncertainUpdate(id, olds, changing, fresh, async () => {
+      if (changing.length > 0) await updateRule(client, id, news, deadline);
+      return { outs: await readBack(client, id, news) };
+    });
   },
 
   async delete(id: string, props: FirewallRuleOutputs): Promise<void> {

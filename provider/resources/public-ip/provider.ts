@@ -18,7 +18,7 @@ import { defineResourceProvider } from "../common/define";
 import { askedAddressesFor, droppingNoteOnceRecorded, noteNames } from "../common/asked-addresses";
 import { instanceAddressDeclaration } from "../common/address-owners";
 import { isUnknown } from "../common/check";
-import { errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
 import { keptForReplacement } from "../common/unconfirmed";
@@ -399,13 +399,19 @@ async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): 
   const deadline = resourceDeadline(news.timeouts, "update");
   const gone = () =>
     new ProviderError(`address ${id} is no longer on instance ${news.instanceId} (changed again out of band during this update): run pulumi up again`);
-  if (!(await readOutputs(client, id, news))) await assignBack(client, id, olds, news.instanceId, deadline);
-  for (const step of planPublicIpUpdate(olds, news)) {
-    if (step.kind === "rdns") await setRdns(client, id, news.instanceId, step.rdns, deadline);
-  }
-  const outs = await readOutputs(client, id, news);
-  if (!outs) throw gone();
-  return { outs };
+  const steps = planPublicIpUpdate(olds, news);
+  // (what the address is now, with the settings of the state: the engine keeps the old inputs after a failure;
+  // a failure also makes the next up update it again, which assigns the address back if it is still off its VM)
+  const fresh = async (): Promise<PublicIpOutputs | undefined> => readOutputs(client, id, { ...settingsFromState(olds), instanceId: news.instanceId });
+  return recordingUncertainUpdate(id, olds, steps.map((s) => s.kind), fresh, async () => {
+    if (!(await readOutputs(client, id, news))) await assignBack(client, id, olds, news.instanceId, deadline);
+    for (const step of steps) {
+      if (step.kind === "rdns") await setRdns(client, id, news.instanceId, step.rdns, deadline);
+    }
+    const outs = await readOutputs(client, id, news);
+    if (!outs) throw gone();
+    return { outs };
+  });
 }
 
 /**
