@@ -57,14 +57,42 @@ export function parseSizeGb(value: string | number): number {
     if (!Number.isFinite(value) || value < 0) throw new NormalizeError(`not a size: ${value}`);
     return value;
   }
-  const match = /^\s*(\d+(?:[.,]\d+)?)\s*([A-Za-z]*)\s*$/.exec(value);
+  const match = /^\s*(\d+(?:[.,]\d+)*)\s*([A-Za-z]*)\s*$/.exec(value);
   if (!match) throw new NormalizeError(`not a size: ${JSON.stringify(value)}`);
-  const amount = Number(match[1]!.replace(",", "."));
   const unit = match[2]!.toLowerCase();
-  if (unit === "") return amount;
-  const factor = SIZE_UNITS_IN_GB[unit];
+  const factor = unit === "" ? 1 : SIZE_UNITS_IN_GB[unit];
   if (factor === undefined) throw new NormalizeError(`unknown size unit in ${JSON.stringify(value)}`);
-  return roundGb(amount * factor);
+  const amount = sizeAmount(match[1]!, factor < 1, value);
+  return unit === "" ? amount : roundGb(amount * factor);
+}
+
+/**
+ * The number of a size, where `.` and `,` may each be a decimal point ("1.17 GB", "1,5 GB") or a thousands
+ * separator (Indonesian and English locales: "1.024 MB", "1,024 MB"). Read as a decimal, "1,024 MB" was 0.001 GB:
+ * drift, and a resize planned to the size the VM has (audit). Two separators, or the same one twice, group
+ * thousands; one separator before exactly three digits (and after 1-3 digits that do not start with 0) groups
+ * thousands in units below a GB, where sizes are whole numbers; in GB it could be either, so it is refused
+ * rather than guessed (a wrong number is worse than a failed read that names the value).
+ */
+function sizeAmount(text: string, belowGb: boolean, raw: string): number {
+  const separators = text.replace(/\d/g, "");
+  if (separators === "") return Number(text);
+  if (separators.length === 1) {
+    const grouped = /^[1-9]\d{0,2}[.,]\d{3}$/.test(text);
+    if (!grouped) return Number(text.replace(",", "."));
+    if (belowGb) return Number(text.replace(/[.,]/, ""));
+    throw new NormalizeError(`ambiguous size ${JSON.stringify(raw)}: a decimal point or a thousands separator`);
+  }
+  // several: the last one is the decimal point when it differs from the others ("1.024,5"), else all group
+  const last = separators[separators.length - 1]!;
+  const grouping = separators.slice(0, -1);
+  if (/^(.)\1*$/.test(grouping) && grouping[0] !== last) {
+    const [whole, fraction] = [text.slice(0, text.lastIndexOf(last)), text.slice(text.lastIndexOf(last) + 1)];
+    if (!/^[1-9]\d{0,2}([.,]\d{3})*$/.test(whole)) throw new NormalizeError(`not a size: ${JSON.stringify(raw)}`);
+    return Number(`${whole.replace(/[.,]/g, "")}.${fraction}`);
+  }
+  if (/^(.)\1*$/.test(separators) && /^[1-9]\d{0,2}([.,]\d{3})+$/.test(text)) return Number(text.replace(/[.,]/g, ""));
+  throw new NormalizeError(`not a size: ${JSON.stringify(raw)}`);
 }
 
 /** A CPU count as an integer, from `2`, `"2"`, `"2 CPU"`, `"2 vCPU"` or `"2 Core"`. */

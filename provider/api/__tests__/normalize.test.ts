@@ -20,13 +20,22 @@ describe("parseSizeGb", () => {
     ["1 TB", 1024],
     ["40", 40],
     ["2,5 GB", 2.5],
+    // thousands separators (English and Indonesian locales); before: "1,024 MB" was 0.001 GB
+    ["1,024 MB", 1],
+    ["1.024 MB", 1],
+    ["2.048MB", 2],
+    ["1.048.576 KB", 1],
+    ["1,048,576.0 KB", 1],
+    ["1.048.576,0 KB", 1],
+    ["0,500 GB", 0.5],
+    ["1.5 GB", 1.5],
     [2, 2],
     [0.5, 0.5],
   ] as const)("%p -> %p GB", (input, gb) => {
     expect(parseSizeGb(input)).toBe(gb);
   });
 
-  it.each(["lots", "GB", "2 parsecs", "-1 GB", ""])("rejects %p", (input) => {
+  it.each(["lots", "GB", "2 parsecs", "-1 GB", "", "1,024 GB", "1.024", "1.02.4 MB", "1,024.000.5 MB"])("rejects %p", (input) => {
     expect(() => parseSizeGb(input)).toThrow(NormalizeError);
   });
 });

@@ -119,6 +119,25 @@ export const samples: { [K in OperationId]: Sample<K>[] } = {
         created_at: "2024-08-31T17:15:00.000Z", last_backup_at: "2024-09-01T20:00:00.000Z",
       },
     },
+    ...[["-", "'-'"], [[], "[] (Laravel's empty relation)"]].map(([publicIp, what]) => ({
+      variant: `public_ip ${what as string}, is_cpu_dedicated null, thousands in MB, sized template minimums, Indonesian price text`,
+      wire: {
+        message: "Success",
+        data: {
+          uuid: UUID, hostname: "web-1", username: "admin", cpu: 2, is_cpu_dedicated: null, memory: "2.048 MB", storage: "61,440 MB",
+          status: "Running", os_name: "Debian 12", public_ip: publicIp, rdns: "-", private_network: "-",
+          location_id: 1, location: "Jakarta", tier_id: 2, tier: "Standard",
+          os: { template_id: 8, version: "12", os_id: 4, name: "Debian", min_cpu: 1, min_memory: "1 GB", min_storage: "10240 MB" },
+          price_per_hour: "1.200,50", estimated_monthly_price: "Rp864.360,00", cost: null, operation_flag: 0,
+          created_at: "01-09-2024 00:15:00", updated_at: "01-09-2024 00:15:00", last_started_at: "01-09-2024 00:16:00",
+          last_backup_at: null,
+        },
+      },
+      expected: {
+        is_cpu_dedicated: false, memory: 2, storage: 60, public_ip: null, os: { min_memory: 1, min_storage: 10 },
+        price_per_hour: 1200.5, estimated_monthly_price: 864360,
+      },
+    })),
   ],
   getInstanceMetrics: [
     {
@@ -172,12 +191,12 @@ export const samples: { [K in OperationId]: Sample<K>[] } = {
         data: [
           {
             id: UUID2, name: "before-upgrade", description: "pre", status: "Error", current_hourly_price: null, current_cost: null,
-            estimated_monthly: 15000, is_current_state: false, attached_storage: [{ id: UUID, name: "data-1", size: 50 }],
+            estimated_monthly: 15000, is_current_state: null, attached_storage: [{ id: UUID, name: "data-1", size: 50 }],
             created_at: "25 January 2024 14:37",
           },
         ],
       },
-      expected: [{ status: "Error", current_hourly_price: null, estimated_monthly: 15000, attached_storage: [{ size: 50 }], created_at: "2024-01-25T07:37:00.000Z" }],
+      expected: [{ status: "Error", is_current_state: false, current_hourly_price: null, estimated_monthly: 15000, attached_storage: [{ size: 50 }], created_at: "2024-01-25T07:37:00.000Z" }],
     },
   ],
   getSnapshotPrice: [{ variant: "price", wire: { message: "ok", data: { price_per_month: 15000 } }, expected: { price_per_month: 15000 } }],

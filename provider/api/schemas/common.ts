@@ -43,13 +43,22 @@ export function envelope<T extends z.ZodType>(data: T) {
 /** An integer that some Laravel hosts serialise as a numeric string. */
 export const integer = z.union([z.number().int(), z.string().regex(/^-?\d+$/)]).transform((v) => Number(v));
 
-/** A decimal number (prices, costs); Laravel `decimal` casts arrive as strings, so `"0.5"` is accepted. */
-export const decimal = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]).transform((v) => Number(v));
+/**
+ * A decimal number (prices, costs); Laravel `decimal` casts arrive as strings, so `"0.5"` is accepted, and so is
+ * text in the Indonesian format the panel's money uses (`"1.200,50"`, `"Rp10.000,00"`: parseRupiah): read-only
+ * figures that must not fail a whole read (audit: a refresh of every Instance failed on such a price).
+ */
+export const decimal = normalized(z.union([z.number(), z.string()]), (v) =>
+  typeof v === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : parseRupiah(v),
+);
 
 /** A boolean; Laravel may answer `0`/`1` or `"0"`/`"1"` for a boolean column. */
 export const flag = z
   .union([z.boolean(), z.literal(0), z.literal(1), z.literal("0"), z.literal("1")])
   .transform((v) => v === true || v === 1 || v === "1");
+
+/** A {@link flag} that may be missing or null (a column a host leaves empty): false then. */
+export const optionalFlag = flag.nullish().transform((v) => v ?? false);
 
 /** An identifier that is a string in the spec but may arrive as a number: always output as a string. */
 export const idString = z.union([z.string(), z.number()]).transform((v) => String(v));

@@ -6,7 +6,7 @@ import { z } from "zod";
 import {
   cpuCount,
   decimal,
-  flag,
+  optionalFlag,
   idString,
   instanceRef,
   integer,
@@ -58,8 +58,9 @@ export const instanceOs = z.object({
   name: z.string(),
   image: z.string().nullish(),
   min_cpu: integer,
-  min_memory: decimal,
-  min_storage: decimal,
+  // (units not shown: a bare number is GB, as sizes elsewhere; "1 GB"/"1024 MB" are read as sizes)
+  min_memory: sizeGb,
+  min_storage: sizeGb,
 });
 
 /**
@@ -67,8 +68,8 @@ export const instanceOs = z.object({
  * with both fields, or `null` when the instance has no public address.
  */
 export const publicIp = z
-  .object({ ip_id: placeholderString, ip_address: placeholderString })
-  .nullish()
+  // "-" or an empty list (Laravel's empty relation) instead of the object also mean "none" (audit)
+  .preprocess((v) => (v === "-" || v === "" || (Array.isArray(v) && v.length === 0) ? null : v), z.object({ ip_id: placeholderString, ip_address: placeholderString }).nullish())
   .transform((v) => {
     if (!v || (v.ip_id === null && v.ip_address === null)) return null;
     return { ip_id: v.ip_id, ip_address: v.ip_address };
@@ -80,7 +81,7 @@ export const instanceDetail = z.object({
   hostname: z.string(),
   username: z.string(),
   cpu: cpuCount,
-  is_cpu_dedicated: flag,
+  is_cpu_dedicated: optionalFlag,
   memory: sizeGb,
   storage: sizeGb,
   status: z.string(),

@@ -2,7 +2,7 @@
  * Wire schemas of snapshots (api-spec.md §2.11, §2.12, §4.3, §4.6).
  */
 import { z } from "zod";
-import { attachedStorage, decimal, flag, idString, optionalTimestamp } from "./common";
+import { attachedStorage, decimal, idString, optionalFlag, optionalTimestamp } from "./common";
 
 /** A snapshot (§2.11). Status is a free string (`Error` is one member of an unpublished enum). */
 export const snapshot = z.object({
@@ -13,7 +13,7 @@ export const snapshot = z.object({
   current_hourly_price: decimal.nullish().transform((v) => v ?? null),
   current_cost: decimal.nullish().transform((v) => v ?? null),
   estimated_monthly: decimal.nullish().transform((v) => v ?? null),
-  is_current_state: flag.optional().transform((v) => v ?? false),
+  is_current_state: optionalFlag,
   attached_storage: z.array(attachedStorage).nullish().transform((v) => v ?? []),
   created_at: optionalTimestamp,
 });
