@@ -73,3 +73,29 @@ describe("values unknown during preview", () => {
     expect(isUnknown({ a: 1, b: ["x"] })).toBe(false);
   });
 });
+
+describe("checked inputs the dynamic-provider host can send back (audit)", () => {
+  // The host answers Check with Struct.fromJavaScript (sdk/nodejs/cmd/dynamic-provider/index.ts), which throws
+  // "Unexpected struct type." on an undefined value.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Struct } = require("google-protobuf/google/protobuf/struct_pb") as { Struct: { fromJavaScript(v: unknown): unknown } };
+  const { inputsSchema } = jest.requireActual<typeof import("../firewall-rule/inputs")>("../firewall-rule/inputs");
+  const rule = { instanceId: "9b756134-08d4-4ada-8f44-a1a86d2863a5", protocol: "tcp", port: " 22 ", action: "accept" };
+
+  it("a blank optional input is left out, not sent as undefined (FirewallRule description \"\" is no description)", () => {
+    for (const description of ["", "   "]) {
+      const checked = checkInputs(inputsSchema, { ...rule, description, timeouts: { create: "5m" } });
+      expect(checked.failures).toBeUndefined();
+      expect(Object.keys(checked.inputs as object)).not.toContain("description");
+      expect(() => Struct.fromJavaScript(checked.inputs)).not.toThrow();
+    }
+  });
+
+  it("with a required input unknown at preview, the known ones are normalized as up will send them", () => {
+    const checked = checkInputs(inputsSchema, { ...rule, instanceId: UNKNOWN_VALUE, description: "  ", sourceIp: " 10.0.0.1 " });
+    expect(checked.failures).toBeUndefined();
+    expect(checked.inputs).toMatchObject({ instanceId: UNKNOWN_VALUE, port: checkInputs(inputsSchema, rule).inputs?.port, sourceIp: "10.0.0.1" });
+    expect(Object.keys(checked.inputs as object)).not.toContain("description");
+    expect(() => Struct.fromJavaScript(checked.inputs)).not.toThrow();
+  });
+});

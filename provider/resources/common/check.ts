@@ -160,9 +160,33 @@ export function checkInputs<S extends z.ZodType>(
       .filter((issue) => !(issue.path.length === 1 && String(issue.path[0]) in unknown));
     const failures = issueFailures(relevant, schema, resource);
     if (failures.length > 0) return { failures };
-    return { inputs: { ...known, ...unknown } as z.output<S> };
+    // Only values unknown until `up` are missing, so zod ran no transform: each known value is parsed on its own
+    // (trimmed, a blank description dropped, as `up` will have them). Before, the preview passed the raw values, and
+    // a value `up` then sent differently failed only after the VM was created (audit). Rules across properties that
+    // need an unknown one are decided at `up`.
+    const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : undefined;
+    const normalized: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(known)) {
+      const field = shape?.[k]?.safeParse(v);
+      normalized[k] = field?.success ? field.data : v;
+    }
+    return { inputs: withoutUndefined({ ...normalized, ...unknown }) as z.output<S> };
   }
-  return { inputs: { ...(result.data as Record<string, unknown>), ...unknown } as z.output<S> };
+  return { inputs: withoutUndefined({ ...(result.data as Record<string, unknown>), ...unknown }) as z.output<S> };
+}
+
+/**
+ * The checked inputs without `undefined` values (a blank optional input the schema drops): the dynamic-provider
+ * host turns Check's answer into a protobuf Struct, which throws "Unexpected struct type." on an undefined value
+ * (audit: FirewallRule `description: ""`, documented as "the same as none", failed every preview and up).
+ */
+function withoutUndefined(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    out[k] = v !== null && typeof v === "object" && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype ? withoutUndefined(v as Record<string, unknown>) : v;
+  }
+  return out;
 }
 
 /** The sentinel the Pulumi engine uses for values not known until apply (preview of a new dependency). */
