@@ -71,6 +71,13 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
   const problems: string[] = [];
   if (!apiKey) {
     problems.push("no API key: run `pulumi config set --secret vmhost:apiKey <key>` or set the VMHOST_API_KEY environment variable");
+  } else if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    // A header value must be printable ASCII: undici refused it before any request, and five attempts later the
+    // error blamed vmhost:baseUrl ("could not reach the API"; audit). The key itself is never shown.
+    problems.push(
+      "vmhost:apiKey / VMHOST_API_KEY holds a character an API key cannot have (a space, a line break, a non-ASCII letter: a paste " +
+        "error?): set it again with `pulumi config set --secret vmhost:apiKey <key>`",
+    );
   }
   if (!baseUrl) {
     problems.push(

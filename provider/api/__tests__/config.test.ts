@@ -40,6 +40,18 @@ describe("resolveClientOptions", () => {
       "vmhost configuration: no API key: run `pulumi config set --secret vmhost:apiKey <key>` or set the VMHOST_API_KEY environment variable; no base URL: run `pulumi config set vmhost:baseUrl https://api.<host>/v1` (e.g. https://api.dewavps.com/v1) or set VMHOST_BASE_URL",
     );
     expect(() => resolveClientOptions({ config: { "vmhost:apiKey": "  " }, env: { VMHOST_BASE_URL: "https://x/v1" } })).toThrow("no API key");
+    for (const key of ["abc\ndef", "kunci-rahasia-é", "two words"]) {
+      const thrown = (() => {
+        try {
+          resolveClientOptions({ config: { "vmhost:apiKey": key }, env: { VMHOST_BASE_URL: "https://x/v1" } });
+        } catch (e) {
+          return (e as Error).message;
+        }
+        return "";
+      })();
+      expect(thrown).toContain("vmhost:apiKey / VMHOST_API_KEY holds a character an API key cannot have");
+      expect(thrown).not.toContain(key);
+    }
   });
 
   it("rejects invalid values with the key name", () => {
