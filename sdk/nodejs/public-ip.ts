@@ -85,6 +85,11 @@ export class PublicIp extends VmhostResource {
   public readonly publicIpId!: pulumi.Output<string>;
   /** The address itself, e.g. `203.0.113.10`. */
   public readonly ipAddress!: pulumi.Output<string>;
+  /**
+   * `true` when a refresh found the address taken off the instance, or swapped for another, out of band: the address
+   * stays reserved in the account, and the next `up` assigns it back. Undefined while the instance holds it.
+   */
+  public readonly detached!: pulumi.Output<true | undefined>;
 
   /**
    * @param name the Pulumi resource name.
@@ -105,6 +110,7 @@ export class PublicIp extends VmhostResource {
         ...optionInputs(opts),
         publicIpId: undefined,
         ipAddress: undefined,
+        detached: undefined,
       },
       opts,
       "vmhost",
