@@ -609,7 +609,8 @@ export class Deployment implements MonitorHandler {
   private async check(urn: string, olds: PropertyMap, news: PropertyMap): Promise<PropertyMap> {
     const checked = await (await this.opts.host()).check(urn, unwrapMap(olds), unwrapMap(news));
     if (checked.failures.length > 0) {
-      throw new Error(`invalid inputs: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+      // (a failure without a property is the resource's own, as the real engine's GetResourceInvalidError prints it)
+      throw new Error(`invalid inputs: ${checked.failures.map((f) => (f.property ? `${f.property}: ${f.reason}` : f.reason)).join("; ")}`);
     }
     return checked.inputs;
   }

@@ -158,7 +158,7 @@ export function checkInputs<S extends z.ZodType>(
     const relevant = result.error.issues
       // a required property that is merely unknown during preview is not a failure
       .filter((issue) => !(issue.path.length === 1 && String(issue.path[0]) in unknown));
-    const failures = issueFailures(relevant, schema, resource);
+    const failures = issueFailures(relevant, schema, resource).map(withoutSecretValue);
     if (failures.length > 0) return { failures };
     // Only values unknown until `up` are missing, so zod ran no transform: each known value is parsed on its own
     // (trimmed, a blank description dropped, as `up` will have them). Before, the preview passed the raw values, and
@@ -173,6 +173,20 @@ export function checkInputs<S extends z.ZodType>(
     return { inputs: withoutUndefined({ ...normalized, ...unknown }) as z.output<S> };
   }
   return { inputs: withoutUndefined({ ...(result.data as Record<string, unknown>), ...unknown }) as z.output<S> };
+}
+
+/** Inputs that hold secrets (the VM's password), whose value the engine must never print. */
+const SECRET_INPUTS = new Set(["password"]);
+
+/**
+ * A failure of a secret input is reported without its property: the real engine prints a failure with a property
+ * as "property X value {V} has a problem", formatting V with %v (step_generator.go issueCheckFailures), and a secret
+ * PropertyValue prints its plaintext that way. Without a property it prints only the reason, which names the input.
+ */
+function withoutSecretValue(failure: CheckFailure): CheckFailure {
+  const top = failure.property.split(/[.[]/)[0]!;
+  if (!SECRET_INPUTS.has(top)) return failure;
+  return { property: "", reason: failure.reason.startsWith(top) ? failure.reason : `${failure.property}: ${failure.reason}` };
 }
 
 /**
