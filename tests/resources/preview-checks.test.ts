@@ -174,6 +174,20 @@ describe("Instance adoptId / cloneFrom, at preview", () => {
     expect(writes().length).toBe(before);
   });
 
+  it("refuses at preview a clone or an adoption declaring sizes below its OS template's minimums (audit: the clone was made, its resize refused)", async () => {
+    const source = await provider("Instance").create((await provider("Instance").check({}, { ...validCreate, hostname: "rocky-src", templateId: 3, memory: 2 })).inputs);
+    const before = writes().length;
+    const clone = { cloneFrom: source.id, hostname: "rocky-clone", locationId: 1, tierId: 2 };
+    expect((await provider("Instance").check({}, { ...clone, memory: 1 })).failures).toEqual([
+      { property: "memory", reason: `instance ${source.id}'s OS (Rocky Linux 9) needs at least 2 GB, and a clone keeps its OS; raise memory to 2 or more` },
+    ]);
+    expect((await provider("Instance").check({}, { adoptId: source.id, memory: 1 })).failures).toEqual([
+      { property: "memory", reason: expect.stringMatching(/needs at least 2 GB, and an adopted VM keeps its OS; raise memory to 2 or more$/) },
+    ]);
+    expect((await provider("Instance").check({}, { ...clone, memory: 2 })).failures).toBeUndefined();
+    expect(writes().length).toBe(before);
+  });
+
   it("does not check them again once the resource exists (a clone's source may be gone since)", async () => {
     const inputs = { cloneFrom: missing, hostname: "c-1", locationId: 1, tierId: 2 };
     const r = await provider("Instance").check({ ...inputs, status: "Running" }, inputs);

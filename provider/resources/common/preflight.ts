@@ -430,7 +430,19 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
         property: key,
         reason: `there is no instance ${id} in this account to ${key === "adoptId" ? "adopt" : "clone"} (getInstances lists them)`,
       });
-    } else if (key === "cloneFrom") {
+      continue;
+    }
+    // A clone or an adopted VM keeps its OS: its template's minimums hold for the sizes declared, as for a create
+    // (audit: a clone with memory below them was made, then its resize was refused, leaving a new VM at every up).
+    for (const [size, least, unit] of [["cpu", found.os.min_cpu, " CPUs"], ["memory", found.os.min_memory, " GB"], ["storage", found.os.min_storage, " GB"]] as const) {
+      const value = inputs[size];
+      if (typeof value === "number" && value < least)
+        failures.push({
+          property: size,
+          reason: `instance ${id}'s OS (${found.os_name}) needs at least ${least}${unit}, and ${key === "adoptId" ? "an adopted VM" : "a clone"} keeps its OS; raise ${size} to ${least} or more`,
+        });
+    }
+    if (key === "cloneFrom") {
       // What create would refuse before any write, said at preview (a clone starts with its source's disk).
       if (typeof inputs.storage === "number" && inputs.storage < found.storage)
         failures.push({
