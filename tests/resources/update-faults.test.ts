@@ -95,7 +95,7 @@ it("a repair is not judged done while a start still runs: after that start fails
 });
 
 describe("an update whose answers are all lost after the API made the change records what the object is now", () => {
-  afterEach(() => harness().setFaults({ resetNext: null }));
+  afterEach(() => harness().clearFaults());
 
   it("FirewallRule: the program reverted afterwards plans the change back (before: no change, the rule stayed on the new port)", async () => {
     const h = harness();
@@ -106,7 +106,7 @@ describe("an update whose answers are all lost after the API made the change rec
     await h.setFaults({ resetNext: { operation: "updateFirewallRule", count: 50, afterProcessing: true } });
     const to2222 = (await firewallRule.check(rule.outs, { ...program, port: 2222 })).inputs;
     const failed = await firewallRule.update(rule.id, rule.outs, to2222).catch((e: unknown) => e);
-    await h.setFaults({ resetNext: null });
+    await h.clearFaults();
     expect(failed).toBeInstanceOf(ResourceInitError);
     expect((failed as Error).message).toMatch(/The change may have been made: what the object is now is recorded, and `pulumi up` again finishes it$/);
     const recorded = (failed as ResourceInitError).properties;
@@ -123,7 +123,7 @@ describe("an update whose answers are all lost after the API made the change rec
     await h.setFaults({ resetNext: { operation: "updateRdns", count: 50, afterProcessing: true } });
     const toB = (await publicIp.check(ip.outs, { ...program, rdns: "b.example.com" })).inputs;
     const failed = await publicIp.update(ip.id, ip.outs, toB).catch((e: unknown) => e);
-    await h.setFaults({ resetNext: null });
+    await h.clearFaults();
     expect(failed).toBeInstanceOf(ResourceInitError);
     const recorded = (failed as ResourceInitError).properties;
     expect(recorded).toMatchObject({ rdns: "b.example.com" });
@@ -145,3 +145,39 @@ describe("an update whose answers are all lost after the API made the change rec
     expect((lost as ResourceInitError).properties).toEqual({ action: "accept" });
   });
 });
+
+describe("an update of an object deleted outside Pulumi says to refresh (every up would fail the same way)", () => {
+  const advice = /no longer exists \(deleted outside Pulumi, e\.g\. in the panel\): run `pulumi refresh` \(or `pulumi up --refresh`\), which drops it from the state; the next `pulumi up` then creates it as declared\. Nothing was changed\.$/;
+
+  it("Instance, FirewallRule and PublicIp", async () => {
+    const h = harness();
+    const program = { ...validCreate, hostname: "gone-in-panel" };
+    const vm = await up<Outs>(instance, program);
+    const firewallRule = providers.FirewallRule as FullProvider;
+    const publicIp = providers.PublicIp as FullProvider;
+    const ruleProgram = { instanceId: vm.id, protocol: "tcp", port: 22, action: "accept" };
+    const rule = await up<Record<string, unknown>>(firewallRule, ruleProgram);
+    const ip = await up<Record<string, unknown>>(publicIp, { instanceId: vm.id, rdns: "a.example.com" });
+    // the rule deleted in the panel
+    await h.client.firewall.deleteRule(vm.id, rule.id);
+    const ruleError = await firewallRule.update(rule.id, rule.outs, (await firewallRule.check(rule.outs, { ...ruleProgram, port: 2222 })).inputs).catch((e: unknown) => e);
+    expect((ruleError as Error).message).toMatch(advice);
+    expect(ruleError).not.toBeInstanceOf(ResourceInitError);
+    // the VM deleted in the panel (its address with it)
+    await h.client.instances.delete(vm.id, { removeIp: true, removeBlockStorage: false });
+    await until(async () => (await h.instance(vm.id)) === undefined);
+    const vmError = await update(vm.id, vm.outs, { ...program, cpu: 4 }).catch((e: unknown) => e);
+    expect((vmError as Error).message).toMatch(new RegExp(`^instance ${vm.id} ${advice.source}`));
+    const ipError = await publicIp.update(ip.id, ip.outs, (await publicIp.check(ip.outs, { instanceId: vm.id, rdns: "b.example.com" })).inputs).catch((e: unknown) => e);
+    expect((ipError as Error).message).toMatch(advice);
+    expect(ipError).not.toBeInstanceOf(ResourceInitError);
+  });
+});
+
+/** Polls until `condition` holds (what the simulator says), failing after 10 s instead of hanging. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (const started = Date.now(); !(await condition()); ) {
+    if (Date.now() - started > 10_000) throw new Error("condition not reached within 10 s");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -74,10 +74,26 @@ export async function recordingUncertainUpdate<O extends object, R>(
   try {
     return await update();
   } catch (error) {
-    if (wasRefused(error) || error instanceof ResourceInitError) throw error;
+    if (wasRefused(error) || error instanceof ResourceInitError || error instanceof DeletedOutsidePulumiError) throw error;
     const now = await fresh().catch(() => undefined);
     const recorded = now ?? (Object.fromEntries(Object.entries(olds).filter(([k]) => !changing.includes(k))) as O);
     const message = `${errorClause(error)}. The change may have been made: what the object is now is recorded, and \`pulumi up\` again finishes it`;
     throw new ResourceInitError(message, id, recorded as Record<string, unknown>, [message], { cause: error });
   }
+}
+
+/** See {@link deletedOutsidePulumi}: nothing was changed, so no update records it as maybe changed. */
+export class DeletedOutsidePulumiError extends ProviderError {}
+
+/**
+ * An update of an object that no longer exists: deleted outside Pulumi (the panel, another tool). Every `up` would
+ * fail the same way, so the advice is the refresh that drops it from the state (the next `up` then creates it as
+ * declared), not "run up again" (audit).
+ */
+export function deletedOutsidePulumi(what: string, cause?: unknown): DeletedOutsidePulumiError {
+  return new DeletedOutsidePulumiError(
+    `${what} no longer exists (deleted outside Pulumi, e.g. in the panel): run \`pulumi refresh\` (or \`pulumi up --refresh\`), ` +
+      "which drops it from the state; the next `pulumi up` then creates it as declared. Nothing was changed.",
+    cause === undefined ? undefined : { cause },
+  );
 }

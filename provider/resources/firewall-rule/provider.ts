@@ -18,7 +18,7 @@ import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
-import { errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
+import { deletedOutsidePulumi, errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
 import { instancesMadeHere, replacementsInProgress } from "../common/replacements";
 import { canonicalPort, canonicalSource, changedApiProperties, diffFirewallRule } from "./diff";
@@ -256,6 +256,8 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
       const rule = await findRule(client, news.instanceId, id);
       return rule ? firewallRuleOutputs(olds, rule) : undefined;
     };
+    // (deleted in the panel, the rule or its VM: a refresh is the way on, not another up)
+    if (!(await findRule(client, news.instanceId, id))) throw deletedOutsidePulumi(`firewall rule ${id} (instance ${news.instanceId})`);
     return recordingUncertainUpdate(id, olds, changing, fresh, async () => {
       if (changing.length > 0) await updateRule(client, id, news, deadline);
       return { outs: await readBack(client, id, news) };

@@ -23,7 +23,7 @@ import { AmbiguousRequestError, BusyError, NotFoundError, ValidationError, type 
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { hostnameListingFor } from "../../wait/hostname-listing";
-import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, waitUntilIdle, waitUntilIdleStatus } from "../../wait/instance";
+import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, WaitFailedError, waitUntilIdle, waitUntilIdleStatus } from "../../wait/instance";
 import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
@@ -32,7 +32,7 @@ import { askedAddressesFor, droppingNoteOnceRecorded, noteNames, type AddressNot
 import { vmPinningAddress } from "../common/address-owners";
 import { instanceLock } from "../common/lock";
 import { refuseDeletingVmWithKeptObjects } from "../common/kept-with-vm";
-import { errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
+import { deletedOutsidePulumi, errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
 import { readPersistently, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { isUnconfirmedId } from "../common/unconfirmed";
@@ -1231,6 +1231,9 @@ async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceI
     // A rename that did not happen frees no name: a create of it waiting in this up is then refused as a clash.
     if (steps.some((s) => s.kind === "hostname") && !applied.has("hostname") && typeof olds.hostname === "string" && typeof olds.locationId === "number")
       leavingIdentity.forget(identityKey(olds.hostname, olds.locationId), id);
+    // Gone (deleted in the panel): "pulumi up retries" would fail at every up; a refresh is the way on.
+    if (applied.size === 0 && (e instanceof NotFoundError || e instanceof WaitFailedError) && (await client.instances.find(id).then((d) => d === undefined, () => false)))
+      throw deletedOutsidePulumi(`instance ${id}`, e);
     // Half-way: report what is true now: the new password once set, none when it may or may not be (the next up
     // sets the declared one whatever it is), else the old one.
     const password = applied.has("password") ? news.password : ctx.passwordSent ? undefined : olds.password;

@@ -18,7 +18,7 @@ import { defineResourceProvider } from "../common/define";
 import { askedAddressesFor, droppingNoteOnceRecorded, noteNames } from "../common/asked-addresses";
 import { instanceAddressDeclaration } from "../common/address-owners";
 import { isUnknown } from "../common/check";
-import { errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
+import { deletedOutsidePulumi, errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
 import { keptForReplacement } from "../common/unconfirmed";
@@ -375,7 +375,8 @@ async function assignBack(client: VmHostClient, id: string, olds: Partial<Public
       { what: `${address} to be assigned back to instance ${instanceId}`, deadline, kind: "public-ip-change", until: (d) => currentAddress(d)?.id === id },
       async () => {
         const fresh = await client.instances.find(instanceId);
-        if (!fresh) throw missingInstance(instanceId);
+        // (its VM deleted in the panel: the address went with it; a refresh drops this resource)
+        if (!fresh) throw deletedOutsidePulumi(`instance ${instanceId} of ${address}`);
         if (currentAddress(fresh)?.id === id) return;
         await client.network.changePublicIp(instanceId, { publicNetwork: id });
       },
@@ -403,8 +404,11 @@ async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): 
   // (what the address is now, with the settings of the state: the engine keeps the old inputs after a failure;
   // a failure also makes the next up update it again, which assigns the address back if it is still off its VM)
   const fresh = async (): Promise<PublicIpOutputs | undefined> => readOutputs(client, id, { ...settingsFromState(olds), instanceId: news.instanceId });
+  // (its VM deleted in the panel, the address with it: a refresh drops this resource, another up would not)
+  const vm = await client.instances.find(news.instanceId);
+  if (!vm) throw deletedOutsidePulumi(`instance ${news.instanceId} of address ${id}`);
   return recordingUncertainUpdate(id, olds, steps.map((s) => s.kind), fresh, async () => {
-    if (!(await readOutputs(client, id, news))) await assignBack(client, id, olds, news.instanceId, deadline);
+    if (!publicIpOutputs(id, news, vm)) await assignBack(client, id, olds, news.instanceId, deadline);
     for (const step of steps) {
       if (step.kind === "rdns") await setRdns(client, id, news.instanceId, step.rdns, deadline);
     }
