@@ -74,6 +74,12 @@ export function sharedPollSchedule(): PollSchedule {
   return { fastMs: Math.min(POLLER_PACED_FAST_MS, defaultPollSchedule.fastMs), maxMs: defaultPollSchedule.maxMs };
 }
 
+/**
+ * How long a VM may stay idle and not as asked after its operation was seen running before the wait says so (the
+ * detail may show an operation's result a moment after its flag drops; `VMHOST_OUTCOME_GRACE_MS` for tests).
+ */
+const OUTCOME_GRACE_MS = Number(process.env.VMHOST_OUTCOME_GRACE_MS ?? 10_000);
+
 /** How soon a wait asks the shared poller again after an answer (the poller's tick interval does the pacing). */
 const POLLER_PACED_FAST_MS = 50;
 
@@ -127,6 +133,9 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
   let endReadDone = false;
   // When the last poll that saw the operation running was answered: the end lies between it and the settled answer.
   let runningSeenAt: number | undefined;
+  // An operation was seen running, and since when the VM is idle without being as asked (see OUTCOME_GRACE_MS).
+  let operationSeen = false;
+  let idleNotAsAskedSince: number | undefined;
   let lastStatus: string | undefined;
   const detail = await pollUntil<InstanceDetail>({
     what: opts.what,
@@ -188,13 +197,35 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
     const failOnError = opts.failOnErrorStatus !== false;
     const status = seen.row ?? seen.detail;
     if (failOnError && isFailureStatus(status.status)) return { failed: true, message: `the instance reports status ${status.status}` };
-    if (status.operation_flag !== 0) return { done: false, status: `${status.status} (operation running)` };
+    if (status.operation_flag !== 0) {
+      operationSeen = true;
+      idleNotAsAskedSince = undefined;
+      return { done: false, status: `${status.status} (operation running)` };
+    }
     // The list says no operation runs: the detail has what `until` checks (sizes, tier, addresses, network).
     const d = seen.detail ?? (await client.instances.find(uuid));
     if (!d) return gone;
     if (failOnError && isFailureStatus(d.status)) return { failed: true, message: `the instance reports status ${d.status}` };
     if (d.operation_flag === 0 && (!opts.until || opts.until(d))) return { done: true, value: d };
-    return { done: false, status: d.operation_flag !== 0 ? `${d.status} (operation running)` : d.status };
+    if (d.operation_flag !== 0) {
+      operationSeen = true;
+      idleNotAsAskedSince = undefined;
+      return { done: false, status: `${d.status} (operation running)` };
+    }
+    // The operation ran and ended, and the VM is not as asked: cancelled or overridden outside Pulumi (the panel,
+    // another tool). Waiting on would last until the deadline (30 minutes by default) and then blame a slow host
+    // (audit). After a grace for a detail that lags the operation's end, said as it is.
+    if (operationSeen) {
+      idleNotAsAskedSince ??= clock.now();
+      if (clock.now() - idleNotAsAskedSince >= OUTCOME_GRACE_MS)
+        return {
+          failed: true,
+          message:
+            `its operation ended, but the instance is not as asked (status ${d.status}): it was cancelled or changed outside Pulumi ` +
+            "(the panel, another tool) or the host did it otherwise; `pulumi up` again reads the instance and plans from what it is",
+        };
+    }
+    return { done: false, status: d.status };
   }
 }
 

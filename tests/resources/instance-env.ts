@@ -4,4 +4,6 @@
  */
 process.env.VMHOST_POLL_FAST_MS ??= "20";
 process.env.VMHOST_POLL_MAX_MS ??= "200";
+// an operation cancelled in the panel is said after 0.5 s idle, not 10 s (wait/instance.ts OUTCOME_GRACE_MS)
+process.env.VMHOST_OUTCOME_GRACE_MS ??= "500";
 export {};

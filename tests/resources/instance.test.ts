@@ -971,17 +971,22 @@ describe("failures", () => {
     expect(opsSince(before).filter((o) => o === "createInstance")).toHaveLength(2);
   });
 
-  it("an operation that ends without its change (dropped by the host) is never taken as done: the update fails at its deadline", async () => {
+  it("an operation that ends without its change (dropped by the host) is never taken as done: the update fails saying so", async () => {
     const { id, outs } = await up({ ...validCreate, hostname: "dropped-op" });
     await admin("POST", "/faults", { stickNext: { kind: "resize" } });
     const news = (await provider().check(outs, { ...validCreate, hostname: "dropped-op", cpu: 4, timeouts: { update: "2s" } })).inputs;
     const before = requestCount();
     const updating = provider().update(id, outs, news).catch((e: unknown) => e);
     await until(() => opsSince(before).includes("resizeInstance"));
+    // the resize running, and seen running by a status read of the update's wait
+    while ((await simInstance(id))?.status === "Running") await new Promise((r) => setTimeout(r, 10));
+    const seen = requestCount();
+    await until(() => opsSince(seen).some((o) => o === "listInstances" || o === "getInstance"));
     await outOfBand(id, { cancelOperation: true }); // idle again, still 2 CPU
     const err = await updating;
     expect(err).toBeInstanceOf(ResourceInitError);
-    expect((err as Error).message).toMatch(new RegExp(`timed out after .* waiting for instance ${id} to resize to 4 CPU / 4 GB memory / 40 GB storage`));
+    // (before its deadline, once the VM stayed idle without the change for the grace: wait/instance.ts OUTCOME_GRACE_MS)
+    expect((err as Error).message).toMatch(new RegExp(`instance ${id} to resize to 4 CPU / 4 GB memory / 40 GB storage failed: its operation ended, but the instance is not as asked`));
     expect((err as ResourceInitError).properties).toMatchObject({ cpu: 2 });
   });
 

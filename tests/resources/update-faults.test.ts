@@ -181,3 +181,24 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+it("a stop cancelled in the panel while the update waits fails soon, saying so, instead of waiting out the deadline", async () => {
+  const h = harness();
+  const program = { ...validCreate, hostname: "cancel-stop", powerState: "running", timeouts: { update: "5m" } };
+  const vm = await up<Outs>(instance, program);
+  await h.setFaults({ stickNext: { kind: "stop", count: 1 } });
+  const mark = h.mark();
+  const started = Date.now();
+  const updating = update(vm.id, vm.outs, { ...program, powerState: "stopped" }).catch((e: unknown) => e);
+  // (the stop running: the simulator shows it stopping)
+  await until(async () => h.operationsSince(mark).includes("stopInstance") && (await h.instance(vm.id))?.status !== "Running");
+  // (and seen running by a status read of the update's wait)
+  const seen = h.mark();
+  await until(async () => h.operationsSince(seen).some((o) => o === "listInstances" || o === "getInstance"));
+  await h.outOfBand(vm.id, { cancelOperation: true });
+  const error = await updating;
+  expect((error as Error).message).toMatch(/its operation ended, but the instance is not as asked \(status Running\): it was cancelled or changed outside Pulumi/);
+  // (a bound far below the 5 minute deadline, not a timing assertion on the grace itself)
+  expect(Date.now() - started).toBeLessThan(60_000);
+  expect((error as ResourceInitError).properties).toMatchObject({ powerState: "running" });
+});
