@@ -1219,13 +1219,14 @@ export class Deployment implements MonitorHandler {
       if (keys.length === 0) keys = [...new Set([...changedKeys(r.outputs, outputs), ...changedKeys(r.inputs, inputs)])];
       keys.sort();
       // Show the outputs' values when the outputs moved, else the inputs' (a default the read filled in).
+      // Drift an earlier refresh already recorded (the outputs did not move since): the declared value against the
+      // live one, as the real engine's inverted diff shows it, not the input against itself (audit).
       const properties = keys.map((k) => {
         const inOutputs = !deepEqual(r.outputs[k], outputs[k]);
-        return {
-          name: inOutputs ? k : `${k} (input)`,
-          old: renderValue(inOutputs ? r.outputs[k] : r.inputs[k]),
-          new: renderValue(inOutputs ? outputs[k] : inputs[k]),
-        };
+        if (inOutputs) return { name: k, old: renderValue(r.outputs[k]), new: renderValue(outputs[k]) };
+        if (k in outputs && k in r.inputs && !deepEqual(r.inputs[k], outputs[k]))
+          return { name: k, old: renderValue(r.inputs[k]), new: renderValue(outputs[k]) };
+        return { name: `${k} (input)`, old: renderValue(r.inputs[k]), new: renderValue(inputs[k]) };
       });
       this.drift.push({ urn: r.urn, type: r.type, name: r.name, gone: false, properties });
       this.summary.update++;

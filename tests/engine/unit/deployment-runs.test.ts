@@ -785,6 +785,17 @@ describe("more step rules", () => {
     expect(run.deployment.drift[0].properties).toEqual([{ name: "status", old: '"running"', new: '"stopped"' }]);
   });
 
+  test("drift an earlier refresh recorded shows the declared value against the live one, not the input against itself", async () => {
+    const s0 = await stackOf([["a", { size: 1 }]]);
+    // an earlier refresh stored the live size 3 as output; the program still declares 1
+    const s: StateFile = { ...s0, resources: s0.resources.map((r) => (r.name === "a" ? { ...r, outputs: { ...r.outputs, size: 3 } } : r)) };
+    const p = new FakeProvider();
+    p.diff = async () => ({ changes: true, replaces: [], deleteBeforeReplace: false });
+    const run = new Run(p, s);
+    await run.deployment.refresh();
+    expect(run.deployment.drift[0].properties).toEqual([{ name: "size", old: "1", new: "3" }]);
+  });
+
   test("a dependent that is a component or has no id is not re-created by a delete-before-replace cascade", async () => {
     const s = await stackOf([
       ["a", { size: 1, zone: "z1" }],
