@@ -67,6 +67,17 @@ describe("Instance model", () => {
       .toBe("55555555-5555-4555-8555-555555555555");
   });
 
+  it("a network name used in several locations resolves to the one of the VM's location, else the first", () => {
+    const nets = [
+      { uuid: "11111111-1111-4111-8111-111111111111", name: "default", location: "Surabaya" },
+      { uuid: "22222222-2222-4222-8222-222222222222", name: "default", location: "Jakarta" },
+    ];
+    expect(resolveVswitchId("default", nets, "jakarta ")).toBe("22222222-2222-4222-8222-222222222222");
+    expect(resolveVswitchId("default", nets, "Surabaya")).toBe("11111111-1111-4111-8111-111111111111");
+    expect(resolveVswitchId("default", nets, "Bali")).toBe("11111111-1111-4111-8111-111111111111");
+    expect(resolveVswitchId("default", nets)).toBe("11111111-1111-4111-8111-111111111111");
+  });
+
   it.each([
     ["Running", "running"], [" ACTIVE ", "running"], ["on", "running"],
     ["Stopped", "stopped"], ["shutoff", "stopped"], ["Off", "stopped"], ["stop", "stopped"],

@@ -37,6 +37,8 @@ export interface VswitchRef {
   uuid: string;
   name: string;
   networkIp?: string | null;
+  /** Its location's name, when the list gives it. */
+  location?: string | null;
 }
 
 /**
@@ -45,13 +47,17 @@ export interface VswitchRef {
  * Returns `""` when the instance has no private network, and the raw text when no vswitch matches (so a
  * diff against a declared uuid still shows the difference instead of hiding it).
  */
-export function resolveVswitchId(privateNetwork: string | null, vswitches: readonly VswitchRef[]): string {
+export function resolveVswitchId(privateNetwork: string | null, vswitches: readonly VswitchRef[], location?: string): string {
   if (privateNetwork === null || privateNetwork.trim() === "") return "";
   const text = privateNetwork.trim().toLowerCase();
-  const hit =
-    vswitches.find((v) => v.uuid.toLowerCase() === text) ??
-    vswitches.find((v) => v.name.toLowerCase() === text) ??
-    vswitches.find((v) => text.includes(v.uuid.toLowerCase()) || (v.name !== "" && text.split(/[\s(),]+/).includes(v.name.toLowerCase())));
+  const find = (among: readonly VswitchRef[]): VswitchRef | undefined =>
+    among.find((v) => v.uuid.toLowerCase() === text) ??
+    among.find((v) => v.name.toLowerCase() === text) ??
+    among.find((v) => text.includes(v.uuid.toLowerCase()) || (v.name !== "" && text.split(/[\s(),]+/).includes(v.name.toLowerCase())));
+  // A name used in several locations (one "default" network per location) is the one of the VM's location (audit:
+  // the first in the list was taken, another location's, and its uuid showed as drift); else any.
+  const here = location === undefined ? [] : vswitches.filter((v) => v.location?.trim().toLowerCase() === location.trim().toLowerCase());
+  const hit = find(here) ?? find(vswitches);
   return hit ? hit.uuid : privateNetwork;
 }
 
