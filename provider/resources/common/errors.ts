@@ -25,6 +25,9 @@ export class ProviderError extends Error {
   override readonly name = "ProviderError";
 }
 
+/** A configuration value the API or the network refuses (a rejected key, a wrong base URL); names the key to fix. */
+export class ConfigurationProblem extends ProviderError {}
+
 /** The message of an error (or the text of a thrown non-error), for the messages that report it. */
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 

@@ -40,7 +40,7 @@ import { getClient, progressLog } from "../../context";
 import type { ResourceName } from "../../../sdk/nodejs/stub";
 import { isUnknown, type CheckFailure } from "./check";
 import { sameUuid } from "./fields";
-import { errorText, ProviderError } from "./errors";
+import { ConfigurationProblem, errorText } from "./errors";
 import { claimedByStack } from "./replacements";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { adoptionMismatches, toOutputs } from "../instance/model";
@@ -167,7 +167,7 @@ function baseUrlHint(baseUrl: string): string {
 
 /**
  * The account check: one documented read with the configured key and base URL. Throws a
- * {@link ProviderError} that names the config key to fix; a failure that says nothing about the
+ * {@link ConfigurationProblem} that names the config key to fix; a failure that says nothing about the
  * configuration (a 5xx, a 429) is only reported as a progress line.
  */
 export async function checkAccount(client: VmHostClient): Promise<void> {
@@ -176,19 +176,19 @@ export async function checkAccount(client: VmHostClient): Promise<void> {
     await client.catalog.sizeTemplates();
   } catch (e) {
     if (e instanceof UnauthorizedError)
-      throw new ProviderError(
+      throw new ConfigurationProblem(
         `vmhost:apiKey: ${where} rejected the API key (HTTP 401${e.apiMessage ? ` ${e.apiMessage}` : ""}): set a valid key with ` +
           "`pulumi config set --secret vmhost:apiKey <key>` (or VMHOST_API_KEY); keys expire and are made in the panel",
         { cause: e },
       );
     if (e instanceof ForbiddenError)
-      throw new ProviderError(
+      throw new ConfigurationProblem(
         `vmhost:apiKey: ${where} refused the API key (HTTP 403${e.apiMessage ? ` ${e.apiMessage}` : ""}): the key may not read ` +
           "instances; use a key with the read_instance and write_instance scopes (or super), set with `pulumi config set --secret vmhost:apiKey <key>`",
         { cause: e },
       );
     if (e instanceof NotFoundError || e instanceof RouteNotFoundError || e instanceof ResponseFormatError || (e instanceof UnexpectedStatusError && e.status !== undefined && e.status < 500))
-      throw new ProviderError(
+      throw new ConfigurationProblem(
         `vmhost:baseUrl: ${where} does not answer as this API (GET ${e.path} gave ` +
           `${e instanceof ResponseFormatError ? "an answer that is not the API's" : `HTTP ${e.status}`})${baseUrlHint(client.baseUrl)}`,
         { cause: e },
@@ -196,9 +196,9 @@ export async function checkAccount(client: VmHostClient): Promise<void> {
     // A connection that never opened says "where is it"; an answer that did not come in time says "slow host":
     // the timeout's own text names vmhost:requestTimeout then, and the base URL is not the suspect.
     if (e instanceof TimeoutError && e.phase !== "connect")
-      throw new ProviderError(`vmhost:requestTimeout: ${where} did not answer in time (${errorText(e)})`, { cause: e });
+      throw new ConfigurationProblem(`vmhost:requestTimeout: ${where} did not answer in time (${errorText(e)})`, { cause: e });
     if (e instanceof NetworkError || e instanceof TimeoutError)
-      throw new ProviderError(`vmhost:baseUrl: could not reach ${where} (${errorText(e)})`, { cause: e });
+      throw new ConfigurationProblem(`vmhost:baseUrl: could not reach ${where} (${errorText(e)})`, { cause: e });
     // a 5xx or 429 says nothing about the configuration: up will meet it (and retry) if it lasts
     progressLog(`could not check the API key at preview (${errorText(e)}); continuing`);
   }
@@ -534,15 +534,17 @@ export function withPreviewChecks(name: ResourceName, provider: pulumi.dynamic.R
     check: async (olds, news) => {
       const result = await check.call(provider, olds, news);
       if (result.failures && result.failures.length > 0) return result;
-      let client: VmHostClient;
+      // A configuration problem is this resource's check failure, without a property: the dynamic-provider host
+      // prints an error thrown here with its stack (`${e}: ${e.stack}`), so every config mistake came with a trace
+      // and its message twice (audit); the engine prints a failure as "<type> resource '<name>' has a problem: ...".
       try {
-        client = getClient();
+        const client = getClient();
+        const failures = await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client, olds as Record<string, unknown> | undefined);
+        return failures.length > 0 ? { failures } : result;
       } catch (e) {
-        if (e instanceof ConfigurationError) throw new ProviderError(e.message, { cause: e });
+        if (e instanceof ConfigurationError || e instanceof ConfigurationProblem) return { failures: [{ property: "", reason: e.message }] };
         throw e;
       }
-      const failures = await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client, olds as Record<string, unknown> | undefined);
-      return failures.length > 0 ? { failures } : result;
     },
   };
 }
