@@ -56,7 +56,13 @@ function read(config: StackConfigSource | undefined, key: string): string | unde
 }
 
 const baseUrlSchema = z.url({ protocol: /^https?$/ });
-const rateSchema = z.coerce.number().positive();
+// A decimal number of requests per second, at least one per minute (below that every up waits minutes between
+// requests and looks hung: audit, 0.001 was accepted); no hex or exponent forms ("0x10" read as 16).
+const rateSchema = z
+  .string()
+  .regex(/^\s*\d+(\.\d+)?\s*$/)
+  .transform(Number)
+  .pipe(z.number().min(0.02).max(1000));
 const routesJsonSchema = z.record(z.string(), z.unknown());
 
 /**
@@ -127,7 +133,7 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
   if (rateText) {
     const rate = rateSchema.safeParse(rateText);
     if (rate.success) maxRequestsPerSecond = rate.data;
-    else problems.push(`vmhost:maxRequestsPerSecond must be a positive number, got ${JSON.stringify(rateText)}`);
+    else problems.push(`vmhost:maxRequestsPerSecond must be a decimal number of requests per second from 0.02 (about one a minute) to 1000, e.g. 10, got ${JSON.stringify(rateText)}`);
   }
 
   if (problems.length) throw new ConfigurationError(`vmhost configuration: ${problems.join("; ")}`);

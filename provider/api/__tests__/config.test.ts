@@ -58,7 +58,11 @@ describe("resolveClientOptions", () => {
     const env = { VMHOST_API_KEY: "k", VMHOST_BASE_URL: "https://api.depa.id/v1" };
     expect(() => resolveClientOptions({ config: { "vmhost:routes": "{not json" }, env })).toThrow("vmhost:routes must be a JSON object");
     expect(() => resolveClientOptions({ config: { "vmhost:routes": '{"nope": "GET /x"}' }, env })).toThrow('unknown operation "nope"');
-    expect(() => resolveClientOptions({ config: { "vmhost:maxRequestsPerSecond": "fast" }, env })).toThrow("vmhost:maxRequestsPerSecond must be a positive number");
+    for (const bad of ["fast", "0", "0.001", "1e-9", "0x10", "-5", "5000"])
+      expect(() => resolveClientOptions({ config: { "vmhost:maxRequestsPerSecond": bad }, env })).toThrow(
+        `vmhost:maxRequestsPerSecond must be a decimal number of requests per second from 0.02 (about one a minute) to 1000, e.g. 10, got ${JSON.stringify(bad)}`,
+      );
+    expect(resolveClientOptions({ config: { "vmhost:maxRequestsPerSecond": " 2.5 " }, env }).maxRequestsPerSecond).toBe(2.5);
     expect(() => resolveClientOptions({ env: { ...env, VMHOST_BASE_URL: "api.depa.id" } })).toThrow("must be an http(s) URL");
   });
 });
