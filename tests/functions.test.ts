@@ -237,6 +237,10 @@ describe("function configuration and arguments", () => {
     }
     await expect(vmhost.getInstanceMetrics({ instanceId: vm, period: "minute" as "hour" }, opts)).rejects.toThrow(/period must be one of/);
     await expect(vmhost.getBillingReport({ date: "01/06/2024" }, opts)).rejects.toThrow(vmhost.FunctionArgumentError);
+    // a value of the wrong type is not called missing (audit: "locationId is required" for locationId "1")
+    const wrongType = await vmhost.getVswitchOptions({ locationId: "1" as never }, opts).catch((e: Error) => e);
+    expect((wrongType as Error).message).toMatch(/locationId/);
+    expect((wrongType as Error).message).not.toMatch(/required/);
     expect(sim.requests().filter((r) => r.seq > before)).toEqual([]);
   });
 

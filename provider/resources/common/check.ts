@@ -198,7 +198,7 @@ function withoutUndefined(value: Record<string, unknown>): Record<string, unknow
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     if (v === undefined) continue;
-    out[k] = v !== null && typeof v === "object" && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype ? withoutUndefined(v as Record<string, unknown>) : v;
+    out[k] = Object.prototype.toString.call(v) === "[object Object]" ? withoutUndefined(v as Record<string, unknown>) : v;
   }
   return out;
 }

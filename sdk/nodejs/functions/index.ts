@@ -91,7 +91,7 @@ async function invoke<N extends FunctionName>(
   run: (client: VmHostClient, args: ParsedArgs<N>) => Promise<unknown>,
 ): Promise<Result<N>> {
   const schema = functionSchemas[name];
-  const parsed = schema.args.safeParse(args ?? {});
+  const parsed = schema.args.safeParse(args ?? {}, { reportInput: true }); // (the value seen: a wrong type is not "required")
   if (!parsed.success) {
     // the same wording as resource checks: the argument's own name (nested path included) and the fix,
     // never zod's generic text

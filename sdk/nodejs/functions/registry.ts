@@ -11,7 +11,15 @@ import { uuidOf } from "../../../provider/resources/common/fields";
 const uuidArg = (what: string, example: string) => uuidOf(what, `e.g. ${example}`);
 const instanceIdArg = uuidArg("instanceId", "instance.id").describe("The instance's uuid (e.g. `instance.id` of a vmhost.Instance).");
 const positiveInt = (what: string, example: string) =>
-  z.number({ error: `${what} is required: an integer id, e.g. ${example}` }).int(`${what} must be an integer, e.g. ${example}`).positive(`${what} must be positive`);
+  z
+    .number({
+      error: (issue) =>
+        issue.input === undefined
+          ? `${what} is required: an integer id, e.g. ${example}`
+          : `${what} must be an integer id (a number, not text), e.g. ${example}, got ${JSON.stringify(issue.input)}`,
+    })
+    .int(`${what} must be an integer, e.g. ${example}`)
+    .positive(`${what} must be positive`);
 const locationIdArg = positiveInt("locationId", "1").describe("The location's integer id.");
 const tierIdArg = positiveInt("tierId", "2").describe("The tier's integer id.");
 const isoDate = (what: string) =>
