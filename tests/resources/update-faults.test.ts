@@ -48,6 +48,32 @@ it("a tier change whose answer is lost after the API did it is not sent again", 
   expect(requestsOf(mark, "changeTier")).toBe(1);
 });
 
+it("a resize whose connection dropped before the API saw it is sent once more, and the up succeeds", async () => {
+  const h = harness();
+  const program = { ...validCreate, hostname: "resize-dropped" };
+  const vm = await up<Outs>(instance, program);
+  const mark = h.mark();
+  await h.setFaults({ resetNext: { operation: "resizeInstance", count: 1, afterProcessing: false } });
+  const outs = await update(vm.id, vm.outs, { ...program, cpu: 4, memory: 8 });
+  expect(outs).toMatchObject({ cpu: 4, memory: 8 });
+  expect(requestsOf(mark, "resizeInstance")).toBe(2); // the dropped one and the one that ran
+  expect(await h.instance(vm.id)).toMatchObject({ cpu: 4 });
+});
+
+it("an update with nothing to send does not wait for an operation running on the VM (a restart in the panel)", async () => {
+  const h = harness();
+  const program = { ...validCreate, hostname: "restart-in-panel" };
+  const vm = await up<Outs>(instance, program);
+  await h.setFaults({ stickNext: { kind: "restart", count: 1 } });
+  await h.client.instances.restart(vm.id);
+  try {
+    const outs = await update(vm.id, vm.outs, { ...program, timeouts: { update: "45m" } });
+    expect(outs).toMatchObject({ timeouts: { update: "45m" } });
+  } finally {
+    await h.admin("POST", `/instances/${vm.id}/finish-operation`, {});
+  }
+});
+
 it("an up after a killed one waits for the resize still running and does not send a second", async () => {
   const h = harness();
   const program = { ...validCreate, hostname: "resize-killed" };

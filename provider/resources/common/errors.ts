@@ -77,7 +77,9 @@ export async function recordingUncertainUpdate<O extends object, R>(
   try {
     return await update();
   } catch (error) {
-    if (wasRefused(error) || error instanceof ResourceInitError || error instanceof DeletedOutsidePulumiError) throw error;
+    // (a refusal the provider reworded, e.g. an address that cannot be assigned back, is a refusal too)
+    const refused = wasRefused(error) || (error instanceof ProviderError && wasRefused(error.cause));
+    if (refused || error instanceof ResourceInitError || error instanceof DeletedOutsidePulumiError) throw error;
     const now = await fresh().catch(() => undefined);
     const recorded = now ?? (Object.fromEntries(Object.entries(olds).filter(([k]) => !changing.includes(k))) as O);
     const message = `${errorClause(error)}. The change may have been made: what the object is now is recorded, and \`pulumi up\` again finishes it`;

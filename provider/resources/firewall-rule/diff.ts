@@ -52,7 +52,8 @@ export function canonicalSource(source: unknown): unknown {
 function canonical(key: string, value: unknown): unknown {
   if (key === "port") return canonicalPort(value);
   if (key === "sourceIp") return canonicalSource(value);
-  if (key === "description") return value ?? "";
+  // ("-" is the API's placeholder of none: a state written before it was read so holds it)
+  if (key === "description") return value === "-" ? "" : (value ?? "");
   return value ?? null;
 }
 
@@ -73,7 +74,7 @@ export function changedApiProperties(olds: Partial<FirewallRuleOutputs>, news: P
 export function diffFirewallRule(olds: Partial<FirewallRuleOutputs>, news: Partial<FirewallRuleInputs>): ResourceDiff {
   const replaces: string[] = FIREWALL_RULE_REPLACE_PROPERTIES.filter((key) => isUnknown(news[key]) || !same(key, olds[key], news[key]));
   // The API treats a blank description as "not sent": removing a description can only be done by a new rule.
-  if (!isUnknown(news.description) && (olds.description ?? "") !== "" && (news.description ?? "") === "") replaces.push("description");
+  if (!isUnknown(news.description) && canonical("description", olds.description) !== "" && (news.description ?? "") === "") replaces.push("description");
   const local = FIREWALL_RULE_LOCAL_PROPERTIES.filter((key) => isUnknown(news[key]) || !same(key, olds[key], news[key]));
   const changedKeys = [...new Set([...replaces, ...changedApiProperties(olds, news), ...local])];
   return { changes: changedKeys.length > 0, replaces: [...replaces], deleteBeforeReplace: false, changedKeys };

@@ -447,7 +447,7 @@ async function runSteps(
   // shows only when it ends. Judged on the VM half-way, a step it already does looked undone and was sent a
   // second time (audit: a second resize after a killed up), and a start still under way looked like a repair
   // done (the up reported success; the start then failed).
-  if (detail.operation_flag !== 0) {
+  if (steps.length > 0 && detail.operation_flag !== 0) {
     detail =
       (await waitUntilIdle(client, id, { what: `instance ${id} to finish the operation running on it before updating`, deadline })) ??
       (await client.instances.get(id));
@@ -466,6 +466,7 @@ async function runSteps(
     // request's operation (audit: a resize whose answer was lost was sent again once the VM was idle, a second
     // resize operation; resize and change tier are `once` routes since, so the client no longer repeats them).
     let mayHaveReachedApi = false;
+    let sentAgainAfterLoss = false;
     try {
       const result = await sendAgainOnceAddressMayBeFree(client, step, deadline, () => runInstanceOperation(
         client,
@@ -492,6 +493,16 @@ async function runSteps(
                 (await waitUntilIdle(client, id, { what: `instance ${id} to be idle after an answer that was lost`, deadline })) ??
                 (await readPersistently(`instance ${id}`, deadline, () => client.instances.get(id)));
               if (step.kind !== "password" && satisfied(step, after, vswitches)) return undefined;
+              // A resize or tier change that left no trace (idle, the old values, not in Error, not touched since): it
+              // did not reach the API (a reset before it, a gateway that gave up first). Sent once more, as the
+              // client did when these routes were retried blindly (audit: one dropped connection failed the up). An
+              // address add is never sent again this way: a late address would be a second one, billing.
+              const untouched = after.updated_at === before.updated_at && !isFailureStatus(after.status);
+              if ((step.kind === "resize" || step.kind === "changeTier") && untouched && !sentAgainAfterLoss) {
+                sentAgainAfterLoss = true;
+                progressLog(`${what}: the answer was lost and the VM shows no change; sending it once more`);
+                return await send(client, id, step, ctx, after);
+              }
             }
             throw e;
           }
