@@ -24,40 +24,22 @@ async function update(id: string, olds: Outs, program: Record<string, unknown>):
 
 const requestsOf = (mark: number, operation: string): number => harness().operationsSince(mark).filter((o) => o === operation).length;
 
-it("a resize whose answer is lost after the API did it runs once, and the up succeeds", async () => {
-  const h = harness();
-  const program = { ...validCreate, hostname: "resize-lost" };
-  const vm = await up<Outs>(instance, program);
-  const mark = h.mark();
-  await h.setFaults({ resetNext: { operation: "resizeInstance", count: 1, afterProcessing: true } });
-  const outs = await update(vm.id, vm.outs, { ...program, cpu: 4, memory: 8 });
-  expect(outs).toMatchObject({ cpu: 4, memory: 8 });
+it.each([
   // Before: the client repeated it (409 busy), then sent it again once the VM was idle: a second resize.
-  expect(requestsOf(mark, "resizeInstance")).toBe(1);
-  expect(await h.instance(vm.id)).toMatchObject({ cpu: 4 });
-});
-
-it("a tier change whose answer is lost after the API did it is not sent again", async () => {
+  ["a resize whose answer is lost after the API did it runs once", "resizeInstance", { cpu: 4, memory: 8 }, true, 1],
+  ["a tier change whose answer is lost after the API did it is not sent again", "changeTier", { tierId: 3 }, true, 1],
+  // Before the 'once' routes got this, one dropped connection failed the up (audit of the change).
+  ["a resize whose connection dropped before the API saw it is sent once more", "resizeInstance", { cpu: 4, memory: 8 }, false, 2],
+] as const)("%s, and the up succeeds", async (_what, operation, change, afterProcessing, requests) => {
   const h = harness();
-  const program = { ...validCreate, hostname: "tier-lost" };
+  const program = { ...validCreate, hostname: `lost-${operation.toLowerCase()}-${afterProcessing}` };
   const vm = await up<Outs>(instance, program);
   const mark = h.mark();
-  await h.setFaults({ resetNext: { operation: "changeTier", count: 1, afterProcessing: true } });
-  const outs = await update(vm.id, vm.outs, { ...program, tierId: 3 });
-  expect(outs).toMatchObject({ tierId: 3 });
-  expect(requestsOf(mark, "changeTier")).toBe(1);
-});
-
-it("a resize whose connection dropped before the API saw it is sent once more, and the up succeeds", async () => {
-  const h = harness();
-  const program = { ...validCreate, hostname: "resize-dropped" };
-  const vm = await up<Outs>(instance, program);
-  const mark = h.mark();
-  await h.setFaults({ resetNext: { operation: "resizeInstance", count: 1, afterProcessing: false } });
-  const outs = await update(vm.id, vm.outs, { ...program, cpu: 4, memory: 8 });
-  expect(outs).toMatchObject({ cpu: 4, memory: 8 });
-  expect(requestsOf(mark, "resizeInstance")).toBe(2); // the dropped one and the one that ran
-  expect(await h.instance(vm.id)).toMatchObject({ cpu: 4 });
+  await h.setFaults({ resetNext: { operation, count: 1, afterProcessing } });
+  const outs = await update(vm.id, vm.outs, { ...program, ...change });
+  expect(outs).toMatchObject(change);
+  expect(requestsOf(mark, operation)).toBe(requests);
+  expect(await h.instance(vm.id)).toMatchObject("cpu" in change ? { cpu: change.cpu } : { tierId: change.tierId });
 });
 
 it("an update with nothing to send does not wait for an operation running on the VM (a restart in the panel)", async () => {

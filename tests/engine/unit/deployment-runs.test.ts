@@ -844,6 +844,14 @@ describe("pending replacement (step.go DeleteStep.Apply, continueStepsFromDiff, 
     return run.state();
   }
 
+  /** The next up of that stack: `a` (deleteBeforeReplace as given) and its dependent `b`, both in `zone`. */
+  async function upAgain(p: FakeProvider, zone: string, deleteBeforeReplace: boolean): Promise<Run> {
+    return up(p, await pendingAfterFailedCreate(), async (r) => {
+      await r.register("a", { size: 1, zone }, { deleteBeforeReplace });
+      await r.register("b", { size: 1, zone }, { dependencies: [urnOf("a")], propertyDependencies: { zone: [urnOf("a")] } });
+    });
+  }
+
   test("a delete-before-replace whose create fails keeps the deleted resources in the state, pending replacement", async () => {
     const s = await pendingAfterFailedCreate();
     expect(s.resources.filter((r) => r.custom).map((r) => [r.name, r.id, r.pendingReplacement])).toEqual([
@@ -859,13 +867,9 @@ describe("pending replacement (step.go DeleteStep.Apply, continueStepsFromDiff, 
   });
 
   test("the next up replaces one pending replacement whatever its Diff says, without deleting it again", async () => {
-    const s = await pendingAfterFailedCreate();
     const p = new FakeProvider(5);
     // The program is back at the old zone: the Diff finds no change, the engine replaces all the same.
-    const run = await up(p, s, async (r) => {
-      await r.register("a", { size: 1, zone: "z1" }, { deleteBeforeReplace: true });
-      await r.register("b", { size: 1, zone: "z1" }, { dependencies: [urnOf("a")], propertyDependencies: { zone: [urnOf("a")] } });
-    });
+    const run = await upAgain(p, "z1", true);
     expect(run.deployment.errors).toEqual([]);
     expect(p.calls).toContain("diff a");
     // b is asked the dependents' question and deleted again (the real engine's DeleteReplacementStep calls Delete).
@@ -876,12 +880,8 @@ describe("pending replacement (step.go DeleteStep.Apply, continueStepsFromDiff, 
   });
 
   test("replaced create-before-delete, the old one gets its Delete call again (DeleteReplacementStep)", async () => {
-    const s = await pendingAfterFailedCreate();
     const p = new FakeProvider(5);
-    const run = await up(p, s, async (r) => {
-      await r.register("a", { size: 1, zone: "z2" }, { deleteBeforeReplace: false });
-      await r.register("b", { size: 1, zone: "z2" }, { dependencies: [urnOf("a")], propertyDependencies: { zone: [urnOf("a")] } });
-    });
+    const run = await upAgain(p, "z2", false);
     expect(run.deployment.errors).toEqual([]);
     expect(p.changes()).toEqual(["create a", "create b", "delete b id-2", "delete a id-1"]);
     expect(run.state().resources.filter((r) => r.custom).map((r) => r.id)).toEqual(["id-5", "id-6"]);
