@@ -64,6 +64,8 @@ export interface ClientOptions {
 export interface VmHostClient {
   /** The base URL, without a trailing slash. */
   readonly baseUrl: string;
+  /** How long one request waits for its answer's headers (`vmhost:requestTimeout`), in ms. */
+  readonly requestTimeoutMs: number;
   /** The routes table this client uses (defaults with overrides applied). */
   readonly routes: EffectiveRoutes;
   /**
@@ -192,6 +194,7 @@ export function createClient(options: ClientOptions): VmHostClient {
   }) as CallFunction;
   return {
     baseUrl,
+    requestTimeoutMs: timeouts.headersMs,
     routes,
     call: typedCall,
     instances: createInstancesApi(typedCall),

@@ -10,6 +10,8 @@ import { recordingUncertainUpdate, ResourceInitError } from "../../provider/reso
 import { harnessSuite, preview, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 
+// A lost resize answer is looked at again once a request on its way would have arrived (the request bound): short here.
+process.env.VMHOST_REQUEST_TIMEOUT = "2s";
 const instance = providers.Instance as FullProvider;
 const harness = harnessSuite();
 
@@ -177,7 +179,9 @@ describe("an update of an object deleted outside Pulumi says to refresh (every u
     const vmError = await update(vm.id, vm.outs, { ...program, cpu: 4 }).catch((e: unknown) => e);
     expect((vmError as Error).message).toMatch(new RegExp(`^instance ${vm.id} ${advice.source}`));
     const ipError = await publicIp.update(ip.id, ip.outs, (await publicIp.check(ip.outs, { instanceId: vm.id, rdns: "b.example.com" })).inputs).catch((e: unknown) => e);
-    expect((ipError as Error).message).toMatch(advice);
+    expect((ipError as Error).message).toMatch(/no longer exists \(deleted outside Pulumi, e\.g\. in the panel\): run `pulumi refresh`/);
+    // the address may outlive its VM (deleted keeping it): how to keep it or release it
+    expect((ipError as Error).message).toContain(`declare publicNetworkId: "${ip.id}" on the PublicIp of the new instance; else release it in the host's panel. Nothing was changed.`);
     expect(ipError).not.toBeInstanceOf(ResourceInitError);
   });
 });

@@ -95,10 +95,10 @@ export class DeletedOutsidePulumiError extends ProviderError {}
  * fail the same way, so the advice is the refresh that drops it from the state (the next `up` then creates it as
  * declared), not "run up again" (audit).
  */
-export function deletedOutsidePulumi(what: string, cause?: unknown): DeletedOutsidePulumiError {
+export function deletedOutsidePulumi(what: string, cause?: unknown, note = ""): DeletedOutsidePulumiError {
   return new DeletedOutsidePulumiError(
     `${what} no longer exists (deleted outside Pulumi, e.g. in the panel): run \`pulumi refresh\` (or \`pulumi up --refresh\`), ` +
-      "which drops it from the state; the next `pulumi up` then creates it as declared. Nothing was changed.",
+      `which drops it from the state; the next \`pulumi up\` then creates it as declared.${note} Nothing was changed.`,
     cause === undefined ? undefined : { cause },
   );
 }

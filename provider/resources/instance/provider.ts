@@ -21,6 +21,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { AmbiguousRequestError, BusyError, NotFoundError, ValidationError, type VmHostClient } from "../../api";
 import type { InstanceDetail } from "../../api/schemas/instances";
+import { systemClock } from "../../clock";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { hostnameListingFor } from "../../wait/hostname-listing";
 import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, WaitFailedError, waitUntilIdle, waitUntilIdleStatus } from "../../wait/instance";
@@ -493,15 +494,22 @@ async function runSteps(
                 (await waitUntilIdle(client, id, { what: `instance ${id} to be idle after an answer that was lost`, deadline })) ??
                 (await readPersistently(`instance ${id}`, deadline, () => client.instances.get(id)));
               if (step.kind !== "password" && satisfied(step, after, vswitches)) return undefined;
-              // A resize or tier change that left no trace (idle, the old values, not in Error, not touched since): it
-              // did not reach the API (a reset before it, a gateway that gave up first). Sent once more, as the
-              // client did when these routes were retried blindly (audit: one dropped connection failed the up). An
-              // address add is never sent again this way: a late address would be a second one, billing.
-              const untouched = after.updated_at === before.updated_at && !isFailureStatus(after.status);
-              if ((step.kind === "resize" || step.kind === "changeTier") && untouched && !sentAgainAfterLoss) {
+              // A resize or tier change that left no trace (idle, the old values, not in Error, not touched since),
+              // still none once a request on its way (a gateway that gave up while the backend had it) would have
+              // reached the API (the request bound, vmhost:requestTimeout, passed again; audit: sent again at once,
+              // a late first one made two resizes): it did not reach it. Sent once more, as the client did when these
+              // routes were retried blindly (audit: one dropped connection failed the up). An address add is never
+              // sent again this way: a late address would be a second one, billing.
+              const untouched = (d: InstanceDetail): boolean => d.updated_at === before.updated_at && !isFailureStatus(d.status);
+              if ((step.kind === "resize" || step.kind === "changeTier") && untouched(after) && !sentAgainAfterLoss && deadline.remainingMs() > 2 * client.requestTimeoutMs) {
                 sentAgainAfterLoss = true;
-                progressLog(`${what}: the answer was lost and the VM shows no change; sending it once more`);
-                return await send(client, id, step, ctx, after);
+                progressLog(`${what}: the answer was lost and the VM shows no change; looking again in ${Math.round(client.requestTimeoutMs / 1000)} s, then sending it once more if still none`);
+                await systemClock.sleep(client.requestTimeoutMs);
+                const later =
+                  (await waitUntilIdle(client, id, { what: `instance ${id} to be idle after an answer that was lost`, deadline })) ??
+                  (await readPersistently(`instance ${id}`, deadline, () => client.instances.get(id)));
+                if (satisfied(step, later, vswitches)) return undefined;
+                if (untouched(later)) return await send(client, id, step, ctx, later);
               }
             }
             throw e;

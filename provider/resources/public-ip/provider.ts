@@ -406,7 +406,14 @@ async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): 
   const fresh = async (): Promise<PublicIpOutputs | undefined> => readOutputs(client, id, { ...settingsFromState(olds), instanceId: news.instanceId });
   // (its VM deleted in the panel, the address with it: a refresh drops this resource, another up would not)
   const vm = await client.instances.find(news.instanceId);
-  if (!vm) throw deletedOutsidePulumi(`instance ${news.instanceId} of address ${id}`);
+  if (!vm)
+    throw deletedOutsidePulumi(
+      `instance ${news.instanceId} of address ${olds.ipAddress ? `${olds.ipAddress} (${id})` : id}`,
+      undefined,
+      // (a VM deleted in the panel with its address kept leaves it reserved: audit, the advice alone lost track of it)
+      ` If that VM was deleted keeping its address, the address is still reserved in your account (it may bill): to keep it, ` +
+        `declare publicNetworkId: "${id}" on the PublicIp of the new instance; else release it in the host's panel.`,
+    );
   return recordingUncertainUpdate(id, olds, steps.map((s) => s.kind), fresh, async () => {
     if (!publicIpOutputs(id, news, vm)) await assignBack(client, id, olds, news.instanceId, deadline);
     for (const step of steps) {

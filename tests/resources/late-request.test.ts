@@ -1,0 +1,67 @@
+/**
+ * A resize whose request reaches the API after the client gave up on its answer (a slow gateway that still passes it
+ * on): the update must not send a second one (audit: the resend after a lost answer came at once, and both ran).
+ * A proxy between the provider and the simulator holds the first resize past vmhost:requestTimeout.
+ */
+import "./instance-env";
+import * as http from "node:http";
+import { providers } from "../../provider";
+import { configure, resetContext, setProgressSink } from "../../provider/context";
+import { startSimulator, type RunningSimulator } from "../../simulator";
+import { validCreate } from "./instance-cases";
+import type { FullProvider } from "./attachment-helpers";
+
+const REQUEST_TIMEOUT_MS = 1000;
+let sim: RunningSimulator;
+let proxy: http.Server;
+let holdNextResizeMs = 0;
+const said: string[] = [];
+
+beforeAll(async () => {
+  sim = await startSimulator({ opSeconds: 0.2 });
+  const target = new URL(sim.url);
+  proxy = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const hold = req.method === "PATCH" && /\/resize$/.test(req.url ?? "") ? holdNextResizeMs : 0;
+      if (hold) holdNextResizeMs = 0;
+      setTimeout(() => {
+        const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+          const out: Buffer[] = [];
+          r.on("data", (c: Buffer) => out.push(c));
+          r.on("end", () => {
+            if (res.destroyed || res.writableEnded) return; // the client gave up on it
+            res.writeHead(r.statusCode ?? 502, r.headers);
+            res.end(Buffer.concat(out));
+          });
+        });
+        upstream.on("error", () => res.destroy());
+        upstream.end(Buffer.concat(chunks));
+      }, hold);
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}${target.pathname}`;
+  const config: Record<string, string> = { "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": url, "vmhost:requestTimeout": `${REQUEST_TIMEOUT_MS / 1000}s` };
+  await configure({ config: { get: (k: string) => config[k] } });
+  setProgressSink((line) => void said.push(line));
+});
+afterAll(async () => {
+  resetContext();
+  proxy.close();
+  await sim.close();
+});
+
+it("a resize that arrives after the client's request bound runs once; the update waits for it instead of sending another", async () => {
+  const instance = providers.Instance as FullProvider;
+  const program = { ...validCreate, hostname: "late-resize" };
+  const vm = await instance.create((await instance.check({}, program)).inputs);
+  const since = sim.requests().length;
+  holdNextResizeMs = REQUEST_TIMEOUT_MS * 1.5; // passed on after the client gave up, within twice its bound
+  const news = (await instance.check(vm.outs, { ...program, cpu: 4, memory: 8 })).inputs;
+  const updated = (await instance.update(vm.id, vm.outs, news)).outs as Record<string, unknown>;
+  expect(updated).toMatchObject({ cpu: 4, memory: 8 });
+  expect(sim.requests().slice(since).filter((r) => r.operation === "resizeInstance")).toHaveLength(1);
+  expect(said.some((l) => l.includes("the answer was lost and the VM shows no change; looking again"))).toBe(true);
+});
