@@ -952,7 +952,11 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
               { cause: refusal },
             )
           : refusal;
-      if (!(await deploymentActivity.waitForOthers(deadline))) throw pinRefused(e);
+      // Quiet already: the Check and Diff the engine sends for the rest of the program are not counted as activity,
+      // and the other Instance's Diff (the one that notes its VM as replaced) may be on its way right now. A
+      // refused create pauses for it once (e2e replaced-swaps failed one run in three: the 422 came back before the
+      // other Diff and the create gave up at once).
+      if (!(await deploymentActivity.waitForOthers(deadline))) await systemClock.sleep(Math.min(QUIET_MS, deadline.remainingMs()));
       takenFrom ??= await takeAddressFromReplacedVm(client, pinned, `the new instance ${hostname}`, deadline);
       try {
         id = await makeVm();
