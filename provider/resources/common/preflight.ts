@@ -524,7 +524,7 @@ export async function previewFailures(
 /**
  * Wraps a resource provider's `check` with the preview-time checks: they run only when the schema check
  * passed (their rules need valid values), read only, and add failures named by property. A configuration
- * problem (missing, rejected key; wrong base URL) fails the check with an error naming the config key.
+ * problem (missing, rejected key; wrong base URL) is a failure without a property whose reason names the config key.
  */
 export function withPreviewChecks(name: ResourceName, provider: pulumi.dynamic.ResourceProvider): pulumi.dynamic.ResourceProvider {
   const check = provider.check;

@@ -366,6 +366,20 @@ async function read(id: string, props: PublicIpOutputs): Promise<pulumi.dynamic.
  * band; a refresh recorded it detached, or the update found it so). One call: a reserved address replaces
  * whatever the instance holds, which goes back to the account. Idempotent, so retried like any write.
  */
+/**
+ * The error of an update whose VM was deleted outside Pulumi: a refresh drops this resource, another up would not. A
+ * VM deleted in the panel with its address kept leaves the address reserved: said, with how to keep or release it
+ * (audit: the refresh advice alone lost track of it).
+ */
+function vmOfAddressGone(instanceId: string, id: string, ipAddress: string | undefined): Error {
+  return deletedOutsidePulumi(
+    `instance ${instanceId} of address ${ipAddress ? `${ipAddress} (${id})` : id}`,
+    undefined,
+    ` If that VM was deleted keeping its address, the address is still reserved in your account (it may bill): to keep it, ` +
+      `declare publicNetworkId: "${id}" on the PublicIp of the new instance; else release it in the host's panel.`,
+  );
+}
+
 async function assignBack(client: VmHostClient, id: string, olds: Partial<PublicIpOutputs>, instanceId: string, deadline: Deadline): Promise<void> {
   const address = `address ${olds.ipAddress ? `${olds.ipAddress} (${id})` : id}`;
   try {
@@ -375,8 +389,7 @@ async function assignBack(client: VmHostClient, id: string, olds: Partial<Public
       { what: `${address} to be assigned back to instance ${instanceId}`, deadline, kind: "public-ip-change", until: (d) => currentAddress(d)?.id === id },
       async () => {
         const fresh = await client.instances.find(instanceId);
-        // (its VM deleted in the panel: the address went with it; a refresh drops this resource)
-        if (!fresh) throw deletedOutsidePulumi(`instance ${instanceId} of ${address}`);
+        if (!fresh) throw vmOfAddressGone(instanceId, id, olds.ipAddress); // deleted meanwhile
         if (currentAddress(fresh)?.id === id) return;
         await client.network.changePublicIp(instanceId, { publicNetwork: id });
       },
@@ -406,14 +419,7 @@ async function update(id: string, olds: PublicIpOutputs, news: PublicIpInputs): 
   const fresh = async (): Promise<PublicIpOutputs | undefined> => readOutputs(client, id, { ...settingsFromState(olds), instanceId: news.instanceId });
   // (its VM deleted in the panel, the address with it: a refresh drops this resource, another up would not)
   const vm = await client.instances.find(news.instanceId);
-  if (!vm)
-    throw deletedOutsidePulumi(
-      `instance ${news.instanceId} of address ${olds.ipAddress ? `${olds.ipAddress} (${id})` : id}`,
-      undefined,
-      // (a VM deleted in the panel with its address kept leaves it reserved: audit, the advice alone lost track of it)
-      ` If that VM was deleted keeping its address, the address is still reserved in your account (it may bill): to keep it, ` +
-        `declare publicNetworkId: "${id}" on the PublicIp of the new instance; else release it in the host's panel.`,
-    );
+  if (!vm) throw vmOfAddressGone(news.instanceId, id, olds.ipAddress);
   return recordingUncertainUpdate(id, olds, steps.map((s) => s.kind), fresh, async () => {
     if (!publicIpOutputs(id, news, vm)) await assignBack(client, id, olds, news.instanceId, deadline);
     for (const step of steps) {
