@@ -47,6 +47,21 @@ export const faultsInputSchema = z.object({
     skip: z.number().int().min(0).default(0),
     afterProcessing: z.boolean().default(false),
   }).nullable().optional(),
+  /**
+   * Answer the next `count` requests (of `operation`, as in `resetNext`; any /v1 request when absent) with this
+   * error status and a Laravel-shaped body (`{message}`, plus `errors` when given), before anything happens. For
+   * the answers real-api-facts.md expects but the model never gives on its own: 403 (a key without the scope),
+   * 402 (a create refused by billing or quota), or a "busy" sent as 400/422/423 instead of the simulator's 409.
+   * `skip`: let that many matching requests through first.
+   */
+  respondNext: z.object({
+    operation: z.string().optional(),
+    count: z.number().int().min(1).default(1),
+    skip: z.number().int().min(0).default(0),
+    status: z.number().int().min(400).max(599),
+    message: z.string().optional(),
+    errors: z.record(z.string(), z.array(z.string())).optional(),
+  }).nullable().optional(),
   /** The next `count` operations of `kind` end in status Error. */
   failNext: z.object({ kind: kindSchema, count: z.number().int().min(1).default(1) }).nullable().optional(),
   /** The next `count` operations of `kind` never finish (status stays transitional, operation_flag 1). */
@@ -65,6 +80,22 @@ export interface ResetFault {
   afterProcessing: boolean;
 }
 
+/** A pending canned error answer. */
+export interface RespondFault {
+  operation: string | undefined;
+  remaining: number;
+  skip: number;
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** Default `message` of a canned error answer, as Laravel words them. */
+const DEFAULT_MESSAGES: Record<number, string> = {
+  400: "Bad Request.", 402: "Payment Required.", 403: "This action is unauthorized.", 404: "Not Found.",
+  409: "Conflict.", 410: "Gone.", 422: "The given data was invalid.", 423: "Locked.", 429: "Too Many Attempts.",
+  500: "Server Error", 503: "Service Unavailable",
+};
+
 /** The live fault configuration of one simulator. */
 export class FaultState {
   errorRate = 0;
@@ -74,6 +105,7 @@ export class FaultState {
   resetRate = 0;
   afterProcessingShare = 0;
   resets: ResetFault[] = [];
+  responses: RespondFault[] = [];
   readonly operations: OperationFaults = { fail: {}, stick: {} };
   /** Requests counted in the current one-second window. */
   private windowStart = -1;
@@ -93,6 +125,12 @@ export class FaultState {
         operation: input.resetNext.operation, remaining: input.resetNext.count, skip: input.resetNext.skip, afterProcessing: input.resetNext.afterProcessing,
       });
     }
+    if (input.respondNext) {
+      const r = input.respondNext;
+      const body: Record<string, unknown> = { message: r.message ?? DEFAULT_MESSAGES[r.status] ?? `HTTP ${r.status}` };
+      if (r.errors) body["errors"] = r.errors;
+      this.responses.push({ operation: r.operation, remaining: r.count, skip: r.skip, status: r.status, body });
+    }
     if (input.failNext) this.operations.fail[input.failNext.kind] = (this.operations.fail[input.failNext.kind] ?? 0) + input.failNext.count;
     if (input.stickNext) this.operations.stick[input.stickNext.kind] = (this.operations.stick[input.stickNext.kind] ?? 0) + input.stickNext.count;
   }
@@ -106,6 +144,7 @@ export class FaultState {
     this.resetRate = 0;
     this.afterProcessingShare = 0;
     this.resets = [];
+    this.responses = [];
     this.operations.fail = {};
     this.operations.stick = {};
     this.windowStart = -1;
@@ -152,11 +191,25 @@ export class FaultState {
     return fault;
   }
 
+  /** Takes a pending canned answer matching this request, if any. */
+  takeResponse(operationId: string, routeKey: string): RespondFault | undefined {
+    const fault = this.responses.find((r) => r.remaining > 0 && (r.operation === undefined || r.operation === operationId || r.operation === routeKey));
+    if (!fault) return undefined;
+    if (fault.skip > 0) {
+      fault.skip--;
+      return undefined;
+    }
+    fault.remaining--;
+    this.responses = this.responses.filter((r) => r.remaining > 0);
+    return fault;
+  }
+
   /** The current configuration, for `GET /__sim/faults`. */
   snapshot(): Record<string, unknown> {
     return {
       errorRate: this.errorRate, errorStatus: this.errorStatus, rateLimitPerSecond: this.rateLimitPerSecond,
       latencyMs: this.latencyMs, resetRate: this.resetRate, afterProcessingShare: this.afterProcessingShare, resetNext: this.resets.map((r) => ({ ...r })),
+      respondNext: this.responses.map((r) => ({ ...r })),
       failNext: { ...this.operations.fail }, stickNext: { ...this.operations.stick },
     };
   }

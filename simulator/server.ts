@@ -272,6 +272,12 @@ export class Simulator {
     if (this.faults.latencyMs > 0) await delay(this.faults.latencyMs);
 
     const routeKey = `${match.route.method} ${match.route.path}`;
+    // A canned error answer (respondNext): given before anything happens, like a refusal by the service.
+    const canned = this.faults.takeResponse(match.route.id, routeKey);
+    if (canned) {
+      reply(canned.status, canned.body, budget.headers);
+      return;
+    }
     // Random draws happen only when a rate is set, so runs without these faults keep their 5xx sequence.
     const afterProcessing = (): boolean => this.faults.afterProcessingShare > 0 && this.faultRandom.next() < this.faults.afterProcessingShare;
     let resetFault: { afterProcessing: boolean } | undefined = this.faults.takeReset(match.route.id, routeKey);

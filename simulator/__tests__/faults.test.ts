@@ -125,6 +125,43 @@ describe("connection resets", () => {
   });
 });
 
+describe("canned error answers (respondNext)", () => {
+  const createForm = { location_id: 1, tier_id: 1, template_id: 1, hostname: "web-1", cpu: 1, memory: 1, storage: 20, username: "u", password: "p4ssword", use_public_ip: 1 };
+
+  it("answers a create refused by billing (402) or by the key's scope (403) once, with nothing created", async () => {
+    await t.admin("POST", "/faults", { respondNext: { operation: "createInstance", status: 402, message: "Insufficient balance." } });
+    await t.admin("POST", "/faults", { respondNext: { operation: "POST /instance/create", status: 403 } });
+    expect((await t.call("GET", "/instance")).status).toBe(200); // other operations unaffected
+    const refused = await t.call("POST", "/instance/create", { form: createForm });
+    expect(refused.status).toBe(402);
+    expect(refused.body).toEqual({ message: "Insufficient balance." });
+    const forbidden = await t.call("POST", "/instance/create", { form: createForm });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body).toEqual({ message: "This action is unauthorized." });
+    expect((await t.state()).instances).toEqual([]);
+    expect((await t.call("POST", "/instance/create", { form: createForm })).status).toBe(200);
+    expect((await t.admin("GET", "/faults")).body.respondNext).toEqual([]);
+  });
+
+  it("can word a busy instance as another host does (422 with field errors), after letting `skip` requests through", async () => {
+    const uuid = await t.runningInstance();
+    await t.admin("POST", "/faults", {
+      respondNext: { operation: "updateHostname", skip: 1, status: 422, message: "VM is still in progress.", errors: { vm: ["VM is still in progress."] } },
+    });
+    expect((await t.call("PATCH", `/instance/${uuid}/update-hostname`, { form: { hostname: "web-2" } })).status).toBe(200);
+    const busy = await t.call("PATCH", `/instance/${uuid}/update-hostname`, { form: { hostname: "web-3" } });
+    expect(busy.status).toBe(422);
+    expect(busy.body).toEqual({ message: "VM is still in progress.", errors: { vm: ["VM is still in progress."] } });
+    expect((await t.state()).instances[0].hostname).toBe("web-2");
+  });
+
+  it("is cleared by DELETE /__sim/faults", async () => {
+    await t.admin("POST", "/faults", { respondNext: { status: 403, count: 5 } });
+    await t.admin("DELETE", "/faults");
+    expect((await t.call("GET", "/tiers")).status).toBe(200);
+  });
+});
+
 describe("random resets and faults after processing", () => {
   const createForm = { location_id: 1, tier_id: 1, template_id: 1, hostname: "web-1", cpu: 1, memory: 1, storage: 20, username: "u", password: "p4ssword", use_public_ip: 1 };
   // An invalid create: answered 422 when it gets through, a network error when its connection is reset.
