@@ -62,6 +62,18 @@ export const faultsInputSchema = z.object({
     message: z.string().optional(),
     errors: z.record(z.string(), z.array(z.string())).optional(),
   }).nullable().optional(),
+  /**
+   * Hold the next `count` requests (of `operation`, as in `resetNext`; any /v1 request when absent) for `ms`
+   * (real time) BEFORE the handler runs, whatever the client does meanwhile: a client whose request timeout is
+   * shorter gives up, and the effect still lands `ms` after arrival (a backend that kept working after the
+   * client or a gateway gave up). Unlike `latencyMs`, the requests that look for the effect are not slowed.
+   */
+  delayNext: z.object({
+    operation: z.string().optional(),
+    count: z.number().int().min(1).default(1),
+    skip: z.number().int().min(0).default(0),
+    ms: z.number().int().min(1).max(600_000),
+  }).nullable().optional(),
   /** The next `count` operations of `kind` end in status Error. */
   failNext: z.object({ kind: kindSchema, count: z.number().int().min(1).default(1) }).nullable().optional(),
   /** The next `count` operations of `kind` never finish (status stays transitional, operation_flag 1). */
@@ -89,6 +101,14 @@ export interface RespondFault {
   body: Record<string, unknown>;
 }
 
+/** A pending slow request (the effect lands `ms` after the request arrived). */
+export interface DelayFault {
+  operation: string | undefined;
+  remaining: number;
+  skip: number;
+  ms: number;
+}
+
 /** Default `message` of a canned error answer, as Laravel words them. */
 const DEFAULT_MESSAGES: Record<number, string> = {
   400: "Bad Request.", 402: "Payment Required.", 403: "This action is unauthorized.", 404: "Not Found.",
@@ -106,6 +126,7 @@ export class FaultState {
   afterProcessingShare = 0;
   resets: ResetFault[] = [];
   responses: RespondFault[] = [];
+  delays: DelayFault[] = [];
   readonly operations: OperationFaults = { fail: {}, stick: {} };
   /** Requests counted in the current one-second window. */
   private windowStart = -1;
@@ -131,6 +152,10 @@ export class FaultState {
       if (r.errors) body["errors"] = r.errors;
       this.responses.push({ operation: r.operation, remaining: r.count, skip: r.skip, status: r.status, body });
     }
+    if (input.delayNext) {
+      const d = input.delayNext;
+      this.delays.push({ operation: d.operation, remaining: d.count, skip: d.skip, ms: d.ms });
+    }
     if (input.failNext) this.operations.fail[input.failNext.kind] = (this.operations.fail[input.failNext.kind] ?? 0) + input.failNext.count;
     if (input.stickNext) this.operations.stick[input.stickNext.kind] = (this.operations.stick[input.stickNext.kind] ?? 0) + input.stickNext.count;
   }
@@ -145,6 +170,7 @@ export class FaultState {
     this.afterProcessingShare = 0;
     this.resets = [];
     this.responses = [];
+    this.delays = [];
     this.operations.fail = {};
     this.operations.stick = {};
     this.windowStart = -1;
@@ -204,12 +230,26 @@ export class FaultState {
     return fault;
   }
 
+  /** Takes a pending delay matching this request, if any. */
+  takeDelay(operationId: string, routeKey: string): DelayFault | undefined {
+    const fault = this.delays.find((d) => d.remaining > 0 && (d.operation === undefined || d.operation === operationId || d.operation === routeKey));
+    if (!fault) return undefined;
+    if (fault.skip > 0) {
+      fault.skip--;
+      return undefined;
+    }
+    fault.remaining--;
+    this.delays = this.delays.filter((d) => d.remaining > 0);
+    return fault;
+  }
+
   /** The current configuration, for `GET /__sim/faults`. */
   snapshot(): Record<string, unknown> {
     return {
       errorRate: this.errorRate, errorStatus: this.errorStatus, rateLimitPerSecond: this.rateLimitPerSecond,
       latencyMs: this.latencyMs, resetRate: this.resetRate, afterProcessingShare: this.afterProcessingShare, resetNext: this.resets.map((r) => ({ ...r })),
       respondNext: this.responses.map((r) => ({ ...r })),
+      delayNext: this.delays.map((d) => ({ ...d })),
       failNext: { ...this.operations.fail }, stickNext: { ...this.operations.stick },
     };
   }

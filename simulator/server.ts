@@ -272,6 +272,9 @@ export class Simulator {
     if (this.faults.latencyMs > 0) await delay(this.faults.latencyMs);
 
     const routeKey = `${match.route.method} ${match.route.path}`;
+    // A slow request (delayNext): the handler runs when the delay is over, even if the client has given up.
+    const slow = this.faults.takeDelay(match.route.id, routeKey);
+    if (slow) await delay(slow.ms);
     // A canned error answer (respondNext): given before anything happens, like a refusal by the service.
     const canned = this.faults.takeResponse(match.route.id, routeKey);
     if (canned) {

@@ -162,6 +162,31 @@ describe("canned error answers (respondNext)", () => {
   });
 });
 
+describe("slow requests (delayNext)", () => {
+  const createForm = { location_id: 1, tier_id: 1, template_id: 1, hostname: "web-1", cpu: 1, memory: 1, storage: 20, username: "u", password: "p4ssword", use_public_ip: 1 };
+
+  it("a create the client gave up on lands later, while the listings that look for it are not slowed", async () => {
+    await t.admin("POST", "/faults", { delayNext: { operation: "createInstance", ms: 600 } });
+    const { encodeForm } = await import("./harness");
+    const sent = fetch(`${t.sim.url}/instance/create`, {
+      method: "POST",
+      headers: { "x-apikey": t.sim.apiKey, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: encodeForm(createForm),
+      signal: AbortSignal.timeout(100), // the client's request timeout
+    });
+    await expect(sent).rejects.toThrow();
+    // The client looks right after its timeout: nothing yet, and the look itself is answered at once.
+    const lookStarted = Date.now();
+    const look = await t.call("GET", "/instance", { query: { search: "web-1" } });
+    expect(Date.now() - lookStarted).toBeLessThan(400);
+    expect(look.body.data.data).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const later = await t.call("GET", "/instance", { query: { search: "web-1" } });
+    expect(later.body.data.data.map((i: { hostname: string }) => i.hostname)).toEqual(["web-1"]);
+    expect((await t.admin("GET", "/faults")).body.delayNext).toEqual([]);
+  });
+});
+
 describe("random resets and faults after processing", () => {
   const createForm = { location_id: 1, tier_id: 1, template_id: 1, hostname: "web-1", cpu: 1, memory: 1, storage: 20, username: "u", password: "p4ssword", use_public_ip: 1 };
   // An invalid create: answered 422 when it gets through, a network error when its connection is reset.
