@@ -22,6 +22,11 @@ export const faultsInputSchema = z.object({
   errorStatus: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
   /** Requests allowed per second (per clock second); beyond it 429 with Retry-After. null or 0 = unlimited. */
   rateLimitPerSecond: z.number().int().min(0).nullable().optional(),
+  /**
+   * Requests allowed per clock minute, Laravel's own unit (`throttle:60,1`, the stock API limit): beyond it 429
+   * with a Retry-After of up to 60 s. null or 0 = unlimited. Replaces `rateLimitPerSecond` (and vice versa).
+   */
+  rateLimitPerMinute: z.number().int().min(0).nullable().optional(),
   /** Delay added before each /v1 answer, ms (real time). */
   latencyMs: z.number().min(0).max(60000).optional(),
   /**
@@ -121,6 +126,7 @@ export class FaultState {
   errorRate = 0;
   errorStatus = 500;
   rateLimitPerSecond: number | null = null;
+  rateLimitPerMinute: number | null = null;
   latencyMs = 0;
   resetRate = 0;
   afterProcessingShare = 0;
@@ -137,7 +143,14 @@ export class FaultState {
     const input = faultsInputSchema.parse(raw);
     if (input.errorRate !== undefined) this.errorRate = input.errorRate;
     if (input.errorStatus !== undefined) this.errorStatus = input.errorStatus;
-    if (input.rateLimitPerSecond !== undefined) this.rateLimitPerSecond = input.rateLimitPerSecond || null;
+    if (input.rateLimitPerSecond !== undefined) {
+      this.rateLimitPerSecond = input.rateLimitPerSecond || null;
+      if (this.rateLimitPerSecond !== null) this.rateLimitPerMinute = null;
+    }
+    if (input.rateLimitPerMinute !== undefined) {
+      this.rateLimitPerMinute = input.rateLimitPerMinute || null;
+      if (this.rateLimitPerMinute !== null) this.rateLimitPerSecond = null;
+    }
     if (input.latencyMs !== undefined) this.latencyMs = input.latencyMs;
     if (input.resetRate !== undefined) this.resetRate = input.resetRate;
     if (input.afterProcessingShare !== undefined) this.afterProcessingShare = input.afterProcessingShare;
@@ -165,6 +178,7 @@ export class FaultState {
     this.errorRate = 0;
     this.errorStatus = 500;
     this.rateLimitPerSecond = null;
+    this.rateLimitPerMinute = null;
     this.latencyMs = 0;
     this.resetRate = 0;
     this.afterProcessingShare = 0;
@@ -178,20 +192,24 @@ export class FaultState {
   }
 
   /**
-   * Counts a request against the per-second budget. Returns null when allowed, else the 429 headers.
-   * Windows are whole seconds of the simulator clock, so an injected clock makes them deterministic.
+   * Counts a request against the per-second or per-minute budget: whether it is allowed, and the X-RateLimit-*
+   * headers (with Retry-After on a 429). Windows are whole seconds (or minutes) of the simulator clock, so an
+   * injected clock makes them deterministic.
    */
   takeBudget(now: number): { allowed: boolean; headers: Record<string, string> } {
-    if (this.rateLimitPerSecond === null) return { allowed: true, headers: {} };
-    const second = Math.floor(now / 1000);
-    if (second !== this.windowStart) {
-      this.windowStart = second;
+    const perMinute = this.rateLimitPerMinute !== null;
+    const limit = perMinute ? this.rateLimitPerMinute : this.rateLimitPerSecond;
+    if (limit === null) return { allowed: true, headers: {} };
+    const windowSeconds = perMinute ? 60 : 1;
+    const window = Math.floor(now / (windowSeconds * 1000));
+    if (window !== this.windowStart) {
+      this.windowStart = window;
       this.windowCount = 0;
     }
-    const limit = this.rateLimitPerSecond;
-    const reset = String(second + 1);
+    const endsAtMs = (window + 1) * windowSeconds * 1000;
+    const reset = String(endsAtMs / 1000);
     if (this.windowCount >= limit) {
-      const retryAfter = Math.max(1, Math.ceil(((second + 1) * 1000 - now) / 1000));
+      const retryAfter = Math.max(1, Math.ceil((endsAtMs - now) / 1000));
       return {
         allowed: false,
         headers: {
@@ -247,6 +265,7 @@ export class FaultState {
   snapshot(): Record<string, unknown> {
     return {
       errorRate: this.errorRate, errorStatus: this.errorStatus, rateLimitPerSecond: this.rateLimitPerSecond,
+      rateLimitPerMinute: this.rateLimitPerMinute,
       latencyMs: this.latencyMs, resetRate: this.resetRate, afterProcessingShare: this.afterProcessingShare, resetNext: this.resets.map((r) => ({ ...r })),
       respondNext: this.responses.map((r) => ({ ...r })),
       delayNext: this.delays.map((d) => ({ ...d })),

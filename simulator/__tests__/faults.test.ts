@@ -57,6 +57,25 @@ describe("rate limit", () => {
     expect((await t.call("GET", "/locations")).status).toBe(200);
   });
 
+  it("rateLimitPerMinute (Laravel's throttle:N,1): the budget lasts the clock minute; Retry-After counts to its end", async () => {
+    await t.admin("POST", "/faults", { rateLimitPerMinute: 2 });
+    t.clock!.set(Math.ceil(t.clock!.now() / 60000) * 60000 + 15000); // 15 s into a minute
+    expect((await t.call("GET", "/locations")).status).toBe(200);
+    t.clock!.advance(5000); // a new second, the same minute
+    const second = await t.call("GET", "/locations");
+    expect(second.status).toBe(200);
+    expect(second.headers.get("x-ratelimit-limit")).toBe("2");
+    expect(second.headers.get("x-ratelimit-remaining")).toBe("0");
+    t.clock!.advance(1000);
+    const limited = await t.call("GET", "/locations");
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("39");
+    expect(Number(limited.headers.get("x-ratelimit-reset"))).toBe(Math.floor(t.clock!.now() / 60000) * 60 + 60);
+    t.clock!.advance(39000);
+    expect((await t.call("GET", "/locations")).status).toBe(200);
+    expect((await t.admin("GET", "/faults")).body).toMatchObject({ rateLimitPerMinute: 2, rateLimitPerSecond: null });
+  });
+
   it("a refused create has no effect", async () => {
     await t.admin("POST", "/faults", { rateLimitPerSecond: 1 });
     t.clock!.set(Math.ceil(t.clock!.now() / 1000) * 1000);
