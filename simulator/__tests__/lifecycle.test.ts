@@ -159,7 +159,7 @@ describe("reinstall and clone", () => {
 describe("delete", () => {
   it("shows deleting, then the instance is gone: 404 on detail and every instance route, absent from the list", async () => {
     const uuid = await t.runningInstance();
-    const res = await t.call("DELETE", `/instance/${uuid}`, { form: { remove_ip: true, remove_block_storage: false } });
+    const res = await t.call("DELETE", `/instance/${uuid}`, { form: { _method: "DELETE", remove_ip: true, remove_block_storage: false } });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([{ uuid, hostname: "web-1" }]);
     expect((await t.detail(uuid)).status).toBe("deleting");
@@ -168,7 +168,7 @@ describe("delete", () => {
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({ message: "Instance not found." });
     expect((await t.call("PATCH", `/instance/${uuid}/start`)).status).toBe(404);
-    expect((await t.call("DELETE", `/instance/${uuid}`, { form: { remove_ip: 1, remove_block_storage: 1 } })).status).toBe(404);
+    expect((await t.call("DELETE", `/instance/${uuid}`, { form: { _method: "DELETE", remove_ip: 1, remove_block_storage: 1 } })).status).toBe(404);
     expect((await t.call("GET", "/instance")).body.data.data).toEqual([]);
   });
 
@@ -179,11 +179,15 @@ describe("delete", () => {
     expect((await t.detail(uuid)).status).toBe("deleting");
   });
 
-  it("requires remove_ip and remove_block_storage", async () => {
+  it("requires remove_ip, remove_block_storage and _method (api-spec.md §4.6), also on a real DELETE", async () => {
     const uuid = await t.runningInstance();
     const res = await t.call("DELETE", `/instance/${uuid}`);
     expect(res.status).toBe(422);
-    expect(Object.keys(res.body.errors).sort()).toEqual(["remove_block_storage", "remove_ip"]);
+    expect(Object.keys(res.body.errors).sort()).toEqual(["_method", "remove_block_storage", "remove_ip"]);
+    const noMethod = await t.call("DELETE", `/instance/${uuid}`, { form: { remove_ip: 1, remove_block_storage: 0 } });
+    expect(noMethod.status).toBe(422);
+    expect(noMethod.body.errors).toEqual({ _method: ["The  method field is required."] });
+    expect((await t.detail(uuid)).status).toBe("Running");
   });
 });
 
@@ -253,7 +257,7 @@ describe("injected outcomes", () => {
     const uuid = await t.createInstance();
     t.advance(3600);
     expect(await t.detail(uuid)).toMatchObject({ status: "creating", operation_flag: 1 });
-    expect((await t.call("DELETE", `/instance/${uuid}`, { form: { remove_ip: 1, remove_block_storage: 0 } })).status).toBe(409);
+    expect((await t.call("DELETE", `/instance/${uuid}`, { form: { _method: "DELETE", remove_ip: 1, remove_block_storage: 0 } })).status).toBe(409);
     const finished = await t.admin("POST", `/instances/${uuid}/finish-operation`, { outcome: "success" });
     expect(finished.status).toBe(200);
     expect(await t.detail(uuid)).toMatchObject({ status: "Running", operation_flag: 0 });
@@ -268,7 +272,7 @@ describe("injected outcomes", () => {
     stop: async (uuid) => (await t.call("PATCH", `/instance/${uuid}/stop`), uuid),
     restart: async (uuid) => (await t.call("PATCH", `/instance/${uuid}/restart`), uuid),
     reinstall: async (uuid) => (await t.call("PATCH", `/instance/${uuid}/reinstall`), uuid),
-    delete: async (uuid) => (await t.call("DELETE", `/instance/${uuid}`, { form: { remove_ip: 1, remove_block_storage: 0 } }), uuid),
+    delete: async (uuid) => (await t.call("DELETE", `/instance/${uuid}`, { form: { _method: "DELETE", remove_ip: 1, remove_block_storage: 0 } }), uuid),
   };
   it.each(Object.keys(startKind))("failNext %s: the instance ends in Error, operation_flag 0, and is usable again", async (kind) => {
     const source = await t.runningInstance();

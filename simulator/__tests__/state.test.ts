@@ -53,8 +53,8 @@ describe("public addresses", () => {
   it("delete with remove_ip=0 keeps the address reserved; remove_ip=1 releases it from the account", async () => {
     const keep = await t.runningInstance({ public_network: reservedIp("103.150.10.11").uuid });
     const release = await t.runningInstance({ hostname: "web-2", public_network: reservedIp("103.150.10.12").uuid });
-    await t.call("DELETE", `/instance/${keep}`, { form: { remove_ip: 0, remove_block_storage: 0 } });
-    await t.call("DELETE", `/instance/${release}`, { form: { remove_ip: 1, remove_block_storage: 0 } });
+    await t.call("DELETE", `/instance/${keep}`, { form: { _method: "DELETE", remove_ip: 0, remove_block_storage: 0 } });
+    await t.call("DELETE", `/instance/${release}`, { form: { _method: "DELETE", remove_ip: 1, remove_block_storage: 0 } });
     t.advance(OP_SECONDS);
     const ips = (await t.state()).publicIps;
     expect(ips.find((p: Json) => p.address === "103.150.10.11")).toMatchObject({ instanceUuid: null });
@@ -118,8 +118,8 @@ describe("block storage", () => {
     const b = await t.runningInstance({ hostname: "web-2" });
     await t.call("PATCH", `/storage/blocks/${storageNamed("jkt-data-50").uuid}/attach`, { form: { instance_id: a } });
     await t.call("PATCH", `/storage/blocks/${storageNamed("jkt-data-100").uuid}/attach`, { form: { instance_id: b } });
-    await t.call("DELETE", `/instance/${a}`, { form: { remove_ip: 1, remove_block_storage: 1 } });
-    await t.call("DELETE", `/instance/${b}`, { form: { remove_ip: 1, remove_block_storage: 0 } });
+    await t.call("DELETE", `/instance/${a}`, { form: { _method: "DELETE", remove_ip: 1, remove_block_storage: 1 } });
+    await t.call("DELETE", `/instance/${b}`, { form: { _method: "DELETE", remove_ip: 1, remove_block_storage: 0 } });
     t.advance(OP_SECONDS);
     const storages = (await t.state()).blockStorages;
     expect(storages.find((s: Json) => s.name === "jkt-data-50")).toBeUndefined();

@@ -298,6 +298,9 @@ const deleteInstance: Handler = (ctx, req) => {
   const v = new Validator(req.body);
   const removeIp = v.boolean("remove_ip", { required: true });
   const removeBlockStorage = v.boolean("remove_block_storage", { required: true });
+  // api-spec.md §4.6 lists `_method*` (names the HTTP method to apply) among the required body fields, also on
+  // a real DELETE: a client that leaves it out is refused live, so it is refused here.
+  v.string("_method", { required: true });
   v.check();
   requireIdle(inst);
   startOperation(ctx, inst, "delete", { removeIp, removeBlockStorage });
