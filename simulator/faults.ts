@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { kindByOperationId } from "./operations";
-import { operationKinds, type OperationKind, type OperationFaults } from "./state";
+import { operationKinds, type OperationKind, type OperationFaults, type WireVariants } from "./state";
 
 const kindSchema = z.string().transform((s, ctx): OperationKind => {
   if ((operationKinds as readonly string[]).includes(s)) return s as OperationKind;
@@ -79,6 +79,18 @@ export const faultsInputSchema = z.object({
     skip: z.number().int().min(0).default(0),
     ms: z.number().int().min(1).max(600_000),
   }).nullable().optional(),
+  /**
+   * Wire variants (merged into the current ones; null clears them): how fields the spec leaves open are written,
+   * so a client's tolerance of each is exercised. `privateNetwork`: what the detail's `private_network` shows
+   * ("name", "uuid", "ip"); `consoleUrlKey`: "url" or "webview"; `listOs`: false leaves `os` off list rows;
+   * `snapshotReady`: the status word of a finished snapshot (default "Ready").
+   */
+  wire: z.object({
+    privateNetwork: z.enum(["name", "uuid", "ip"]).optional(),
+    consoleUrlKey: z.enum(["url", "webview"]).optional(),
+    listOs: z.boolean().optional(),
+    snapshotReady: z.string().min(1).optional(),
+  }).strict().nullable().optional(),
   /** The next `count` operations of `kind` end in status Error. */
   failNext: z.object({ kind: kindSchema, count: z.number().int().min(1).default(1) }).nullable().optional(),
   /** The next `count` operations of `kind` never finish (status stays transitional, operation_flag 1). */
@@ -133,6 +145,7 @@ export class FaultState {
   resets: ResetFault[] = [];
   responses: RespondFault[] = [];
   delays: DelayFault[] = [];
+  wire: WireVariants = {};
   readonly operations: OperationFaults = { fail: {}, stick: {} };
   /** Requests counted in the current one-second window. */
   private windowStart = -1;
@@ -169,6 +182,7 @@ export class FaultState {
       const d = input.delayNext;
       this.delays.push({ operation: d.operation, remaining: d.count, skip: d.skip, ms: d.ms });
     }
+    if (input.wire !== undefined) this.wire = input.wire === null ? {} : { ...this.wire, ...input.wire };
     if (input.failNext) this.operations.fail[input.failNext.kind] = (this.operations.fail[input.failNext.kind] ?? 0) + input.failNext.count;
     if (input.stickNext) this.operations.stick[input.stickNext.kind] = (this.operations.stick[input.stickNext.kind] ?? 0) + input.stickNext.count;
   }
@@ -185,6 +199,7 @@ export class FaultState {
     this.resets = [];
     this.responses = [];
     this.delays = [];
+    this.wire = {};
     this.operations.fail = {};
     this.operations.stick = {};
     this.windowStart = -1;
@@ -269,6 +284,7 @@ export class FaultState {
       latencyMs: this.latencyMs, resetRate: this.resetRate, afterProcessingShare: this.afterProcessingShare, resetNext: this.resets.map((r) => ({ ...r })),
       respondNext: this.responses.map((r) => ({ ...r })),
       delayNext: this.delays.map((d) => ({ ...d })),
+      wire: { ...this.wire },
       failNext: { ...this.operations.fail }, stickNext: { ...this.operations.stick },
     };
   }

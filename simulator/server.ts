@@ -179,7 +179,7 @@ export class Simulator {
 
   /** A handler context at the current time, with operations advanced to it. */
   context(): SimContext {
-    const ctx: SimContext = { state: this.state, ids: this.ids, now: this.now(), opSeconds: this.opSeconds, opFaults: this.faults.operations };
+    const ctx: SimContext = { state: this.state, ids: this.ids, now: this.now(), opSeconds: this.opSeconds, opFaults: this.faults.operations, wire: this.faults.wire };
     advance(ctx);
     return ctx;
   }

@@ -330,6 +330,23 @@ export interface SimContext {
   opSeconds: number;
   /** Pending injected operation outcomes, consumed by operations.ts. */
   opFaults: OperationFaults;
+  /** Wire variants chosen with the `wire` fault (absent: the defaults). */
+  wire?: WireVariants;
+}
+
+/**
+ * How some fields are written, where api-spec.md leaves the text open or real-api-facts.md shows hosts differ.
+ * Every field is optional; absent = the simulator's default.
+ */
+export interface WireVariants {
+  /** What the instance detail's `private_network` shows: the vswitch name (default), its uuid, or the VM's private address. */
+  privateNetwork?: "name" | "uuid" | "ip";
+  /** The key of the console URL: `url` (default, the spec) or `webview` (what one client reads, real-api-facts.md). */
+  consoleUrlKey?: "url" | "webview";
+  /** Whether instance list rows carry `os` (default true, the spec; the hosts' docs sample has none). */
+  listOs?: boolean;
+  /** The status word of a finished snapshot (default `Ready`; the spec shows only `Error`). */
+  snapshotReady?: string;
 }
 
 /** Injected outcomes of the next operations of a kind (`failNext` / `stickNext`). */

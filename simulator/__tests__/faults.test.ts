@@ -206,6 +206,30 @@ describe("slow requests (delayNext)", () => {
   });
 });
 
+describe("wire variants (wire)", () => {
+  it("write the fields the spec leaves open as other hosts may: private_network, console key, list os, snapshot status", async () => {
+    const uuid = await t.runningInstance();
+    const vs = (await t.state()).vswitches.find((v: { name: string }) => v.name === "jkt-private-1");
+    expect((await t.call("PATCH", `/instance/${uuid}/vswitch/update`, { form: { vswitch: vs.uuid } })).status).toBe(200);
+    const snap = (await t.call("POST", `/instance/${uuid}/snapshot/create`, { form: { name: "s1", description: "d" } })).body.data.snap_uuid;
+    t.advance(OP_SECONDS);
+    const look = async () => ({
+      network: (await t.call("GET", `/instance/${uuid}/detail`)).body.data.private_network,
+      console: Object.keys((await t.call("POST", `/instance/${uuid}/console-websocket`)).body.data).sort(),
+      rowHasOs: "os" in (await t.call("GET", "/instance")).body.data.data[0],
+      snapshot: (await t.call("GET", `/instance/${uuid}/snapshot/snapshots`)).body.data.find((x: { id: string }) => x.id === snap).status,
+    });
+    expect(await look()).toEqual({ network: "jkt-private-1", console: ["password", "url"], rowHasOs: true, snapshot: "Ready" });
+    await t.admin("POST", "/faults", { wire: { privateNetwork: "ip", consoleUrlKey: "webview" } });
+    await t.admin("POST", "/faults", { wire: { listOs: false, snapshotReady: "Completed" } }); // merged
+    expect(await look()).toEqual({ network: "10.10.1.10", console: ["password", "webview"], rowHasOs: false, snapshot: "Completed" });
+    await t.admin("POST", "/faults", { wire: { privateNetwork: "uuid" } });
+    expect((await look()).network).toBe(vs.uuid);
+    await t.admin("POST", "/faults", { wire: null });
+    expect(await look()).toEqual({ network: "jkt-private-1", console: ["password", "url"], rowHasOs: true, snapshot: "Ready" });
+  });
+});
+
 describe("random resets and faults after processing", () => {
   const createForm = { location_id: 1, tier_id: 1, template_id: 1, hostname: "web-1", cpu: 1, memory: 1, storage: 20, username: "u", password: "p4ssword", use_public_ip: 1 };
   // An invalid create: answered 422 when it gets through, a network error when its connection is reset.

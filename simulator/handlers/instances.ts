@@ -47,8 +47,8 @@ export function instanceListItem(ctx: SimContext, inst: Instance): Record<string
     storage: `${inst.storageGb}GB`,
     status: inst.status,
     // api-spec.md §2.2 lists `os {name, image}` on list rows (the spec wins over the docs sample, which has
-    // none; the client accepts both)
-    os: { name: templateOf(state, inst).name, image: templateOf(state, inst).image },
+    // none; the client accepts both, and the `wire.listOs: false` variant leaves it off)
+    ...(ctx.wire?.listOs === false ? {} : { os: { name: templateOf(state, inst).name, image: templateOf(state, inst).image } }),
     location: locationOf(state, inst).name,
     tier: tierOf(state, inst).name,
     price_per_hour: price,
@@ -57,6 +57,14 @@ export function instanceListItem(ctx: SimContext, inst: Instance): Record<string
     operation_flag: inst.operationId ? 1 : 0,
     created_at: dayMonthYearCommaTime(inst.createdAt),
   };
+}
+
+/** The detail's `private_network`: the vswitch's name by default, its uuid or the VM's private address per `wire`. */
+function privateNetworkText(ctx: SimContext, inst: Instance): string {
+  const vs = instanceVswitch(ctx.state, inst);
+  if (!vs) return "-";
+  const shows = ctx.wire?.privateNetwork ?? "name";
+  return shows === "uuid" ? vs.uuid : shows === "ip" ? inst.privateIp ?? vs.name : vs.name;
 }
 
 /** An instance in full (api-spec.md §2.3). */
@@ -79,7 +87,7 @@ export function instanceDetail(ctx: SimContext, inst: Instance): Record<string, 
     os_name: `${template.name} ${template.version}`,
     public_ip: ip ? { ip_id: ip.uuid, ip_address: ip.address } : { ip_id: "-", ip_address: "-" },
     rdns: ip?.rdns ? ip.rdns : "-",
-    private_network: instanceVswitch(state, inst)?.name ?? "-",
+    private_network: privateNetworkText(ctx, inst),
     location_id: location.id,
     location: location.name,
     tier_id: tier.id,
@@ -269,7 +277,7 @@ const getConsole: Handler = (ctx, req) => {
   const inst = target(ctx, req);
   const token = ctx.ids.token(32);
   return ok("Success", {
-    url: `wss://console.vmhost.local:8006/api2/json/nodes/node-${inst.nodeId}/vncwebsocket?port=5900&vncticket=${token}`,
+    [ctx.wire?.consoleUrlKey ?? "url"]: `wss://console.vmhost.local:8006/api2/json/nodes/node-${inst.nodeId}/vncwebsocket?port=5900&vncticket=${token}`,
     password: ctx.ids.token(12),
   });
 };

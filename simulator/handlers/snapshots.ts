@@ -18,7 +18,8 @@ function snapshotWire(ctx: SimContext, inst: Instance, s: Snapshot): Record<stri
     id: s.uuid,
     name: s.name,
     description: s.description,
-    status: s.status,
+    // `Ready` is the simulator's word for a finished snapshot (the spec shows only `Error`): `wire.snapshotReady` renames it.
+    status: s.status === "Ready" && ctx.wire?.snapshotReady ? ctx.wire.snapshotReady : s.status,
     current_hourly_price: hourly,
     current_cost: hourly === null ? null : round2(hourly * Math.max(0, ctx.now - s.readyAt!) / 3600000),
     estimated_monthly: hourly === null ? null : round2(hourly * 720),
