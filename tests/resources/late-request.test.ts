@@ -1,4 +1,6 @@
 /**
+ * Requests that reach the API after the client gave up on their answer (a slow gateway that still passes them on).
+ *
  * A resize whose request reaches the API after the client gave up on its answer (a slow gateway that still passes it
  * on): the update must not send a second one (audit: the resend after a lost answer came at once, and both ran).
  * A proxy between the provider and the simulator holds the first resize past vmhost:requestTimeout.
@@ -58,10 +60,28 @@ it("a resize that arrives after the client's request bound runs once; the update
   const program = { ...validCreate, hostname: "late-resize" };
   const vm = await instance.create((await instance.check({}, program)).inputs);
   const since = sim.requests().length;
-  holdNextResizeMs = REQUEST_TIMEOUT_MS * 1.5; // passed on after the client gave up, within twice its bound
+  // passed on after the client gave up, within twice its bound (late enough that the first look after the loss sees
+  // the VM untouched, also on a loaded machine)
+  holdNextResizeMs = REQUEST_TIMEOUT_MS * 1.7;
   const news = (await instance.check(vm.outs, { ...program, cpu: 4, memory: 8 })).inputs;
   const updated = (await instance.update(vm.id, vm.outs, news)).outs as Record<string, unknown>;
   expect(updated).toMatchObject({ cpu: 4, memory: 8 });
   expect(sim.requests().slice(since).filter((r) => r.operation === "resizeInstance")).toHaveLength(1);
   expect(said.some((l) => l.includes("the answer was lost and the VM shows no change; looking again"))).toBe(true);
+});
+
+it("a create that lands after the client gave up is found and taken: one VM, though the first look saw none", async () => {
+  // the second look waits as long as the failed attempt hung (the request bound), not a fixed second (simulator
+  // audit: with the bound at 1 s a create held 3.5 s landed after the resend, and two VMs ran)
+  const boundMs = 2000;
+  const config: Record<string, string> = { "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url, "vmhost:requestTimeout": `${boundMs / 1000}s` };
+  await configure({ config: { get: (k: string) => config[k] } });
+  sim.setFaults({ delayNext: { operation: "createInstance", ms: boundMs * 1.8 } }); // lands after a second look 1 s after the failure would have resent
+  const instance = providers.Instance as FullProvider;
+  const program = { ...validCreate, hostname: "late-create" };
+  const made = await instance.create((await instance.check({}, program)).inputs);
+  const state = (await (await fetch(`${sim.adminUrl}/state`)).json()) as { instances: { uuid: string; hostname: string }[] };
+  expect(state.instances.filter((i) => i.hostname === "late-create").map((i) => i.uuid)).toEqual([made.id]);
+  expect(sim.requests().filter((r) => r.operation === "createInstance" && (r.body as { hostname?: string }).hostname === "late-create")).toHaveLength(1);
+  expect(said.some((l) => l.includes("may still land: looking again in 2 s"))).toBe(true);
 });

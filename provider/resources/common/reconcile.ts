@@ -123,6 +123,14 @@ export interface ExactlyOnceWrite {
   howToFind: string;
   /** Pause between the two looks after an ambiguous failure (a request may still be in progress). */
   secondLookAfterMs?: number;
+  /**
+   * The client's request bound (vmhost:requestTimeout). A request that failed after hanging for a while (no answer
+   * in time, a gateway's 504, a connection dropped late) may be held by a gateway or a busy backend and take
+   * effect later still: the second look then waits as long as the failed attempt was in flight, up to this bound,
+   * before a resend is allowed (simulator audit: a create held 3.5 s with a 1 s bound landed after the resend,
+   * and two VMs ran). Absent: `secondLookAfterMs` only.
+   */
+  requestBoundMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -184,15 +192,22 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
 
   for (let sends = 1; ; sends++) {
     let answered: string | undefined;
+    const attemptStartedMs = Date.now();
     try {
       answered = await write.send();
     } catch (error) {
       if (!(error instanceof AmbiguousRequestError)) throw error;
       progressLog(`the request for ${write.what} failed ambiguously (${errorText(error)}); looking for it before anything is retried`);
+      // A request that hung before failing may still be queued about as long again (see requestBoundMs).
+      const inFlightMs = Math.min(Date.now() - attemptStartedMs, write.requestBoundMs ?? 0);
+      const secondLookAfterMs = Math.max(write.secondLookAfterMs ?? 1_000, inFlightMs);
       let found: string[] = [];
       try {
         for (let look = 0; look < 2 && found.length === 0; look++) {
-          if (look > 0) await sleep(Math.min(write.secondLookAfterMs ?? 1_000, write.deadline.remainingMs()));
+          if (look > 0) {
+            if (inFlightMs > (write.secondLookAfterMs ?? 1_000)) progressLog(`${write.what} not listed yet; the request hung ${Math.round(inFlightMs / 1000)} s before failing, so it may still land: looking again in ${Math.round(secondLookAfterMs / 1000)} s before sending anything`);
+            await sleep(Math.min(secondLookAfterMs, write.deadline.remainingMs()));
+          }
           found = await appeared();
         }
       } catch (readError) {

@@ -101,6 +101,7 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
     // in canonical form, so "8000:8100" and "8000-8100", one rule to the API, wait for each other too)
     identity: `FirewallRule:${inputs.instanceId.toLowerCase()}/${inputs.protocol}/${String(canonicalPort(inputs.port))}`,
     deadline,
+    requestBoundMs: client.requestTimeoutMs,
     howToFind: "the instance's firewall rules in the host's panel",
     candidates: () => rulesLike(client, inputs),
     // On a VM this deployment created or cloned, a rule like this one in every field that no resource made here:

@@ -718,6 +718,7 @@ async function createBesideNoStranger(
     identity: key,
     deadline,
     maxSends: MAX_CREATE_SENDS,
+    requestBoundMs: client.requestTimeoutMs,
     howToFind: `getInstances({ search: "${hostname}" }) or the host's panel`,
     candidates: () => instancesNamedIn(client, hostname, locationId),
     madeByThisWrite: async (uuid) => {

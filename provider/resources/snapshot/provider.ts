@@ -104,6 +104,7 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
     what: `snapshot "${inputs.name}" of instance ${inputs.instanceId}`,
     identity: key,
     deadline,
+    requestBoundMs: client.requestTimeoutMs,
     howToFind: `getSnapshots({ instanceId: "${inputs.instanceId}" })`,
     candidates: () => snapshotsNamed(client, inputs.instanceId, inputs.name),
     // `pulumi up --replace` (create-before-delete) lands here too: the engine skips Diff for it (pulumi/pulumi
