@@ -65,6 +65,38 @@ describe("lifecycle", () => {
     expect(h.operationsSince(mark)).not.toContain("updatePrivateNetwork");
   });
 
+  it("a host that shows the VM's private address as its private network: joined, read and left without drift", async () => {
+    // simulator audit: the create waited until its deadline, then threw without recording the VM on the network
+    await h.setFaults({ wire: { privateNetwork: "ip" } });
+    const vm = await h.newInstance("vsa-by-address");
+    const program = { instanceId: vm, vswitchId: jkt[0]!.uuid };
+    const { id, outs } = await up<VswitchAttachmentOutputs>(provider, { ...program, timeouts: { create: "20s" } });
+    expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[0]!.uuid);
+    const read = await provider.read(id, outs);
+    expect(read.props).toEqual(outs);
+    await provider.delete(id, outs);
+    expect((await h.instance(vm))!.vswitchUuid).toBeNull();
+  });
+
+  it("a join the API accepted but the instance does not show by the deadline is recorded, not forgotten", async () => {
+    // a host showing the address of a network whose range the list does not give: the membership cannot be seen
+    await h.setFaults({ wire: { privateNetwork: "ip" } });
+    const vm = await h.newInstance("vsa-unseen");
+    const network = getClient().network;
+    const listed = await network.listVswitches();
+    const spy = jest.spyOn(network, "listVswitches").mockResolvedValue(listed.map((v) => ({ ...v, network_ip: null })));
+    try {
+      const program = { instanceId: vm, vswitchId: jkt[0]!.uuid, timeouts: { create: "2s" } };
+      const error = await provider.create((await provider.check({}, program)).inputs).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ResourceInitError);
+      expect((error as ResourceInitError).id).toBe(`${vm}/${jkt[0]!.uuid}`);
+      expect((error as Error).message).toMatch(/accepted .* joining private network .* recorded in the stack/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[0]!.uuid);
+  });
+
   it("reads the network from the list when it is listed (no lookup by uuid), and by uuid when the host's list leaves it out", async () => {
     const vm = await h.newInstance("vsa-lookup");
     const program = { instanceId: vm, vswitchId: jkt[1]!.uuid };

@@ -54,6 +54,18 @@ describe("Instance model", () => {
     ["vswitch 11111111-1111-4111-8111-111111111111 (10.10.1.0/24)", "11111111-1111-4111-8111-111111111111"],
     ["jkt-private-3 (10.10.3.0/24)", "jkt-private-3 (10.10.3.0/24)"],
   ])("resolves the private network %p to %p", (text, uuid) => expect(resolveVswitchId(text, vswitches)).toBe(uuid));
+  it("resolves the VM's private address to the network holding it, the VM's location first", () => {
+    const nets = [
+      { uuid: "11111111-1111-4111-8111-111111111111", name: "a", networkIp: "10.0.0.0/24", location: "Surabaya" },
+      { uuid: "22222222-2222-4222-8222-222222222222", name: "b", networkIp: "10.0.0.0/24", location: "Jakarta" },
+      { uuid: "33333333-3333-4333-8333-333333333333", name: "c", networkIp: "192.168.8.0/21", location: "Jakarta" },
+    ];
+    expect(resolveVswitchId("10.0.0.5", nets, "Jakarta")).toBe("22222222-2222-4222-8222-222222222222");
+    expect(resolveVswitchId("10.0.0.5", nets)).toBe("11111111-1111-4111-8111-111111111111");
+    expect(resolveVswitchId("192.168.15.254/21", nets)).toBe("33333333-3333-4333-8333-333333333333");
+    expect(resolveVswitchId("192.168.16.1", nets)).toBe("192.168.16.1");
+    expect(resolveVswitchId("10.0.0.256", nets)).toBe("10.0.0.256");
+  });
   it("never takes a network without a name for any text with blanks or brackets", () => {
     expect(resolveVswitchId("office (lan)", [{ uuid: "33333333-3333-4333-8333-333333333333", name: "" }])).toBe("office (lan)");
   });

@@ -4,6 +4,7 @@
  * `create` and `read` produce outputs through the same function and a refresh right after an up shows no
  * change.
  */
+import { privateAddressIn } from "../common/private-address";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
@@ -43,7 +44,8 @@ export interface VswitchRef {
 
 /**
  * The uuid of the vswitch the detail's `private_network` names. The spec types it as a free string ("-"
- * when none); hosts show the vswitch name, some the uuid: both are matched (the name case-insensitively).
+ * when none); hosts show the vswitch name, some the uuid, maybe the VM's private address: all are matched (the
+ * name case-insensitively, the address against the vswitch's network).
  * Returns `""` when the instance has no private network, and the raw text when no vswitch matches (so a
  * diff against a declared uuid still shows the difference instead of hiding it).
  */
@@ -53,7 +55,8 @@ export function resolveVswitchId(privateNetwork: string | null, vswitches: reado
   const find = (among: readonly VswitchRef[]): VswitchRef | undefined =>
     among.find((v) => v.uuid.toLowerCase() === text) ??
     among.find((v) => v.name.toLowerCase() === text) ??
-    among.find((v) => text.includes(v.uuid.toLowerCase()) || (v.name !== "" && text.split(/[\s(),]+/).includes(v.name.toLowerCase())));
+    among.find((v) => text.includes(v.uuid.toLowerCase()) || (v.name !== "" && text.split(/[\s(),]+/).includes(v.name.toLowerCase()))) ??
+    among.find((v) => privateAddressIn(text, v.networkIp));
   // A name used in several locations (one "default" network per location) is the one of the VM's location (audit:
   // the first in the list was taken, another location's, and its uuid showed as drift); else any.
   const here = location === undefined ? [] : vswitches.filter((v) => v.location?.trim().toLowerCase() === location.trim().toLowerCase());

@@ -3,10 +3,12 @@
  *
  * The instance detail names its private network by NAME (`private_network`, `-` -> null when none), not by
  * uuid, so the attachment is resolved against the vswitch list: attached when the detail's name is the name
- * of OUR vswitch. Some hosts might answer the uuid there instead; that is accepted too. Two vswitches with
+ * of OUR vswitch. Some hosts might answer the uuid there instead, or the VM's private address (matched against the
+ * vswitch's network_ip): those are accepted too. Two vswitches with
  * the same name cannot be told apart by the detail; the attachment then counts as present when the name
  * matches (the API gives nothing better).
  */
+import { privateAddressIn } from "../common/private-address";
 import type { VswitchAttachmentInputs, VswitchAttachmentOutputs } from "./inputs";
 
 /** The part of a (normalized) vswitch list item this resource reads. */
@@ -38,7 +40,8 @@ export function resolveAttachment(
   const current = privateNetwork?.trim() ?? "";
   if (!ours) return current ? { kind: "elsewhere", network: current } : { kind: "vswitch-gone" };
   if (current === "") return { kind: "detached" };
-  if (current === ours.name.trim() || current.toLowerCase() === ours.uuid.toLowerCase()) return { kind: "attached", vswitch: ours };
+  if (current === ours.name.trim() || current.toLowerCase() === ours.uuid.toLowerCase() || privateAddressIn(current, ours.network_ip))
+    return { kind: "attached", vswitch: ours };
   return { kind: "elsewhere", network: current };
 }
 

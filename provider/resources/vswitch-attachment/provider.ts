@@ -108,16 +108,20 @@ async function create(inputs: VswitchAttachmentInputs, viaUpdate = false): Promi
       );
     } catch (error) {
       if (error instanceof ProviderError) throw error;
-      // The membership may have been made before the failure (wait timeout, failed status): record it. If the
-      // read fails too (an outage) after the API accepted the change, record it with what we know; a read that
-      // answers "not a member" means the change did not take.
+      // The membership may have been made before the failure (wait timeout, failed status): record it. Once the API
+      // accepted the change it is recorded whatever the read says: a join still running at the deadline ends later,
+      // and a host showing the membership in a way not understood must not leave the VM on a network no state knows
+      // (simulator audit: the WaitTimeoutError was thrown plain). Refresh drops the record if it never happens.
       const readBack = await readOutputs(client, inputs).then((outs) => ({ outs }), () => undefined);
       const known = vswitches.find((v) => v.uuid.toLowerCase() === vswitchId);
       const fromInputs = vswitchAttachmentOutputs(inputs, known ?? { uuid: vswitchId, name: "" });
-      if (readBack?.outs || (!readBack && updateAnswered)) {
-        throw new ResourceInitError(`instance ${instanceId} joined private network ${vswitchId}, then: ${errorText(error)}`, id, readBack?.outs ?? fromInputs, [
-          errorText(error),
-        ], { cause: error });
+      if (readBack?.outs || updateAnswered) {
+        const message = readBack?.outs || !readBack
+          ? `instance ${instanceId} joined private network ${vswitchId}, then: ${errorText(error)}`
+          : `the API accepted instance ${instanceId} joining private network ${vswitchId}, but the instance does not show it (${errorText(error)}). ` +
+            "It is recorded in the stack so that it is not lost: the next pulumi up finishes the join, pulumi refresh drops the record if it " +
+            "never happened.";
+        throw new ResourceInitError(message, id, readBack?.outs ?? fromInputs, [errorText(error)], { cause: error });
       }
       // The join was sent, its answer lost (not a refusal), and the read-back failed too: it may have been done on
       // the host. Recorded under its fixed id rather than forgotten (a VM on the network that no state knows of):

@@ -78,6 +78,8 @@ describe("VswitchAttachment model", () => {
     ["the detail names our network by uuid", NET.toUpperCase(), NET, "attached"],
     ["no private network ('-' normalized to null)", null, NET, "detached"],
     ["another network", "db", NET, "elsewhere"],
+    ["the detail shows the VM's private address, in our network", "10.10.0.17", NET, "attached"],
+    ["the detail shows a private address outside our network", "10.10.1.17", NET, "elsewhere"],
     ["our vswitch was deleted", null, "2a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d", "vswitch-gone"],
   ])("%s -> %s", (_case, privateNetwork, vswitchId, kind) => {
     expect(resolveAttachment(privateNetwork, vswitchId, vswitches).kind).toBe(kind);
