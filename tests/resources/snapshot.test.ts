@@ -130,6 +130,21 @@ describe("Snapshot lifecycle", () => {
     expect(writes(again)).toEqual([]);
   });
 
+  it.each(["Completed", "Tersedia"])("a host whose finished snapshot reads %p: the create ends when it is taken, not at its deadline", async (word) => {
+    // simulator audit: a finished word the provider did not list made the create wait until timeouts.create
+    sim.setFaults({ wire: { snapshotReady: word } });
+    try {
+      const inputs = await checked({ instanceId: vm, name: `word-${word}`, timeouts: { create: "20s" } });
+      const created = await provider.create(inputs);
+      expect(created.outs).toMatchObject({ name: `word-${word}`, status: word });
+      const read = await provider.read!(created.id, created.outs);
+      expect((await provider.diff!(created.id, read.props as SnapshotOutputs, inputs)).changes).toBe(false);
+      await provider.delete!(created.id, created.outs);
+    } finally {
+      sim.setFaults({ wire: null });
+    }
+  });
+
   it("shows drift: a snapshot deleted out of band reads as gone", async () => {
     const created = await provider.create(await checked({ instanceId: vm, name: "drift" }));
     await client.snapshots.delete(vm, created.id);

@@ -5,19 +5,30 @@
 import type { Snapshot as ApiSnapshot } from "../../api";
 import type { SnapshotInputs, SnapshotOutputs } from "./inputs";
 
-/** What one poll of a snapshot being taken concludes. */
-export type SnapshotProgress = "ready" | "failed" | "pending";
+/**
+ * What one poll of a snapshot being taken concludes. `unknown`: a status word that names neither progress nor an end
+ * (the API's snapshot statuses are an unpublished enum: real-api-facts.md); the caller decides by the instance.
+ */
+export type SnapshotProgress = "ready" | "failed" | "pending" | "unknown";
+
+const READY_WORDS = new Set(["ready", "active", "available", "success", "successful", "completed", "complete", "done", "finished", "created", "ok"]);
+// (exact: a snapshot read as failed is replaced, which deletes it; an unknown word is decided by its instance instead)
+const FAILED_WORDS = new Set(["error", "failed", "failure", "fail"]);
+const PENDING_WORDS = /creat|process|pend|queue|progress|running|start|wait|saving|snapshotting|build|prepar|schedul/;
 
 /**
- * Classifies a snapshot's status. Settled: `Ready` (the spec's value; `active`, `available` and `success`,
- * which some hosts send, read alike) and `Error` (the one failure value the spec shows; `Failed` is treated
- * alike); anything else ("creating", "Processing", ...) is still going. Case and spaces are ignored.
+ * Classifies a snapshot's status. Settled: `Ready` (the simulator's word; `active`, `available`, `success`,
+ * `completed`, `done` and the like, which hosts may send, read alike) and `Error` (the one value the spec shows;
+ * `Failed` is treated alike); words of progress ("creating", "Processing", "in progress", ...) are still going;
+ * anything else is `unknown` (simulator audit: a host whose finished word was not listed made every snapshot wait to
+ * its deadline, 30 minutes by default). Case and spaces are ignored.
  */
 export function snapshotProgress(status: string): SnapshotProgress {
   const s = status.trim().toLowerCase();
-  if (s === "ready" || s === "active" || s === "available" || s === "success") return "ready";
-  if (s === "error" || s === "failed") return "failed";
-  return "pending";
+  if (READY_WORDS.has(s)) return "ready";
+  if (FAILED_WORDS.has(s)) return "failed";
+  if (s === "" || PENDING_WORDS.test(s)) return "pending";
+  return "unknown";
 }
 
 /**

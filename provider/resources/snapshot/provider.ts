@@ -74,6 +74,12 @@ async function waitReady(client: VmHostClient, instanceId: string, id: string, d
       const progress = snapshotProgress(snapshot.status);
       if (progress === "ready") return { done: true, value: snapshot };
       if (progress === "failed") return { failed: true, message: `the API reports status ${snapshot.status}` };
+      // A word that names neither progress nor an end: taking a snapshot is an operation on its instance, so once the
+      // instance is idle again the snapshot is taken (and not failed: that word is known).
+      if (progress === "unknown" && (await client.instances.find(instanceId))?.operation_flag === 0) {
+        progressLog(`snapshot ${id}: status "${snapshot.status}" is not a word this provider knows; its instance is idle, so it is taken as finished`);
+        return { done: true, value: snapshot };
+      }
       return { done: false, status: snapshot.status };
     },
   });
@@ -256,7 +262,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     if (!snapshot) throw new ProviderError(`snapshot ${id} of instance ${news.instanceId} no longer exists: run pulumi refresh (it leaves the state), then pulumi up to take a new one`);
     // The update an init error forces (or a provider-only change) must not report an unfinished or failed snapshot
     // as done. One still being taken (its create ran out of time) is waited for, as the create would have.
-    if (snapshotProgress(snapshot.status) === "pending") {
+    if (snapshotProgress(snapshot.status) === "pending" || snapshotProgress(snapshot.status) === "unknown") {
       try {
         // (the wait of its create, so timeouts.create bounds it: a Snapshot has no update deadline of its own)
         snapshot = await waitReady(client, news.instanceId, id, resourceDeadline(news.timeouts, "create"));

@@ -141,7 +141,10 @@ describe("Snapshot status", () => {
   it.each<[string, SnapshotProgress]>([
     ["Ready", "ready"], [" ready ", "ready"], ["ACTIVE", "ready"], ["available", "ready"], ["Success", "ready"],
     ["Error", "failed"], ["failed", "failed"], [" FAILED", "failed"],
-    ["creating", "pending"], ["Processing", "pending"], ["", "pending"], ["errored", "pending"],
+    ["creating", "pending"], ["Processing", "pending"], ["", "pending"], ["In Progress", "pending"], ["queued", "pending"],
+    ["Completed", "ready"], ["done", "ready"],
+    // neither: decided by the instance (idle = taken); never read as failed, which would replace (delete) it
+    ["errored", "unknown"], ["Tersedia", "unknown"],
   ])("%p is %p", (status, progress) => {
     expect(snapshotProgress(status)).toBe(progress);
   });
