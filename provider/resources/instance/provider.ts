@@ -610,9 +610,16 @@ async function instanceDetailsNamedIn(client: VmHostClient, hostname: string, lo
  * resolution takes it (fleet audit: a create took a VM renamed into its hostname, then resized it to its own
  * sizes, and two resources held it).
  */
-function couldBeMadeBy(inputs: Partial<InstanceInputs>, d: InstanceDetail): boolean {
+function couldBeMadeBy(inputs: Partial<InstanceInputs>, d: InstanceDetail, cloneSource?: InstanceDetail): boolean {
   if (typeof inputs.tierId === "number" && d.tier_id !== inputs.tierId) return false;
-  if (inputs.cloneFrom !== undefined || inputs.adoptId !== undefined) return true; // a clone has its source's sizes and user
+  // A clone is a copy of its source's disk: its template, user and disk size are the source's (the declared sizes are
+  // applied only after the clone). Without that comparison, a VM another stack or a colleague made under the
+  // hostname on the same tier was taken for an ambiguous clone, resized to its declared sizes and managed by two
+  // stacks (multistack audit). The source gone (a later refresh), only the tier can be compared.
+  if (inputs.cloneFrom !== undefined)
+    return cloneSource === undefined ||
+      (d.username === cloneSource.username && d.os.template_id === cloneSource.os.template_id && d.storage === cloneSource.storage);
+  if (inputs.adoptId !== undefined) return true;
   return (
     (inputs.cpu === undefined || d.cpu === inputs.cpu) && (inputs.memory === undefined || d.memory === inputs.memory) &&
     (inputs.storage === undefined || d.storage === inputs.storage) && (inputs.username === undefined || d.username === inputs.username)
@@ -666,6 +673,7 @@ const MAX_CREATE_SENDS = 3;
  */
 async function createExactlyOnce(
   client: VmHostClient, inputs: Partial<InstanceInputs>, hostname: string, locationId: number, deadline: Deadline, sendRequest: () => Promise<string>,
+  cloneSource?: InstanceDetail,
 ): Promise<string> {
   const key = identityKey(hostname, locationId);
   // The VMs renamed away by this up may become known only while this create lists (their Diff comes later when
@@ -673,7 +681,7 @@ async function createExactlyOnce(
   for (;;) {
     await waitForRenamesAway(client, hostname, locationId, deadline);
     try {
-      return await createBesideNoStranger(client, inputs, key, hostname, locationId, deadline, sendRequest);
+      return await createBesideNoStranger(client, inputs, key, hostname, locationId, deadline, sendRequest, cloneSource);
     } catch (e) {
       if (e instanceof StrangerHere) {
         // Nothing was sent. A VM another resource of this up adopts (adoptId) and renames away: once that adoption
@@ -711,7 +719,7 @@ class StrangerHere extends ProviderError {
 /** One listing and (unless refused) one create of the VM, through writeExactlyOnce (see createExactlyOnce). */
 async function createBesideNoStranger(
   client: VmHostClient, inputs: Partial<InstanceInputs>, key: string, hostname: string, locationId: number, deadline: Deadline,
-  sendRequest: () => Promise<string>,
+  sendRequest: () => Promise<string>, cloneSource?: InstanceDetail,
 ): Promise<string> {
   const id = await writeExactlyOnce({
     what: `instance ${hostname} in location ${locationId}`,
@@ -723,7 +731,7 @@ async function createBesideNoStranger(
     candidates: () => instancesNamedIn(client, hostname, locationId),
     madeByThisWrite: async (uuid) => {
       const d = await readPersistently(`instance ${uuid}`, deadline, () => client.instances.find(uuid));
-      return d !== undefined && couldBeMadeBy(inputs, d);
+      return d !== undefined && couldBeMadeBy(inputs, d, cloneSource);
     },
     refuseBeside: (existing) => {
       // A VM this up replaces stands beside a create of its hostname until the engine deletes it at the end: its
@@ -903,7 +911,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
           progressLog(`instance ${sourceId} was cloned as ${answeredId} (${hostname}), but waiting for the source afterwards failed (${errorText(e)}); going on with the clone`);
         }
         return answeredId!;
-      });
+      }, source);
     } else {
       // Checked at preview too (common/preflight.ts); kept here for a create whose check did not see the catalogue.
       const min = await templateMinimums(client, inputs.templateId!);
@@ -1335,10 +1343,12 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
 
   findUnconfirmed: async (recorded) => {
     if (typeof recorded.hostname !== "string" || typeof recorded.locationId !== "number") return [];
-    const named = await instanceDetailsNamedIn(getClient(), recorded.hostname, recorded.locationId);
+    const client = getClient();
+    const named = await instanceDetailsNamedIn(client, recorded.hostname, recorded.locationId);
+    const source = typeof recorded.cloneFrom === "string" ? await client.instances.find(recorded.cloneFrom) : undefined;
     return {
-      fitting: named.filter((d) => couldBeMadeBy(recorded, d)).map((d) => d.uuid),
-      unlike: named.filter((d) => !couldBeMadeBy(recorded, d)).map((d) => d.uuid),
+      fitting: named.filter((d) => couldBeMadeBy(recorded, d, source)).map((d) => d.uuid),
+      unlike: named.filter((d) => !couldBeMadeBy(recorded, d, source)).map((d) => d.uuid),
     };
   },
 
