@@ -78,3 +78,14 @@ test("an unconfirmed clone's record is not resolved to another client's VM of th
   await instance().delete(placeholder, props);
   expect((await simState()).instances.filter((i: any) => i.uuid === theirs)).toHaveLength(1);
 });
+
+test("a create meeting another stack's VM of its hostname (other sizes) is refused saying it differs and may be another stack's, never to adopt those", async () => {
+  const other = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false });
+  const theirs = (await other.instances.create({ locationId: 1, tierId: 1, templateId: 1, hostname: "ms-prod", cpu: 4, memory: 8, storage: 80,
+    username: "bob", password: "Other-Stack-42", usePublicIp: false } as any)).uuid;
+  const inputs = await checked(instance(), { locationId: 1, tierId: 1, templateId: 1, hostname: "ms-prod", cpu: 1, memory: 1, storage: 20, username: "deploy", password: "Blue-Horse-42" });
+  const message = await instance().create(inputs).then(() => "created", (e: Error) => e.message);
+  expect(message).toContain(`${theirs} differs from what this Instance declares (tier, sizes or user), so unless the program changed since, it is not a VM an interrupted create of this resource made.`);
+  expect(message).toContain("It may be another stack's or someone else's on this account");
+  expect((await simState()).instances.filter((i: any) => i.hostname === "ms-prod").map((i: any) => i.uuid)).toEqual([theirs]);
+});

@@ -144,7 +144,10 @@ describe("an interrupted up", () => {
     expect((next as { error: ProviderError }).error).toBeInstanceOf(ProviderError);
     expect((next as { error: Error }).error.message).toBe(
       `hostname: an instance named interrupted already exists in location 1 (${orphan.uuid}) and this resource does not manage it, ` +
-        "so no second one was created. If another Instance of this stack renames it away in this up, its update came too late: " +
+        "so no second one was created. It may be another stack's or someone else's on this account (stacks of one program " +
+        "sharing an account need a hostname each, e.g. from stack config or pulumi.getStack()): never adopt those, since " +
+        "adopting makes the VM as this Instance declares and this stack's destroy would delete it. " +
+        "If another Instance of this stack renames it away in this up, its update came too late: " +
         "if it waits for another resource, give this Instance dependsOn on that Instance; if it depends on this one, do the " +
         "rename in an up of its own first. If it is the old VM of another Instance's replacement that a failed `pulumi up` left " +
         "(the engine deletes it only at the end of an up without errors), run `pulumi up --target <that Instance's urn>` first. " +
@@ -153,8 +156,8 @@ describe("an interrupted up", () => {
         `lists their ids), set adoptId: "${orphan.uuid}" on this Instance to manage it (then \`pulumi refresh --clear-pending-creates\` ` +
         "drops Pulumi's warning about the interrupted create, once every VM it names is adopted or deleted). Never adopt a VM " +
         "another resource of this stack declares (with `--target` or `--exclude` the provider cannot tell which those are). " +
-        "Otherwise delete it or choose another hostname. (Replacing an Instance with `pulumi up --replace` while keeping its " +
-        "hostname needs the resource option deleteBeforeReplace: true.)",
+        "Otherwise, if it is nobody's, delete it, or choose another hostname. (Replacing an Instance with `pulumi up --replace` " +
+        "while keeping its hostname needs the resource option deleteBeforeReplace: true.)",
     );
     expect(h.operationsSince(mark)).not.toContain("createInstance");
     expect(await named("interrupted")).toHaveLength(1);

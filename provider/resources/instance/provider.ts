@@ -721,6 +721,8 @@ async function createBesideNoStranger(
   client: VmHostClient, inputs: Partial<InstanceInputs>, key: string, hostname: string, locationId: number, deadline: Deadline,
   sendRequest: () => Promise<string>, cloneSource?: InstanceDetail,
 ): Promise<string> {
+  // The details of the VMs listed under the hostname (what the refusal below says of them).
+  const listed = new Map<string, InstanceDetail>();
   const id = await writeExactlyOnce({
     what: `instance ${hostname} in location ${locationId}`,
     identity: key,
@@ -728,7 +730,11 @@ async function createBesideNoStranger(
     maxSends: MAX_CREATE_SENDS,
     requestBoundMs: client.requestTimeoutMs,
     howToFind: `getInstances({ search: "${hostname}" }) or the host's panel`,
-    candidates: () => instancesNamedIn(client, hostname, locationId),
+    candidates: async () => {
+      const details = await instanceDetailsNamedIn(client, hostname, locationId);
+      for (const d of details) listed.set(d.uuid, d);
+      return details.map((d) => d.uuid);
+    },
     madeByThisWrite: async (uuid) => {
       const d = await readPersistently(`instance ${uuid}`, deadline, () => client.instances.find(uuid));
       return d !== undefined && couldBeMadeBy(inputs, d, cloneSource);
@@ -766,9 +772,25 @@ async function createBesideNoStranger(
             "that resource's error and run pulumi up again; if it renames the VM away, give this Instance dependsOn on it.",
           strangers,
         );
+      // Stacks of one program on one account (staging and prod, two CI jobs) meet here when they share a hostname: the
+      // advice to adopt must not read as the way out for them (multistack audit: followed, the second stack resized the
+      // first's VM to its own declaration, and its destroy deleted it). A VM unlike what this resource's create would
+      // have made (tier, sizes, user) is said to be so.
+      const unlike = strangers.filter((uuid) => {
+        const d = listed.get(uuid);
+        return d !== undefined && !couldBeMadeBy(inputs, d, cloneSource);
+      });
+      const differs =
+        unlike.length === 0
+          ? ""
+          : `${unlike.join(", ")} differs from what this Instance declares (tier, sizes or user), so unless the program changed since, ` +
+            "it is not a VM an interrupted create of this resource made. ";
       throw new StrangerHere(
         `hostname: an instance named ${hostname} already exists in location ${locationId} (${strangers.join(", ")}) and this ` +
-          "resource does not manage it, so no second one was created. If another Instance of this stack renames it away in " +
+          "resource does not manage it, so no second one was created. " + differs +
+          "It may be another stack's or someone else's on this account (stacks of one program sharing an account need a " +
+          "hostname each, e.g. from stack config or pulumi.getStack()): never adopt those, since adopting makes the VM as this " +
+          "Instance declares and this stack's destroy would delete it. If another Instance of this stack renames it away in " +
           "this up, its update came too late: if it waits for another resource, give this Instance dependsOn on that Instance; " +
           "if it depends on this one, do the rename in an up of its own first. If it is the old VM of another Instance's " +
           "replacement that a failed `pulumi up` left (the engine deletes it only at the end of an up without errors), run " +
@@ -778,8 +800,8 @@ async function createBesideNoStranger(
           `adoptId: "${strangers[0]}" on this Instance to manage it (then \`pulumi refresh --clear-pending-creates\` ` +
           "drops Pulumi's warning about the interrupted create, once every VM it names is adopted or deleted). Never adopt a VM " +
           "another resource of this stack declares (with `--target` or `--exclude` the provider cannot tell which those are). " +
-          "Otherwise delete it or choose another hostname. (Replacing an Instance with `pulumi up --replace` while keeping its " +
-          "hostname needs the resource option deleteBeforeReplace: true.)",
+          "Otherwise, if it is nobody's, delete it, or choose another hostname. (Replacing an Instance with `pulumi up --replace` " +
+          "while keeping its hostname needs the resource option deleteBeforeReplace: true.)",
         strangers,
       );
     },
