@@ -103,7 +103,12 @@ export class SharedHostnameListing {
         return this.source.listAll({ search: hostname });
       }),
     );
-    return found.flat();
+    // Each VM once: a search over several pages while another client creates or deletes VMs of matching names shifts
+    // rows between pages, and a row read at the end of one page and again at the top of the next was two VMs to the
+    // look after an ambiguous create (multistack audit).
+    const byUuid = new Map<string, InstanceListItem>();
+    for (const row of found.flat()) if (!byUuid.has(row.uuid)) byUuid.set(row.uuid, row);
+    return [...byUuid.values()];
   }
 }
 

@@ -89,3 +89,25 @@ test("a create meeting another stack's VM of its hostname (other sizes) is refus
   expect(message).toContain("It may be another stack's or someone else's on this account");
   expect((await simState()).instances.filter((i: any) => i.hostname === "ms-prod").map((i: any) => i.uuid)).toEqual([theirs]);
 });
+
+test("a hostname search over several pages, while another client creates a VM of a matching name, answers each VM once, though the pages showed a row twice", async () => {
+  const { SharedHostnameListing } = await import("../../provider/wait/hostname-listing");
+  const { collectAll } = await import("../../provider/api/paginate");
+  const add = (hostname: string) => admin("POST", "/instances", { hostname });
+  await add("shift-old");
+  const ours = (await add("shift")).data.uuid as string;
+  for (let n = 0; n < 99; n++) await add(`shift-${n}`); // ours is now the 100th newest: the last row of page 1
+  const source = {
+    list: (q: any, o?: any) => client.instances.list(q, o),
+    listAll: (q: any) =>
+      collectAll(async (page) => {
+        const answer = await client.instances.list({ limit: 100, ...q, page });
+        if (page === 1) await add("shift-new"); // another stack's create between the two page reads
+        return answer;
+      }),
+  };
+  const listing = new SharedHostnameListing(source as any);
+  (listing as any).multiPage = true; // the account spans several pages
+  const rows = await listing.named("shift");
+  expect(rows.map((r) => r.uuid)).toEqual([ours]);
+});

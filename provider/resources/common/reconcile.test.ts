@@ -95,6 +95,21 @@ describe("writeExactlyOnce", () => {
     expect(sends).toBe(2);
   });
 
+  it("takes the one new object when a paged list shifting under another client's writes shows its row twice", async () => {
+    let sends = 0;
+    let listed = ["old"];
+    const id = await writeExactlyOnce(write({
+      candidates: async () => listed,
+      send: async () => {
+        sends++;
+        // page 1 ends with the new row; another client's create pushes it to the top of page 2, read next
+        listed = ["old", "new", "new"];
+        throw ambiguous();
+      },
+    }));
+    expect(id).toBe("new");
+    expect(sends).toBe(1);
+  });
   it("names every new object when several appeared, and takes none", async () => {
     let listed: string[] = [];
     await expect(

@@ -158,7 +158,10 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
   const sleep = write.sleep ?? systemClock.sleep;
   const maxSends = write.maxSends ?? 1;
   const startedAt = new Date();
-  const list = () => readPersistently(`the existing ${write.what}`, write.deadline, write.candidates, sleep);
+  // Each id once: a paged list read while another client adds or removes objects shifts rows between pages, and a row
+  // read twice (the end of one page, then the top of the next) was counted as two new objects after an ambiguous
+  // failure: refused as "2 new ones appeared" with no id, so the one it made was left out of the state (multistack audit).
+  const list = async () => [...new Set(await readPersistently(`the existing ${write.what}`, write.deadline, write.candidates, sleep))];
   const existing = await list();
   const taken = write.takeOver?.(existing);
   if (taken !== undefined) return taken;

@@ -50,6 +50,14 @@ describe("withUnconfirmedCreates", () => {
     expect(error.message).toMatch(/may exist.*recorded in the stack as unconfirmed.*pulumi refresh.*pulumi up.*pulumi destroy/);
   });
 
+  it("refresh resolves to the one new object when a shifting paged list shows its row twice", async () => {
+    const { provider, calls } = fakeResource();
+    const p = withUnconfirmedCreates(provider, async () => ["old", "new", "new"]);
+    const { id, properties } = await recorded(p);
+    expect(await p.read(id, properties)).toMatchObject({ id: "new" });
+    expect(calls).toEqual([`read new ${JSON.stringify({ hostname: "web-1" })}`]);
+  });
+
   it("diff of a placeholder is a replace that deletes first; of a real id, the resource's own", async () => {
     const { provider } = fakeResource();
     const p = withUnconfirmedCreates(provider, async () => []);

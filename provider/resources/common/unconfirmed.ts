@@ -91,7 +91,8 @@ async function appearedSince(
   // e.g. a VM renamed into the hostname by this up; deleting it would delete that resource's VM: replacements.ts)
   const listed = await readPersistently(`the ${record.what} (unconfirmed create ${id})`, deadline, () => find(props));
   const { fitting, unlike } = Array.isArray(listed) ? { fitting: listed, unlike: [] } : listed;
-  const appeared = (ids: string[]): string[] => ids.filter((x) => !before.has(x) && !claimedByStack.has(x.toLowerCase()));
+  // (each once: a paged list read while other clients add objects can show a row twice: reconcile.ts)
+  const appeared = (ids: string[]): string[] => [...new Set(ids)].filter((x) => !before.has(x) && !claimedByStack.has(x.toLowerCase()));
   return { record, found: appeared(fitting), unlike: appeared(unlike) };
 }
 
