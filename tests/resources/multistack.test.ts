@@ -111,3 +111,19 @@ test("a hostname search over several pages, while another client creates a VM of
   const rows = await listing.named("shift");
   expect(rows.map((r) => r.uuid)).toEqual([ours]);
 });
+
+test("a create whose answer is lost after the API acted, while another stack creates its VM of the hostname (other user), takes its own VM only", async () => {
+  const aInputs = await checked(instance(), { locationId: 1, tierId: 1, templateId: 1, hostname: "ms-race", cpu: 1, memory: 1, storage: 20, username: "deploy", password: "Blue-Horse-42" });
+  await admin("POST", "/faults", { resetNext: { operation: "createInstance", afterProcessing: true } });
+  const mark = sim.requests().at(-1)!.seq;
+  const aP = instance().create(aInputs);
+  await until(() => sim.requests().some((q) => q.seq > mark && q.operation === "createInstance"));
+  const other = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false });
+  const theirs = (await other.instances.create({ locationId: 1, tierId: 1, templateId: 1, hostname: "ms-race", cpu: 1, memory: 1, storage: 20,
+    username: "ops", password: "Other-Stack-42", usePublicIp: false } as any)).uuid;
+  const { id } = await aP;
+  const vms = (await simState()).instances.filter((i: any) => i.hostname === "ms-race");
+  expect(vms).toHaveLength(2);
+  expect(id).not.toBe(theirs);
+  expect(vms.find((v: any) => v.uuid === id)).toMatchObject({ username: "deploy" });
+});
