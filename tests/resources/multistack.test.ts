@@ -127,3 +127,31 @@ test("a create whose answer is lost after the API acted, while another stack cre
   expect(id).not.toBe(theirs);
   expect(vms.find((v: any) => v.uuid === id)).toMatchObject({ username: "deploy" });
 });
+
+test("a snapshot whose request is reset before processing does not take a colleague's snapshot of that name on the VM (another description)", async () => {
+  const vm = await createRunningInstance(client, "ms-snap-vm");
+  const snap = providers.Snapshot as P;
+  const inputs = await checked(snap, { instanceId: vm, name: "nightly" });
+  await admin("POST", "/faults", { resetNext: { operation: "createSnapshot", afterProcessing: false } });
+  const mark = sim.requests().at(-1)!.seq;
+  const mine = snap.create(inputs);
+  await until(() => sim.requests().some((q) => q.seq > mark && q.operation === "createSnapshot"));
+  // a colleague takes a snapshot of the same name in the panel at that moment
+  const other = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false });
+  const theirs = (await other.snapshots.create(vm, { name: "nightly", description: "before the kernel upgrade" })).snap_uuid;
+  const outcome = await mine.then((r) => r.id, (e: Error) => e.message);
+  expect(outcome).not.toBe(theirs);
+  expect((await simState()).snapshots.filter((s: any) => s.uuid === theirs)).toHaveLength(1);
+});
+
+test("an unconfirmed snapshot's record is not resolved to a colleague's snapshot of that name (another description)", async () => {
+  const vm = await createRunningInstance(client, "ms-snap-vm2");
+  const snap = providers.Snapshot as P;
+  const inputs = await checked(snap, { instanceId: vm, name: "weekly" });
+  const placeholder = "unconfirmed-7b4e28ba-2fa1-41d2-883f-0016d3cca427";
+  const props = { ...inputs, unconfirmedCreate: { what: `snapshot "weekly" of instance ${vm}`, sentAt: new Date().toISOString(), existing: [], howToFind: "getSnapshots" } };
+  const theirs = (await client.snapshots.create(vm, { name: "weekly", description: "mine, by hand" })).snap_uuid;
+  expect(await snap.read(placeholder, props)).toEqual({});
+  await snap.delete(placeholder, props);
+  expect((await simState()).snapshots.filter((s: any) => s.uuid === theirs)).toHaveLength(1);
+});

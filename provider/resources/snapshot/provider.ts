@@ -22,7 +22,7 @@ import { sharedReadFor } from "../../wait/shared-read";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
-import { writeExactlyOnce } from "../common/reconcile";
+import { readPersistently, writeExactlyOnce } from "../common/reconcile";
 import { claimedByStack, replacementsInProgress } from "../common/replacements";
 import { ignoredInputs } from "../common/ignore-changes";
 import { declarationsKept, diffSnapshot, snapshotUpdateRefusal } from "./diff";
@@ -113,6 +113,12 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
     requestBoundMs: client.requestTimeoutMs,
     howToFind: `getSnapshots({ instanceId: "${inputs.instanceId}" })`,
     candidates: () => snapshotsNamed(client, inputs.instanceId, inputs.name),
+    // A snapshot of the name with another description was taken by someone else (a colleague in the panel, at the
+    // moment this request's answer was lost): never taken for this one (multistack audit: it was, and this stack's
+    // destroy deleted it).
+    madeByThisWrite: async (id) =>
+      (await readPersistently(`the snapshots of instance ${inputs.instanceId}`, deadline, () => listOrGone(client, inputs.instanceId)))
+        ?.find((s) => s.id === id)?.description === inputs.description,
     // `pulumi up --replace` (create-before-delete) lands here too: the engine skips Diff for it (pulumi/pulumi
     // pkg/resource/deploy/step_generator.go, diff() and isTargetedReplace) and gives Check no olds, so the old snapshot is
     // not in replacementsInProgress and cannot be told from a leftover of an interrupted up (taking a second one beside a
@@ -195,8 +201,13 @@ async function adoptSnapshot(client: VmHostClient, inputs: SnapshotInputs, adopt
 /** The Snapshot provider (registered as `providers.Snapshot`). */
 export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotOutputs>({
   inputsSchema,
-  findUnconfirmed: async (recorded) =>
-    recorded.instanceId && recorded.name ? snapshotsNamed(getClient(), recorded.instanceId, recorded.name) : [],
+  // (one of the name with another description is someone else's: named, never taken; see takeSnapshot)
+  findUnconfirmed: async (recorded) => {
+    if (!recorded.instanceId || !recorded.name) return [];
+    const named = ((await listOrGone(getClient(), recorded.instanceId)) ?? []).filter((s) => s.name === recorded.name);
+    const fits = (s: ApiSnapshot) => recorded.description === undefined || s.description === recorded.description;
+    return { fitting: named.filter(fits).map((s) => s.id), unlike: named.filter((s) => !fits(s)).map((s) => s.id) };
+  },
   // (the inputs ignoreChanges keeps as the state has them: neither a change nor a new declaration, diff.ts)
   diff: (olds, news, id) => {
     const adopted = isAdoptedIn(olds, news, id);
