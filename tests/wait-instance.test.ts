@@ -362,6 +362,24 @@ describe("instance waits", () => {
     forgetDurations();
   });
 
+  it("a usual duration far too long (an outlier learned once) is replaced by what the next wait saw, not averaged in", async () => {
+    // multistack audit: 20 s learned for 0.05 s operations made each wait sleep 18 s, and each run learned its own
+    // sleep back, about 3 % shorter
+    const uuid = await idleVmKnowingNothing("outlier");
+    durationsFor(client.baseUrl).learn("resize-outlier", 80_000); // the simulator's operations take 10 s
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
+    await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-outlier", deadline: deadline(600_000), until: (d) => d.cpu === 2, clock: waitClock });
+    // seen running at the start, then settled when the wait woke (72 s): the end lies between, its middle is learned
+    expect(durationsFor(client.baseUrl).expected("resize-outlier")).toBeLessThan(40_000);
+    // the next wait wakes at a tenth before that, and from then on (the operation ran longer) learns it closely
+    await client.instances.resize(uuid, { cpu: 3, memory: 2, storage: 20 });
+    await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-outlier", deadline: deadline(600_000), until: (d) => d.cpu === 3, clock: waitClock });
+    await client.instances.resize(uuid, { cpu: 2, memory: 2, storage: 20 });
+    await waitForInstanceSettled(client, uuid, { what: "resize", kind: "resize-outlier", deadline: deadline(600_000), until: (d) => d.cpu === 2, clock: waitClock });
+    expect(durationsFor(client.baseUrl).expected("resize-outlier")).toBeLessThan(20_000);
+    forgetDurations();
+  });
+
   it("a timer that fires a millisecond early still makes the end read (not a list tick, then the read a tick later)", async () => {
     const uuid = await idleVmKnowingNothing("end-read-early-timer");
     const interval = statusPollerFor(client).intervalMs;
@@ -459,7 +477,7 @@ describe("where an operation most likely ended (what is learned)", () => {
   it("further apart (watch ticks left out): the usual end where it fits between them, else the nearer answer", () => {
     expect(endEstimate(2_000, 10_450, 10_000, interval)).toBe(10_000);
     expect(endEstimate(undefined, 10_450, 10_000, interval)).toBe(10_000);
-    expect(endEstimate(2_000, 10_450, 12_000, interval)).toBe(10_450); // ended before the usual end
+    expect(endEstimate(2_000, 10_450, 12_000, interval)).toBe(6_225); // ended before the usual end: between the answers
     expect(endEstimate(2_000, 10_450, 1_000, interval)).toBe(2_000); // still running after it
   });
   it("nothing known and no answer near the end: the middle, or the settled answer when nothing saw it running", () => {

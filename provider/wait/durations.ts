@@ -65,14 +65,17 @@ export class DurationStore {
     return this.load()[kind]?.ms;
   }
 
-  /** Records one observed duration of `kind` and keeps it in the file (best effort). */
-  learn(kind: string, ms: number): void {
+  /**
+   * Records one observed duration of `kind` and keeps it in the file (best effort). `replace`: the observation shows
+   * the usual duration is too long (wait/instance.ts endedBeforeUsual): it takes its place instead of being averaged in.
+   */
+  learn(kind: string, ms: number, replace = false): void {
     if (!(ms > 0) || !Number.isFinite(ms)) return;
     const kinds = this.load();
     const previous = kinds[kind];
-    kinds[kind] = previous
+    kinds[kind] = previous && !replace
       ? { ms: previous.ms * (1 - NEW_SAMPLE_WEIGHT) + ms * NEW_SAMPLE_WEIGHT, samples: previous.samples + 1 }
-      : { ms, samples: 1 };
+      : { ms, samples: (previous?.samples ?? 0) + 1 };
     this.save(kinds);
   }
 
