@@ -4,7 +4,7 @@
  * adopt, refusing a disk attached to another instance, delete-first replacement, a failure after the attach
  * recorded with its id, and the fallback view for hosts without the block storage list.
  */
-import { startHarness, up, preview, type FullProvider, type SimHarness, type SimState } from "./attachment-helpers";
+import { startHarness, up, preview, until, type FullProvider, type SimHarness, type SimState } from "./attachment-helpers";
 import { blockStorageAttachmentProvider } from "../../provider/resources/block-storage-attachment/provider";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import type { BlockStorageAttachmentOutputs } from "../../provider/resources/block-storage-attachment/inputs";
@@ -107,6 +107,26 @@ describe("drift and 404", () => {
     await provider.delete(id, outs);
     expect(h.operationsSince(mark)).not.toContain("detachBlockStorage");
     expect((await diskOf(disk.uuid)).instanceUuid).toBe(vm2);
+    await h.client.storage.detach(disk.uuid);
+  });
+
+  it("a disk moved to another VM while the delete waited for its VM to be idle stays on that VM", async () => {
+    const [vm1, vm2] = [await h.newInstance("bsa-race-1"), await h.newInstance("bsa-race-2")];
+    const disk = disks[2]!;
+    const { id, outs } = await up<BlockStorageAttachmentOutputs>(provider, { blockStorageId: disk.uuid, instanceId: vm1 });
+    await h.setFaults({ stickNext: { kind: "stop" } });
+    await h.client.instances.stop(vm1); // an operation started in the panel: the VM is busy
+    const mark = h.mark();
+    const deleting = provider.delete(id, outs);
+    // the delete has seen the disk attached here and waits for the VM to be idle
+    await until(() => h.operationsSince(mark).filter((o) => o === "listInstances").length >= 2);
+    await h.admin("PATCH", `/block-storages/${disk.uuid}`, { instanceId: null }); // moved in the panel meanwhile
+    await h.admin("PATCH", `/block-storages/${disk.uuid}`, { instanceId: vm2 });
+    await h.admin("POST", `/instances/${vm1}/finish-operation`, {});
+    await deleting;
+    // audit (destroy): the detach was sent after the wait without looking again, taking the disk off the other VM
+    expect((await diskOf(disk.uuid)).instanceUuid).toBe(vm2);
+    expect(h.operationsSince(mark)).not.toContain("detachBlockStorage");
     await h.client.storage.detach(disk.uuid);
   });
 

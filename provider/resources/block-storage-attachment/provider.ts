@@ -282,6 +282,10 @@ async function remove(id: string, props: BlockStorageAttachmentOutputs): Promise
   const what = `block storage ${id} to be detached from instance ${instanceId}`;
   try {
     await runInstanceOperation(client, instanceId, { what, deadline }, async () => {
+      // Looked at again once the VM is idle: the wait (an operation started in the panel, a busy answer) may have
+      // been long, and the detach takes the disk off whatever VM holds it (audit: a disk moved to another VM in the
+      // meantime was detached from that VM).
+      if ((await diskState(client, id, instanceId, locationId)).state.kind !== "attached") return;
       try {
         await client.storage.detach(id);
       } catch (error) {
