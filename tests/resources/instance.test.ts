@@ -755,6 +755,18 @@ describe("delete", () => {
     await admin("POST", `/instances/${late.id}/finish-operation`, {});
   });
 
+  it("a delete the API ends with status Error: the error says the VM is still there and how to finish the job; the next delete does", async () => {
+    const { id, outs } = await up({ ...validCreate, hostname: "del-failed" });
+    await admin("POST", "/faults", { failNext: { kind: "delete" } });
+    // audit (destroy): "instance … to be deleted failed: the instance reports status Error", nothing about what is left
+    await expect(provider().delete(id, outs)).rejects.toThrow(
+      new RegExp(`^instance ${id} was not deleted: the instance reports status Error after its delete, and the VM still exists \\(it may bill\\)\\. It stays in the stack: the next \`pulumi destroy\``),
+    );
+    expect((await simState()).instances.find((i) => i.uuid === id)).toMatchObject({ status: "Error" });
+    await provider().delete(id, outs);
+    expect((await simState()).instances.find((i) => i.uuid === id)).toBeUndefined();
+  });
+
   it("a VM that stays busy past the delete deadline: the error names the wait for it to be idle, and nothing was sent", async () => {
     const { id, outs } = await up({ ...validCreate, hostname: "del-busy-late", timeouts: { delete: "1s" } });
     await admin("POST", "/faults", { stickNext: { kind: "stop" } });

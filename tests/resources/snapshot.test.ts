@@ -145,6 +145,18 @@ describe("Snapshot lifecycle", () => {
     }
   });
 
+  it("a delete the API ends with status Error: the error says the snapshot is still there and how to finish the job; the next delete does", async () => {
+    const created = await provider.create(await checked({ instanceId: vm, name: "del-fails", description: "d" }));
+    sim.setFaults({ failNext: { kind: "snapshotDelete" } });
+    // audit (destroy): "snapshot … to be deleted failed: the API reports status Error", nothing about what is left
+    await expect(provider.delete!(created.id, created.outs)).rejects.toThrow(
+      `snapshot ${created.id} of instance ${vm} was not deleted: the API reports status Error for it after its delete, and it is still listed (it may bill). It stays in the stack: the next \`pulumi destroy\``,
+    );
+    expect((await client.snapshots.list(vm)).find((s) => s.id === created.id)?.status).toBe("Error");
+    await provider.delete!(created.id, created.outs);
+    expect((await client.snapshots.list(vm)).map((s) => s.id)).not.toContain(created.id);
+  });
+
   it("shows drift: a snapshot deleted out of band reads as gone", async () => {
     const created = await provider.create(await checked({ instanceId: vm, name: "drift" }));
     await client.snapshots.delete(vm, created.id);

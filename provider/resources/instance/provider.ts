@@ -1160,7 +1160,17 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
         await client.instances.delete(id, { removeIp, removeBlockStorage: options.removeBlockStorage });
         return false;
       });
-      if (!gone) await waitForInstanceGone(client, id, { what, deadline });
+      if (!gone) await waitForInstanceGone(client, id, { what, deadline }).catch((e: unknown) => {
+        // (audit: "instance … to be deleted failed: the instance reports status Error" said neither that the VM is
+        // still there, billing, nor what to do)
+        if (!(e instanceof WaitFailedError)) throw e;
+        throw new ProviderError(
+          `instance ${id} was not deleted: ${e.detail} after its delete, and the VM still exists (it may bill). It stays in the ` +
+            "stack: the next `pulumi destroy` (or `pulumi up`, for a VM the program no longer declares) sends the delete again; or " +
+            "delete it in the host's panel and run `pulumi refresh`.",
+          { cause: e },
+        );
+      });
     },
     { deadline, what },
   );

@@ -318,6 +318,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     }
     const started = systemClock.now();
     const shared = sharedSnapshotList(client, props.instanceId);
+    let failedWith: string | undefined;
     await pollUntil<void>({
       what: `snapshot ${id} of instance ${props.instanceId} to be deleted`,
       deadline,
@@ -327,9 +328,22 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
       poll: async () => {
         const snapshot = (await shared.read())?.find((s) => s.id === id);
         if (!snapshot) return { done: true, value: undefined };
-        if (snapshotProgress(snapshot.status) === "failed") return { failed: true, message: `the API reports status ${snapshot.status}` };
+        if (snapshotProgress(snapshot.status) === "failed") {
+          failedWith = snapshot.status;
+          return { failed: true, message: `the API reports status ${snapshot.status}` };
+        }
         return { done: false, status: snapshot.status };
       },
+    }).catch((e: unknown) => {
+      // (audit: "… to be deleted failed: the API reports status Error" said neither that the snapshot is still
+      // there, billing, nor what to do)
+      if (failedWith === undefined) throw e;
+      throw new ProviderError(
+        `snapshot ${id} of instance ${props.instanceId} was not deleted: the API reports status ${failedWith} for it after its delete, ` +
+          "and it is still listed (it may bill). It stays in the stack: the next `pulumi destroy` (or `pulumi up`, for a snapshot " +
+          "the program no longer declares) sends the delete again; or delete it in the host's panel and run `pulumi refresh`.",
+        { cause: e },
+      );
     });
     learnDuration(client, `${KIND_DELETE}-gone`, systemClock.now() - started);
   },
