@@ -65,7 +65,38 @@ it("the delete of a PublicIp recorded detached (a destroy before the up that ass
   const refreshed = await publicIp.read(ip.id, ip.outs);
   said.length = 0;
   await publicIp.delete(ip.id, refreshed.props);
-  expect(said.join("\n")).toContain(`(${ip.id}) was taken off instance ${vm.id} out of band and stays reserved in your account`);
+  expect(said.join("\n")).toContain(`(${ip.id}) is no longer on instance ${vm.id} (taken off outside this run) and is on no VM: it stays reserved in your account`);
+  await instance.delete(vm.id, vm.outs);
+});
+
+it.each([["after a refresh", true], ["without a refresh", false]])(
+  "the delete of a PublicIp whose address another VM now holds (moved in the panel, %s) names that VM and never says to release it",
+  async (_what, refresh) => {
+    const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: `moved-away-${refresh}` });
+    const other = await up<InstanceOutputs>(instance, { ...validCreate, hostname: `moved-to-${refresh}` });
+    const ip = await up(publicIp, { instanceId: vm.id });
+    await h().outOfBand(vm.id, { publicIp: false });
+    await h().outOfBand(other.id, { publicIp: ip.id });
+    const props = refresh ? (await publicIp.read(ip.id, ip.outs)).props : ip.outs;
+    said.length = 0;
+    await publicIp.delete(ip.id, props);
+    expect((await h().state()).instances.find((i) => i.uuid === other.id)?.publicIpUuid).toBe(ip.id);
+    // audit (destroy): after a refresh the delete said "stays reserved in your account ... Release it in the host's
+    // panel" of an address another VM was using; without a refresh it said nothing
+    expect(said.join("\n")).toContain(`is no longer on instance ${vm.id} but on instance ${other.id} (moved-to-${refresh}), so it is left there`);
+    expect(said.join("\n")).not.toContain("Release it");
+    await instance.delete(vm.id, vm.outs);
+    await instance.delete(other.id, other.outs);
+  },
+);
+
+it("the delete of a PublicIp whose address was taken off in the panel, without a refresh, says it stays reserved", async () => {
+  const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "taken-off-unrefreshed" });
+  const ip = await up(publicIp, { instanceId: vm.id });
+  await h().outOfBand(vm.id, { publicIp: false });
+  said.length = 0;
+  await publicIp.delete(ip.id, ip.outs);
+  expect(said.join("\n")).toContain(`(${ip.id}) is no longer on instance ${vm.id} (taken off outside this run) and is on no VM: it stays reserved in your account (it may bill)`);
   await instance.delete(vm.id, vm.outs);
 });
 

@@ -464,15 +464,10 @@ function leftForTheInstance(client: VmHostClient, id: string, props: PublicIpOut
 async function remove(id: string, props: PublicIpOutputs): Promise<void> {
   const client = getClient();
   const instanceId = props.instanceId;
-  if (props.detached === true && !reclaimedHere.has(id.toLowerCase()))
-    // Taken off in the panel, recorded at refresh: only the delete of a VM holding it releases an address.
-    progressLog(
-      `address ${props.ipAddress} (${id}) was taken off instance ${instanceId} out of band and stays reserved in your account (it may bill): ` +
-        "the API releases an address only with a VM that holds it. Release it in the host's panel.",
-    );
   const deadline = resourceDeadline(props.timeouts, "delete");
   const holdsIt = (d: InstanceDetail) => currentAddress(d)?.id === id;
   let left = false;
+  let notHeld = false;
   // No read before the lock: the fresh read under it decides (instance gone, or it no longer holds THIS address,
   // removed or swapped for another one that is not ours: nothing to do), and a gone instance ends the idle wait.
   try {
@@ -482,6 +477,7 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
       { what: `address ${id} to be removed from instance ${instanceId}`, deadline, until: (d) => left || !holdsIt(d) },
       async () => {
         const fresh = await client.instances.find(instanceId);
+        notHeld = fresh !== undefined && !holdsIt(fresh);
         if (!fresh || !holdsIt(fresh)) return;
         left = leftForTheInstance(client, id, props);
         if (left) return;
@@ -516,6 +512,37 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
     if (error instanceof NotFoundError || !(await client.instances.find(instanceId))) return;
     throw error;
   }
+  if (notHeld && !reclaimedHere.has(id.toLowerCase())) await sayWhereTheAddressIs(client, id, props);
+}
+
+/**
+ * The delete of a PublicIp whose instance no longer holds the address (taken off or moved to another VM in the panel,
+ * or by an interrupted run) leaves it alone, and says where it is: on another VM (never to be released: audit, a
+ * destroy after a refresh told the user to release in the panel an address another VM was using), or on none, where
+ * it stays reserved and may bill (audit: without a refresh, the destroy said nothing of it). The instance list's
+ * rows carry each VM's address; a list that cannot be read leaves both possibilities in the message.
+ */
+async function sayWhereTheAddressIs(client: VmHostClient, id: string, props: PublicIpOutputs): Promise<void> {
+  const address = props.ipAddress ? `${props.ipAddress} (${id})` : id;
+  const madeByApi = props.publicNetworkId === undefined && props.adoptId === undefined;
+  const reserved = madeByApi
+    ? "it stays reserved in your account (it may bill): the API releases an address only with a VM that holds it. Release it in the host's panel unless you keep it"
+    : "it stays in your account as the reserved address it was";
+  let holder: { uuid: string; hostname: string } | undefined;
+  try {
+    holder = props.ipAddress ? (await client.instances.listAll()).find((row) => row.ip_address === props.ipAddress && row.uuid.toLowerCase() !== props.instanceId.toLowerCase()) : undefined;
+  } catch (error) {
+    progressLog(
+      `address ${address} is no longer on instance ${props.instanceId}, so it is left as it is. Where it is now could not be read ` +
+        `(${errorText(error)}): if it is on another VM, it stays there; if it is on none, ${reserved}.`,
+    );
+    return;
+  }
+  progressLog(
+    holder
+      ? `address ${address} is no longer on instance ${props.instanceId} but on instance ${holder.uuid} (${holder.hostname}), so it is left there, untouched.`
+      : `address ${address} is no longer on instance ${props.instanceId} (taken off outside this run) and is on no VM: ${reserved}.`,
+  );
 }
 
 /** The PublicIp dynamic provider: `providers.PublicIp` of `pulumi-vmhost/provider`. */
