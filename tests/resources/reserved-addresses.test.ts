@@ -126,3 +126,14 @@ it("destroying an Instance that holds the reserved address its program pins leav
   expect(after.publicIps.find((p) => p.uuid === a)).toMatchObject({ instanceUuid: null }); // released before the fix (soak)
   expect(said).toContain(`instance ${vm.id} is deleted: the reserved address ${a} its program pinned stays in your account`);
 });
+
+it("an Instance that never managed its address says which address its delete releases (known limit: it cannot tell yours)", async () => {
+  // destroy audit: a reserved address of the user's put on the VM in the panel was released without a word
+  const [a] = (await h().state()).publicIps.filter((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null).map((p) => p.uuid);
+  const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "unmanaged-address" });
+  await h().outOfBand(vm.id, { publicIp: a });
+  const address = (await h().state()).publicIps.find((p) => p.uuid === a)!.address;
+  said.length = 0;
+  await instance.delete(vm.id, vm.outs);
+  expect(said.join("\n")).toContain(`instance ${vm.id} is deleted with the address it holds, ${address}, released (deleteOptions.removePublicIp)`);
+});

@@ -1102,6 +1102,14 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
               progressLog(`instance ${id} is deleted: the reserved address ${props.usersPublicIpId} its program pinned earlier stays in your account`);
             }
           }
+          // Which address goes is said (destroy audit: a reserved address of the user's put on the VM in the panel was
+          // released without a word; it cannot be told from a PublicIp's deletedWith the VM: README, known limit).
+          const holding = "public_ip" in idle ? idle.public_ip?.ip_address : idle.ip_address;
+          if (removeIp && holding && !props.reservedPublicIpId)
+            progressLog(
+              `instance ${id} is deleted with the address it holds, ${holding}, released (deleteOptions.removePublicIp): this Instance does ` +
+                "not manage its address, so it is taken for a PublicIp's deletedWith the VM; a reserved address of yours on the VM goes too",
+            );
         } else {
           // Only the address the API gave this resource is released (madeAddressOf): when the VM holds another one
           // (a reserved address of the user's swapped in or put on in the panel, or the one the program pins), ours,
