@@ -133,14 +133,19 @@ describe("shared instance status poller", () => {
     expect(poller.stats()).toEqual({ ticks: 1, requests: 1, answered: 2, skipped: 0 });
   });
 
-  it("reads further pages only until every waited instance is found; an unlisted one is undefined", async () => {
-    const rows = Array.from({ length: 250 }, (_, i) => row(`vm-${i}`));
+  it("reads further pages until every waited instance is found, but never more pages than instances still missing", async () => {
+    const rows = Array.from({ length: 1100 }, (_, i) => row(`vm-${i}`));
     const list = fakeList(rows, 100);
     const poller = new InstanceStatusPoller(list.listPage, 1000, list.clock);
-    await expect(poller.status("vm-120")).resolves.toMatchObject({ uuid: "vm-120" });
+    const four = await Promise.all(["vm-5", "vm-120", "vm-220", "vm-1050"].map((uuid) => poller.status(uuid)));
+    // page 1: vm-5 (3 missing), page 2: vm-120 (2 missing, 2 pages read): the other two are left to their waits'
+    // detail reads (two requests) rather than 9 more pages
+    expect(four.map((r) => r?.uuid)).toEqual(["vm-5", "vm-120", undefined, undefined]);
     expect(list.requests.map((r) => r.page)).toEqual([1, 2]);
-    await expect(poller.status("vm-gone")).resolves.toBeUndefined();
-    expect(list.requests.map((r) => r.page)).toEqual([1, 2, 1, 2, 3]);
+    // a lone wait of an old VM (multistack audit: every tick read all 11 pages): one page
+    await expect(poller.status("vm-1050")).resolves.toBeUndefined();
+    expect(list.requests.map((r) => r.page)).toEqual([1, 2, 1]);
+    await expect(poller.status("vm-50")).resolves.toMatchObject({ uuid: "vm-50" });
   });
 
   it("a failed list request fails that tick's waiters only; the next tick works", async () => {

@@ -92,7 +92,12 @@ export class InstanceStatusPoller {
     return { ...this.counters };
   }
 
-  /** One tick: list pages until every asked instance is found (or the list ends). */
+  /**
+   * One tick: list pages until every asked instance is found, the list ends, or as many pages were read as asked
+   * instances are still missing: each of those costs one detail read instead (its wait reads the detail when the
+   * list does not show it), cheaper than paging on through an account of many VMs (multistack audit: a resize of an
+   * old VM with 1,000 other VMs in the account read all 11 pages every tick, 12 requests/s of a shared rate limit).
+   */
   private async tick(batch: Batch<StatusAsk>): Promise<(ask: StatusAsk) => InstanceListItem | undefined | typeof TICK_SKIPPED> {
     // Decided on the asks made so far and closed at once: a status() ask made later goes to the next tick.
     if (batch.peek().every((a) => a.watchOnly) && this.rateLimit.reachedWithin(RATE_LIMIT_BUSY_WITHIN_MS)) {
@@ -108,7 +113,7 @@ export class InstanceStatusPoller {
       const list = await this.listPage(page, page === 1 ? () => void batch.close() : undefined);
       wanted ??= new Set(batch.close().map((a) => a.uuid));
       for (const row of list.data) if (wanted.has(row.uuid)) found.set(row.uuid, row);
-      if (found.size === wanted.size || list.data.length === 0 || page >= list.page.total_pages) break;
+      if (found.size === wanted.size || list.data.length === 0 || page >= list.page.total_pages || page >= wanted.size - found.size) break;
     }
     this.counters.answered += batch.close().length;
     return (ask) => found.get(ask.uuid);
