@@ -97,6 +97,18 @@ describe("lifecycle", () => {
     expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[0]!.uuid);
   });
 
+  it("a host that refuses the blank vswitch that leaves a network: the delete says the panel is the way out", async () => {
+    // simulator audit: api-spec.md marks vswitch required; the raw 422 said nothing of why or what to do
+    const vm = await h.newInstance("vsa-no-leave");
+    const program = { instanceId: vm, vswitchId: jkt[0]!.uuid };
+    const { id, outs } = await up<VswitchAttachmentOutputs>(provider, program);
+    await h.setFaults({ respondNext: { operation: "updatePrivateNetwork", status: 422, message: "The vswitch field is required.", errors: { vswitch: ["The vswitch field is required."] } } });
+    await expect(provider.delete(id, outs)).rejects.toThrow(
+      `the host refused to take instance ${vm} off its private network (The vswitch field is required.): on this host the API has no call to leave a private network. Take the instance off the network in the host's panel`,
+    );
+    expect((await h.instance(vm))!.vswitchUuid).toBe(jkt[0]!.uuid);
+  });
+
   it("reads the network from the list when it is listed (no lookup by uuid), and by uuid when the host's list leaves it out", async () => {
     const vm = await h.newInstance("vsa-lookup");
     const program = { instanceId: vm, vswitchId: jkt[1]!.uuid };

@@ -4,7 +4,7 @@
  * `create` and `read` produce outputs through the same function and a refresh right after an up shows no
  * change.
  */
-import { privateAddressIn } from "../common/private-address";
+import { privateAddressIn } from "../common/private-network";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 

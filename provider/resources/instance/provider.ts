@@ -35,6 +35,7 @@ import { instanceLock } from "../common/lock";
 import { refuseDeletingVmWithKeptObjects } from "../common/kept-with-vm";
 import { deletedOutsidePulumi, errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
+import { leavePrivateNetwork } from "../common/private-network";
 import { readPersistently, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { isUnconfirmedId } from "../common/unconfirmed";
 import { instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedUnderOldIdentity, replacementsInProgress } from "../common/replacements";
@@ -317,7 +318,7 @@ async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: Ste
         );
       return client.network.changePublicIp(id, { publicNetwork: step.action === "remove" ? null : step.publicNetworkId! });
     }
-    case "privateNetwork": return client.network.updatePrivateNetwork(id, { vswitch: step.vswitchId === "" ? null : step.vswitchId });
+    case "privateNetwork": return step.vswitchId === "" ? leavePrivateNetwork(client, id) : client.network.updatePrivateNetwork(id, { vswitch: step.vswitchId });
     case "power": return step.state === "running" ? client.instances.start(id) : client.instances.stop(id);
   }
 }

@@ -8,7 +8,7 @@
  * the same name cannot be told apart by the detail; the attachment then counts as present when the name
  * matches (the API gives nothing better).
  */
-import { privateAddressIn } from "../common/private-address";
+import { privateAddressIn } from "../common/private-network";
 import type { VswitchAttachmentInputs, VswitchAttachmentOutputs } from "./inputs";
 
 /** The part of a (normalized) vswitch list item this resource reads. */

@@ -15,6 +15,7 @@ import { runInstanceOperation } from "../../wait/instance";
 import { beforeTakingOver, vswitchAttachmentKey } from "../common/attachment-owners";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError, wasRefused } from "../common/errors";
+import { leavePrivateNetwork } from "../common/private-network";
 import { diffVswitchAttachment } from "./diff";
 import { attachmentId, inputsSchema, parseAttachmentId, type VswitchAttachmentInputs, type VswitchAttachmentOutputs } from "./inputs";
 import { inputsFromState, resolveAttachment, vswitchAttachmentOutputs, type AttachmentState, type VswitchRecord } from "./model";
@@ -208,8 +209,7 @@ async function remove(id: string, props: VswitchAttachmentOutputs): Promise<void
       },
       async () => {
         if (stateOf(await client.instances.get(instanceId), vswitchId, vswitches).kind !== "attached") return;
-        // A blank vswitch detaches the instance.
-        await client.network.updatePrivateNetwork(instanceId, { vswitch: null });
+        await leavePrivateNetwork(client, instanceId);
       },
     );
   } catch (error) {
