@@ -181,6 +181,34 @@ describe("instance waits", () => {
     expect(await client.instances.find(uuid)).toBeUndefined();
   });
 
+  it("the delete of a VM already in Error: its status says nothing until an operation was seen (a flag that rises late)", async () => {
+    // destroy audit: a host whose operation flag rises a moment after the delete's answer would fail the delete of
+    // every failed VM at its first look ("the instance reports status Error")
+    const uuid = await createVm("gone-was-error");
+    clock.advanceSeconds(10);
+    await outOfBand(uuid, { status: "Error" });
+    let sent = false;
+    const lateFlagClock = {
+      now: () => clock.now(),
+      sleep: async (ms: number) => {
+        if (!sent) await client.instances.delete(uuid, { removeIp: true, removeBlockStorage: true }); // acted upon after the first look
+        sent = true;
+        clock.advanceSeconds(ms / 1000);
+      },
+    };
+    await waitForInstanceGone(client, uuid, { what: "deletion", deadline: deadline(600_000), clock: lateFlagClock, failedBefore: true });
+    expect(await client.instances.find(uuid)).toBeUndefined();
+
+    // no delete operation ever seen: failed once the grace has passed, saying so
+    const stays = await createVm("gone-never-started");
+    clock.advanceSeconds(10);
+    await outOfBand(stays, { status: "Error" });
+    const started = clock.now();
+    const err = await waitForInstanceGone(client, stays, { what: "deletion", deadline: deadline(600_000), clock: waitClock, failedBefore: true }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/stays in status Error, and no delete operation was seen running in 10 s/);
+    expect(clock.now() - started).toBeLessThan(30_000);
+  });
+
   it("waiting for a delete that never ends times out with the last status", async () => {
     const uuid = await createVm("gone-stuck");
     clock.advanceSeconds(10);

@@ -282,11 +282,21 @@ const endReadMissed = (client: VmHostClient, kind: string | undefined): void => 
 export async function waitForInstanceGone(
   client: VmHostClient,
   uuid: string,
-  opts: { what: string; deadline: Deadline; clock?: Clock; kind?: string },
+  opts: {
+    what: string; deadline: Deadline; clock?: Clock; kind?: string;
+    /**
+     * The instance was in a failure status (`Error`) before the delete was sent: that status then says nothing of the
+     * delete until an operation was seen running (the API says operations "will happen shortly"; a host whose flag
+     * rises a moment after the answer would otherwise fail the delete of every failed VM at its first look: destroy
+     * audit). Without any for OUTCOME_GRACE_MS, the delete is taken as not started.
+     */
+    failedBefore?: boolean;
+  },
 ): Promise<void> {
   const clock = opts.clock ?? systemClock;
   const started = clock.now();
   const kind = opts.kind ?? "delete";
+  let operationSeen = false;
   const expectedMs = expectedFor(client, { kind });
   // When the last poll that still saw the instance was answered: it went between that and the poll that did not.
   let presentSeenAt: number | undefined;
@@ -304,7 +314,12 @@ export async function waitForInstanceGone(
       // Listed with no operation running: a host whose list lags (or keeps deleted VMs) is asked for the detail.
       if (seen.row && d.operation_flag === 0) d = await client.instances.find(uuid);
       if (!d) return { done: true, value: undefined };
-      if (isFailureStatus(d.status) && d.operation_flag === 0) return { failed: true, message: `the instance reports status ${d.status}` };
+      if (d.operation_flag !== 0) operationSeen = true;
+      if (isFailureStatus(d.status) && d.operation_flag === 0) {
+        if (!opts.failedBefore || operationSeen) return { failed: true, message: `the instance reports status ${d.status}` };
+        if (clock.now() - started >= OUTCOME_GRACE_MS)
+          return { failed: true, message: `the instance stays in status ${d.status}, and no delete operation was seen running in ${Math.round(OUTCOME_GRACE_MS / 1000)} s` };
+      }
       return { done: false, status: d.status };
     },
   });

@@ -1076,6 +1076,7 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
     options.removeBlockStorage = false;
   }
   const what = `instance ${id} to be deleted`;
+  let failedBefore = false;
   await instanceLock.run(
     id,
     async () => {
@@ -1085,6 +1086,7 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
         let removeIp = options.removePublicIp;
         const idle = await waitUntilIdleStatus(client, id, idleWhat);
         if (!idle) return true; // already gone: delete is done
+        failedBefore = isFailureStatus(idle.status);
         if (!removeIp) {
           // the address stays with the account whatever it is
         } else if (!managesAddress(props)) {
@@ -1169,7 +1171,7 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
         await client.instances.delete(id, { removeIp, removeBlockStorage: options.removeBlockStorage });
         return false;
       });
-      if (!gone) await waitForInstanceGone(client, id, { what, deadline }).catch((e: unknown) => {
+      if (!gone) await waitForInstanceGone(client, id, { what, deadline, failedBefore }).catch((e: unknown) => {
         // (audit: "instance … to be deleted failed: the instance reports status Error" said neither that the VM is
         // still there, billing, nor what to do)
         if (!(e instanceof WaitFailedError)) throw e;
