@@ -11,6 +11,7 @@ import { providers } from "../../provider";
 import { configure, resetContext, setProgressSink } from "../../provider/context";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 import { validCreate } from "./instance-cases";
+import { ResourceInitError } from "../../provider/resources/common/errors";
 import type { FullProvider } from "./attachment-helpers";
 
 const REQUEST_TIMEOUT_MS = 1000;
@@ -84,4 +85,25 @@ it("a create that lands after the client gave up is found and taken: one VM, tho
   expect(state.instances.filter((i) => i.hostname === "late-create").map((i) => i.uuid)).toEqual([made.id]);
   expect(sim.requests().filter((r) => r.operation === "createInstance" && (r.body as { hostname?: string }).hostname === "late-create")).toHaveLength(1);
   expect(said.some((l) => l.includes("may still land: looking again in 2 s"))).toBe(true);
+});
+
+it("a create held past twice the request bound lands after the resend: the up fails naming that twin, this VM recorded", async () => {
+  // simulator audit: two VMs ran, one in no state; the twin is named (never deleted: it may be someone else's)
+  const slow = await startSimulator({ opSeconds: 2 }); // the resent create is still settling when the held one lands
+  try {
+    const config: Record<string, string> = { "vmhost:apiKey": slow.apiKey, "vmhost:baseUrl": slow.url, "vmhost:requestTimeout": "1s" };
+    await configure({ config: { get: (k: string) => config[k] } });
+    slow.setFaults({ delayNext: { operation: "createInstance", ms: 3000 } });
+    const instance = providers.Instance as FullProvider;
+    const error = await instance.create((await instance.check({}, { ...validCreate, hostname: "late-twin" })).inputs).then(() => undefined, (e: unknown) => e);
+    const state = (await (await fetch(`${slow.adminUrl}/state`)).json()) as { instances: { uuid: string; hostname: string }[] };
+    const twins = state.instances.filter((i) => i.hostname === "late-twin").map((i) => i.uuid);
+    expect(twins).toHaveLength(2);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const recorded = (error as ResourceInitError).id;
+    expect(twins).toContain(recorded);
+    expect((error as Error).message).toContain(`${twins.find((t) => t !== recorded)} named late-twin appeared too`);
+  } finally {
+    await slow.close();
+  }
 });

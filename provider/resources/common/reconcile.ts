@@ -151,6 +151,21 @@ export async function writeExactlyOnce(write: ExactlyOnceWrite): Promise<string>
   return id;
 }
 
+/** The writes sent again after an ambiguous failure, by the id of what they made: how to look for a late twin. */
+const resentWrites = new Map<string, () => Promise<string[]>>();
+
+/**
+ * For an object whose write was sent again after an ambiguous failure (undefined for any other): the objects that
+ * appeared since the first send and could be what a write made, other than this one. Called once the object is ready
+ * (an Instance: settled, tens of seconds later), it catches an earlier request that the host held past the looks
+ * and carried out after the resend (simulator audit: two VMs ran, one unknown to the state). Asked once per id.
+ */
+export async function twinsLandedAfterResend(id: string): Promise<string[] | undefined> {
+  const look = resentWrites.get(id.toLowerCase());
+  resentWrites.delete(id.toLowerCase());
+  return look?.();
+}
+
 /** Writes of one identity in this process, one after another (see ExactlyOnceWrite.identity). */
 const identityLock = new KeyedMutex();
 
@@ -193,6 +208,13 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
       { cause },
     );
 
+  // After a resend, an earlier request the host still held can land later still (longer than requestBoundMs): the
+  // resource asks once its object is ready whether a twin appeared (twinsLandedAfterResend).
+  let resent = false;
+  const noteResent = (id: string): string => {
+    if (resent) resentWrites.set(id.toLowerCase(), async () => (await appeared()).filter((other) => other.toLowerCase() !== id.toLowerCase()));
+    return id;
+  };
   for (let sends = 1; ; sends++) {
     let answered: string | undefined;
     const attemptStartedMs = Date.now();
@@ -233,14 +255,15 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
         throw new ProviderError(`the request for ${write.what} failed ${sends} time(s) without creating it: ${errorText(error)}`, { cause: error });
       }
       progressLog(`${write.what} did not appear: the request did not take effect; sending it again`);
+      resent = true;
       continue;
     }
-    if (answered !== undefined) return answered;
+    if (answered !== undefined) return noteResent(answered);
     // Some hosts answer without the id: the one that appeared is ours.
     const found = await appeared().catch((readError: unknown) => {
       throw readError instanceof ReconcileUnknownError ? unknownOutcome(readError) : readError;
     });
-    if (found.length === 1) return found[0]!;
+    if (found.length === 1) return noteResent(found[0]!);
     throw new ProviderError(
       `the API accepted ${write.what} without answering its id, and ${found.length} new matching ones are listed` +
         (found.length ? ` (${found.join(", ")})` : "") +

@@ -36,7 +36,7 @@ import { refuseDeletingVmWithKeptObjects } from "../common/kept-with-vm";
 import { deletedOutsidePulumi, errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { catalogueFor, templateMinimums } from "../common/preflight";
 import { leavePrivateNetwork } from "../common/private-network";
-import { readPersistently, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
+import { readPersistently, twinsLandedAfterResend, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { isUnconfirmedId } from "../common/unconfirmed";
 import { instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedUnderOldIdentity, replacementsInProgress } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
@@ -707,6 +707,21 @@ async function createExactlyOnce(
   }
 }
 
+/**
+ * After a create sent again, whether the earlier request landed late after all (twinsLandedAfterResend): that VM is in
+ * no state and bills, so the up fails naming it, this resource's VM recorded (its outputs), for the user to delete
+ * the twin. Not deleted here: a VM of the hostname that appeared meanwhile may be another stack's.
+ */
+async function refuseLateTwins(id: string, hostname: string, outs: InstanceOutputs): Promise<void> {
+  const twins = await twinsLandedAfterResend(id).catch(() => undefined);
+  if (!twins?.length) return;
+  const message =
+    `instance ${id} (${hostname}) was created, but ${twins.join(", ")} named ${hostname} appeared too: most likely the first create ` +
+    "request, which failed without an answer and was sent again, was carried out late by the host. It is in no state and bills: " +
+    "delete it in the host's panel (or manage it with adoptId in another resource) if it is not someone else's. This Instance is recorded.";
+  throw new ResourceInitError(message, id, outs, [message]);
+}
+
 /** Thrown by a create's check of the VMs already named like it when they are all being renamed away by this up. */
 class RenameAwayPending extends Error {}
 
@@ -1024,10 +1039,14 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     // What create/clone could not set: a clone's sizes, password, address and network; a "stopped" power state.
     const created = await outputsFor(client, detail, inputs, undefined, ctx.made);
     const steps = planInstanceUpdate(mode === "clone" ? { ...created, password: undefined } : created, inputs);
-    if (steps.length === 0) return { id, outs: withReplaced(created, id, inputs) }; // the settled detail is fresh: no second read
-    // runSteps answers the detail read when its last step settled: fresh, so not read again.
-    const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
-    return { id, outs: withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), id, inputs) };
+    // (the settled detail is fresh: no second read; runSteps answers the detail read when its last step settled)
+    let outs = withReplaced(created, id, inputs);
+    if (steps.length > 0) {
+      const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
+      outs = withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), id, inputs);
+    }
+    await refuseLateTwins(id, hostname, outs);
+    return { id, outs };
   } catch (e) {
     const declared = mode === "clone" && !applied.has("password") ? { ...inputs, password: undefined } : inputs;
     const message =
