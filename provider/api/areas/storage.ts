@@ -2,9 +2,10 @@
  * Block storage (`client.storage`).
  */
 import type { CallFunction } from "../operations";
+import { collectAll } from "../paginate";
 import { bodyFromInputs } from "../request";
 import type { AttachedBlockStorage, BlockStorage, BlockStorageOption } from "../schemas/storage";
-import type { RequestOptions } from "./util";
+import { LIST_ALL_PAGE_SIZE, type RequestOptions } from "./util";
 
 /** The block storage operations. */
 export interface StorageApi {
@@ -26,7 +27,10 @@ export function createStorageApi(call: CallFunction): StorageApi {
   return {
     listOptions: (p, options) =>
       call("listBlockStorageOptions", { query: { location_id: p.locationId }, signal: options?.signal }),
-    list: async (options) => (await call("listBlockStorages", { signal: options?.signal })).data,
+    // Every page (a bare array is one page): a disk past page 1 read as "missing", so a refresh dropped an attachment
+    // that stands, delete left the disk attached, and create said it did not exist.
+    list: (options) =>
+      collectAll((page) => call("listBlockStorages", { query: { page, limit: LIST_ALL_PAGE_SIZE }, signal: options?.signal })),
     attach: (blockStorageId, p, options) =>
       call("attachBlockStorage", {
         path: { block_storage_id: blockStorageId },
