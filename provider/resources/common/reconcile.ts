@@ -252,7 +252,13 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
       }
       if (unlike.length > 0) throw refuseUnlike(error);
       if (sends >= maxSends || write.deadline.expired()) {
-        throw new ProviderError(`the request for ${write.what} failed ${sends} time(s) without creating it: ${errorText(error)}`, { cause: error });
+        // (the client's own text ends "check whether it happened before retrying": this did check, so its cause is named)
+        throw new ProviderError(
+          `the request for ${write.what} failed ${sends} time(s) without creating it: ${errorClause(error.cause instanceof Error ? error.cause : error)}. ` +
+            "It was looked for since and is not there: nothing was made, and the request was not sent again. Run `pulumi up` again " +
+            "(should the request still take effect late, that up finds the object instead of making a second one).",
+          { cause: error },
+        );
       }
       progressLog(`${write.what} did not appear: the request did not take effect; sending it again`);
       resent = true;

@@ -18,7 +18,7 @@ import { defineResourceProvider } from "../common/define";
 import { askedAddressesFor, droppingNoteOnceRecorded, noteNames } from "../common/asked-addresses";
 import { instanceAddressDeclaration } from "../common/address-owners";
 import { isUnknown } from "../common/check";
-import { deletedOutsidePulumi, errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
+import { deletedOutsidePulumi, errorClause, errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
 import { keptForReplacement } from "../common/unconfirmed";
@@ -309,7 +309,14 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
             // the instance had no address before, so an address present now is the one this call added.
             if (!(error instanceof AmbiguousRequestError)) throw error;
             const after = await readPersistently(`instance ${instanceId}`, deadline, () => client.instances.get(instanceId));
-            if (!currentAddress(after) && after.operation_flag === 0) throw error;
+            if (!currentAddress(after) && after.operation_flag === 0)
+              // (the client's own text says to check whether it happened: this just did)
+              throw new ProviderError(
+                `adding a public address to instance ${instanceId} failed: ${errorClause(error.cause instanceof Error ? error.cause : error)}. ` +
+                  "The instance has no public address and no operation running since, so none was added, and the request was not " +
+                  "sent again (a repeat could add two). Run `pulumi up` again.",
+                { cause: error },
+              );
           }
         },
       );
