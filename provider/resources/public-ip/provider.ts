@@ -22,7 +22,7 @@ import { deletedOutsidePulumi, errorClause, errorText, ProviderError, recordingU
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
 import { keptForReplacement } from "../common/unconfirmed";
-import { claimedByStack, replacementsInProgress } from "../common/replacements";
+import { claimedByStack, replacedByThisDeployment, replacementsInProgress } from "../common/replacements";
 import { isAdoptedIn } from "../common/replace-on-changes";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
@@ -468,6 +468,19 @@ function leftForTheInstance(client: VmHostClient, id: string, props: PublicIpOut
   return true;
 }
 
+/**
+ * The address the API made for this PublicIp (not pinned, not adopted) on a VM that a Diff of this up replaces: left on
+ * that VM, whose delete releases it (deleteOptions.removePublicIp, the default; the Instance does not manage it). Taken
+ * off, it stayed reserved in the account in no state, billing, at every replace of the VM of a PublicIp declared without
+ * `deletedWith` (audit: one such address per replace). A VM that outlives its replacement (retainOnDelete) keeps it.
+ */
+function leftWithReplacedVm(id: string, props: PublicIpOutputs): boolean {
+  if (props.publicNetworkId !== undefined || props.adoptId !== undefined) return false;
+  if (!replacedByThisDeployment.idsUnder("Instance:").includes(props.instanceId.toLowerCase())) return false;
+  progressLog(`address ${props.ipAddress} (${id}) stays on instance ${props.instanceId}, which this up replaces: its delete releases it`);
+  return true;
+}
+
 async function remove(id: string, props: PublicIpOutputs): Promise<void> {
   const client = getClient();
   const instanceId = props.instanceId;
@@ -486,7 +499,7 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
         const fresh = await client.instances.find(instanceId);
         notHeld = fresh !== undefined && !holdsIt(fresh);
         if (!fresh || !holdsIt(fresh)) return;
-        left = leftForTheInstance(client, id, props);
+        left = leftWithReplacedVm(id, props) || leftForTheInstance(client, id, props);
         if (left) return;
         // The API removes the address when `public_network` is blank.
         await client.network.changePublicIp(instanceId, { publicNetwork: null });
