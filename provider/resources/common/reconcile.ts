@@ -256,7 +256,7 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
         throw new ProviderError(
           `the request for ${write.what} failed ${sends} time(s) without creating it: ${errorClause(error.cause instanceof Error ? error.cause : error)}. ` +
             "It was looked for since and is not there: nothing was made, and the request was not sent again. Run `pulumi up` again " +
-            "(should the request still take effect late, that up finds the object instead of making a second one).",
+            "(should the request still take effect late, that up names the object it made and makes no second one).",
           { cause: error },
         );
       }
