@@ -512,6 +512,12 @@ async function runSteps(
                 if (satisfied(step, later, vswitches)) return undefined;
                 if (untouched(later)) return await send(client, id, step, ctx, later);
               }
+              // (the client's own text says to check whether it happened: this did; satellites audit)
+              throw new ProviderError(
+                `${what}: ${errorClause(e.cause instanceof Error ? e.cause : e)}. The VM, read once idle, is not as asked, so the request ` +
+                  "did not take effect (as far as can be seen), and it was not sent again: a request still on its way could make it happen twice",
+                { cause: e },
+              );
             }
             throw e;
           }
