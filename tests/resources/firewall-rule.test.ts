@@ -123,6 +123,8 @@ describe("FirewallRule lifecycle", () => {
     const read = await provider.read!(created.id, created.outs);
     // (no inputs: the engine keeps the last up's, so every refresh diffs against the program, not the last refresh)
     expect(read).toEqual({ id: created.id, props: created.outs });
+    // an id in another letter case (a host that spells it so in one answer) is the same rule, not one gone (satellites audit)
+    expect((await provider.read!(created.id.toUpperCase(), created.outs)).props).toEqual(created.outs);
     expect((await provider.diff!(created.id, read.props as FirewallRuleOutputs, inputs)).changes).toBe(false);
 
     // port and action change in place with one update call

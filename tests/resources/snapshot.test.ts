@@ -113,6 +113,8 @@ describe("Snapshot lifecycle", () => {
     const read = await provider.read!(created.id, created.outs);
     expect(read.id).toBe(created.id);
     expect(read.props).toEqual(created.outs);
+    // an id in another letter case is the same snapshot, not one gone (satellites audit)
+    expect((await provider.read!(created.id.toUpperCase(), created.outs)).props).toEqual(created.outs);
     expect((await provider.diff!(created.id, read.props as SnapshotOutputs, inputs)).changes).toBe(false);
 
     // timeouts change in place and need no API write

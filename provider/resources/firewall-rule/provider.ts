@@ -17,6 +17,7 @@ import { NotFoundError, type FirewallRule as ApiFirewallRule, type VmHostClient 
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
+import { sameUuid } from "../common/fields";
 import { defineResourceProvider } from "../common/define";
 import { deletedOutsidePulumi, errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
@@ -44,7 +45,7 @@ async function rulesOrGone(client: VmHostClient, instanceId: string): Promise<Ap
 }
 
 async function findRule(client: VmHostClient, instanceId: string, id: string): Promise<ApiFirewallRule | undefined> {
-  return (await rulesOrGone(client, instanceId))?.find((r) => r.id === id);
+  return (await rulesOrGone(client, instanceId))?.find((r) => sameUuid(r.id, id));
 }
 
 /** The instance's rules exactly like `inputs` (none when the instance is gone). */

@@ -20,6 +20,7 @@ import { getClient, progressLog, resourceDeadline } from "../../context";
 import { expectedDuration, learnDuration, runInstanceOperation, sharedPollSchedule } from "../../wait/instance";
 import { sharedReadFor } from "../../wait/shared-read";
 import { Deadline, pollUntil } from "../../wait/poll";
+import { sameUuid } from "../common/fields";
 import { defineResourceProvider } from "../common/define";
 import { errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { readPersistently, writeExactlyOnce } from "../common/reconcile";
@@ -69,7 +70,7 @@ async function waitReady(client: VmHostClient, instanceId: string, id: string, d
     poll: async () => {
       const list = await shared.read();
       if (list === undefined) return { failed: true, message: `instance ${instanceId} no longer exists` };
-      const snapshot = list.find((s) => s.id === id);
+      const snapshot = list.find((s) => sameUuid(s.id, id));
       if (!snapshot) return { failed: true, message: `snapshot ${id} disappeared from instance ${instanceId}'s list` };
       const progress = snapshotProgress(snapshot.status);
       if (progress === "ready") return { done: true, value: snapshot };
@@ -118,7 +119,7 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
     // destroy deleted it).
     madeByThisWrite: async (id) =>
       (await readPersistently(`the snapshots of instance ${inputs.instanceId}`, deadline, () => listOrGone(client, inputs.instanceId)))
-        ?.find((s) => s.id === id)?.description === inputs.description,
+        ?.find((s) => sameUuid(s.id, id))?.description === inputs.description,
     // `pulumi up --replace` (create-before-delete) lands here too: the engine skips Diff for it (pulumi/pulumi
     // pkg/resource/deploy/step_generator.go, diff() and isTargetedReplace) and gives Check no olds, so the old snapshot is
     // not in replacementsInProgress and cannot be told from a leftover of an interrupted up (taking a second one beside a
@@ -170,7 +171,7 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
 async function initError(
   client: VmHostClient, inputs: SnapshotInputs, id: string, error: unknown, carried: Carried = declaring(inputs),
 ): Promise<ResourceInitError> {
-  const last = (await listOrGone(client, inputs.instanceId).catch(() => undefined))?.find((s) => s.id === id);
+  const last = (await listOrGone(client, inputs.instanceId).catch(() => undefined))?.find((s) => sameUuid(s.id, id));
   const properties = last ? snapshotOutputs(carried, last) : { ...inputs, ...carried };
   return new ResourceInitError(`snapshot ${id} of instance ${inputs.instanceId} did not become Ready: ${errorText(error)}`, id, properties, [errorText(error)], {
     cause: error,
@@ -243,7 +244,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
   async read(id: string, props: SnapshotOutputs): Promise<pulumi.dynamic.ReadResult<Partial<SnapshotOutputs>>> {
     if (!props?.instanceId) throw new ProviderError(`cannot read snapshot ${id}: the state has no instanceId`);
     const list = await listOrGone(getClient(), props.instanceId);
-    const snapshot = list?.find((s) => s.id === id);
+    const snapshot = list?.find((s) => sameUuid(s.id, id));
     if (!snapshot) return {}; // the snapshot (or its instance) is gone
     // (declaredName and declaredDescription are carried as the state has them: the panel's values go to name and
     // description only, so the next diff sees that the panel, not the program, changed them; diff.ts)
@@ -269,7 +270,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     const carried: Carried = { ...declaring(news), instanceId: olds.instanceId, ...declarationsKept(olds, ignored) };
     const client = getClient();
     const list = await listOrGone(client, news.instanceId);
-    let snapshot = list?.find((s) => s.id === id);
+    let snapshot = list?.find((s) => sameUuid(s.id, id));
     if (!snapshot) throw new ProviderError(`snapshot ${id} of instance ${news.instanceId} no longer exists: run pulumi refresh (it leaves the state), then pulumi up to take a new one`);
     // The update an init error forces (or a provider-only change) must not report an unfinished or failed snapshot
     // as done. One still being taken (its create ran out of time) is waited for, as the create would have.
@@ -301,7 +302,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     const deadline = resourceDeadline(props.timeouts, "delete");
     const present = async () => {
       const list = await listOrGone(client, props.instanceId);
-      return list?.find((s) => s.id === id);
+      return list?.find((s) => sameUuid(s.id, id));
     };
     if (!(await present())) return; // already gone (or its instance is): nothing to do
     try {
@@ -326,7 +327,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
       log: progressLog,
       schedule: sharedPollSchedule(),
       poll: async () => {
-        const snapshot = (await shared.read())?.find((s) => s.id === id);
+        const snapshot = (await shared.read())?.find((s) => sameUuid(s.id, id));
         if (!snapshot) return { done: true, value: undefined };
         if (snapshotProgress(snapshot.status) === "failed") {
           failedWith = snapshot.status;
