@@ -1,8 +1,9 @@
 /**
  * Every TypeScript example of the reference docs (each resource and function page) type-checks against the
  * SDK as published: an example that does not compile would teach users a wrong call. Each code block
- * becomes one file: its imports and `declare`s stay at the top, the rest runs in an async function (function examples use
- * `await`), and `pulumi-vmhost` resolves to sdk/nodejs.
+ * becomes one file, exactly as written (users copy it into their index.ts), compiled as a CommonJS module like a
+ * Pulumi TypeScript program (the default template's and examples/*'s tsconfig), where a top-level `await` does not
+ * compile; `pulumi-vmhost` resolves to sdk/nodejs.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -15,20 +16,16 @@ function pages(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? pages(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
-/** One virtual file per ```ts block of the docs: imports kept on top, the body wrapped so `await` works. */
+/** One virtual file per ```ts block of the docs, as written (a block without an export is made a module). */
 function exampleFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const page of pages(docsDir)) {
     const text = fs.readFileSync(page, "utf8");
     let n = 0;
     for (const m of text.matchAll(/```ts\n([\s\S]*?)```/g)) {
-      const lines = m[1]!.split("\n");
-      // imports and `declare const x: T;` (what an example assumes exists) stay at the top level
-      const top = (l: string) => /^(import |declare )/.test(l);
-      const imports = lines.filter(top);
-      const body = lines.filter((l) => !top(l)).map((l) => l.replace(/^export const /, "const "));
+      const code = m[1]!;
       const name = path.join(root, "tests", ".docs-examples", `${path.relative(docsDir, page).replace(/[/.]/g, "_")}_${n++}.ts`);
-      files.set(name, `${imports.join("\n")}\nexport {};\nasync function example(): Promise<void> {\n${body.join("\n")}\n}\nvoid example;\n`);
+      files.set(name, /^export /m.test(code) ? code : `${code}export {};\n`);
     }
   }
   return files;

@@ -304,7 +304,26 @@ const def = <A extends z.ZodType, R extends z.ZodType>(description: string, args
 const noArgs = z.strictObject({});
 const example = (code: string) =>
   `\n\n## Example\n\n\`\`\`ts\n${code.includes("pulumi.") ? 'import * as pulumi from "@pulumi/pulumi";\n' : ""}` +
-  `import * as vmhost from "pulumi-vmhost";\n${code}\n\`\`\``;
+  `import * as vmhost from "pulumi-vmhost";\n${runnable(code)}\n\`\`\``;
+
+/**
+ * An example that awaits, as a program that runs as written. A Pulumi TypeScript program is a CommonJS module (the
+ * default template's and examples/*'s tsconfig), where a top-level `await` does not compile (TS1378), so the calls go
+ * in the async function a program may export (`export = async () => ...`); its result becomes the stack outputs, so
+ * each `export const x = ...` of the example is returned as `x`.
+ */
+function runnable(code: string): string {
+  if (!/\bawait\b/.test(code)) return code;
+  const outputs: string[] = [];
+  const body = code.split("\n").map((line) =>
+    line.replace(/^export const (\w+)/, (_m, name: string) => {
+      outputs.push(name);
+      return `const ${name}`;
+    }),
+  );
+  if (outputs.length > 0) body.push(`return { ${outputs.join(", ")} };`);
+  return `export = async () => {\n${body.map((l) => (l ? `  ${l}` : l)).join("\n")}\n};`;
+}
 
 /** Every SDK function's argument and result schemas, keyed by function name. */
 export const functionSchemas = {
