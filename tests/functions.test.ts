@@ -244,6 +244,25 @@ describe("function configuration and arguments", () => {
     expect(sim.requests().filter((r) => r.seq > before)).toEqual([]);
   });
 
+  it("a failure whose message says it all is a Pulumi RunError: the program prints the message, not the stack", async () => {
+    // Printed with its stack (util.inspect in colour), a failure inside an Output has a frame Pulumi's source map names
+    // node_modules/@pulumi/output.ts, on which Node 20.20's inspect loops until the string overflows: a typo'd location
+    // name took minutes and gigabytes to be reported. The language runtime prints a RunError's message alone.
+    const wrongName = await vmhost.getLocation({ name: "Jakart" }, opts).catch((e: unknown) => e);
+    const badArgument = await vmhost.getInstance({ instanceId: "web-1" }, opts).catch((e: unknown) => e);
+    const wrongKey = await vmhost.getLocations({}, { ...opts, apiKey: "wrong-key-1234" }).catch((e: unknown) => e);
+    for (const [e, text] of [[wrongName, /no location "Jakart"/], [badArgument, /instanceId must be a uuid/], [wrongKey, /vmhost:apiKey/]] as const) {
+      expect((e as Error).message).toMatch(text);
+      expect(pulumi.RunError.isInstance(e)).toBe(true);
+    }
+    expect(wrongName).toBeInstanceOf(vmhost.FunctionArgumentError);
+    expect(Object.keys(wrongName as object)).not.toContain("__pulumiRunError"); // not shown by inspect either
+    // The runtime formats it with util.inspect all the same (for its tracing span). In an Output a frame reads
+    // node_modules/@pulumi/output.ts; Node 20.20's inspect in colour loops on such a frame (27 s here, minutes on a busy
+    // machine): the frames, which only pointed into this package, are gone.
+    expect((wrongName as Error).stack).toBe(`FunctionArgumentError: ${(wrongName as Error).message}`);
+  });
+
   it("falls back to VMHOST_API_KEY / VMHOST_BASE_URL, and says what to set when neither is there", async () => {
     const saved = { key: process.env.VMHOST_API_KEY, url: process.env.VMHOST_BASE_URL };
     try {

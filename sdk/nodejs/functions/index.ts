@@ -84,7 +84,38 @@ function camelize(value: unknown, opaque: ReadonlySet<string> = new Set()): unkn
   return value;
 }
 
+/**
+ * Marks an error whose message is the whole story (a wrong argument, a lookup that found nothing, missing config, the
+ * API's answer) the way Pulumi marks its own RunError: the language runtime then prints the message alone. Its stack
+ * goes too: the runtime still formats every uncaught error with util.inspect in colour (for its tracing span), and a
+ * failure inside an Output (every `get…Output` lookup) has a frame Pulumi's source map names
+ * `node_modules/@pulumi/output.ts`, on which Node 20.20's inspect loops until the string overflows: the program's
+ * one-line error took 100-150 s and gigabytes of memory to appear. The frames only pointed into this package.
+ */
+function reportAsMessage(error: unknown): unknown {
+  // (RunError.isInstance is a type guard, and a RunError is an Error: its negation would narrow `error` to never)
+  if (error instanceof Error && !pulumi.RunError.isInstance(error as unknown)) {
+    const text = `${error.name}: ${error.message}`;
+    Object.defineProperty(error, "__pulumiRunError", { value: true, enumerable: false });
+    Object.defineProperty(error, "stack", { value: text, writable: true, configurable: true, enumerable: false });
+  }
+  return error;
+}
+
 async function invoke<N extends FunctionName>(
+  name: N,
+  args: unknown,
+  options: FunctionOptions | undefined,
+  run: (client: VmHostClient, args: ParsedArgs<N>) => Promise<unknown>,
+): Promise<Result<N>> {
+  try {
+    return await invokeChecked(name, args, options, run);
+  } catch (error) {
+    throw reportAsMessage(error);
+  }
+}
+
+async function invokeChecked<N extends FunctionName>(
   name: N,
   args: unknown,
   options: FunctionOptions | undefined,
