@@ -61,3 +61,36 @@ describe("in a program of a project named vmhost", () => {
     });
   });
 });
+
+describe("vmhost:apiKey in plain text", () => {
+  // new-user audit: a stack file holding the key in plain text (usually committed) went unremarked
+  const warningsWith = async (secretKeys: string[] | undefined): Promise<string[]> => {
+    let texts: string[] = [];
+    const saved = process.env.PULUMI_CONFIG_SECRET_KEYS;
+    if (secretKeys === undefined) delete process.env.PULUMI_CONFIG_SECRET_KEYS;
+    else process.env.PULUMI_CONFIG_SECRET_KEYS = JSON.stringify(secretKeys);
+    try {
+      await jest.isolateModulesAsync(async () => {
+        const p: typeof pulumi = await import("@pulumi/pulumi");
+        await p.runtime.setMocks({ newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: (a) => a.inputs }, "web", "stack", true);
+        p.runtime.setAllConfig({ "vmhost:apiKey": "dev" }, secretKeys);
+        const warn = jest.spyOn(p.log, "warn").mockResolvedValue();
+        const { warnPlaintextApiKey } = await import("../sdk/nodejs/config-keys");
+        warnPlaintextApiKey();
+        warnPlaintextApiKey();
+        texts = warn.mock.calls.map((c) => c[0]).filter((t) => t.startsWith("vmhost:apiKey"));
+      });
+    } finally {
+      if (saved === undefined) delete process.env.PULUMI_CONFIG_SECRET_KEYS;
+      else process.env.PULUMI_CONFIG_SECRET_KEYS = saved;
+    }
+    return texts;
+  };
+  it("warns once, saying how to store it as a secret", async () => {
+    expect(await warningsWith([])).toEqual([expect.stringContaining("vmhost:apiKey is stored in plain text in this stack's config file: set it as a secret with `pulumi config set --secret vmhost:apiKey <key>`")]);
+  });
+  it("says nothing of a secret key, nor when the engine does not say which keys are secret", async () => {
+    expect(await warningsWith(["vmhost:apiKey"])).toEqual([]);
+    expect(await warningsWith(undefined)).toEqual([]);
+  });
+});

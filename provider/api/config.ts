@@ -90,7 +90,10 @@ export function resolveClientOptions(input: ResolveClientOptionsInput = {}): Cli
       "no base URL: run `pulumi config set vmhost:baseUrl https://api.<host>/v1` (e.g. https://api.dewavps.com/v1) or set VMHOST_BASE_URL",
     );
   } else if (!baseUrlSchema.safeParse(baseUrl).success) {
-    problems.push(`vmhost:baseUrl / VMHOST_BASE_URL must be an http(s) URL ending in /v1, got ${JSON.stringify(baseUrl)}`);
+    // Echoed only when it looks like a URL: a key pasted into the wrong setting (baseUrl and apiKey swapped) must not
+    // be printed (new-user audit: the key was shown in the error, redaction covering only the configured key).
+    const shown = /^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl.trim()) ? `, got ${JSON.stringify(baseUrl)}` : " (the value set is not a URL; not shown, in case it is the API key)";
+    problems.push(`vmhost:baseUrl / VMHOST_BASE_URL must be an http(s) URL ending in /v1${shown}`);
   }
 
   let routes: RouteOverrides | undefined;

@@ -25,3 +25,27 @@ export function warnUnknownConfigKeys(): void {
   // In a project named `vmhost` its own keys (`pulumi config set region x`) are `vmhost:region` too: not warned about.
   for (const warning of unknownConfigKeyWarnings(keys, project)) void pulumi.log.warn(warning);
 }
+
+let keyChecked = false;
+
+/**
+ * Warns (once per program) when `vmhost:apiKey` is in the stack config in plain text: the stack file holding it is
+ * usually committed (new-user audit: nothing said so). Which keys are secret comes from the engine
+ * (PULUMI_CONFIG_SECRET_KEYS, read by the runtime's isConfigSecret, which the SDK does not type as public); when the
+ * engine sends no such list, nothing is said rather than a guess.
+ */
+export function warnPlaintextApiKey(): void {
+  if (keyChecked) return;
+  keyChecked = true;
+  try {
+    const runtime = pulumi.runtime as unknown as { isConfigSecret?: (key: string) => boolean; allConfig(): Record<string, string> };
+    if (typeof runtime.isConfigSecret !== "function" || process.env.PULUMI_CONFIG_SECRET_KEYS === undefined) return;
+    if (runtime.allConfig()["vmhost:apiKey"] === undefined || runtime.isConfigSecret("vmhost:apiKey")) return;
+  } catch {
+    return; // not inside a Pulumi program
+  }
+  void pulumi.log.warn(
+    "vmhost:apiKey is stored in plain text in this stack's config file: set it as a secret with " +
+      "`pulumi config set --secret vmhost:apiKey <key>` (or use VMHOST_API_KEY), and rotate it if the file was shared.",
+  );
+}

@@ -21,7 +21,7 @@
  * provider.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { warnUnknownConfigKeys } from "./config-keys";
+import { warnPlaintextApiKey, warnUnknownConfigKeys } from "./config-keys";
 import { adoptedDeletedWithError, engineIgnoreChanges, importOptionError } from "./options";
 
 /** A dynamic resource of this package (see the module comment for what it adds to Pulumi's). */
@@ -41,6 +41,7 @@ export abstract class VmhostResource extends pulumi.dynamic.Resource {
     const adoptedRefusal = adoptedDeletedWithError(`${module}.${type}`, name, props, opts);
     if (adoptedRefusal) throw new pulumi.RunError(adoptedRefusal);
     warnUnknownConfigKeys(); // a misspelt vmhost: key is ignored by the provider: said once per program
+    warnPlaintextApiKey();
     // ignoreChanges "*" is spelled out for the engine so that our hidden option inputs survive it (engineIgnoreChanges).
     if (opts?.ignoreChanges?.length) opts = { ...opts, ignoreChanges: engineIgnoreChanges(opts.ignoreChanges, Object.keys(props)) };
     const quiet = !process.env.PULUMI_DEBUG_PROMISE_LEAKS;

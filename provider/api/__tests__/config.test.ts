@@ -34,6 +34,16 @@ describe("resolveClientOptions", () => {
     expect(resolveClientOptions({ env, debugLogger: mine }).logger).toBe(mine);
   });
 
+  it("a base URL that is not a URL is not echoed (the key pasted into the wrong setting); one that is, is", () => {
+    // new-user audit: baseUrl and apiKey swapped printed the key
+    const swapped = () => resolveClientOptions({ config: { "vmhost:apiKey": "https://api.dewavps.com/v1", "vmhost:baseUrl": "SeCrEtKeY9876zz" }, env: {} });
+    expect(swapped).toThrow("vmhost:baseUrl / VMHOST_BASE_URL must be an http(s) URL ending in /v1 (the value set is not a URL; not shown, in case it is the API key)");
+    expect(swapped).not.toThrow(/SeCrEtKeY9876zz/);
+    expect(() => resolveClientOptions({ config: { "vmhost:apiKey": "k", "vmhost:baseUrl": "ftp://api.dewavps.com/v1" }, env: {} })).toThrow(
+      'must be an http(s) URL ending in /v1, got "ftp://api.dewavps.com/v1"',
+    );
+  });
+
   it("says exactly what to set when the key and URL are missing", () => {
     expect(() => resolveClientOptions({ env: {} })).toThrow(ConfigurationError);
     expect(() => resolveClientOptions({ env: {} })).toThrow(
