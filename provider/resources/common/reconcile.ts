@@ -255,7 +255,7 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
         // (the client's own text ends "check whether it happened before retrying": this did check, so its cause is named)
         throw new ProviderError(
           `the request for ${write.what} failed ${sends} time(s) without creating it: ${errorClause(error.cause instanceof Error ? error.cause : error)}. ` +
-            "It was looked for since and is not there: nothing was made, and the request was not sent again. Run `pulumi up` again " +
+            "It was looked for since and is not there: nothing was made, and it is not sent again. Run `pulumi up` again " +
             "(should the request still take effect late, that up names the object it made and makes no second one).",
           { cause: error },
         );
