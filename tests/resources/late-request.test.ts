@@ -103,6 +103,9 @@ it("a create held past twice the request bound lands after the resend: the up fa
     const recorded = (error as ResourceInitError).id;
     expect(twins).toContain(recorded);
     expect((error as Error).message).toContain(`${twins.find((t) => t !== recorded)} named late-twin appeared too`);
+    // the VM is ready: the create's own "did not become ready" wrapping must not reword the refusal
+    expect((error as Error).message).toMatch(/^instance \S+ \(late-twin\) was created, but /);
+    expect((error as Error).message).not.toMatch(/did not become ready/);
   } finally {
     await slow.close();
   }

@@ -725,8 +725,11 @@ async function refuseLateTwins(id: string, hostname: string, outs: InstanceOutpu
     `instance ${id} (${hostname}) was created, but ${twins.join(", ")} named ${hostname} appeared too: most likely the first create ` +
     "request, which failed without an answer and was sent again, was carried out late by the host. It is in no state and bills: " +
     "delete it in the host's panel (or manage it with adoptId in another resource) if it is not someone else's. This Instance is recorded.";
-  throw new ResourceInitError(message, id, outs, [message]);
+  throw new LateTwinError(message, id, outs, [message]);
 }
+
+/** refuseLateTwins' error: this VM is ready and recorded as it is, so the create's catch passes it on unchanged. */
+class LateTwinError extends ResourceInitError {}
 
 /** Thrown by a create's check of the VMs already named like it when they are all being renamed away by this up. */
 class RenameAwayPending extends Error {}
@@ -1054,6 +1057,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     await refuseLateTwins(id, hostname, outs);
     return { id, outs };
   } catch (e) {
+    if (e instanceof LateTwinError) throw e; // (the VM is ready: not "did not become ready", its outputs as read)
     const declared = mode === "clone" && !applied.has("password") ? { ...inputs, password: undefined } : inputs;
     const message =
       `instance ${id} (${hostname}) was ${mode === "clone" ? "cloned" : "created"} but did not become ready: ${errorClause(e)}. ` +
