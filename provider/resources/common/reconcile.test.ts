@@ -2,7 +2,7 @@ import { AmbiguousRequestError, ServerError, ValidationError } from "../../api";
 import { captureProgressLines } from "../../api/__tests__/helpers";
 import { Deadline } from "../../wait/poll";
 import { ProviderError } from "./errors";
-import { readPersistently, UnconfirmedWriteError, writeExactlyOnce, type ExactlyOnceWrite } from "./reconcile";
+import { readPersistently, twinsLandedAfterResend, UnconfirmedWriteError, writeExactlyOnce, type ExactlyOnceWrite } from "./reconcile";
 import { claimedByStack } from "./replacements";
 
 // each case is a deployment of its own: ids held by the stack in one case mean nothing in the next
@@ -109,6 +109,23 @@ describe("writeExactlyOnce", () => {
     }));
     expect(id).toBe("new");
     expect(sends).toBe(1);
+  });
+  it("a resent write found by the look after its own lost answer is still checked for a late twin", async () => {
+    // send 1 held by the host, send 2 lands but its answer is lost too: the look takes the one object it sees, and the
+    // held first request can still land after it (twinsLandedAfterResend must know this id)
+    let listed: string[] = [];
+    let sends = 0;
+    const id = await writeExactlyOnce(write({
+      maxSends: 2,
+      candidates: async () => listed,
+      send: async () => {
+        if (++sends === 2) listed = ["second"];
+        throw ambiguous();
+      },
+    }));
+    expect(id).toBe("second");
+    listed = ["second", "first-late"];
+    expect(await twinsLandedAfterResend(id)).toEqual(["first-late"]);
   });
   it("names every new object when several appeared, and takes none", async () => {
     let listed: string[] = [];

@@ -241,7 +241,8 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
       }
       if (found.length === 1) {
         progressLog(`${write.what} was created (${found[0]}): taking it instead of creating another`);
-        return found[0]!;
+        // (after a resend, an earlier request still held can land later too: checked like an answered resend)
+        return noteResent(found[0]!);
       }
       if (found.length > 1) {
         throw new ProviderError(
