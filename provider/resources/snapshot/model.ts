@@ -5,30 +5,35 @@
 import type { Snapshot as ApiSnapshot } from "../../api";
 import type { SnapshotInputs, SnapshotOutputs } from "./inputs";
 
-/**
- * What one poll of a snapshot being taken concludes. `unknown`: a status word that names neither progress nor an end
- * (the API's snapshot statuses are an unpublished enum: real-api-facts.md); the caller decides by the instance.
- */
-export type SnapshotProgress = "ready" | "failed" | "pending" | "unknown";
+/** What one poll of a snapshot being taken concludes. */
+export type SnapshotProgress = "ready" | "failed" | "pending";
 
-const READY_WORDS = new Set(["ready", "active", "available", "success", "successful", "completed", "complete", "done", "finished", "created", "ok"]);
-// (exact: a snapshot read as failed is replaced, which deletes it; an unknown word is decided by its instance instead)
-const FAILED_WORDS = new Set(["error", "failed", "failure", "fail"]);
-const PENDING_WORDS = /creat|process|pend|queue|progress|running|start|wait|saving|snapshotting|build|prepar|schedul/;
+// The API's snapshot statuses are an unpublished enum (real-api-facts.md: `Error` is one member); the simulator says
+// `Ready`. Hosts may answer in English or Indonesian. "created" is neither list: some APIs use it for the first state.
+const READY_WORDS = new Set([
+  "ready", "active", "available", "success", "successful", "succeeded", "completed", "complete", "done", "finished", "ok",
+  "siap", "tersedia", "selesai", "aktif", "berhasil", "sukses",
+]);
+const FAILED_WORDS = /error|fail|gagal/;
 
 /**
- * Classifies a snapshot's status. Settled: `Ready` (the simulator's word; `active`, `available`, `success`,
- * `completed`, `done` and the like, which hosts may send, read alike) and `Error` (the one value the spec shows;
- * `Failed` is treated alike); words of progress ("creating", "Processing", "in progress", ...) are still going;
- * anything else is `unknown` (simulator audit: a host whose finished word was not listed made every snapshot wait to
- * its deadline, 30 minutes by default). Case and spaces are ignored.
+ * Classifies a snapshot's status: `ready` for a finished word (above), `failed` for a word of failure ("Error",
+ * "failed", "create_failed", "gagal"), anything else `pending`: a word this provider does not know is waited on, never
+ * taken as finished (a review: taking it as finished once the instance was idle recorded as a restore point a snapshot
+ * still being taken, or failed in words not listed). The wait says so, naming the word, and its deadline error too.
+ * Case and spaces are ignored.
  */
 export function snapshotProgress(status: string): SnapshotProgress {
-  const s = status.trim().toLowerCase();
+  const s = status.trim().toLowerCase().replace(/[\s_-]+/g, " ");
   if (READY_WORDS.has(s)) return "ready";
-  if (FAILED_WORDS.has(s)) return "failed";
-  if (s === "" || PENDING_WORDS.test(s)) return "pending";
-  return "unknown";
+  if (FAILED_WORDS.test(s)) return "failed";
+  return "pending";
+}
+
+/** Words of progress ("creating", "in progress", "diproses", ...): a pending status not among them is unknown to this provider. */
+export function isKnownProgressWord(status: string): boolean {
+  const s = status.trim().toLowerCase();
+  return s === "" || /creating|process|proses|pend|queue|antri|progress|running|start|wait|menunggu|membuat|saving|snapshotting|build|prepar|schedul/.test(s);
 }
 
 /**

@@ -30,7 +30,7 @@ import { declarationsKept, diffSnapshot, snapshotUpdateRefusal } from "./diff";
 import { isAdoptedIn } from "../common/replace-on-changes";
 import { objectDeleted, refuseWhileItsVmIsUnknown } from "../common/kept-with-vm";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
-import { declaring, snapshotOutputs, snapshotProgress, type Carried } from "./model";
+import { declaring, isKnownProgressWord, snapshotOutputs, snapshotProgress, type Carried } from "./model";
 
 /**
  * Operation kinds whose usual durations are learned per host (wait/durations.ts): polling is fast around them.
@@ -61,6 +61,7 @@ function sharedSnapshotList(client: VmHostClient, instanceId: string) {
 async function waitReady(client: VmHostClient, instanceId: string, id: string, deadline: Deadline): Promise<ApiSnapshot> {
   const started = systemClock.now();
   const shared = sharedSnapshotList(client, instanceId);
+  let saidUnknown = false;
   const ready = await pollUntil<ApiSnapshot>({
     what: `snapshot ${id} of instance ${instanceId} to be Ready`,
     deadline,
@@ -75,11 +76,12 @@ async function waitReady(client: VmHostClient, instanceId: string, id: string, d
       const progress = snapshotProgress(snapshot.status);
       if (progress === "ready") return { done: true, value: snapshot };
       if (progress === "failed") return { failed: true, message: `the API reports status ${snapshot.status}` };
-      // A word that names neither progress nor an end: taking a snapshot is an operation on its instance, so once the
-      // instance is idle again the snapshot is taken (and not failed: that word is known).
-      if (progress === "unknown" && (await client.instances.find(instanceId))?.operation_flag === 0) {
-        progressLog(`snapshot ${id}: status "${snapshot.status}" is not a word this provider knows; its instance is idle, so it is taken as finished`);
-        return { done: true, value: snapshot };
+      if (!isKnownProgressWord(snapshot.status) && !saidUnknown) {
+        saidUnknown = true;
+        progressLog(
+          `snapshot ${id}: status "${snapshot.status}" is not a word this provider knows as finished or failed, so it waits until the status ` +
+            "changes or timeouts.create ends; please report the word with your host's name",
+        );
       }
       return { done: false, status: snapshot.status };
     },
@@ -274,7 +276,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     if (!snapshot) throw new ProviderError(`snapshot ${id} of instance ${news.instanceId} no longer exists: run pulumi refresh (it leaves the state), then pulumi up to take a new one`);
     // The update an init error forces (or a provider-only change) must not report an unfinished or failed snapshot
     // as done. One still being taken (its create ran out of time) is waited for, as the create would have.
-    if (snapshotProgress(snapshot.status) === "pending" || snapshotProgress(snapshot.status) === "unknown") {
+    if (snapshotProgress(snapshot.status) === "pending") {
       try {
         // (the wait of its create, so timeouts.create bounds it: a Snapshot has no update deadline of its own)
         snapshot = await waitReady(client, news.instanceId, id, resourceDeadline(news.timeouts, "create"));

@@ -142,9 +142,10 @@ describe("Snapshot status", () => {
     ["Ready", "ready"], [" ready ", "ready"], ["ACTIVE", "ready"], ["available", "ready"], ["Success", "ready"],
     ["Error", "failed"], ["failed", "failed"], [" FAILED", "failed"],
     ["creating", "pending"], ["Processing", "pending"], ["", "pending"], ["In Progress", "pending"], ["queued", "pending"],
-    ["Completed", "ready"], ["done", "ready"],
-    // neither: decided by the instance (idle = taken); never read as failed, which would replace (delete) it
-    ["errored", "unknown"], ["Tersedia", "unknown"],
+    ["Completed", "ready"], ["done", "ready"], ["Tersedia", "ready"], ["Selesai", "ready"],
+    ["errored", "failed"], ["create_failed", "failed"], ["Gagal", "failed"],
+    // a word not known: waited on, never taken as finished (a restore point that may not exist)
+    ["created", "pending"], ["Sedang diproses", "pending"], ["Membuat", "pending"], ["Zzz", "pending"],
   ])("%p is %p", (status, progress) => {
     expect(snapshotProgress(status)).toBe(progress);
   });
