@@ -9,16 +9,21 @@ import { ProviderError } from "./errors";
  * Whether `private_network` shows the VM's private address (as some hosts may: the spec leaves the text open, and
  * the client's samples hold "10.0.0.5") inside the vswitch's network (`network_ip`, CIDR). Simulator audit: a host
  * showing the address left every VswitchAttachment create waiting until its deadline, and a declared vswitchId
- * drifted forever.
+ * drifted forever. Only a text that IS a host address (maybe with its prefix length) counts: not an address found in
+ * other text ("db (10.10.3.0/24)" names a network), nor the network's own or broadcast address (review: another
+ * network of the same range was taken for ours). Callers also require that one network only holds it.
  */
 export function privateAddressIn(text: string, networkCidr: string | null | undefined): boolean {
-  const address = ipv4(/\b\d{1,3}(?:\.\d{1,3}){3}\b/.exec(text)?.[0]);
+  const shown = /^(\d{1,3}(?:\.\d{1,3}){3})(?:\/\d{1,2})?$/.exec(text.trim());
+  const address = ipv4(shown?.[1]);
   const [base, bitsText] = (networkCidr ?? "").trim().split("/");
   const network = ipv4(base);
   const bits = bitsText === undefined ? 32 : Number(bitsText);
   if (address === undefined || network === undefined || !Number.isInteger(bits) || bits < 8 || bits > 32) return false;
   const mask = bits === 32 ? 0xffffffff : ~(0xffffffff >>> bits) >>> 0;
-  return ((address & mask) >>> 0) === ((network & mask) >>> 0);
+  if (((address & mask) >>> 0) !== ((network & mask) >>> 0)) return false;
+  const host = (address & ~mask) >>> 0;
+  return bits >= 31 || (host !== 0 && host !== (~mask >>> 0));
 }
 
 function ipv4(text: string | undefined): number | undefined {

@@ -61,10 +61,15 @@ describe("Instance model", () => {
       { uuid: "33333333-3333-4333-8333-333333333333", name: "c", networkIp: "192.168.8.0/21", location: "Jakarta" },
     ];
     expect(resolveVswitchId("10.0.0.5", nets, "Jakarta")).toBe("22222222-2222-4222-8222-222222222222");
-    expect(resolveVswitchId("10.0.0.5", nets)).toBe("11111111-1111-4111-8111-111111111111");
+    // two networks hold it (no location to tell): neither is taken, the text shows as it is
+    expect(resolveVswitchId("10.0.0.5", nets)).toBe("10.0.0.5");
     expect(resolveVswitchId("192.168.15.254/21", nets)).toBe("33333333-3333-4333-8333-333333333333");
     expect(resolveVswitchId("192.168.16.1", nets)).toBe("192.168.16.1");
     expect(resolveVswitchId("10.0.0.256", nets)).toBe("10.0.0.256");
+    // only a text that is a host address: not one inside other text, not the network's or broadcast address (review)
+    expect(resolveVswitchId("lan (192.168.8.0/21)", nets)).toBe("lan (192.168.8.0/21)");
+    expect(resolveVswitchId("192.168.8.0", nets)).toBe("192.168.8.0");
+    expect(resolveVswitchId("192.168.15.255", nets)).toBe("192.168.15.255");
   });
   it("never takes a network without a name for any text with blanks or brackets", () => {
     expect(resolveVswitchId("office (lan)", [{ uuid: "33333333-3333-4333-8333-333333333333", name: "" }])).toBe("office (lan)");

@@ -56,13 +56,16 @@ export function resolveVswitchId(privateNetwork: string | null, vswitches: reado
     among.find((v) => v.uuid.toLowerCase() === text) ??
     among.find((v) => v.name.toLowerCase() === text) ??
     among.find((v) => text.includes(v.uuid.toLowerCase()) || (v.name !== "" && text.split(/[\s(),]+/).includes(v.name.toLowerCase()))) ??
-    among.find((v) => privateAddressIn(text, v.networkIp));
+    onlyOne(among.filter((v) => privateAddressIn(text, v.networkIp)));
   // A name used in several locations (one "default" network per location) is the one of the VM's location (audit:
   // the first in the list was taken, another location's, and its uuid showed as drift); else any.
   const here = location === undefined ? [] : vswitches.filter((v) => v.location?.trim().toLowerCase() === location.trim().toLowerCase());
   const hit = find(here) ?? find(vswitches);
   return hit ? hit.uuid : privateNetwork;
 }
+
+/** The one element, or undefined when there are none or several (an address two networks' ranges hold names neither). */
+const onlyOne = <T>(items: readonly T[]): T | undefined => (items.length === 1 ? items[0] : undefined);
 
 /**
  * The user's inputs kept in the state that the API cannot give back: the write-only password, ssh keys and

@@ -40,7 +40,10 @@ export function resolveAttachment(
   const current = privateNetwork?.trim() ?? "";
   if (!ours) return current ? { kind: "elsewhere", network: current } : { kind: "vswitch-gone" };
   if (current === "") return { kind: "detached" };
-  if (current === ours.name.trim() || current.toLowerCase() === ours.uuid.toLowerCase() || privateAddressIn(current, ours.network_ip))
+  if (current === ours.name.trim() || current.toLowerCase() === ours.uuid.toLowerCase()) return { kind: "attached", vswitch: ours };
+  // The VM's private address: ours only when no other network of our location holds it (same range elsewhere: not told).
+  const here = (v: VswitchRecord) => locationName(v.location)?.trim().toLowerCase() === locationName(ours.location)?.trim().toLowerCase();
+  if (privateAddressIn(current, ours.network_ip) && !vswitches.some((v) => v !== ours && here(v) && privateAddressIn(current, v.network_ip)))
     return { kind: "attached", vswitch: ours };
   return { kind: "elsewhere", network: current };
 }

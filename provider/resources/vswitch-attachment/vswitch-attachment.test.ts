@@ -102,6 +102,15 @@ describe("VswitchAttachment model", () => {
     const full = vswitchAttachmentOutputs({ instanceId: VM, vswitchId: NET2, adoptId: `${VM}/${NET2}`, timeouts: { delete: "1m" } }, vswitches[1]!);
     expect(full).toEqual({ instanceId: VM, vswitchId: NET2, vswitchName: "db", location: "Jakarta", adoptId: `${VM}/${NET2}`, timeouts: { delete: "1m" } });
   });
+  it("a private address another network of the location also holds is not taken as ours; a network's text never is (review)", () => {
+    const same: VswitchRecord[] = [
+      { uuid: NET, name: "app", network_ip: "10.10.3.0/24", location: "Jakarta" },
+      { uuid: NET2, name: "db", network_ip: "10.10.3.0/24", location: "Jakarta" },
+    ];
+    expect(resolveAttachment("10.10.3.7", NET, same).kind).toBe("elsewhere");
+    expect(resolveAttachment("db (10.10.3.0/24)", NET, same).kind).toBe("elsewhere");
+    expect(resolveAttachment("10.10.3.7", NET, [same[0]!, { ...same[1]!, location: "Surabaya" }]).kind).toBe("attached");
+  });
   it("reads a network named with blanks around it, by the host or in the list, as ours", () => {
     expect(resolveAttachment(" backend ", NET, vswitches).kind).toBe("attached");
     expect(resolveAttachment("db", NET2, [{ uuid: NET2, name: "db " }]).kind).toBe("attached");
