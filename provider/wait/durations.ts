@@ -23,7 +23,15 @@ import { z } from "zod";
 
 const fileSchema = z.object({
   version: z.literal(1),
-  kinds: z.record(z.string(), z.object({ ms: z.number().positive().finite(), samples: z.number().int().positive() })),
+  kinds: z.record(
+    z.string(),
+    z.object({
+      ms: z.number().positive().finite(),
+      samples: z.number().int().positive(),
+      /** How many waits in a row ended before the usual duration with nothing seen in between (see `learn`). */
+      early: z.number().int().nonnegative().optional(),
+    }),
+  ),
 });
 
 type Kinds = z.infer<typeof fileSchema>["kinds"];
@@ -66,16 +74,19 @@ export class DurationStore {
   }
 
   /**
-   * Records one observed duration of `kind` and keeps it in the file (best effort). `replace`: the observation shows
-   * the usual duration is too long (wait/instance.ts endedBeforeUsual): it takes its place instead of being averaged in.
+   * Records one observed duration of `kind` and keeps it in the file (best effort). `endedEarly`: the wait saw the
+   * operation ended before the usual duration with nothing seen in between (wait/instance.ts endedBeforeUsual), so the
+   * usual duration may be far too long (an outlier: a stuck operation finished in the panel). The second such wait in
+   * a row takes the observation in place of the usual duration; a single one (a kind whose operations vary, a fast
+   * CPU-only resize among disk resizes) is averaged in like any other.
    */
-  learn(kind: string, ms: number, replace = false): void {
+  learn(kind: string, ms: number, endedEarly = false): void {
     if (!(ms > 0) || !Number.isFinite(ms)) return;
     const kinds = this.load();
     const previous = kinds[kind];
-    kinds[kind] = previous && !replace
-      ? { ms: previous.ms * (1 - NEW_SAMPLE_WEIGHT) + ms * NEW_SAMPLE_WEIGHT, samples: previous.samples + 1 }
-      : { ms, samples: (previous?.samples ?? 0) + 1 };
+    const early = endedEarly ? (previous?.early ?? 0) + 1 : 0;
+    const averaged = previous && early < 2 ? previous.ms * (1 - NEW_SAMPLE_WEIGHT) + ms * NEW_SAMPLE_WEIGHT : ms;
+    kinds[kind] = { ms: averaged, samples: (previous?.samples ?? 0) + 1, ...(early > 0 ? { early } : {}) };
     this.save(kinds);
   }
 

@@ -48,8 +48,8 @@ export function expectedDuration(client: Pick<VmHostClient, "baseUrl">, kind: st
 }
 
 /** Learns how long `kind` took on this host (durations.ts: kept across runs, so a fresh process polls well too). */
-export function learnDuration(client: Pick<VmHostClient, "baseUrl">, kind: string | undefined, ms: number, replace = false): void {
-  if (kind) durationsFor(client.baseUrl).learn(kind, ms, replace);
+export function learnDuration(client: Pick<VmHostClient, "baseUrl">, kind: string | undefined, ms: number, endedEarly = false): void {
+  if (kind) durationsFor(client.baseUrl).learn(kind, ms, endedEarly);
 }
 
 
@@ -248,10 +248,11 @@ export function endEstimate(runningSeenAt: number | undefined, settledAt: number
 /**
  * Whether the operation was seen ended before its usual end with nothing seen in between since it was seen running
  * (the wait slept through it): the usual duration is too long, by an unknown amount. The end then lies anywhere
- * between the two answers; their middle is learned in place of the usual duration (not averaged in), so an outlier
- * (a stuck operation finished in the panel, a slow day) stops making every later wait sleep far past the end
- * (multistack audit: 20 s learned for 0.05 s operations made each create take 18 s, and each run learned its own
- * sleep back, about 3 % shorter). A usual duration that was right costs one run with more status polls.
+ * between the two answers, and their middle is learned; from the second such wait in a row it replaces the usual
+ * duration instead of being averaged in (durations.ts learn), so an outlier (a stuck operation finished in the panel,
+ * a slow day) stops making every later wait sleep far past the end (multistack audit: 20 s learned for 0.05 s
+ * operations made each create take 18 s, and each run learned its own sleep back, about 3 % shorter), while one fast
+ * operation among slow ones of its kind only nudges it.
  */
 export function endedBeforeUsual(runningSeenAt: number | undefined, settledAt: number, expectedAt: number | undefined, intervalMs: number): boolean {
   return runningSeenAt !== undefined && expectedAt !== undefined && settledAt < expectedAt && settledAt - runningSeenAt > 2 * intervalMs;
@@ -309,7 +310,7 @@ export async function waitForInstanceGone(
     poll: async () => {
       const seen = await observe(client, uuid, opts.clock !== undefined);
       if (!seen) return { done: true, value: undefined };
-      presentSeenAt = clock.now();
+      const answeredAt = clock.now();
       let d: { status: string; operation_flag: number } | undefined = seen.row ?? seen.detail;
       // Listed with no operation running: a host whose list lags (or keeps deleted VMs) is asked for the detail.
       if (seen.row && d.operation_flag === 0) d = await client.instances.find(uuid);
@@ -320,6 +321,8 @@ export async function waitForInstanceGone(
         if (clock.now() - started >= OUTCOME_GRACE_MS)
           return { failed: true, message: `the instance stays in status ${d.status}, and no delete operation was seen running in ${Math.round(OUTCOME_GRACE_MS / 1000)} s` };
       }
+      // (only a poll whose answer showed it present: a row of a lagging list whose detail then 404s does not count)
+      presentSeenAt = answeredAt;
       return { done: false, status: d.status };
     },
   });
