@@ -90,6 +90,19 @@ it.each([["after a refresh", true], ["without a refresh", false]])(
   },
 );
 
+it("the delete of a PublicIp recorded detached whose VM was deleted since says the address stays reserved", async () => {
+  // review: the VM gone, nothing was said of the address taken off it before (reserved, billing)
+  const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "detached-then-vm-gone" });
+  const ip = await up(publicIp, { instanceId: vm.id });
+  await h().outOfBand(vm.id, { publicIp: false });
+  const refreshed = await publicIp.read(ip.id, ip.outs);
+  expect(refreshed.props).toMatchObject({ detached: true });
+  await h().outOfBand(vm.id, { deleted: true });
+  said.length = 0;
+  await publicIp.delete(ip.id, refreshed.props);
+  expect(said.join("\n")).toContain(`(${ip.id}) is no longer on instance ${vm.id} (taken off outside this run) and is on no VM: it stays reserved in your account (it may bill)`);
+});
+
 it("the delete of a PublicIp whose address was taken off in the panel, without a refresh, says it stays reserved", async () => {
   const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "taken-off-unrefreshed" });
   const ip = await up(publicIp, { instanceId: vm.id });

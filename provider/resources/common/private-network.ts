@@ -42,7 +42,8 @@ export async function leavePrivateNetwork(client: VmHostClient, instanceId: stri
   try {
     return await client.network.updatePrivateNetwork(instanceId, { vswitch: null });
   } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
+    // (a 422 about another field is not this: passed on as the host said it)
+    if (!(error instanceof ValidationError) || !("vswitch" in error.fieldErrors)) throw error;
     throw new ProviderError(
       `the host refused to take instance ${instanceId} off its private network (${error.apiMessage ?? error.message}): on this host the API ` +
         "has no call to leave a private network. Take the instance off the network in the host's panel, then run pulumi refresh " +

@@ -497,7 +497,8 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
       { what: `address ${id} to be removed from instance ${instanceId}`, deadline, until: (d) => left || !holdsIt(d) },
       async () => {
         const fresh = await client.instances.find(instanceId);
-        notHeld = fresh !== undefined && !holdsIt(fresh);
+        // (the VM gone: an address taken off it earlier, recorded at refresh, stays reserved: said too; review)
+        notHeld = fresh ? !holdsIt(fresh) : props.detached === true;
         if (!fresh || !holdsIt(fresh)) return;
         left = leftWithReplacedVm(id, props) || leftForTheInstance(client, id, props);
         if (left) return;
@@ -528,9 +529,9 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
       },
     );
   } catch (error) {
-    // The instance was deleted meanwhile: its address went with it.
-    if (error instanceof NotFoundError || !(await client.instances.find(instanceId))) return;
-    throw error;
+    // The instance was deleted meanwhile: its address went with it (unless it had been taken off before).
+    if (error instanceof NotFoundError || !(await client.instances.find(instanceId))) notHeld = props.detached === true;
+    else throw error;
   }
   if (notHeld && !reclaimedHere.has(id.toLowerCase())) await sayWhereTheAddressIs(client, id, props);
 }
