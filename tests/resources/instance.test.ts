@@ -1039,8 +1039,8 @@ describe("failures", () => {
     expect((err as Error).message).toMatch(
       new RegExp(
         `^updating instance ${id} failed: instance ${id} to get a public address: addPublicIp \\(PATCH /instance/\\{instance_uuid\\}/ip/add\\) failed: network error .*` +
-          "The VM, read once idle, is not as asked, so the request did not take effect \\(as far as can be seen\\), and it was not sent again: a request " +
-          "still on its way could make it happen twice\\. The state records what the VM has now; `pulumi up` retries what is left\\.$",
+          "The VM, read once idle, is not as asked and shows no change, so the request did not take effect; it was not sent again " +
+          "\\(a request still on its way could make it happen twice\\)\\. The state records what the VM has now; `pulumi up` retries what is left\\.$",
       ),
     );
     expect((err as ResourceInitError).id).toBe(id);

@@ -512,10 +512,14 @@ async function runSteps(
                 if (satisfied(step, later, vswitches)) return undefined;
                 if (untouched(later)) return await send(client, id, step, ctx, later);
               }
-              // (the client's own text says to check whether it happened: this did; satellites audit)
+              // (the client's own text says to check whether it happened: this did; satellites audit). A VM changed since
+              // (updated, or in Error) may show this request's trace: then whether it happened is not claimed (review).
+              const seen = untouched(after)
+                ? "is not as asked and shows no change, so the request did not take effect"
+                : `is not as asked but changed since (status ${after.status}): whether the request took effect is not known`;
               throw new ProviderError(
-                `${what}: ${errorClause(e.cause instanceof Error ? e.cause : e)}. The VM, read once idle, is not as asked, so the request ` +
-                  "did not take effect (as far as can be seen), and it was not sent again: a request still on its way could make it happen twice",
+                `${what}: ${errorClause(e.cause instanceof Error ? e.cause : e)}. The VM, read once idle, ${seen}; it was not sent again ` +
+                  "(a request still on its way could make it happen twice)",
                 { cause: e },
               );
             }
