@@ -96,6 +96,8 @@ function reportAsMessage(error: unknown): unknown {
   // (RunError.isInstance is a type guard, and a RunError is an Error: its negation would narrow `error` to never)
   if (error instanceof Error && !pulumi.RunError.isInstance(error as unknown)) {
     const text = `${error.name}: ${error.message}`;
+    // (kept for a debugger or a bug report: `error.originalStack`)
+    Object.defineProperty(error, "originalStack", { value: error.stack, enumerable: false });
     Object.defineProperty(error, "__pulumiRunError", { value: true, enumerable: false });
     Object.defineProperty(error, "stack", { value: text, writable: true, configurable: true, enumerable: false });
   }
