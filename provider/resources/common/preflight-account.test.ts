@@ -105,7 +105,8 @@ describe("previewFailures of the attachments and of a new Instance's source", ()
     const { pool, client } = mockClient({ maxRetries: 0 });
     pool.intercept({ path: SIZES, method: "GET" }).reply(200, { message: "ok", data: [] });
     if (answers.vswitches) pool.intercept({ path: "/v1/network/vswitches", method: "GET" }).reply(200, answers.vswitches as object);
-    if (answers.disks) pool.intercept({ path: "/v1/storage/blocks", method: "GET" }).reply(200, answers.disks as object);
+    // (the disk list is read page by page: ?page=1&limit=100)
+    if (answers.disks) pool.intercept({ path: (p: string) => p.split("?")[0] === "/v1/storage/blocks", method: "GET" }).reply(200, answers.disks as object);
     if (answers.instance) pool.intercept({ path: `/v1/instance/${VM}/detail`, method: "GET" }).reply(200, answers.instance as object).persist();
     pool.intercept({ path: /.*/, method: "GET" }).reply(404, { message: "not found" }).persist();
     return client;
