@@ -34,7 +34,7 @@ test("two stacks of one program (one hostname) run up at the same moment: each V
   if (a.ok) expect(vms.find((v) => v.uuid === idOf(staging))).toMatchObject({ cpu: 1 });
   if (b.ok) expect(vms.find((v) => v.uuid === idOf(prod))).toMatchObject({ cpu: 2 });
   // a refused one says the VM may be another stack's
-  for (const r of [a, b]) if (!r.ok) console.log(r.errors.join("\n"));
+  for (const r of [a, b]) if (!r.ok) expect(r.errors.join("\n")).toMatch(/may be another stack's/);
 });
 
 test("the second stack of one program meets the first's VM: the refusal says it may be another stack's, and not to adopt it", async () => {
@@ -44,7 +44,6 @@ test("the second stack of one program meets the first's VM: the refusal says it 
   const r = await staging.run("up");
   expect(r.ok).toBe(false);
   const text = r.errors.join("\n");
-  console.log(text);
   expect(text).toMatch(/another stack/);
   const vms = (await simState(sim)).instances.filter((i) => i.hostname === "ms-seq");
   expect(vms).toHaveLength(1);
