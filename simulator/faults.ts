@@ -126,6 +126,28 @@ export interface DelayFault {
   ms: number;
 }
 
+/** A pending fault of the `…Next` kind: for requests of `operation` (any when absent), `skip` let through first. */
+interface CountedFault {
+  operation: string | undefined;
+  remaining: number;
+  skip: number;
+}
+
+/**
+ * Takes the first pending fault matching the request (its operation id or `METHOD /path`), counting it down; `left`
+ * is the list without the faults used up. A matching fault still skipping lets this request through.
+ */
+function takeMatching<F extends CountedFault>(pending: F[], operationId: string, routeKey: string): { fault: F | undefined; left: F[] } {
+  const fault = pending.find((f) => f.remaining > 0 && (f.operation === undefined || f.operation === operationId || f.operation === routeKey));
+  if (!fault) return { fault: undefined, left: pending };
+  if (fault.skip > 0) {
+    fault.skip--;
+    return { fault: undefined, left: pending };
+  }
+  fault.remaining--;
+  return { fault, left: pending.filter((f) => f.remaining > 0) };
+}
+
 /** Default `message` of a canned error answer, as Laravel words them. */
 const DEFAULT_MESSAGES: Record<number, string> = {
   400: "Bad Request.", 402: "Payment Required.", 403: "This action is unauthorized.", 404: "Not Found.",
@@ -239,40 +261,22 @@ export class FaultState {
 
   /** Takes a pending reset matching this request, if any. */
   takeReset(operationId: string, routeKey: string): ResetFault | undefined {
-    const fault = this.resets.find((r) => r.remaining > 0 && (r.operation === undefined || r.operation === operationId || r.operation === routeKey));
-    if (!fault) return undefined;
-    if (fault.skip > 0) {
-      fault.skip--;
-      return undefined;
-    }
-    fault.remaining--;
-    this.resets = this.resets.filter((r) => r.remaining > 0);
+    const { fault, left } = takeMatching(this.resets, operationId, routeKey);
+    this.resets = left;
     return fault;
   }
 
   /** Takes a pending canned answer matching this request, if any. */
   takeResponse(operationId: string, routeKey: string): RespondFault | undefined {
-    const fault = this.responses.find((r) => r.remaining > 0 && (r.operation === undefined || r.operation === operationId || r.operation === routeKey));
-    if (!fault) return undefined;
-    if (fault.skip > 0) {
-      fault.skip--;
-      return undefined;
-    }
-    fault.remaining--;
-    this.responses = this.responses.filter((r) => r.remaining > 0);
+    const { fault, left } = takeMatching(this.responses, operationId, routeKey);
+    this.responses = left;
     return fault;
   }
 
   /** Takes a pending delay matching this request, if any. */
   takeDelay(operationId: string, routeKey: string): DelayFault | undefined {
-    const fault = this.delays.find((d) => d.remaining > 0 && (d.operation === undefined || d.operation === operationId || d.operation === routeKey));
-    if (!fault) return undefined;
-    if (fault.skip > 0) {
-      fault.skip--;
-      return undefined;
-    }
-    fault.remaining--;
-    this.delays = this.delays.filter((d) => d.remaining > 0);
+    const { fault, left } = takeMatching(this.delays, operationId, routeKey);
+    this.delays = left;
     return fault;
   }
 
