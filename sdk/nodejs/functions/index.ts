@@ -156,8 +156,10 @@ export type GetSizeTemplatesResult = Result<"getSizeTemplates">;
 /**
  * Lists the instance size templates (CPU count, memory and storage in GB).
  * @example
- * const { templates } = await vmhost.getSizeTemplates();
- * const small = templates.find((t) => t.totalRam === 1);
+ * export = async () => {
+ *   const { templates } = await vmhost.getSizeTemplates();
+ *   const small = templates.find((t) => t.totalRam === 1);
+ * };
  */
 export function getSizeTemplates(args: Args<"getSizeTemplates"> = {}, options?: FunctionOptions): Promise<GetSizeTemplatesResult> {
   return invoke("getSizeTemplates", args, options, async (c) => ({ templates: camelize(await c.catalog.sizeTemplates()) }));
@@ -232,7 +234,9 @@ export type GetLocationsResult = Result<"getLocations">;
 /**
  * Lists the host's data-centre locations (the valid Instance `locationId` values).
  * @example
- * const { locations } = await vmhost.getLocations();
+ * export = async () => {
+ *   const { locations } = await vmhost.getLocations();
+ * };
  */
 export function getLocations(args: Args<"getLocations"> = {}, options?: FunctionOptions): Promise<GetLocationsResult> {
   return invoke("getLocations", args, options, async (c) => ({ locations: await readLocations(c) }));
@@ -246,7 +250,7 @@ export type GetLocationResult = Result<"getLocation">;
  * Finds one location by name (case-insensitive) or id; fails listing the valid names when none matches.
  * @example
  * const jakarta = vmhost.getLocationOutput({ name: "Jakarta" });
- * new vmhost.Instance("web", { locationId: jakarta.id, ... });
+ * export const locationId = jakarta.id; // an Instance's locationId
  */
 export function getLocation(args: GetLocationArgs, options?: FunctionOptions): Promise<GetLocationResult> {
   return invoke("getLocation", args, options, async (c, a) => {
@@ -264,8 +268,10 @@ export type GetTiersResult = Result<"getTiers">;
 /**
  * Lists the price tiers with what each offers (dedicated CPUs, prices per hour).
  * @example
- * const { tiers } = await vmhost.getTiers();
- * const dedicated = tiers.filter((t) => t.dedicatedCpuAvailable);
+ * export = async () => {
+ *   const { tiers } = await vmhost.getTiers();
+ *   const dedicated = tiers.filter((t) => t.dedicatedCpuAvailable);
+ * };
  */
 export function getTiers(args: Args<"getTiers"> = {}, options?: FunctionOptions): Promise<GetTiersResult> {
   return invoke("getTiers", args, options, async (c) => ({ tiers: await readTiers(c) }));
@@ -278,7 +284,9 @@ export type GetTierResult = Result<"getTier">;
 /**
  * Finds one tier by name (case-insensitive) or id; fails listing the valid names when none matches.
  * @example
- * const premium = await vmhost.getTier({ name: "Premium" });
+ * export = async () => {
+ *   const premium = await vmhost.getTier({ name: "Premium" });
+ * };
  */
 export function getTier(args: GetTierArgs, options?: FunctionOptions): Promise<GetTierResult> {
   return invoke("getTier", args, options, async (c, a) => {
@@ -296,7 +304,9 @@ export type GetOsTemplatesResult = Result<"getOsTemplates">;
 /**
  * Lists the OS templates with their minimum cpu, memory and storage.
  * @example
- * const { templates } = await vmhost.getOsTemplates();
+ * export = async () => {
+ *   const { templates } = await vmhost.getOsTemplates();
+ * };
  */
 export function getOsTemplates(args: Args<"getOsTemplates"> = {}, options?: FunctionOptions): Promise<GetOsTemplatesResult> {
   return invoke("getOsTemplates", args, options, async (c) => ({ templates: await readTemplates(c) }));
@@ -337,8 +347,10 @@ export type GetInstancesResult = Result<"getInstances">;
 /**
  * Lists the account's instances, every page, optionally filtered by hostname text or statuses.
  * @example
- * const { instances } = await vmhost.getInstances({ statuses: ["Running"] });
- * export const running = instances.map((i) => i.hostname);
+ * export = async () => {
+ *   const { instances } = await vmhost.getInstances({ statuses: ["Running"] });
+ *   return { running: instances.map((i) => i.hostname) };
+ * };
  */
 export function getInstances(args: GetInstancesArgs = {}, options?: FunctionOptions): Promise<GetInstancesResult> {
   return invoke("getInstances", args, options, async (c, a) => ({
@@ -355,8 +367,10 @@ export type GetInstanceResult = Result<"getInstance">;
 /**
  * Reads one instance's details (sizes in GB, dates ISO 8601 UTC, no public address = `publicIp: null`).
  * @example
- * const web = await vmhost.getInstance({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
- * console.log(web.status, web.publicIp?.ipAddress);
+ * export = async () => {
+ *   const web = await vmhost.getInstance({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
+ *   console.log(web.status, web.publicIp?.ipAddress);
+ * };
  */
 export function getInstance(args: GetInstanceArgs, options?: FunctionOptions): Promise<GetInstanceResult> {
   return invoke("getInstance", args, options, async (c, a) => camelize(await c.instances.get(a.instanceId)));
@@ -372,8 +386,10 @@ export type GetInstanceMetricsResult = Result<"getInstanceMetrics">;
  * Reads an instance's CPU (percent), memory (GB), network and disk series for a period. The last point
  * of each series is an in-progress bucket.
  * @example
- * const m = await vmhost.getInstanceMetrics({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", period: "hour" });
- * const peakCpu = Math.max(...m.cpu.map((p) => p.cpu));
+ * export = async () => {
+ *   const m = await vmhost.getInstanceMetrics({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", period: "hour" });
+ *   const peakCpu = Math.max(...m.cpu.map((p) => p.cpu));
+ * };
  */
 export function getInstanceMetrics(args: GetInstanceMetricsArgs, options?: FunctionOptions): Promise<GetInstanceMetricsResult> {
   return invoke("getInstanceMetrics", args, options, async (c, a) => camelize(await c.instances.metrics(a.instanceId, { period: a.period })));
@@ -388,8 +404,10 @@ export type GetChangeTierCostResult = Result<"getChangeTierCost">;
 /**
  * Estimates the monthly cost of moving an instance to another tier.
  * @example
- * const cost = await vmhost.getChangeTierCost({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 3 });
- * const extra = cost.estimatedNewMonthlyCost - cost.currentMonthlyCost;
+ * export = async () => {
+ *   const cost = await vmhost.getChangeTierCost({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 3 });
+ *   const extra = cost.estimatedNewMonthlyCost - cost.currentMonthlyCost;
+ * };
  */
 export function getChangeTierCost(args: GetChangeTierCostArgs, options?: FunctionOptions): Promise<GetChangeTierCostResult> {
   return invoke("getChangeTierCost", args, options, async (c, a) => camelize(await c.instances.changeTierCost(a.instanceId, { tierId: a.tierId })));
@@ -404,7 +422,9 @@ export type GetInstancesWithoutPublicIpResult = Result<"getInstancesWithoutPubli
 /**
  * Lists the instances of a location without a public address.
  * @example
- * const { instances } = await vmhost.getInstancesWithoutPublicIp({ locationId: 1 });
+ * export = async () => {
+ *   const { instances } = await vmhost.getInstancesWithoutPublicIp({ locationId: 1 });
+ * };
  */
 export function getInstancesWithoutPublicIp(
   args: GetInstancesWithoutPublicIpArgs,
@@ -424,8 +444,10 @@ export type GetVswitchesResult = Result<"getVswitches">;
 /**
  * Lists the account's private networks (vswitches).
  * @example
- * const { vswitches } = await vmhost.getVswitches();
- * const backend = vswitches.find((v) => v.name === "backend");
+ * export = async () => {
+ *   const { vswitches } = await vmhost.getVswitches();
+ *   const backend = vswitches.find((v) => v.name === "backend");
+ * };
  */
 export function getVswitches(args: Args<"getVswitches"> = {}, options?: FunctionOptions): Promise<GetVswitchesResult> {
   return invoke("getVswitches", args, options, async (c) => ({ vswitches: camelize(await c.network.listVswitches()) }));
@@ -438,7 +460,9 @@ export type GetVswitchOptionsResult = Result<"getVswitchOptions">;
 /**
  * Lists the private networks an instance in a location can join.
  * @example
- * const { vswitches } = await vmhost.getVswitchOptions({ locationId: 1 });
+ * export = async () => {
+ *   const { vswitches } = await vmhost.getVswitchOptions({ locationId: 1 });
+ * };
  */
 export function getVswitchOptions(args: GetVswitchOptionsArgs, options?: FunctionOptions): Promise<GetVswitchOptionsResult> {
   return invoke("getVswitchOptions", args, options, async (c, a) => ({
@@ -455,8 +479,10 @@ export type GetVswitchResult = Result<"getVswitch">;
 /**
  * Reads one private network's details.
  * @example
- * const net = await vmhost.getVswitch({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });
- * export const activeInstances = net.totalActiveInstance;
+ * export = async () => {
+ *   const net = await vmhost.getVswitch({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });
+ *   return { activeInstances: net.totalActiveInstance };
+ * };
  */
 export function getVswitch(args: GetVswitchArgs, options?: FunctionOptions): Promise<GetVswitchResult> {
   return invoke("getVswitch", args, options, async (c, a) => camelize(await c.network.getVswitch(a.vswitchId)));
@@ -471,8 +497,10 @@ export type GetVswitchGraphResult = Result<"getVswitchGraph">;
 /**
  * Reads a private network's topology graph (nodes and edges as the panel draws them).
  * @example
- * const graph = await vmhost.getVswitchGraph({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });
- * const members = graph.nodes.length;
+ * export = async () => {
+ *   const graph = await vmhost.getVswitchGraph({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });
+ *   const members = graph.nodes.length;
+ * };
  */
 export function getVswitchGraph(args: GetVswitchGraphArgs, options?: FunctionOptions): Promise<GetVswitchGraphResult> {
   return invoke("getVswitchGraph", args, options, async (c, a) =>
@@ -492,7 +520,9 @@ export type GetBlockStorageOptionsResult = Result<"getBlockStorageOptions">;
 /**
  * Lists the block storages of a location not attached to any instance (sizes in GB).
  * @example
- * const { blockStorages } = await vmhost.getBlockStorageOptions({ locationId: 1 });
+ * export = async () => {
+ *   const { blockStorages } = await vmhost.getBlockStorageOptions({ locationId: 1 });
+ * };
  */
 export function getBlockStorageOptions(args: GetBlockStorageOptionsArgs, options?: FunctionOptions): Promise<GetBlockStorageOptionsResult> {
   return invoke("getBlockStorageOptions", args, options, async (c, a) => ({
@@ -510,7 +540,9 @@ export type GetBlockStoragesResult = Result<"getBlockStorages">;
  * Lists the account's block storages, attached or not, with their location and instance; optionally only
  * those of a location or with a name.
  * @example
- * const { blockStorages } = await vmhost.getBlockStorages({ locationId: 1 });
+ * export = async () => {
+ *   const { blockStorages } = await vmhost.getBlockStorages({ locationId: 1 });
+ * };
  */
 export function getBlockStorages(args: GetBlockStoragesArgs = {}, options?: FunctionOptions): Promise<GetBlockStoragesResult> {
   return invoke("getBlockStorages", args, options, async (c, a) => ({ blockStorages: await readBlockStorages(c, a) }));
@@ -550,7 +582,9 @@ export type GetFirewallRulesResult = Result<"getFirewallRules">;
 /**
  * Lists the rules of an instance's firewall (every page), e.g. to find the id to adopt.
  * @example
- * const { rules } = await vmhost.getFirewallRules({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
+ * export = async () => {
+ *   const { rules } = await vmhost.getFirewallRules({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
+ * };
  */
 export function getFirewallRules(args: GetFirewallRulesArgs, options?: FunctionOptions): Promise<GetFirewallRulesResult> {
   return invoke("getFirewallRules", args, options, async (c, a) => ({
@@ -576,8 +610,10 @@ export type GetSnapshotsResult = Result<"getSnapshots">;
 /**
  * Lists an instance's snapshots.
  * @example
- * const { snapshots } = await vmhost.getSnapshots({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
- * const ready = snapshots.filter((s) => s.status === "Ready");
+ * export = async () => {
+ *   const { snapshots } = await vmhost.getSnapshots({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
+ *   const ready = snapshots.filter((s) => s.status === "Ready");
+ * };
  */
 export function getSnapshots(args: GetSnapshotsArgs, options?: FunctionOptions): Promise<GetSnapshotsResult> {
   return invoke("getSnapshots", args, options, async (c, a) => ({ snapshots: camelize(await c.snapshots.list(a.instanceId)) }));
@@ -592,7 +628,9 @@ export type GetSnapshotPriceResult = Result<"getSnapshotPrice">;
 /**
  * Estimates the monthly price of a snapshot of an instance at a tier.
  * @example
- * const { pricePerMonth } = await vmhost.getSnapshotPrice({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 2 });
+ * export = async () => {
+ *   const { pricePerMonth } = await vmhost.getSnapshotPrice({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 2 });
+ * };
  */
 export function getSnapshotPrice(args: GetSnapshotPriceArgs, options?: FunctionOptions): Promise<GetSnapshotPriceResult> {
   return invoke("getSnapshotPrice", args, options, async (c, a) => camelize(await c.snapshots.price(a.instanceId, { tierId: a.tierId })));
@@ -607,7 +645,9 @@ export type GetBackupPriceResult = Result<"getBackupPrice">;
 /**
  * Estimates the price of backups of an instance at a tier.
  * @example
- * const price = await vmhost.getBackupPrice({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 2 });
+ * export = async () => {
+ *   const price = await vmhost.getBackupPrice({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", tierId: 2 });
+ * };
  */
 export function getBackupPrice(args: GetBackupPriceArgs, options?: FunctionOptions): Promise<GetBackupPriceResult> {
   return invoke("getBackupPrice", args, options, async (c, a) => camelize(await c.backups.price(a.instanceId, { tierId: a.tierId })));
@@ -622,7 +662,9 @@ export type GetBackupsResult = Result<"getBackups">;
 /**
  * Lists an instance's backups (every page).
  * @example
- * const { backups } = await vmhost.getBackups({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
+ * export = async () => {
+ *   const { backups } = await vmhost.getBackups({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab" });
+ * };
  */
 export function getBackups(args: GetBackupsArgs, options?: FunctionOptions): Promise<GetBackupsResult> {
   return invoke("getBackups", args, options, async (c, a) => ({ backups: camelize(await c.backups.listAll(a.instanceId)) }));
@@ -644,10 +686,12 @@ export type RollbackSnapshotResult = Result<"rollbackSnapshot">;
  * "busy" answer, like every operation of this package on an instance.
  *
  * @example
- * const rollbackTo = new pulumi.Config().get("rollbackTo"); // a snapshot uuid, set for one run
- * if (rollbackTo) {
- *   await vmhost.rollbackSnapshot({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", snapshotId: rollbackTo });
- * }
+ * export = async () => {
+ *   const rollbackTo = new pulumi.Config().get("rollbackTo"); // a snapshot uuid, set for one run
+ *   if (rollbackTo) {
+ *     await vmhost.rollbackSnapshot({ instanceId: "6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab", snapshotId: rollbackTo });
+ *   }
+ * };
  */
 export function rollbackSnapshot(args: RollbackSnapshotArgs, options?: FunctionOptions): Promise<RollbackSnapshotResult> {
   return invoke("rollbackSnapshot", args, options, async (c, a) => {
@@ -696,8 +740,10 @@ export type GetPaymentMethodsResult = Result<"getPaymentMethods">;
 /**
  * Lists the top-up payment methods with their fees, flattened across categories (bank, card, ritel, ewallet, qris).
  * @example
- * const { methods } = await vmhost.getPaymentMethods({ amount: 100000 });
- * const qris = methods.filter((m) => m.category === "qris");
+ * export = async () => {
+ *   const { methods } = await vmhost.getPaymentMethods({ amount: 100000 });
+ *   const qris = methods.filter((m) => m.category === "qris");
+ * };
  */
 export function getPaymentMethods(args: GetPaymentMethodsArgs = {}, options?: FunctionOptions): Promise<GetPaymentMethodsResult> {
   return invoke("getPaymentMethods", args, options, async (c, a) => {
@@ -718,7 +764,9 @@ export type GetCreditHistoryResult = Result<"getCreditHistory">;
  * Lists credit transactions (every page), optionally between two dates (YYYY-MM-DD) and of one kind.
  * Amounts are numbers of rupiah.
  * @example
- * const { entries } = await vmhost.getCreditHistory({ start: "2024-08-01", end: "2024-08-31", type: "deduction" });
+ * export = async () => {
+ *   const { entries } = await vmhost.getCreditHistory({ start: "2024-08-01", end: "2024-08-31", type: "deduction" });
+ * };
  */
 export function getCreditHistory(args: GetCreditHistoryArgs = {}, options?: FunctionOptions): Promise<GetCreditHistoryResult> {
   return invoke("getCreditHistory", args, options, async (c, a) => ({
@@ -741,8 +789,10 @@ export type GetBillingReportResult = Result<"getBillingReport">;
 /**
  * Reads the billing report of one billing date (YYYY-MM-DD).
  * @example
- * const report = await vmhost.getBillingReport({ date: "2024-08-01" });
- * export const total = report.total;
+ * export = async () => {
+ *   const report = await vmhost.getBillingReport({ date: "2024-08-01" });
+ *   return { total: report.total };
+ * };
  */
 export function getBillingReport(args: GetBillingReportArgs, options?: FunctionOptions): Promise<GetBillingReportResult> {
   return invoke("getBillingReport", args, options, async (c, a) => camelize(await c.billing.report(a.date)));
