@@ -27,9 +27,26 @@ export async function* paginate<T>(fetchPage: (page: number) => Promise<Page<T>>
   }
 }
 
-/** Collects every item of a paged list into an array. */
+/** How many times {@link collectAll} reads a list that changed while it was read before it takes what it read. */
+export const CONSISTENT_READ_ATTEMPTS = 3;
+
+/**
+ * Collects every item of a paged list into an array. A list whose `total` changed between its pages was written to
+ * while it was read (a concurrent delete or create of this process or of another client): its rows shifted between
+ * pages, so a row can have been skipped (one deleted from page 1 moves the first row of page 2 onto page 1, read
+ * already) or read twice. Such a list is read again from page 1, up to {@link CONSISTENT_READ_ATTEMPTS} times in all
+ * (the last read is taken as it is; callers that match by id dedupe). A skipped row is the dangerous one: a refresh
+ * would take a firewall rule or backup that stands for deleted and drop it from the state.
+ */
 export async function collectAll<T>(fetchPage: (page: number) => Promise<Page<T>>): Promise<T[]> {
-  const items: T[] = [];
-  for await (const item of paginate(fetchPage)) items.push(item);
-  return items;
+  for (let attempt = 1; ; attempt += 1) {
+    const items: T[] = [];
+    const totals = new Set<number>();
+    for await (const item of paginate(async (page) => {
+      const result = await fetchPage(page);
+      totals.add(result.page.total);
+      return result;
+    })) items.push(item);
+    if (totals.size <= 1 || attempt >= CONSISTENT_READ_ATTEMPTS) return items;
+  }
 }

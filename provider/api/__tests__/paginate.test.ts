@@ -57,3 +57,45 @@ describe("paginate: a host whose page counter lags", () => {
     expect(asked).toEqual([1, 2]);
   });
 });
+
+describe("collectAll: a list written to while it is read", () => {
+  /** A list of ids served in pages of 2, with `total` counting what it holds when each page is read. */
+  const served = (rows: string[]) => async (page: number): Promise<Page<string>> => ({
+    data: rows.slice((page - 1) * 2, page * 2),
+    page: { total: rows.length, count: 0, per_page: 2, current_page: page, total_pages: Math.max(1, Math.ceil(rows.length / 2)) },
+  });
+
+  it("reads it again when a row deleted from page 1 moved a row of page 2 onto page 1 (the row is not skipped)", async () => {
+    const rows = ["a", "b", "c"];
+    const read = served(rows);
+    const asked: number[] = [];
+    const items = await collectAll(async (page) => {
+      asked.push(page);
+      const answer = await read(page);
+      if (asked.length === 1) rows.splice(0, 1); // another delete lands between page 1 and page 2
+      return answer;
+    });
+    expect(items).toEqual(["b", "c"]);
+    expect(asked).toEqual([1, 2, 1]);
+  });
+
+  it("takes its third read as it is when the list keeps changing (a bounded cost)", async () => {
+    const rows = ["a", "b", "c"];
+    const read = served(rows);
+    let firstPageReads = 0;
+    const items = await collectAll(async (page) => {
+      const answer = await read(page);
+      if (page === 1) rows.push(`new-${++firstPageReads}`);
+      return answer;
+    });
+    expect(firstPageReads).toBe(3);
+    expect(items.slice(0, 2)).toEqual(["a", "b"]);
+  });
+
+  it("reads an unchanged list once", async () => {
+    const asked: number[] = [];
+    const read = served(["a", "b", "c"]);
+    await collectAll(async (page) => (asked.push(page), read(page)));
+    expect(asked).toEqual([1, 2]);
+  });
+});
