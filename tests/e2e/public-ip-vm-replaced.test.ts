@@ -31,3 +31,22 @@ test("replacing the VM of a PublicIp leaves no address reserved in no state (cre
   const destroy = await s.run("destroy", program(1));
   expect(destroy.ok ? "" : show(destroy)).toBe("");
 });
+
+test("retainOnDelete on the VM: destroy leaves the VM and its deletedWith address as they are, and deletes the other dependents (README, Instances: Delete)", async () => {
+  const s = await suite.newStack();
+  const program: Res[] = [
+    { type: "Instance", name: "vm", args: vmArgs("ip-vm-retained"), opts: { retainOnDelete: true } },
+    { type: "PublicIp", name: "ip", args: { instanceId: "$id:vm" }, opts: { deletedWith: "vm" } },
+    { type: "FirewallRule", name: "ssh", args: { instanceId: "$id:vm", protocol: "tcp", port: 22, action: "accept" } },
+  ];
+  const up = await s.run("up", program);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const [vm, ip] = [s.res("vm")!.id!, s.res("ip")!.id!];
+  const destroy = await s.run("destroy", program);
+  expect(destroy.ok ? "" : show(destroy)).toBe("");
+  expect(s.state().resources.filter((r) => !r.urn.includes("pulumi:pulumi:Stack"))).toEqual([]);
+  const truth = await simState(suite.sim);
+  // kept: the VM, running, with its address; deleted: the rule (it does not go with the VM)
+  expect(truth.instances.filter((i) => i.uuid === vm).map((i) => [i.status, i.publicIpUuid])).toEqual([["Running", ip]]);
+  expect(truth.firewallRules.filter((r) => r.instanceUuid === vm)).toEqual([]);
+});

@@ -1,5 +1,5 @@
 // A program that is data (tests/e2e/spec-stack.ts): resources built from the JSON stack config key `spec`.
-// spec.resources: [{ type, name, args, opts: { deletedWith, dependsOn, replaceOnChanges, ignoreChanges, deleteBeforeReplace, import } }]
+// spec.resources: [{ type, name, args, opts: { deletedWith, dependsOn, replaceOnChanges, ignoreChanges, deleteBeforeReplace, import, retainOnDelete } }]
 // In args, a string "$id:<name>" becomes that resource's id ("$first:<a>,<b>": a's id computed from both); "$password"
 // the secret password.
 const pulumi = require("@pulumi/pulumi");
@@ -26,6 +26,7 @@ for (const r of spec.resources) {
   if (o.ignoreChanges) opts.ignoreChanges = o.ignoreChanges;
   if (o.deleteBeforeReplace !== undefined) opts.deleteBeforeReplace = o.deleteBeforeReplace;
   if (o.import !== undefined) opts.import = o.import;
+  if (o.retainOnDelete !== undefined) opts.retainOnDelete = o.retainOnDelete;
   made[r.name] = new vmhost[r.type](r.name, resolve(r.args), opts);
 }
 module.exports = Object.fromEntries(Object.entries(made).map(([n, r]) => [n + "Id", r.id]));

@@ -507,8 +507,6 @@ export class Deployment implements MonitorHandler {
       }
       if (req.provider) throw new Error(`${req.name}: explicit providers are not supported by the local engine`);
       if (req.importId) throw new Error(`${req.name}: the import option is not supported by the local engine`);
-      // Refused rather than ignored: ignoring it would delete what the user asked to keep.
-      if (req.retainOnDelete) throw new Error(`${req.name}: retainOnDelete is not supported by the local engine`);
       // Refused rather than ignored: a change of the trigger would replace the resource under real Pulumi.
       if (req.replacementTrigger) throw new Error(`${req.name}: replacementTrigger is not supported by the local engine`);
       return await this.registerCustom(urn, req);
@@ -655,6 +653,7 @@ export class Deployment implements MonitorHandler {
       additionalSecretOutputs: req.additionalSecretOutputs,
       deleteBeforeReplace: req.deleteBeforeReplace ?? false,
       ...(req.deletedWith ? { deletedWith: req.deletedWith } : {}),
+      ...(req.retainOnDelete ? { retainOnDelete: true } : {}),
       ...(req.ignoreChanges.length ? { ignoreChanges: req.ignoreChanges } : {}),
       ...(req.replaceOnChanges.length ? { replaceOnChanges: req.replaceOnChanges } : {}),
     };
@@ -1115,7 +1114,9 @@ export class Deployment implements MonitorHandler {
       this.checkpoint();
       return;
     }
-    if (!this.opts.dryRun && r.custom && r.id && !goesWithAnother) {
+    // retainOnDelete (as in Pulumi, step.go DeleteStep.Apply): no Delete call, the object is left as it is and only
+    // dropped from the state; the flag is the one the state holds (the old resource's, also when it is replaced).
+    if (!this.opts.dryRun && r.custom && r.id && !goesWithAnother && !r.retainOnDelete) {
       this.printer.line(isReplaced ? ` -   ${r.type}  ${r.name}  deleting the replaced resource (id ${r.id})...` : progressLine("delete", r.type, r.name));
       const host = await this.opts.host();
       const op = this.begin("deleting", r);
@@ -1127,7 +1128,11 @@ export class Deployment implements MonitorHandler {
     }
     if (pendingReplacement && !this.opts.dryRun) this.pendingReplaced.add(r);
     this.deleted.add(r);
-    const detail = goesWithAnother ? `(with ${r.deletedWith?.split("::").pop()})` : this.opts.dryRun ? "" : elapsed(started);
+    const detail = goesWithAnother
+      ? `(with ${r.deletedWith?.split("::").pop()})`
+      : r.retainOnDelete
+        ? "(retainOnDelete: left as it is, dropped from the state)"
+        : this.opts.dryRun ? "" : elapsed(started);
     if (!isReplaced) {
       this.summary.delete++;
       this.steps.push({ op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [] });

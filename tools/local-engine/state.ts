@@ -39,6 +39,8 @@ export interface ResourceState {
   replaceOnChanges?: string[];
   /** Pulumi's `deletedWith`: URN of the resource whose deletion also removes this one (no Delete call then). */
   deletedWith?: string;
+  /** Pulumi's `retainOnDelete`: deleting it (destroy, removal, the old half of a replace) sends no Delete call. */
+  retainOnDelete?: boolean;
   /** Set when the provider created the resource but it failed to initialize; the next up updates it. */
   initErrors?: string[];
   /** A replaced resource whose deletion is still pending (it failed or the run stopped first). */
@@ -98,6 +100,7 @@ const resourceSchema = z.object({
   additionalSecretOutputs: z.array(z.string()),
   deleteBeforeReplace: z.boolean(),
   deletedWith: z.string().optional(),
+  retainOnDelete: z.boolean().optional(),
   ignoreChanges: z.array(z.string()).optional(),
   replaceOnChanges: z.array(z.string()).optional(),
   initErrors: z.array(z.string()).optional(),

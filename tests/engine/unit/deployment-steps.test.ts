@@ -287,6 +287,34 @@ describe("replacement (step_generator.go continueStepsFromDiff, step.go CreateSt
     );
   });
 
+  test("retainOnDelete: removed, replaced or destroyed, the resource gets no Delete call and leaves the state (step.go DeleteStep.Apply)", async () => {
+    const s1 = await twoResources(new FakeProvider(), { retainOnDelete: true });
+    expect(resource(s1, "b")?.retainOnDelete).toBe(true);
+    // replaced (create-before-delete): the new one is made, the old one is only dropped
+    const p = new FakeProvider();
+    const replaced = await up(p, s1, async (r) => {
+      await r.register("a", { size: 1, zone: "z1" });
+      await r.register("b", { size: 1, zone: "z2" }, { dependencies: [urnOf("a")], retainOnDelete: true });
+    });
+    expect(replaced.deployment.errors).toEqual([]);
+    expect(p.changes()).toEqual(["create b"]);
+    expect(replaced.text()).toContain("(retainOnDelete: left as it is, dropped from the state)");
+    expect(replaced.state().resources.filter((x) => x.name === "b").map((x) => x.id)).toEqual(["id-1"]); // the new one (this run's provider counts from 1); the old was id-2
+    // no longer declared: dropped without a call, what it depends on is deleted as usual
+    const p2 = new FakeProvider();
+    const removed = await up(p2, s1, async (r) => {
+      await r.register("other", { size: 1, zone: "z1" });
+    });
+    expect(p2.changes()).toEqual(["create other", "delete a id-1"]);
+    expect(removed.state().resources.map((x) => x.name)).toEqual(["proj-dev", "other"]);
+    // destroy
+    const p3 = new FakeProvider();
+    const destroyed = new Run(p3, s1);
+    await destroyed.deployment.destroy();
+    expect(p3.changes()).toEqual(["delete a id-1"]);
+    expect(destroyed.state().resources).toEqual([]);
+  });
+
   test("a resource deleted with one being replaced is replaced too (step_generator.go: deletedWith replaces)", async () => {
     const s1 = await twoResources(new FakeProvider(), { deletedWith: urnOf("a") });
     const p = new FakeProvider();
@@ -415,7 +443,6 @@ describe("failures (step_executor.go: after the first failed step no further cha
     await refuse("x", { type: "aws:s3:Bucket" }, `aws:s3:Bucket "x": aws:s3:Bucket "x": only dynamic provider resources (pulumi.dynamic.Resource) are supported by the local engine`);
     await refuse("x", { provider: "urn:p::id" }, `${TYPE} "x": x: explicit providers are not supported by the local engine`);
     await refuse("x", { importId: "i-1" }, `${TYPE} "x": x: the import option is not supported by the local engine`);
-    await refuse("x", { retainOnDelete: true }, `${TYPE} "x": x: retainOnDelete is not supported by the local engine`);
     await refuse("x", { replacementTrigger: true }, `${TYPE} "x": x: replacementTrigger is not supported by the local engine`);
     await run.register("a", {});
     const dup = await run.register("a", {});
