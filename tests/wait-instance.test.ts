@@ -548,7 +548,7 @@ describe("failure statuses and busy answers", () => {
       throw busy();
     }, clock).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitTimeoutError);
-    expect((err as Error).message).toMatch(/waiting for rename \(the API kept answering busy\) \(last status seen: busy\); raise timeouts.update/);
+    expect((err as Error).message).toMatch(/waiting for rename \(the API kept answering busy: HTTP 409\) \(last status seen: busy\); raise timeouts.update/);
     expect(clock.now()).toBeLessThanOrEqual(30_000);
 
     let attempts = 0;

@@ -159,13 +159,62 @@ export class ValidationError extends ApiError {
 }
 
 /**
- * 409/423: an operation is already running on the instance. The client does not retry it (the wait can be
- * minutes); the resource layer waits for the instance to settle and tries again.
+ * 409/423, or a 400/422 worded as busy ({@link readsAsBusy}): an operation is already running on the instance. The
+ * client does not retry it (the wait can be minutes); the resource layer waits for the instance to settle and tries
+ * again, within the resource's deadline. A refusal is an answer given before anything was done, so sending the
+ * request again never repeats it.
  */
 export class BusyError extends ApiError {
   constructor(details: ApiErrorDetails) {
-    super(details, "another operation is running on this object", "Wait until it finishes, then retry.");
+    super(
+      details,
+      details.status === 409 || details.status === 423 || details.status === undefined
+        ? "another operation is running on this object"
+        : "another operation is running on this object (the host's wording of its refusal)",
+      "Wait until it finishes, then retry.",
+    );
   }
+}
+
+/**
+ * Wording of a refusal because an operation is running, in English and Indonesian (the hosts are Indonesian:
+ * "Vm berhasil dibuat"). Only phrases about an operation or process under way: "running" or "try again" alone
+ * are not enough ("The instance must be running to be restarted." is a real refusal).
+ */
+const BUSY_WORDING: readonly RegExp[] = [
+  /\b(in|on)\s+(\w+\s+)?progress\b/i, // "VM is still in progress.", "Instance is on cloning progress"
+  /\banother\s+(operation|process|task|action|job|request)\b/i,
+  /\b(operation|process|task|action|job)s?\b[^.]{0,40}\b(running|pending|ongoing|under\s+way|underway|not\s+(yet\s+)?(finished|completed?|done))\b/i,
+  /\b(is|are)\s+(currently\s+|still\s+)?busy\b/i,
+  /\bstill\s+being\s+\w+/i, // "still being created", "still being processed"
+  /\bcurrently\s+being\s+\w+/i,
+  /\bsedang\s+(dalam\s+)?(proses|diproses|berlangsung|berjalan|sibuk)\b/i, // "sedang diproses", "sedang berlangsung"
+  /\bmasih\s+(dalam\s+|ada\s+)?(proses|diproses|berlangsung|berjalan|operasi)\b/i, // "masih dalam proses"
+  /\b(proses|operasi)\s+lain\b/i, // "ada proses lain"
+  /\bsibuk\b/i, // "busy"
+  /\bbelum\s+selesai\b/i, // "not finished yet"
+];
+
+/** True when `text` is worded as "an operation is running" (see {@link BUSY_WORDING}). */
+export function busyWording(text: string | undefined): boolean {
+  return text !== undefined && BUSY_WORDING.some((pattern) => pattern.test(text));
+}
+
+/**
+ * Whether a 400 or 422 answer is a "busy" refusal as another host may word it (api-spec.md §7 shows no error status;
+ * the simulator and real-api-facts.md's Laravel shapes use 409, but a Laravel controller refusing on a running
+ * operation may as well `abort(400|422, "...")` or fail a rule on a field the request did not send, `{"vm": ["VM is
+ * still in progress."]}`). Read as busy only when the words say so (the message, or every field error) and no field
+ * error is about a field the request sent: "The hostname is invalid" is the request's fault, whatever else it says.
+ * A misread validation error is waited on only until the resource's deadline, and its final error quotes it.
+ */
+export function readsAsBusy(status: number, apiMessage: string | undefined, fieldErrors: FieldErrors | undefined, sentFields: readonly string[] = []): boolean {
+  if (status !== 400 && status !== 422) return false;
+  const entries = Object.entries(fieldErrors ?? {});
+  const sent = new Set(sentFields.map((f) => f.toLowerCase()));
+  if (entries.some(([field]) => sent.has(field.toLowerCase().replace(/(\[\d*\]|\.\d+)$/, "")))) return false;
+  if (entries.length === 0) return busyWording(apiMessage);
+  return entries.every(([, messages]) => messages.some((m) => busyWording(m)));
 }
 
 /** 429 after all retries: the service kept asking us to slow down. */
@@ -253,9 +302,13 @@ export class ResponseFormatError extends ApiError {
   }
 }
 
-/** Chooses the error class for an HTTP error status. */
-export function errorForStatus(details: ApiErrorDetails & { status: number }): ApiError {
+/**
+ * Chooses the error class for an HTTP error status. `sentFields`: the names of the request's body and query fields
+ * (a 400/422 worded as busy is a {@link BusyError} unless a field error names one of them: {@link readsAsBusy}).
+ */
+export function errorForStatus(details: ApiErrorDetails & { status: number }, sentFields?: readonly string[]): ApiError {
   const { status } = details;
+  if (readsAsBusy(status, details.apiMessage, details.fieldErrors, sentFields)) return new BusyError(details);
   if (status === 401) return new UnauthorizedError(details);
   if (status === 402) return new PaymentRequiredError(details);
   if (status === 403) return new ForbiddenError(details);

@@ -165,6 +165,22 @@ export function parseErrorBody(text: string, apiKey: string): ErrorBody {
   return { apiMessage: redact(trimmed.slice(0, 200), apiKey), bodyIsJson: false };
 }
 
+/**
+ * The names of the fields a request sent, in its form body and its query (`ssh_keys[]` as `ssh_keys`): a field error
+ * about one of them is the request's fault, never a "busy" answer (errors.ts readsAsBusy).
+ */
+export function sentFieldNames(request: Pick<PreparedRequest, "body" | "url">): string[] {
+  const names = new Set<string>();
+  const add = (params: URLSearchParams) => {
+    for (const name of params.keys()) names.add(name.replace(/\[[^\]]*\]$/, ""));
+  };
+  if (request.body) add(new URLSearchParams(request.body));
+  const query = request.url.indexOf("?");
+  if (query >= 0) add(new URLSearchParams(request.url.slice(query + 1)));
+  names.delete("_method");
+  return [...names];
+}
+
 /** Turns a non-2xx answer or a transport failure into an {@link AttemptError} carrying the user-facing ApiError. */
 export function errorStep(next: Step, apiKey: string, clock: Clock, timeouts?: TransportTimeouts): Step {
   return async (attempt) => {
@@ -188,14 +204,17 @@ export function errorStep(next: Step, apiKey: string, clock: Clock, timeouts?: T
       throw new AttemptError(error, { kind: f.kind, sent: f.sent });
     }
     if (response.status >= 200 && response.status < 300) return response;
-    const error = errorForStatus({
-      ...details,
-      status: response.status,
-      ...parseErrorBody(response.text, apiKey),
-      inputNames: request.inputNames,
-      retryAfterMs: serverRequestedDelayMs(response.headers, clock.now()),
-      retries: retry,
-    });
+    const error = errorForStatus(
+      {
+        ...details,
+        status: response.status,
+        ...parseErrorBody(response.text, apiKey),
+        inputNames: request.inputNames,
+        retryAfterMs: serverRequestedDelayMs(response.headers, clock.now()),
+        retries: retry,
+      },
+      sentFieldNames(request),
+    );
     throw new AttemptError(error, { kind: "status", status: response.status });
   };
 }

@@ -390,6 +390,12 @@ async function pollIdle<T>(
   });
 }
 
+/** `: HTTP 422 "VM is still in progress."`, the status and words of a busy answer. */
+function busyAnswer(error: unknown): string {
+  if (!(error instanceof BusyError)) return "";
+  return `: HTTP ${error.status ?? "?"}${error.apiMessage ? ` ${JSON.stringify(error.apiMessage)}` : ""}`;
+}
+
 /**
  * Sends a request that the API may answer "busy" (HTTP 409: its view of running operations lags the
  * detail's), waiting out busy answers with backoff until the deadline. `send` runs again for every attempt,
@@ -402,14 +408,30 @@ export async function sendWhenNotBusy<T>(
   clock: Clock = systemClock,
 ): Promise<T> {
   // The detail said idle but the API said busy: its view lags. Back off before asking again.
+  // The host's own words end the wait at the deadline: a 400/422 read as busy from its wording (errors.ts
+  // readsAsBusy) that was a real refusal after all is then seen for what it is, with its status.
+  const atDeadline = (last: unknown) => new WaitTimeoutError(`${what} (the API kept answering busy${busyAnswer(last)})`, "busy", deadline.totalMs, deadline.phase);
+  let lastBusy: BusyError | undefined;
   return retryUntilDeadline(
     {
       deadline,
       sleep: clock.sleep,
       retryable: (error) => error instanceof BusyError,
-      atDeadline: () => new WaitTimeoutError(`${what} (the API kept answering busy)`, "busy", deadline.totalMs, deadline.phase),
+      atDeadline,
+      onRetry: (error, attempt) => {
+        lastBusy = error as BusyError;
+        if (attempt === 0) progressLog(`${what}: the API answered busy${busyAnswer(error)}; waiting for the instance to be idle, then sending again`);
+      },
     },
-    send,
+    async () => {
+      try {
+        return await send();
+      } catch (error) {
+        // The deadline passed while the next attempt waited for the VM to be idle: the busy answer is the news.
+        if (lastBusy && error instanceof WaitTimeoutError && deadline.expired()) throw atDeadline(lastBusy);
+        throw error;
+      }
+    },
   );
 }
 

@@ -15,7 +15,9 @@ import {
   UnauthorizedError,
   UnexpectedStatusError,
   ValidationError,
+  readsAsBusy,
 } from "../errors";
+import { sentFieldNames } from "../pipeline";
 import { mockClient } from "./helpers";
 
 const DETAIL = "/v1/instance/i-1/detail";
@@ -109,6 +111,51 @@ describe("error classes and messages", () => {
     const error = await failure(status, { message: "Instance has an active operation" });
     expect(error).toBeInstanceOf(BusyError);
     expect(error.message).toContain(`HTTP ${status} another operation is running on this object`);
+  });
+
+  // A busy answer as another host may give it (real-api-facts.md: Laravel shapes, Indonesian hosts): a 400 or 422
+  // worded as "an operation is running", with no field error about a field the request sent (facts audit).
+  it.each<[number, Record<string, unknown>]>([
+    [400, { message: "Another operation is in progress on this instance." }],
+    [422, { message: "VM is still in progress.", errors: { vm: ["VM is still in progress."] } }],
+    [422, { message: "Instance is on cloning progress" }],
+    [400, { message: "The instance is still being created." }],
+    [422, { message: "An operation is still running on this VM, try again later." }],
+    [400, { message: "Instance sedang diproses, silakan coba lagi nanti." }],
+    [422, { message: "VM masih dalam proses.", errors: { status: ["VM masih dalam proses."] } }],
+    [400, { message: "Masih ada proses lain yang berjalan." }],
+  ])("%i worded as busy: BusyError, saying it is the host's wording (%j)", async (status, body) => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: "/v1/instance/i-1/update-hostname", method: "PATCH" }).reply(status, body);
+    const error = await rejection(client.instances.updateHostname("i-1", { hostname: "web-2" }));
+    expect(error).toBeInstanceOf(BusyError);
+    expect(error.status).toBe(status);
+    expect(error.message).toContain(`HTTP ${status} another operation is running on this object (the host's wording of its refusal). The API said: "${body.message as string}"`);
+  });
+
+  it.each<[string, number, Record<string, unknown>, typeof ApiError]>([
+    ["a field error about a field the request sent, whatever its words", 422, { message: "The hostname is in progress.", errors: { hostname: ["The hostname is in progress."] } }, ValidationError],
+    ["'running' about the power state", 422, { message: "The instance must be running to be restarted.", errors: { status: ["The instance must be running to be restarted."] } }, ValidationError],
+    ["a busy field error beside one that is not", 422, { message: "VM is still in progress. (and 1 more error)", errors: { vm: ["VM is still in progress."], plan: ["The plan field is required."] } }, ValidationError],
+    ["'try again' alone", 400, { message: "Something went wrong, please try again." }, UnexpectedStatusError],
+    ["a plain 400", 400, { message: "Bad Request" }, UnexpectedStatusError],
+    ["a 403 worded as busy (a refusal of the key, not of the moment)", 403, { message: "Another operation is in progress." }, ForbiddenError],
+  ])("not busy: %s", async (_what, status, body, kind) => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: "/v1/instance/i-1/update-hostname", method: "PATCH" }).reply(status, body);
+    const error = await rejection(client.instances.updateHostname("i-1", { hostname: "web-2" }));
+    expect(error).toBeInstanceOf(kind);
+    expect(error).not.toBeInstanceOf(BusyError);
+  });
+
+  it("the sent fields are the body's and the query's names (arrays without their brackets), never _method", () => {
+    expect(sentFieldNames({ url: "https://h/v1/instance?limit=100&page=1", body: "hostname=a&ssh_keys%5B%5D=k1&ssh_keys%5B%5D=k2&_method=DELETE" }).sort()).toEqual(
+      ["hostname", "limit", "page", "ssh_keys"],
+    );
+    expect(readsAsBusy(422, "VM is still in progress.", { ssh_keys: ["VM is still in progress."] }, ["ssh_keys"])).toBe(false);
+    expect(readsAsBusy(422, "VM is still in progress.", { "ssh_keys.0": ["VM is still in progress."] }, ["ssh_keys"])).toBe(false);
+    expect(readsAsBusy(422, "VM is still in progress.", undefined, ["hostname"])).toBe(true);
+    expect(readsAsBusy(409, "anything", undefined)).toBe(false); // 409 is busy by its status (errorForStatus)
   });
 
   it("422: ValidationError lists every field error", async () => {
