@@ -83,13 +83,16 @@ export const faultsInputSchema = z.object({
    * Wire variants (merged into the current ones; null clears them): how fields the spec leaves open are written,
    * so a client's tolerance of each is exercised. `privateNetwork`: what the detail's `private_network` shows
    * ("name", "uuid", "ip"); `consoleUrlKey`: "url" or "webview"; `listOs`: false leaves `os` off list rows;
-   * `snapshotReady`: the status word of a finished snapshot (default "Ready").
+   * `snapshotReady`: the status word of a finished snapshot (default "Ready"); `maxPageSize` / `overPageSize`: the
+   * largest `limit` of paged lists (default 100) and whether a larger one is refused (422) or clamped.
    */
   wire: z.object({
     privateNetwork: z.enum(["name", "uuid", "ip"]).optional(),
     consoleUrlKey: z.enum(["url", "webview"]).optional(),
     listOs: z.boolean().optional(),
     snapshotReady: z.string().min(1).optional(),
+    maxPageSize: z.number().int().min(1).max(100).optional(),
+    overPageSize: z.enum(["refuse", "clamp"]).optional(),
   }).strict().nullable().optional(),
   /** The next `count` operations of `kind` end in status Error. */
   failNext: z.object({ kind: kindSchema, count: z.number().int().min(1).default(1) }).nullable().optional(),

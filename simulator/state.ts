@@ -347,6 +347,14 @@ export interface WireVariants {
   listOs?: boolean;
   /** The status word of a finished snapshot (default `Ready`; the spec shows only `Error`). */
   snapshotReady?: string;
+  /**
+   * The largest `limit` paged lists take (default 100; api-spec.md §8: "maximum page size: not shown"), as a host with
+   * a smaller cap: a larger one is refused with Laravel's 422 (`overPageSize: "refuse"`, default) or served as pages of
+   * this size (`"clamp"`, `per_page` and `total_pages` saying so).
+   */
+  maxPageSize?: number;
+  /** What a `limit` above `maxPageSize` gets: a 422 on `limit` (default) or pages of `maxPageSize`. */
+  overPageSize?: "refuse" | "clamp";
 }
 
 /** Injected outcomes of the next operations of a kind (`failNext` / `stickNext`). */

@@ -25,6 +25,8 @@ import { defaultRetrySettings, systemClock, type Clock, type RetrySettings } fro
 import type { OperationId } from "./routes";
 import { defaultTimeouts, poolFor, type TransportTimeouts } from "./transport";
 import { userAgent } from "./version";
+import { UnexpectedStatusError, ValidationError, type ApiError } from "./errors";
+import { LIST_ALL_PAGE_SIZE } from "./areas/util";
 
 /** Options of {@link createClient}. Only `baseUrl` and `apiKey` are required. */
 export interface ClientOptions {
@@ -113,6 +115,33 @@ export class ClientOptionsError extends Error {
   }
 }
 
+/** A 400/422 about the `limit` query (a page size the host does not take). */
+function refusesPageSize(error: unknown): error is ApiError {
+  if (!(error instanceof ValidationError || error instanceof UnexpectedStatusError) || (error.status !== 422 && error.status !== 400)) return false;
+  const fields = Object.keys(error.fieldErrors);
+  if (fields.length > 0) return fields.some((f) => /^(limit|per_page|perpage|page_size)$/i.test(f));
+  return /\b(limit|per[_ ]?page|page[_ ]?size)\b/i.test(error.apiMessage ?? "");
+}
+
+/**
+ * The largest page size a refusal names: Laravel's "The limit field must not be greater than 50." / "may not be
+ * greater than 50", "must be less than or equal to 50", "maximum 50", Indonesian "tidak boleh lebih dari 50",
+ * "maksimal 50". Undefined when none is named.
+ */
+function pageSizeMaximum(error: ApiError): number | undefined {
+  const texts = [...Object.values(error.fieldErrors).flat(), error.apiMessage ?? ""];
+  for (const text of texts) {
+    const m =
+      /(?:greater than|more than|exceed|lebih (?:besar )?dari|melebihi)\s+(\d+)/i.exec(text) ??
+      /(?:less than or equal to|at most|maximum(?: of| is)?|max(?:imal|imum)?:?|maks(?:imal|imum)?:?|between \d+ and)\s+(\d+)/i.exec(text);
+    if (m) {
+      const n = Number(m[1]);
+      if (Number.isInteger(n) && n >= 1) return n;
+    }
+  }
+  return undefined;
+}
+
 /** Catalogue reads cached per client: what can be ordered does not change during a deployment. */
 const CATALOGUE_OPERATIONS: ReadonlySet<OperationId> = new Set(["listSizeTemplates", "listLocations", "listTiers", "listSystems"]);
 
@@ -172,9 +201,32 @@ export function createClient(options: ClientOptions): VmHostClient {
     };
   }
 
-  async function call<K extends OperationId>(id: K, callOptions: CallOptions = {}): Promise<OperationData<K>> {
+  async function callOnce<K extends OperationId>(id: K, callOptions: CallOptions): Promise<OperationData<K>> {
     const request = prepare(id, callOptions);
     return parseStep(request, await send(request), apiKey);
+  }
+
+  // The page size a host takes, learned per list operation (api-spec.md §8: "maximum page size: not shown"): a
+  // `limit` of LIST_ALL_PAGE_SIZE (the every-page readers' "as many as the host gives") that the host refuses
+  // (Laravel's `max:50` rule: 422 on `limit`) is lowered to the maximum its message names, or left out (the host's
+  // default size) when it names none, and every later such call of that list uses it. Those readers follow
+  // `total_pages`, so smaller pages change the number of requests, not the result. Any other `limit` is a caller's
+  // page and is sent as asked.
+  const pageSizes = new Map<OperationId, number | null>();
+  async function call<K extends OperationId>(id: K, callOptions: CallOptions = {}): Promise<OperationData<K>> {
+    const asked = callOptions.query?.limit;
+    if (asked !== LIST_ALL_PAGE_SIZE || routes[id]?.method !== "GET") return callOnce(id, callOptions);
+    for (let attempt = 0; ; attempt += 1) {
+      const learned = pageSizes.get(id);
+      const limit = learned === undefined ? asked : learned === null ? undefined : Math.min(asked, learned);
+      try {
+        return await callOnce(id, { ...callOptions, query: { ...callOptions.query, limit } });
+      } catch (error) {
+        if (attempt >= 2 || limit === undefined || !refusesPageSize(error)) throw error;
+        const max = pageSizeMaximum(error);
+        pageSizes.set(id, max !== undefined && max < limit ? max : null);
+      }
+    }
   }
 
   const typedCall = call as CallFunction;

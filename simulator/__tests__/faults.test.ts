@@ -230,6 +230,26 @@ describe("wire variants (wire)", () => {
   });
 });
 
+describe("page size cap (wire.maxPageSize)", () => {
+  it("refuses a larger limit on every paged list with Laravel's 422 on limit, or clamps it; null goes back to 100", async () => {
+    const uuid = await t.runningInstance();
+    for (let i = 0; i < 4; i++) await t.admin("POST", "/instances", { hostname: `cap-${i}` });
+    await t.admin("POST", "/faults", { wire: { maxPageSize: 2 } });
+    for (const path of ["/instance", "/billing/credit/history", `/instance/${uuid}/firewall/rules`, `/instance/${uuid}/backup/history`]) {
+      const refused = await t.call("GET", `${path}?limit=3`);
+      expect([path, refused.status, refused.body]).toEqual([path, 422, { message: "The limit field must not be greater than 2.", errors: { limit: ["The limit field must not be greater than 2."] } }]);
+      expect((await t.call("GET", `${path}?limit=2`)).status).toBe(200);
+    }
+    await t.admin("POST", "/faults", { wire: { overPageSize: "clamp" } }); // merged: the cap stays
+    const clamped = (await t.call("GET", "/instance?limit=100&page=2")).body.data;
+    expect(clamped.data).toHaveLength(2);
+    expect(clamped.page).toEqual({ total: 5, count: 2, per_page: 2, current_page: 2, total_pages: 3 });
+    await t.admin("POST", "/faults", { wire: null });
+    expect((await t.call("GET", "/instance?limit=100")).body.data.page.per_page).toBe(100);
+    expect((await t.call("GET", "/instance?limit=101")).status).toBe(422);
+  });
+});
+
 describe("random resets and faults after processing", () => {
   const createForm = { location_id: 1, tier_id: 1, template_id: 1, hostname: "web-1", cpu: 1, memory: 1, storage: 20, username: "u", password: "p4ssword", use_public_ip: 1 };
   // An invalid create: answered 422 when it gets through, a network error when its connection is reset.

@@ -73,7 +73,7 @@ const getTopupStatus: Handler = (ctx, req) => {
 
 const listCreditHistory: Handler = (ctx, req) => {
   const v = new Validator(queryInput(req.query));
-  const { page, limit } = pageParams(v);
+  const { page, limit } = pageParams(v, ctx);
   const start = v.date("start");
   const end = v.date("end");
   const type = v.oneOf("type", ["A", "D"] as const);

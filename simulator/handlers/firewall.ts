@@ -66,7 +66,7 @@ function findRule(ctx: SimContext, inst: Instance, id: string): FirewallRule {
 const listFirewallRules: Handler = (ctx, req) => {
   const inst = instanceOf(ctx, req);
   const v = new Validator(queryInput(req.query));
-  const { page, limit } = pageParams(v);
+  const { page, limit } = pageParams(v, ctx);
   v.check();
   const rules = ctx.state.firewallRules.filter((r) => r.instanceUuid === inst.uuid).map(ruleWire);
   return ok("Success", paginate(rules, page, limit));

@@ -128,16 +128,21 @@ function parseSort(v: Validator, query: URLSearchParams): { key: "created_at" | 
   return { key: m[2]!.toLowerCase() as "created_at" | "cost", desc: m[1] === "-" || direction === "desc" };
 }
 
-/** Reads and checks `limit` and `page` of a paginated list. */
-export function pageParams(v: Validator): { page: number; limit: number } {
-  const limit = v.integer("limit", { min: 1, max: 100 }) ?? 10;
+/**
+ * Reads and checks `limit` and `page` of a paginated list: `limit` 1..100, or 1..`wire.maxPageSize`, a larger one
+ * refused (422) or, with `wire.overPageSize: "clamp"`, served as pages of the maximum.
+ */
+export function pageParams(v: Validator, ctx?: SimContext): { page: number; limit: number } {
+  const max = ctx?.wire?.maxPageSize ?? 100;
+  const clamp = ctx?.wire?.overPageSize === "clamp";
+  const limit = v.integer("limit", { min: 1, max: clamp ? undefined : max }) ?? 10;
   const page = v.integer("page", { min: 1 }) ?? 1;
-  return { page, limit };
+  return { page, limit: Math.min(limit, max) };
 }
 
 const listInstances: Handler = (ctx, req) => {
   const v = new Validator(queryInput(req.query));
-  const { page, limit } = pageParams(v);
+  const { page, limit } = pageParams(v, ctx);
   const search = v.string("search", { max: 255 });
   const statusesText = v.string("statuses");
   const sort = parseSort(v, req.query);

@@ -125,7 +125,7 @@ function backupWire(ctx: SimContext, inst: Instance, b: Backup): Record<string, 
 const listBackups: Handler = (ctx, req) => {
   const inst = instanceOf(ctx, req);
   const v = new Validator(queryInput(req.query));
-  const { page, limit } = pageParams(v);
+  const { page, limit } = pageParams(v, ctx);
   v.check();
   const items = ctx.state.backups.filter((b) => b.instanceUuid === inst.uuid)
     .sort((a, b) => b.createdAt - a.createdAt).map((b) => backupWire(ctx, inst, b));

@@ -11,7 +11,11 @@ export async function undefinedIfNotFound<T>(promise: Promise<T>): Promise<T | u
   }
 }
 
-/** Page size used by the `listAll` helpers (the service's maximum is not published; 100 is accepted by known hosts). */
+/**
+ * Page size asked by the readers of every page (`listAll`, the status poller, the hostname listing). The service's
+ * maximum is not published (api-spec.md §8); a host that refuses this one is asked again with the maximum its answer
+ * names, or with none (its default), and the client keeps that for the list (client.ts `call`).
+ */
 export const LIST_ALL_PAGE_SIZE = 100;
 
 /** Options every area method accepts. */
