@@ -321,8 +321,19 @@ export function errorForStatus(details: ApiErrorDetails & { status: number }, se
   return new UnexpectedStatusError(details);
 }
 
-/** Replaces every occurrence of `secret` in `text` (used on anything derived from a response or an error). */
+/** Keys shorter than this are looked for as whole words only (see {@link redact}). */
+const SHORT_KEY_LENGTH = 4;
+
+/**
+ * Replaces the API key in `text`: the one rule of every message, log line and error the client makes (api errors,
+ * network errors, VMHOST_LOG=debug lines). A key of four characters or more is replaced wherever it occurs. A
+ * shorter one (a test host's `dev`) is replaced where it stands as a word of its own (not between letters or
+ * digits): searched for inside words it blanked out ordinary text ("[REDACTED]ice" for "device"), and skipped it
+ * leaked when the API echoed it ("Invalid key dev").
+ */
 export function redact(text: string, secret: string | undefined): string {
-  if (!secret || secret.length < 4) return text;
-  return text.split(secret).join("[REDACTED]");
+  if (!secret) return text;
+  if (secret.length >= SHORT_KEY_LENGTH) return text.split(secret).join("[REDACTED]");
+  const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return text.replace(new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`, "g"), "[REDACTED]");
 }

@@ -5,6 +5,8 @@
  * (it only travels in the `x-apikey` header) and every line is redacted once more before it is written.
  */
 
+import { redact } from "./errors";
+
 /** One logged HTTP attempt. */
 export interface RequestLogEntry {
   /** Operation id. */
@@ -44,8 +46,7 @@ export function debugLoggingEnabled(env: Readonly<Record<string, string | undefi
 /** Wraps a logger so every line has `secret` removed (belt and braces: entries never contain it). */
 export function redactingLogger(logger: RequestLogger, secret: string): RequestLogger {
   return (entry, line) => {
-    const clean = secret.length >= 4 ? line.split(secret).join("[REDACTED]") : line;
-    const cleanEntry = secret.length >= 4 ? { ...entry, path: entry.path.split(secret).join("[REDACTED]") } : entry;
-    logger(cleanEntry, clean);
+    const cleanEntry = { ...entry, path: redact(entry.path, secret), ...(entry.error === undefined ? {} : { error: redact(entry.error, secret) }) };
+    logger(cleanEntry, redact(line, secret));
   };
 }

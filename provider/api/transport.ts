@@ -4,6 +4,7 @@
  * It sends one request and reports either the answer or a classified failure; retrying is retry.ts's job.
  */
 import { Pool, type Dispatcher } from "undici";
+import { redact } from "./errors";
 
 /** Timeouts of one request, in milliseconds. */
 export interface TransportTimeouts {
@@ -85,7 +86,7 @@ function errorCode(error: unknown): string | undefined {
 export function classifyFailure(error: unknown, secret?: string): TransportFailure {
   const code = errorCode(error);
   const rawMessage = error instanceof Error ? error.message : String(error);
-  const message = secret ? rawMessage.split(secret).join("[REDACTED]") : rawMessage;
+  const message = redact(rawMessage, secret);
   const sanitized = Object.assign(new Error(message), { code });
   sanitized.name = error instanceof Error ? error.name : "Error";
   if (code === "UND_ERR_CONNECT_TIMEOUT") return { kind: "timeout", phase: "connect", code, sent: false, error: sanitized };

@@ -20,13 +20,13 @@ describe("request log lines", () => {
     expect(seen[0]!.entry.path).toBe("/instance?search=[REDACTED]");
   });
 
-  it("a key shorter than four characters is not searched for (it would blank out ordinary text), a four-character one is", () => {
+  it("a key shorter than four characters is replaced where it stands as a word, not inside words (ordinary text stays); a four-character one everywhere", () => {
     const seen: string[] = [];
     const paths: string[] = [];
     const short = redactingLogger((e, line) => (seen.push(line), paths.push(e.path)), "abc");
-    short(entry("/abc"), "vmhost: GET /abc 200");
-    expect(seen).toEqual(["vmhost: GET /abc 200"]);
-    expect(paths).toEqual(["/abc"]);
+    short(entry("/instance?search=abc"), "vmhost: GET /instance?search=abc 200 op=abcde");
+    expect(seen).toEqual(["vmhost: GET /instance?search=[REDACTED] 200 op=abcde"]);
+    expect(paths).toEqual(["/instance?search=[REDACTED]"]);
     const four = redactingLogger((e, line) => (seen.push(line), paths.push(e.path)), "abcd");
     four(entry("/abcd"), "vmhost: GET /abcd 200");
     expect(seen[1]).toBe("vmhost: GET /[REDACTED] 200");

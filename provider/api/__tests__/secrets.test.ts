@@ -86,6 +86,28 @@ describe("the API key never leaks", () => {
     expect(logs[0]).not.toContain(API_KEY);
   });
 
+  // A key of one to three characters (a test host's): the same rule in the API's echoes, the network's errors and the
+  // debug log, replaced where it stands as a word (facts audit: network errors replaced it everywhere, the rest nowhere).
+  it.each(["k9", "a.b", "*"])("a short key (%j) is absent as a word from errors, network errors and log lines alike", async (key) => {
+    const logs: string[] = [];
+    const { pool, client } = mockClient({ apiKey: key, maxRetries: 0, logger: (_e, line) => logs.push(line) });
+    const detail = "/v1/instance/i-1/detail";
+    pool.intercept({ path: detail, method: "GET" }).reply(401, { message: `Invalid key ${key}.` });
+    pool.intercept({ path: detail, method: "GET" }).reply(422, { message: `bad key "${key}"`, errors: { key: [`${key} is not valid`] } });
+    pool.intercept({ path: detail, method: "GET" }).replyWithError(Object.assign(new Error(`socket closed (x-apikey: ${key})`), { code: "ECONNRESET" }));
+    pool.intercept({ path: `/v1/instance?search=${encodeURIComponent(key)}`, method: "GET" }).reply(503, { message: `key=${key}` });
+    const errors: unknown[] = [];
+    for (let i = 0; i < 3; i += 1) errors.push(await client.instances.get("i-1").catch((e: unknown) => e));
+    errors.push(await client.instances.list({ search: key }).catch((e: unknown) => e));
+    const words = new RegExp(`(^|[^A-Za-z0-9])${key.replace(/[.*]/g, "\\$&")}([^A-Za-z0-9]|$)`);
+    for (const error of errors) expect((error as Error).message).not.toMatch(words);
+    expect(errors.map((e) => (e as Error).message).join("\n")).toContain("[REDACTED]");
+    expect(logs.length).toBeGreaterThan(0);
+    for (const line of logs) expect(line).not.toMatch(words);
+    // ordinary text around it stays readable
+    expect((errors[0] as Error).message).toContain('The API said: "Invalid key [REDACTED]."');
+  });
+
   it("is not stored by the limiter registry, nor exposed on the client object", () => {
     limiterFor(BASE_URL, API_KEY, 5, systemClock);
     expect(limiterKeys().join("\n")).not.toContain(API_KEY);
