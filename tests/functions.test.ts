@@ -158,10 +158,25 @@ describe("functions (read endpoints)", () => {
     expect(net.location.id).toEqual(expect.any(Number));
   });
 
-  it("getVswitchGraph: nodes and edges, free-form node data passed through", async () => {
-    const graph = await vmhost.getVswitchGraph({ vswitchId: vswitchUuid }, opts);
+  it("getVswitchGraph: by the network's integer id as the spec types it (its tag): nodes and edges, free-form node data passed through", async () => {
+    const net = await vmhost.getVswitch({ vswitchId: vswitchUuid }, opts);
+    const mark = sim.requests().length;
+    const graph = await vmhost.getVswitchGraph({ vswitchId: net.tag }, opts);
+    expect(sim.requests().slice(mark).map((r) => r.path)).toEqual([`/v1/network/vswitch/${net.tag}/graph`]);
     expect(graph.nodes.length).toBeGreaterThan(0);
+    expect(graph.nodes[0]!.id).toBe(vswitchUuid);
     expect(graph.edges.every((e) => typeof e.source === "string" && typeof e.target === "string")).toBe(true);
+  });
+
+  it("getVswitchGraph with a uuid that the host refuses: the error says the route takes the integer id and where to find it", async () => {
+    await fetch(`${sim.adminUrl}/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ respondNext: { operation: "getVswitchGraph", status: 404, message: "Private network not found." } }) });
+    const error = (await vmhost.getVswitchGraph({ vswitchId: vswitchUuid }, opts).catch((e: unknown) => e)) as Error;
+    expect(error.message).toContain('HTTP 404 not found. The API said: "Private network not found.".');
+    expect(error.message).toContain("vswitchId: this route takes the private network's integer id (api-spec.md §4.4), not its uuid: pass its `tag`");
+    // an integer the host does not know is just not found
+    await fetch(`${sim.adminUrl}/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ respondNext: { operation: "getVswitchGraph", status: 404, message: "Private network not found." } }) });
+    const plain = (await vmhost.getVswitchGraph({ vswitchId: 999 }, opts).catch((e: unknown) => e)) as Error;
+    expect(plain.message).not.toContain("not its uuid");
   });
 
   it("getBlockStorageOptions: unattached disks of a location, size in GB", async () => {

@@ -33,8 +33,9 @@ export interface NetworkApi {
   /** A private network's detail, or undefined on 404/410. */
   findVswitch(vswitchUuid: string, options?: RequestOptions): Promise<VswitchDetail | undefined>;
   /**
-   * A private network's topology graph. The spec types the parameter as an integer while the other
-   * vswitch routes take the uuid: pass whichever your host accepts.
+   * A private network's topology graph. The spec types the parameter as an integer id (api-spec.md §4.4) while the
+   * other vswitch routes take the uuid: the integer a network shows is its `tag`; a string (a uuid, for a host that
+   * takes it) is sent as given.
    */
   getVswitchGraph(vswitchId: string | number, options?: RequestOptions): Promise<VswitchGraph>;
   /** Instances of a location that have no public address (`{id, hostname}`). */

@@ -16,7 +16,7 @@ import { createClient, resolveClientOptions, type ClientOptions, type VmHostClie
 import { WAIT_LIMITS_TEXT, parseWaitDuration } from "../../../provider/duration";
 import { Deadline } from "../../../provider/wait/poll";
 import { runInstanceOperation, waitForInstanceSettled } from "../../../provider/wait/instance";
-import { AmbiguousRequestError } from "../../../provider/api";
+import { AmbiguousRequestError, ApiError } from "../../../provider/api";
 import { powerStateOf } from "../../../provider/resources/instance/model";
 import { locationsOf, templatesOf, tiersOf } from "../../../provider/resources/common/preflight";
 import { issueFailures } from "../../../provider/resources/common/check";
@@ -495,18 +495,31 @@ export type GetVswitchGraphArgs = Args<"getVswitchGraph">;
 /** Result of {@link getVswitchGraph}. */
 export type GetVswitchGraphResult = Result<"getVswitchGraph">;
 /**
- * Reads a private network's topology graph (nodes and edges as the panel draws them).
+ * Reads a private network's topology graph (nodes and edges as the panel draws them). The route takes the network's
+ * integer id (api-spec.md §4.4), not its uuid: pass its `tag`.
  * @example
  * export = async () => {
- *   const graph = await vmhost.getVswitchGraph({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });
+ *   const net = await vmhost.getVswitch({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });
+ *   const graph = await vmhost.getVswitchGraph({ vswitchId: net.tag });
  *   const members = graph.nodes.length;
  * };
  */
 export function getVswitchGraph(args: GetVswitchGraphArgs, options?: FunctionOptions): Promise<GetVswitchGraphResult> {
-  return invoke("getVswitchGraph", args, options, async (c, a) =>
-    // node `data` and `style` are free-form panel objects: passed through as sent
-    camelize(await c.network.getVswitchGraph(a.vswitchId), new Set(["data", "style"])),
-  );
+  return invoke("getVswitchGraph", args, options, async (c, a) => {
+    try {
+      // node `data` and `style` are free-form panel objects: passed through as sent
+      return camelize(await c.network.getVswitchGraph(a.vswitchId), new Set(["data", "style"]));
+    } catch (error) {
+      // A uuid where the spec types an integer: the host's refusal alone ("not found") does not say why.
+      if (typeof a.vswitchId === "string" && !/^\d+$/.test(a.vswitchId.trim()) && error instanceof ApiError && [400, 404, 422].includes(error.status ?? 0))
+        throw new Error(
+          `${error.message} vswitchId: this route takes the private network's integer id (api-spec.md §4.4), not its uuid: ` +
+            "pass its `tag` (getVswitches or getVswitch list it).",
+          { cause: error },
+        );
+      throw error;
+    }
+  });
 }
 /** {@link getVswitchGraph} taking Pulumi inputs. */
 export const getVswitchGraphOutput = outputForm(getVswitchGraph);

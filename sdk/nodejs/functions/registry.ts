@@ -505,11 +505,15 @@ export const functionSchemas = {
   ),
   getVswitchGraph: def(
     "Reads a private network's topology graph (nodes and edges, as the panel draws it)." +
-      example(`const graph = await vmhost.getVswitchGraph({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });\nconst members = graph.nodes.length;`),
+      example(`const net = await vmhost.getVswitch({ vswitchId: "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4" });\nconst graph = await vmhost.getVswitchGraph({ vswitchId: net.tag });\nconst members = graph.nodes.length;`),
     z.strictObject({
       vswitchId: z
-        .union([z.string().min(1), z.number().int()], { error: "vswitchId must be the private network's uuid (or its integer id)" })
-        .describe("The private network's uuid (the spec types it as an integer id; both are sent as given)."),
+        .union([z.number().int(), z.string().min(1)], { error: "vswitchId must be the private network's integer id (its tag, from getVswitches or getVswitch)" })
+        .describe(
+          "The private network's integer id: api-spec.md §4.4 types this route's `vswitch_id` as an integer, unlike the other " +
+            "private-network routes, which take the uuid. The only integer a network shows is its `tag` (getVswitches, getVswitch), " +
+            "which the bundled simulator takes (the spec does not say the two are one). A string is sent as given (a host that takes the uuid).",
+        ),
     }),
     z.object({
       nodes: z
