@@ -93,6 +93,7 @@ export const faultsInputSchema = z.object({
     snapshotReady: z.string().min(1).optional(),
     maxPageSize: z.number().int().min(1).max(100).optional(),
     overPageSize: z.enum(["refuse", "clamp"]).optional(),
+    operationFlag: z.boolean().optional(),
   }).strict().nullable().optional(),
   /** The next `count` operations of `kind` end in status Error. */
   failNext: z.object({ kind: kindSchema, count: z.number().int().min(1).default(1) }).nullable().optional(),

@@ -355,6 +355,11 @@ export interface WireVariants {
   maxPageSize?: number;
   /** What a `limit` above `maxPageSize` gets: a 422 on `limit` (default) or pages of `maxPageSize`. */
   overPageSize?: "refuse" | "clamp";
+  /**
+   * `false`: `operation_flag` and `active_operation` stay 0 while operations run (the samples of real-api-facts.md
+   * only ever show 0), the transitional status (`creating`, `resizing`, …) alone telling that one runs.
+   */
+  operationFlag?: boolean;
 }
 
 /** Injected outcomes of the next operations of a kind (`failNext` / `stickNext`). */

@@ -239,6 +239,35 @@ export function parseRupiah(value: string | number): number {
   return negative ? -amount : amount;
 }
 
+/**
+ * Status words that mean an operation is under way on an instance (the create response's `creating`, and the other
+ * forms hosts of this kind show while they create, power, resize, reinstall, restore or delete a VM). Matched case-
+ * and separator-insensitively ("Shutting_Down", "rolling-back").
+ */
+const OPERATION_STATUSES = new Set([
+  "creating", "cloning", "provisioning", "building", "installing", "reinstalling", "rebuilding", "deploying",
+  "starting", "booting", "powering on", "stopping", "shutting down", "powering off", "restarting", "rebooting",
+  "resizing", "upgrading", "downgrading", "scaling", "migrating", "suspending", "resuming",
+  "deleting", "destroying", "terminating", "removing",
+  "rollingback", "rolling back", "restoring", "reverting", "snapshotting", "backing up",
+  "pending", "processing", "queued", "in progress", "on progress",
+]);
+
+/** Whether an instance status word says an operation is under way ({@link OPERATION_STATUSES}). */
+export function statusShowsOperation(status: string): boolean {
+  return OPERATION_STATUSES.has(status.trim().toLowerCase().replace(/[\s_-]+/g, " "));
+}
+
+/**
+ * The instance's `operation_flag` as the provider reads it: the host's value, or 1 when the host says 0 (or nothing)
+ * while the status word says an operation runs. real-api-facts.md: the samples only ever show 0, so a host that never
+ * sets the flag is possible; read as idle, a create still `creating` was recorded as done (and one that then failed
+ * was never reported), and every write after it was refused as busy until the operation ended (facts audit).
+ */
+export function operationFlagOf(flag: number, status: string): number {
+  return flag !== 0 ? flag : statusShowsOperation(status) ? 1 : 0;
+}
+
 /** The service writes a literal `-` where a value is absent (no public address, no rdns): that is `null`. */
 export function placeholderToNull<T>(value: T | "-" | null | undefined): T | null {
   if (value === undefined || value === null) return null;

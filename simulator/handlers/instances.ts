@@ -25,6 +25,14 @@ function accruedCost(ctx: SimContext, inst: Instance): number | null {
   return round2(instancePricePerHour(ctx.state, inst) * hours);
 }
 
+/**
+ * `operation_flag`: 1 while an operation runs, or always 0 with `wire.operationFlag: false` (the hosts' samples only
+ * ever show 0: a host may not set it, the status word alone telling that an operation runs).
+ */
+function operationFlag(ctx: SimContext, inst: Instance): number {
+  return inst.operationId && ctx.wire?.operationFlag !== false ? 1 : 0;
+}
+
 /** IPv6 address shown next to a public IPv4 on list rows (an extra field the real list carries). */
 function ipv6For(address: string | undefined): string | null {
   if (!address) return null;
@@ -54,7 +62,7 @@ export function instanceListItem(ctx: SimContext, inst: Instance): Record<string
     price_per_hour: price,
     estimated_monthly_cost: round2(price * 720),
     cost: accruedCost(ctx, inst),
-    operation_flag: inst.operationId ? 1 : 0,
+    operation_flag: operationFlag(ctx, inst),
     created_at: dayMonthYearCommaTime(inst.createdAt),
   };
 }
@@ -105,7 +113,7 @@ export function instanceDetail(ctx: SimContext, inst: Instance): Record<string, 
     price_per_hour: price,
     estimated_monthly_price: round2(price * 720),
     cost: accruedCost(ctx, inst),
-    operation_flag: inst.operationId ? 1 : 0,
+    operation_flag: operationFlag(ctx, inst),
     created_at: dashDateTime(inst.createdAt),
     updated_at: dashDateTime(inst.updatedAt),
     last_started_at: dashDateTime(inst.lastStartedAt ?? inst.createdAt),
@@ -159,7 +167,7 @@ const listInstances: Handler = (ctx, req) => {
   return ok("Success", {
     data: paged.data,
     // Counts operations running on the whole account, not just this page.
-    active_operation: ctx.state.operations.length,
+    active_operation: ctx.wire?.operationFlag === false ? 0 : ctx.state.operations.length,
     page: paged.page,
   });
 };

@@ -7,6 +7,8 @@ import {
   parseSizeGb,
   parseTimestamp,
   placeholderToNull,
+  operationFlagOf,
+  statusShowsOperation,
 } from "../normalize";
 
 describe("parseSizeGb", () => {
@@ -109,6 +111,19 @@ describe("parseRupiah", () => {
 
   it.each(["ten thousand", "Rp10,000.00x", "$10"])("rejects %p", (input) => {
     expect(() => parseRupiah(input)).toThrow(NormalizeError);
+  });
+});
+
+describe("operationFlagOf (a host may leave operation_flag at 0: the status word tells)", () => {
+  it.each(["creating", "Creating", "Shutting_Down", "rolling-back", "RollingBack", " resizing ", "In Progress"])("%j with flag 0 reads as running", (status) => {
+    expect(operationFlagOf(0, status)).toBe(1);
+    expect(statusShowsOperation(status)).toBe(true);
+  });
+  it.each(["Running", "Stopped", "Error", "Active", "running", ""])("%j with flag 0 reads as idle", (status) => {
+    expect(operationFlagOf(0, status)).toBe(0);
+  });
+  it("the host's own non-zero flag is kept, whatever the status", () => {
+    expect(operationFlagOf(2, "Running")).toBe(2);
   });
 });
 

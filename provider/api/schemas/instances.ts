@@ -16,6 +16,7 @@ import {
   sizeGb,
   timestamp,
 } from "./common";
+import { operationFlagOf } from "../normalize";
 
 /** The operating system summary on list rows (absent on some hosts' rows: real-api-facts.md). */
 export const instanceListOs = z.object({
@@ -39,10 +40,10 @@ export const instanceListItem = z.object({
   price_per_hour: decimal,
   estimated_monthly_cost: decimal,
   cost: decimal.nullish().transform((v) => v ?? null),
-  // Non-zero while an operation runs on the instance (only 0 appears in samples).
+  // Non-zero while an operation runs on the instance (only 0 appears in samples): also when the status says so.
   operation_flag: integer,
   created_at: timestamp,
-});
+}).transform((row) => ({ ...row, operation_flag: operationFlagOf(row.operation_flag, row.status) }));
 
 /** The instance list (§4.1): a paged list that also carries `active_operation`. */
 export const instanceList = paged(instanceListItem).extend({
@@ -102,7 +103,7 @@ export const instanceDetail = z.object({
   updated_at: optionalTimestamp,
   last_started_at: optionalTimestamp,
   last_backup_at: optionalTimestamp,
-});
+}).transform((detail) => ({ ...detail, operation_flag: operationFlagOf(detail.operation_flag, detail.status) }));
 
 /**
  * The response of create (§2.4). Only `uuid` is required: the VM exists (and bills) once this answer
