@@ -6,7 +6,7 @@
  * Which errors are retried is the client's business (see retry.ts); callers branch on the class:
  * `NotFoundError` = gone, `BusyError` = wait and retry, `AmbiguousRequestError` = reconcile before retrying.
  */
-import type { HttpMethod } from "./routes";
+import { routes, type HttpMethod } from "./routes";
 
 /** Field errors of a 422 answer: field name -> messages (Laravel's `errors` object). */
 export type FieldErrors = Record<string, string[]>;
@@ -106,13 +106,25 @@ export class UnauthorizedError extends ApiError {
   }
 }
 
-/** 403: the key is valid but lacks the scope for this operation. Never retried. */
+/**
+ * The operations that make an object that bills (or counts against a quota): a 402 or 403 on them is the account's
+ * billing or quota refusing it (real-api-facts.md: "402/403 on create mean billing or quota refusal").
+ */
+export const CREATE_OPERATIONS: ReadonlySet<string> = new Set(["createInstance", "cloneInstance", "createSnapshot", "addPublicIp", "createFirewallRule"]);
+
+/**
+ * 403: the key is valid but lacks the scope for this operation, or, on a create, the account's billing or quota
+ * refuses it (real-api-facts.md). Never retried.
+ */
 export class ForbiddenError extends ApiError {
   constructor(details: ApiErrorDetails) {
     super(
       details,
-      "the API key is not allowed to do this",
-      "The key lacks a scope this operation needs (read_instance, write_instance, read_network, write_network or billing); create a key with that scope. Retrying will not help.",
+      CREATE_OPERATIONS.has(details.operation) ? "refused: billing, quota or the key's scopes" : "the API key is not allowed to do this",
+      CREATE_OPERATIONS.has(details.operation)
+        ? "On a create the host answers 403 when the account's credit or quota does not allow another one (top up, raise the quota or remove " +
+            "what is no longer needed), or when the key lacks the write scope (write_instance, write_network: create a key with it). Retrying will not help."
+        : "The key lacks a scope this operation needs (read_instance, write_instance, read_network, write_network or billing); create a key with that scope. Retrying will not help.",
     );
   }
 }
@@ -143,7 +155,34 @@ export class RouteNotFoundError extends ApiError {
       details,
       "the API has no such route",
       "Check vmhost:baseUrl (VMHOST_BASE_URL: every host of this API ends it in a version, e.g. https://api.dewavps.com/v1) and any " +
-        "vmhost:routes override. Nothing was taken as deleted.",
+        `vmhost:routes override. Nothing was taken as deleted.${routeOverrideHint(details, details.method, "<path>")}`,
+    );
+  }
+}
+
+/**
+ * "If your host serves updateRdns elsewhere: set vmhost:routes to {"updateRdns": "PATCH <path>"}" for a route no host
+ * documents (real-api-facts.md "code" or "assumed": a wrong guess is one override away).
+ */
+function routeOverrideHint(details: ApiErrorDetails, method: string, path: string): string {
+  const route = (routes as Record<string, { confidence?: string }>)[details.operation];
+  if (!route || route.confidence === "spec" || route.confidence === "docs") return "";
+  const source = route.confidence === "assumed" ? "assumed (no host documents it)" : "taken from a client of the live API, not from the spec";
+  return ` The route of ${details.operation} is ${source}: if your host serves it otherwise, set vmhost:routes to {"${details.operation}": "${method} ${path}"}.`;
+}
+
+/**
+ * 405: the host has the path but not with this method (Laravel: "The PATCH method is not supported for route …
+ * Supported methods: POST."): a route this client guessed wrongly for this host. Never retried; nothing was done.
+ */
+export class MethodNotAllowedError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    const supported = /supported methods:\s*([A-Z, ]+)/i.exec(details.apiMessage ?? "")?.[1]?.split(/[\s,]+/).filter((m) => m && m !== "HEAD") ?? [];
+    const write = supported.find((m) => m !== "GET") ?? supported[0];
+    super(
+      details,
+      `the host does not serve this route with ${details.method}`,
+      `Nothing was done.${routeOverrideHint(details, write ?? "<METHOD>", details.path) || " Set vmhost:routes to the method and path your host serves this operation at."}`,
     );
   }
 }
@@ -317,6 +356,7 @@ export function errorForStatus(details: ApiErrorDetails & { status: number }, se
   if (status === 409 || status === 423) return new BusyError(details);
   if (status === 422) return new ValidationError(details);
   if (status === 429) return new RateLimitedError(details);
+  if (status === 405) return new MethodNotAllowedError(details);
   if (status >= 500) return new ServerError(details);
   return new UnexpectedStatusError(details);
 }

@@ -41,3 +41,28 @@ it("an update the host refuses (422) says to change the program, not that the ne
   expect(error.message).toContain("change the program as the host's message says before the next `pulumi up`");
   expect(error.message).not.toContain("retries what is left");
 });
+
+// real-api-facts.md: hidden routes are guesses a user overrides with vmhost:routes; 402/403 on a create are billing or
+// quota refusals. Their messages name the fix, and the update's own words no longer say a re-run finishes it (facts audit).
+it("an update the host serves with another method (405) names the vmhost:routes override and says up fails the same until it is set", async () => {
+  const vm = await up(instance, { ...validCreate, hostname: "wrong-method" });
+  await h().admin("POST", "/faults", {
+    respondNext: { operation: "updateHostname", status: 405, message: "The PATCH method is not supported for route api/v1/instance/x/update-hostname. Supported methods: POST." },
+  });
+  const renamed = (await instance.check(vm.inputs, { ...vm.inputs, hostname: "wrong-method-2" })).inputs;
+  const error = (await instance.update(vm.id, vm.outs, renamed).then(() => undefined, (e: unknown) => e)) as Error;
+  expect(error.message).toContain('set vmhost:routes to {"updateHostname": "POST /instance/{instance_uuid}/update-hostname"}');
+  expect(error.message).toContain("`pulumi up` retries what is left once the cause above is fixed (it fails the same way until then).");
+  expect((await h().state()).instances.find((i) => i.uuid === vm.id)!.hostname).toBe("wrong-method");
+  await h().admin("DELETE", "/faults");
+});
+
+it("a create refused with 403 says billing, quota or the key's scope; no VM is made or recorded", async () => {
+  await h().admin("POST", "/faults", { respondNext: { operation: "createInstance", status: 403, message: "Kuota instance Anda sudah habis." } });
+  const inputs = (await instance.check({}, { ...validCreate, hostname: "over-quota" })).inputs;
+  const error = (await instance.create(inputs).then(() => undefined, (e: unknown) => e)) as Error & { id?: string };
+  expect(error.message).toContain("HTTP 403 refused: billing, quota or the key's scopes.");
+  expect(error.message).toContain("the account's credit or quota does not allow another one");
+  expect(error.id).toBeUndefined();
+  expect((await h().state()).instances.filter((i) => i.hostname === "over-quota")).toEqual([]);
+});

@@ -15,6 +15,7 @@ import {
   UnauthorizedError,
   UnexpectedStatusError,
   ValidationError,
+  MethodNotAllowedError,
   readsAsBusy,
 } from "../errors";
 import { sentFieldNames } from "../pipeline";
@@ -213,9 +214,50 @@ describe("error classes and messages", () => {
   });
 
   it("other statuses: UnexpectedStatusError with the plain-text body", async () => {
-    const error = await failure(405, "Method Not Allowed");
+    const error = await failure(418, "I'm a teapot");
     expect(error).toBeInstanceOf(UnexpectedStatusError);
-    expect(error.message).toContain('HTTP 405 unexpected HTTP status. The API said: "Method Not Allowed".');
+    expect(error.message).toContain(`HTTP 418 unexpected HTTP status. The API said: "I'm a teapot".`);
+  });
+
+  // real-api-facts.md: routes the spec hides are guesses (code, assumed), one override away from right (facts audit).
+  it("405 on a route no host documents: MethodNotAllowedError naming the vmhost:routes override with the method the host allows", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: "/v1/network/public/ip-1/rdns", method: "PATCH" }).reply(405, {
+      message: "The PATCH method is not supported for route api/v1/network/public/ip-1/rdns. Supported methods: POST.",
+    });
+    const error = await rejection(client.network.updateRdns("ip-1", { rdns: "h.example.com" }));
+    expect(error).toBeInstanceOf(MethodNotAllowedError);
+    expect(error.message).toBe(
+      'updateRdns (PATCH /network/public/{ip_uuid}/rdns) failed: HTTP 405 the host does not serve this route with PATCH. The API said: ' +
+        '"The PATCH method is not supported for route api/v1/network/public/ip-1/rdns. Supported methods: POST.". Nothing was done. ' +
+        'The route of updateRdns is assumed (no host documents it): if your host serves it otherwise, set vmhost:routes to ' +
+        '{"updateRdns": "POST /network/public/{ip_uuid}/rdns"}.',
+    );
+    // a route of the spec: no guess to override, the general advice
+    const plain = await failure(405, "Method Not Allowed");
+    expect(plain.message).toContain("Nothing was done. Set vmhost:routes to the method and path your host serves this operation at.");
+  });
+
+  it("404 for the route of an assumed operation: the vmhost:routes override is named with the operation; a spec route's is not", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: "/v1/network/public/ip-1/rdns", method: "PATCH" }).reply(404, { message: "The route v1/network/public/ip-1/rdns could not be found." });
+    const error = await rejection(client.network.updateRdns("ip-1", { rdns: "h.example.com" }));
+    expect(error).toBeInstanceOf(RouteNotFoundError);
+    expect(error.message).toContain('if your host serves it otherwise, set vmhost:routes to {"updateRdns": "PATCH <path>"}.');
+    expect((await failure(404, { message: "The route v1/instance/i-1/detail could not be found." })).message).not.toContain("if your host serves it otherwise");
+  });
+
+  it("403 on a create: billing or quota as well as the key's scopes (real-api-facts.md), never retried", async () => {
+    const { pool, client, calls } = mockClient();
+    pool.intercept({ path: "/v1/instance/create", method: "POST" }).reply(403, { message: "Kuota instance Anda sudah habis." });
+    const error = await rejection(
+      client.instances.create({ locationId: 1, tierId: 2, templateId: 3, hostname: "web-1", cpu: 1, memory: 1, storage: 10, username: "deploy", password: "Choose-A-Passw0rd", usePublicIp: false }),
+    );
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error.message).toContain("HTTP 403 refused: billing, quota or the key's scopes.");
+    expect(error.message).toContain("the account's credit or quota does not allow another one");
+    expect(error.message).toContain("Retrying will not help.");
+    expect(calls()).toHaveLength(1);
   });
 
   it("network failure: NetworkError with the code and a hint", async () => {

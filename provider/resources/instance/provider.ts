@@ -19,7 +19,10 @@
  *   create/update/delete bounds all of it.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AmbiguousRequestError, BusyError, NotFoundError, ValidationError, type VmHostClient } from "../../api";
+import {
+  AmbiguousRequestError, BusyError, ForbiddenError, MethodNotAllowedError, NotFoundError, PaymentRequiredError, RouteNotFoundError, UnauthorizedError,
+  ValidationError, type VmHostClient,
+} from "../../api";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { systemClock } from "../../clock";
 import { getClient, progressLog, resourceDeadline } from "../../context";
@@ -178,6 +181,15 @@ async function planFromTruth(
   const seen = await outputsFor(client, current, inputsFromState(olds as Record<string, unknown>), olds.reservedPublicIpId, made);
   progressLog(`instance ${id}: its last recorded status is Unknown (it could not be read after a failure); planning from a fresh read`);
   return { steps: planInstanceUpdate(seen, news), current };
+}
+
+/**
+ * A refusal that comes back the same at every run until the user changes something outside the program: the key
+ * (401, 403), the account's credit or quota (402), the base URL or a route (404 for the route, 405). Its message names
+ * the fix; "`pulumi up` retries what is left" alone read as if running again would do (facts audit).
+ */
+function needsFixFirst(e: unknown): boolean {
+  return [UnauthorizedError, ForbiddenError, PaymentRequiredError, RouteNotFoundError, MethodNotAllowedError].some((kind) => e instanceof kind);
 }
 
 // ---------------------------------------------------------------------------------------------- update steps
@@ -1358,6 +1370,8 @@ async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceI
           `of this \`up\` had run. ${PINNED_ADDRESS_HELD_ADVICE} Otherwise change the program as the host's message says before the next \`pulumi up\`.`
         : e instanceof ValidationError
         ? ". The state records what the VM has now; the host refused the request, so change the program as the host's message says before the next `pulumi up`."
+        : needsFixFirst(e)
+        ? ". The state records what the VM has now; `pulumi up` retries what is left once the cause above is fixed (it fails the same way until then)."
         : ". The state records what the VM has now; `pulumi up` retries what is left.");
     // Unreadable: the old outputs (last seen), not the new inputs (asked for, maybe never done).
     const lastKnown = { ...(olds as Record<string, unknown>), password };
