@@ -107,6 +107,21 @@ describe("answer fields read in several spellings", () => {
     expect(schemas.blockStorage.parse({ ...disk, instance: { uuid: "u-1", hostname: "web" } })).toMatchObject({ attached_instance_uuid: "u-1", attached_instance_hostname: "web" });
   });
 
+  // PHP's json_encode writes an empty array as [] where an object is meant (Laravel hosts, real-api-facts.md):
+  // read as the empty object or none, never a failed read (facts audit: a graph node with style: [] failed getVswitchGraph).
+  it("an empty object written by PHP as [] is read as none or {}: gateway, list os, graph node data/style/position, payment methods", () => {
+    expect(schemas.vswitchGateway.parse([])).toEqual({ uuid: null, hostname: null, private_ip: null });
+    const row = {
+      uuid: "u-1", hostname: "web", ip_address: null, cpu: "2", memory: "2 GB", storage: "30GB", status: "Running", os: [],
+      location: "Jakarta", tier: "Basic", price_per_hour: "100", estimated_monthly_cost: 72000, cost: null, operation_flag: "0", created_at: "25 January 2024, 14:43",
+    };
+    expect(schemas.instanceListItem.parse(row).os).toBeNull();
+    const node = schemas.vswitchGraphNode.parse({ id: 7, type: "instance", position: { x: "10.5", y: 0 }, data: [], style: [], parent: 3, draggable: 1 });
+    expect(node).toEqual({ id: "7", type: "instance", position: { x: 10.5, y: 0 }, data: {}, style: {}, parent: "3", draggable: true });
+    expect(schemas.vswitchGraphNode.parse({ id: "n", position: [] }).position).toBeNull();
+    expect(schemas.paymentMethods.parse([])).toEqual({});
+  });
+
   it("a credit history entry without a description has an empty one", () => {
     const entry = { id: 1, type: "Add", amount: "Rp10.000,00", balance_after: "Rp20.000,00", created_at: "2024-01-25 14:43" };
     expect(schemas.creditHistoryEntry.parse(entry).description).toBe("");

@@ -15,7 +15,7 @@ export const paymentMethod = z.object({
 });
 
 /** Payment methods by category (`bank`, `card`, `ritel`, `ewallet`, `qris`; others are kept too). */
-export const paymentMethods = z.record(z.string(), z.array(paymentMethod));
+export const paymentMethods = z.preprocess((v) => (Array.isArray(v) && v.length === 0 ? {} : v), z.record(z.string(), z.array(paymentMethod)));
 
 /**
  * A top-up invoice (§2.8). Only `invoice_id` is required: the invoice exists once this answer arrives, and

@@ -32,6 +32,17 @@ function normalized<I, O>(input: z.ZodType<I>, fn: (value: I) => O) {
   });
 }
 
+/**
+ * An object field that PHP may write as `[]` when it is empty (json_encode of an empty array; Laravel's empty
+ * relation): `[]` is read as absent (null), so the field's schema decides (a nullish object: null).
+ */
+export function phpObject<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => (Array.isArray(v) && v.length === 0 ? null : v), schema);
+}
+
+/** A free-form object that PHP writes as `[]` when empty: `[]` (or null) is read as `{}`. */
+export const phpRecord = z.preprocess((v) => (v === null || (Array.isArray(v) && v.length === 0) ? {} : v), z.record(z.string(), z.unknown()));
+
 /** The response envelope: `{ message: string, data: <payload> }`. A missing or null message becomes `""`. */
 export function envelope<T extends z.ZodType>(data: T) {
   return z.object({

@@ -12,6 +12,7 @@ import {
   integer,
   optionalTimestamp,
   paged,
+  phpObject,
   placeholderString,
   sizeGb,
   timestamp,
@@ -34,7 +35,7 @@ export const instanceListItem = z.object({
   storage: sizeGb,
   status: z.string(),
   // The docs sample has no `os` on list rows: optional, and null when missing.
-  os: instanceListOs.nullish().transform((v) => v ?? null),
+  os: phpObject(instanceListOs.nullish()).transform((v) => v ?? null),
   location: z.string(),
   tier: z.string(),
   price_per_hour: decimal,

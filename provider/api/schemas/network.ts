@@ -2,7 +2,7 @@
  * Wire schemas of public addresses and private networks (vswitches) (api-spec.md §2.9, §2.10, §4.1, §4.4, §4.6).
  */
 import { z } from "zod";
-import { idString, integer, location, optionalTimestamp, placeholderString } from "./common";
+import { decimal, flag, idString, integer, location, optionalTimestamp, phpObject, phpRecord, placeholderString } from "./common";
 
 /** Answer of change-public-ip: `{instance, public_ip}`; `public_ip` is null (or `-`/blank) after a removal. */
 export const changedPublicIp = z.object({
@@ -20,9 +20,9 @@ export const addedPublicIp = z.object({
 export const storedRdns = z.string();
 
 /** The gateway of a private network; every field is null when no gateway is set. */
-export const vswitchGateway = z
+export const vswitchGateway = phpObject(z
   .object({ uuid: z.string().nullish(), hostname: z.string().nullish(), private_ip: z.string().nullish() })
-  .nullish()
+  .nullish())
   .transform((g) => ({ uuid: g?.uuid ?? null, hostname: g?.hostname ?? null, private_ip: g?.private_ip ?? null }));
 
 /**
@@ -59,11 +59,11 @@ export const vswitchDetail = z.object({
 export const vswitchGraphNode = z.object({
   id: idString,
   type: z.string().nullish(),
-  position: z.object({ x: z.number(), y: z.number() }).nullish(),
-  data: z.record(z.string(), z.unknown()).nullish(),
-  style: z.record(z.string(), z.unknown()).nullish(),
-  parent: z.string().nullish(),
-  draggable: z.boolean().nullish(),
+  position: phpObject(z.object({ x: decimal, y: decimal }).nullish()),
+  data: phpRecord.nullish(),
+  style: phpRecord.nullish(),
+  parent: idString.nullish(),
+  draggable: flag.nullish(),
 });
 
 /** An edge of the private network graph (§2.10). */
