@@ -122,6 +122,17 @@ describe("answer fields read in several spellings", () => {
     expect(schemas.paymentMethods.parse([])).toEqual({});
   });
 
+  it("an instance's location and tier as {id, name} objects, operation_flag as a Laravel boolean: read as names and 0/1", () => {
+    const row = {
+      uuid: "u-1", hostname: "web", ip_address: null, cpu: 1, memory: "1 GB", storage: "20GB", status: "Running",
+      location: { id: 1, name: "Jakarta" }, tier: { id: 2, name: "Standard" }, price_per_hour: 1, estimated_monthly_cost: 720, cost: null,
+      operation_flag: true, created_at: "25 January 2024, 14:43",
+    };
+    expect(schemas.instanceListItem.parse(row)).toMatchObject({ location: "Jakarta", tier: "Standard", operation_flag: 1 });
+    expect(schemas.instanceListItem.parse({ ...row, operation_flag: false }).operation_flag).toBe(0);
+    expect(schemas.instanceList.parse({ data: [], page: { total: 0, count: 0, per_page: 10, current_page: 1, total_pages: 1 }, active_operation: null }).active_operation).toBe(0);
+  });
+
   it("a credit history entry without a description has an empty one", () => {
     const entry = { id: 1, type: "Add", amount: "Rp10.000,00", balance_after: "Rp20.000,00", created_at: "2024-01-25 14:43" };
     expect(schemas.creditHistoryEntry.parse(entry).description).toBe("");

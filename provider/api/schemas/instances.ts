@@ -19,6 +19,15 @@ import {
 } from "./common";
 import { operationFlagOf } from "../normalize";
 
+/**
+ * A name the spec types as a string (an instance's `location`, `tier`), also read from the `{id, name}` object a host
+ * may send instead, as the private network's detail does for its location (real-api-facts.md).
+ */
+const nameText = z.union([z.string(), z.object({ name: z.string() })]).transform((v) => (typeof v === "string" ? v : v.name));
+
+/** An integer flag or count (`operation_flag`, `active_operation`), also as a Laravel boolean cast writes it. */
+const counter = z.union([integer, z.boolean()]).transform((v) => (typeof v === "boolean" ? (v ? 1 : 0) : v));
+
 /** The operating system summary on list rows (absent on some hosts' rows: real-api-facts.md). */
 export const instanceListOs = z.object({
   name: z.string(),
@@ -36,20 +45,20 @@ export const instanceListItem = z.object({
   status: z.string(),
   // The docs sample has no `os` on list rows: optional, and null when missing.
   os: phpObject(instanceListOs.nullish()).transform((v) => v ?? null),
-  location: z.string(),
-  tier: z.string(),
+  location: nameText,
+  tier: nameText,
   price_per_hour: decimal,
   estimated_monthly_cost: decimal,
   cost: decimal.nullish().transform((v) => v ?? null),
   // Non-zero while an operation runs on the instance (only 0 appears in samples): also when the status says so.
-  operation_flag: integer,
+  operation_flag: counter,
   created_at: timestamp,
 }).transform((row) => ({ ...row, operation_flag: operationFlagOf(row.operation_flag, row.status) }));
 
 /** The instance list (§4.1): a paged list that also carries `active_operation`. */
 export const instanceList = paged(instanceListItem).extend({
   // Count of operations running on the account; 0 in all samples. Tolerated when missing.
-  active_operation: integer.optional().transform((v) => v ?? 0),
+  active_operation: counter.nullish().transform((v) => v ?? 0),
 });
 
 /** The `os` object of the instance detail (§2.3). `min_memory`/`min_storage` units are not shown. */
@@ -92,14 +101,14 @@ export const instanceDetail = z.object({
   rdns: placeholderString,
   private_network: placeholderString,
   location_id: integer,
-  location: z.string(),
+  location: nameText,
   tier_id: integer,
-  tier: z.string(),
+  tier: nameText,
   os: instanceOs,
   price_per_hour: decimal,
   estimated_monthly_price: decimal,
   cost: decimal.nullish().transform((v) => v ?? null),
-  operation_flag: integer,
+  operation_flag: counter,
   created_at: timestamp,
   updated_at: optionalTimestamp,
   last_started_at: optionalTimestamp,
