@@ -342,6 +342,18 @@ export class ResponseFormatError extends ApiError {
 }
 
 /**
+ * A 409 that is not "busy" but a conflict with what the request asks: a field error about a field it sent, or words of
+ * a duplicate ("The hostname has already been taken."), not of an operation running. Waiting does not change it, so
+ * it is reported at once as the refusal it is instead of waited on until the deadline.
+ */
+function conflictIsRefusal(details: ApiErrorDetails, sentFields: readonly string[] = []): boolean {
+  const sent = new Set(sentFields.map((f) => f.toLowerCase()));
+  if (Object.keys(details.fieldErrors ?? {}).some((field) => sent.has(field.toLowerCase().replace(/(\[\d*\]|\.\d+)$/, "")))) return true;
+  const text = details.apiMessage ?? "";
+  return !busyWording(text) && /\balready\s+(been\s+taken|exists?|in\s+use)\b|\bduplicate\b|\bsudah\s+(ada|digunakan|dipakai|terpakai)\b/i.test(text);
+}
+
+/**
  * Chooses the error class for an HTTP error status. `sentFields`: the names of the request's body and query fields
  * (a 400/422 worded as busy is a {@link BusyError} unless a field error names one of them: {@link readsAsBusy}).
  */
@@ -353,7 +365,7 @@ export function errorForStatus(details: ApiErrorDetails & { status: number }, se
   if (status === 403) return new ForbiddenError(details);
   if (status === 404 && (details.bodyIsJson === false || ROUTE_NOT_FOUND.test(details.apiMessage ?? ""))) return new RouteNotFoundError(details);
   if (status === 404 || status === 410) return new NotFoundError(details);
-  if (status === 409 || status === 423) return new BusyError(details);
+  if (status === 409 || status === 423) return conflictIsRefusal(details, sentFields) ? new ValidationError(details) : new BusyError(details);
   if (status === 422) return new ValidationError(details);
   if (status === 429) return new RateLimitedError(details);
   if (status === 405) return new MethodNotAllowedError(details);

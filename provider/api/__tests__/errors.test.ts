@@ -149,6 +149,24 @@ describe("error classes and messages", () => {
     expect(error).not.toBeInstanceOf(BusyError);
   });
 
+  it.each<[string, Record<string, unknown>]>([
+    ["a field error about a sent field", { message: "The hostname has already been taken.", errors: { hostname: ["The hostname has already been taken."] } }],
+    ["words of a duplicate", { message: "Hostname already exists." }],
+    ["Indonesian words of a duplicate", { message: "Hostname sudah digunakan." }],
+  ])("a 409 that is a conflict with the request, not a busy instance (%s): ValidationError, reported at once", async (_what, body) => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: "/v1/instance/i-1/update-hostname", method: "PATCH" }).reply(409, body);
+    const error = await rejection(client.instances.updateHostname("i-1", { hostname: "web-2" }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.status).toBe(409);
+  });
+
+  it("a 409 worded as busy that also says 'already' stays busy", async () => {
+    const { pool, client } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: "/v1/instance/i-1/update-hostname", method: "PATCH" }).reply(409, { message: "An operation is already in progress." });
+    expect(await rejection(client.instances.updateHostname("i-1", { hostname: "web-2" }))).toBeInstanceOf(BusyError);
+  });
+
   it("the sent fields are the body's and the query's names (arrays without their brackets), never _method", () => {
     expect(sentFieldNames({ url: "https://h/v1/instance?limit=100&page=1", body: "hostname=a&ssh_keys%5B%5D=k1&ssh_keys%5B%5D=k2&_method=DELETE" }).sort()).toEqual(
       ["hostname", "limit", "page", "ssh_keys"],
