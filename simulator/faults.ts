@@ -63,8 +63,10 @@ export const faultsInputSchema = z.object({
     operation: z.string().optional(),
     count: z.number().int().min(1).default(1),
     skip: z.number().int().min(0).default(0),
-    status: z.number().int().min(400).max(599),
+    status: z.number().int().min(200).max(599),
     message: z.string().optional(),
+    /** The envelope's `data` (any JSON; `null` too): with a 2xx status, a host's refusal written as a success. */
+    data: z.unknown().optional(),
     errors: z.record(z.string(), z.array(z.string())).optional(),
   }).nullable().optional(),
   /**
@@ -202,6 +204,7 @@ export class FaultState {
       const r = input.respondNext;
       const body: Record<string, unknown> = { message: r.message ?? DEFAULT_MESSAGES[r.status] ?? `HTTP ${r.status}` };
       if (r.errors) body["errors"] = r.errors;
+      if ("data" in r) body["data"] = r.data ?? null;
       this.responses.push({ operation: r.operation, remaining: r.count, skip: r.skip, status: r.status, body });
     }
     if (input.delayNext) {

@@ -316,7 +316,13 @@ export function parseStep<K extends OperationId>(request: PreparedRequest & { op
     if (parsed.success) return (parsed.data as { data: OperationData<K> }).data;
     issues = formatIssues(parsed.error).map((i) => redact(i, apiKey));
   }
-  const details = { operation: request.operation, method: request.method, path: request.pathTemplate, status: 200, retries: answer.retries };
+  // The envelope's own words, when it has some: a host that writes a refusal as a 200 ("Saldo tidak cukup.", data null)
+  // is then understood from its message, not only from the field that did not parse (facts audit).
+  const said = json && typeof json === "object" && typeof (json as { message?: unknown }).message === "string" ? (json as { message: string }).message.trim() : "";
+  const details = {
+    operation: request.operation, method: request.method, path: request.pathTemplate, status: answer.response.status, retries: answer.retries,
+    ...(said ? { apiMessage: redact(said.slice(0, 300), apiKey) } : {}),
+  };
   const formatError = new ResponseFormatError({ ...details, issues });
   if (request.retryClass === "once") throw new AmbiguousRequestError({ ...details, cause: formatError });
   throw formatError;

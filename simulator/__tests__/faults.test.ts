@@ -174,6 +174,13 @@ describe("canned error answers (respondNext)", () => {
     expect((await t.state()).instances[0].hostname).toBe("web-2");
   });
 
+  it("can write a refusal as a success (status 200, data null), with nothing created", async () => {
+    await t.admin("POST", "/faults", { respondNext: { operation: "createInstance", status: 200, message: "Saldo Anda tidak mencukupi.", data: null } });
+    const answer = await t.call("POST", "/instance/create", { form: createForm });
+    expect([answer.status, answer.body]).toEqual([200, { message: "Saldo Anda tidak mencukupi.", data: null }]);
+    expect((await t.state()).instances).toEqual([]);
+  });
+
   it("is cleared by DELETE /__sim/faults", async () => {
     await t.admin("POST", "/faults", { respondNext: { status: 403, count: 5 } });
     await t.admin("DELETE", "/faults");

@@ -1,0 +1,23 @@
+/**
+ * A host that writes a refusal as a success (HTTP 200, `data` null, the reason in `message`; the simulator's
+ * `respondNext` with a 2xx status and `data`): the create's answer cannot be read, so the provider looks for the VM
+ * before anything else (it may exist), and its error quotes the host's own words, not only the field that did not
+ * parse (facts audit: "Saldo Anda tidak mencukupi." was nowhere in the message). Judged by the simulator's state.
+ */
+import "./instance-env";
+import { providers } from "../../provider";
+import { harnessSuite, type FullProvider } from "./attachment-helpers";
+import { validCreate } from "./instance-cases";
+
+const instance = providers.Instance as FullProvider;
+const h = harnessSuite();
+afterEach(() => h().clearFaults());
+
+it("a create refused in a 200: no VM, and the error says what the host said", async () => {
+  await h().setFaults({ respondNext: { operation: "createInstance", status: 200, message: "Saldo Anda tidak mencukupi.", data: null, count: 5 } });
+  const inputs = (await instance.check({}, { ...validCreate, hostname: "refused-in-200" })).inputs;
+  const error = (await instance.create(inputs).then(() => undefined, (e: unknown) => e)) as Error;
+  expect(error.message).toContain('HTTP 200 unexpected response format: data: Invalid input: expected object, received null. The API said: "Saldo Anda tidak mencukupi.".');
+  expect(error.message).toContain("nothing was made");
+  expect((await h().state()).instances.filter((i) => i.hostname === "refused-in-200")).toEqual([]);
+});
