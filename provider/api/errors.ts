@@ -226,6 +226,8 @@ const BUSY_WORDING: readonly RegExp[] = [
   /\b(operation|process|task|action|job)s?\b[^.]{0,40}\b(running|pending|ongoing|under\s+way|underway|not\s+(yet\s+)?(finished|completed?|done))\b/i,
   /\b(is|are)\s+(currently\s+|still\s+)?busy\b/i,
   /\bstill\s+being\s+\w+/i, // "still being created", "still being processed"
+  // "Instance is still creating", "VM is currently resizing"
+  /\b(still|currently)\s+(creating|cloning|provisioning|building|installing|reinstalling|rebuilding|starting|booting|stopping|restarting|rebooting|resizing|upgrading|migrating|deleting|restoring|processing|snapshotting)\b/i,
   /\bcurrently\s+being\s+\w+/i,
   /\bsedang\s+(dalam\s+)?(proses|diproses|berlangsung|berjalan|sibuk)\b/i, // "sedang diproses", "sedang berlangsung"
   /\bmasih\s+(dalam\s+|ada\s+)?(proses|diproses|berlangsung|berjalan|operasi)\b/i, // "masih dalam proses"

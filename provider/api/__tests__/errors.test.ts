@@ -125,6 +125,8 @@ describe("error classes and messages", () => {
     [400, { message: "Instance sedang diproses, silakan coba lagi nanti." }],
     [422, { message: "VM masih dalam proses.", errors: { status: ["VM masih dalam proses."] } }],
     [400, { message: "Masih ada proses lain yang berjalan." }],
+    [422, { message: "Instance is still creating." }],
+    [400, { message: "The VM is currently resizing, please wait." }],
   ])("%i worded as busy: BusyError, saying it is the host's wording (%j)", async (status, body) => {
     const { pool, client } = mockClient({ maxRetries: 0 });
     pool.intercept({ path: "/v1/instance/i-1/update-hostname", method: "PATCH" }).reply(status, body);
