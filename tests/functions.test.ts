@@ -337,6 +337,28 @@ describe("rollbackSnapshot (an action)", () => {
     });
   });
 
+  it("a rollback the host holds past the request bound and carries out late runs once: looked at again before any resend", async () => {
+    // update audit: sent again as soon as the VM was idle with no trace of it, the held request then ran too (two rollbacks)
+    const saved = process.env.VMHOST_REQUEST_TIMEOUT;
+    process.env.VMHOST_REQUEST_TIMEOUT = "1s";
+    try {
+      await client.instances.start(vm).catch(() => undefined);
+      await waitIdle(vm);
+      await client.snapshots.create(vm, { name: "later-held", description: "later" });
+      await waitIdle(vm);
+      const base = (await client.snapshots.list(vm)).find((s) => s.name === "base")!;
+      const since = lastSeq();
+      sim.setFaults({ delayNext: { operation: "rollbackSnapshot", ms: 1500, count: 1 } });
+      const result = await vmhost.rollbackSnapshot({ instanceId: vm, snapshotId: base.id, timeout: "1m" }, opts);
+      expect(result).toEqual({ performed: true, instanceId: vm, snapshotId: base.id, status: "Stopped" });
+      // (the held request was answered by now: the function waited for it to land)
+      expect(sim.requests().filter((r) => r.seq > since && r.path.endsWith(`/snapshot/${base.id}/rollback`)).map((r) => r.status)).toEqual([200]);
+    } finally {
+      if (saved === undefined) delete process.env.VMHOST_REQUEST_TIMEOUT;
+      else process.env.VMHOST_REQUEST_TIMEOUT = saved;
+    }
+  });
+
   it("does nothing during a preview", async () => {
     const before = lastSeq();
     const base = (await client.snapshots.list(vm)).find((s) => s.name === "base")!;

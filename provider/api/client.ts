@@ -181,7 +181,7 @@ export function createClient(options: ClientOptions): VmHostClient {
     "user-agent": userAgent(),
   };
   const send = retryStep(
-    errorStep(rateLimitStep(debugStep(sendStep(dispatcher, timeouts, apiKey), logger), limiter), apiKey, clock, timeouts),
+    errorStep(rateLimitStep(debugStep(sendStep(dispatcher, timeouts, apiKey), logger), limiter, () => clock.now()), apiKey, clock, timeouts),
     { settings, clock, limiter },
   );
 

@@ -56,6 +56,8 @@ export interface PreparedRequest {
 export interface Attempt {
   request: PreparedRequest;
   retry: number;
+  /** When the attempt left the rate limiter for the host (set by the rate-limit step): how long it was in flight. */
+  sentAtMs?: number;
 }
 
 /** A step of the chain: sends an attempt (possibly through the next step) and resolves to the answer. */
@@ -114,9 +116,10 @@ export function debugStep(next: Step, logger: RequestLogger | undefined, now: ()
 // ------------------------------------------------------------------------------------------------- rate limit
 
 /** Waits for the account's limiter, sends, and lets the limiter learn from the answer's headers. */
-export function rateLimitStep(next: Step, limiter: RateLimiter): Step {
+export function rateLimitStep(next: Step, limiter: RateLimiter, now: () => number = Date.now): Step {
   return async (attempt) => {
     const ticket = await limiter.acquire(attempt.request.signal);
+    attempt.sentAtMs = now();
     attempt.request.onSend?.();
     let response: TransportResponse | undefined;
     try {
@@ -229,6 +232,12 @@ export interface RetryStepOptions {
   limiter: RateLimiter;
 }
 
+/**
+ * A failed attempt that hung at least this long before failing makes a retried idempotent write wait as long after it
+ * succeeded (see retryStep); one that failed at once (a reset right after sending, a 503 answered at once) does not.
+ */
+const MIN_HELD_MS = 1_000;
+
 /** A successful answer and how many retries it took. */
 export interface RetriedResponse {
   response: TransportResponse;
@@ -247,15 +256,33 @@ export function retryStep(next: Step, options: RetryStepOptions): (request: Prep
   return async (request) => {
     const started = clock.now();
     let counted = 0;
+    // How long a failed attempt of an idempotent write was in flight before it failed after it may have reached the
+    // host (no answer in time, a connection lost after sending, a gateway's 502-504): a gateway or busy backend that
+    // held it that long may still carry it out about as late. A retry that succeeded returns only that long after,
+    // so a late first attempt lands before the caller's next write instead of undoing it (update audit: a detach held
+    // past the bound and retried at once landed after the move's attach and detached the disk from its new VM; a
+    // leave of a private network likewise). The same bound as a resize's or a create's look before resending.
+    let heldMs = 0;
     for (let retry = 0; ; retry += 1) {
       let failed: AttemptError;
+      const attempt: Attempt = { request, retry };
       try {
-        return { response: await next({ request, retry }), retries: retry };
+        const response = await next(attempt);
+        if (heldMs >= MIN_HELD_MS && request.retryClass === "idempotent") {
+          const deadline = currentRequestDeadline();
+          const waitMs = deadline === undefined ? heldMs : Math.min(heldMs, deadline - clock.now());
+          if (waitMs > 0) await clock.sleep(waitMs, request.signal);
+        }
+        return { response, retries: retry };
       } catch (thrown) {
         if (!(thrown instanceof AttemptError)) throw thrown;
         failed = thrown;
       }
       const { error, failure } = failed;
+      const mayLandLate =
+        failure.kind === "status" ? failure.status === 502 || failure.status === 503 || failure.status === 504 : failure.sent;
+      // (in flight from when it left the rate limiter: a wait there is not time the host held it)
+      if (mayLandLate) heldMs = Math.max(heldMs, clock.now() - (attempt.sentAtMs ?? clock.now()));
       const decision = decideRetry(request.retryClass, failure);
       if (decision === "ambiguous") {
         throw new AmbiguousRequestError({

@@ -336,6 +336,57 @@ describe("FirewallRule lifecycle", () => {
     expect(error.message).toContain(`set adoptId: "${a.id}"`);
   });
 
+  describe("an update never makes a rule identical to another rule of the firewall (update audit: the API took it, and the rule stood twice)", () => {
+    const rulesOn = async (port: string) => (await client.firewall.listAllRules(vm)).filter((r) => r.destination_port === port);
+    afterEach(() => forgetRulesOfThisStack());
+
+    it("one made outside Pulumi: refused before any write, naming it, adoptId and the fields; the state is kept (no init error)", async () => {
+      const other = await client.firewall.createRule(vm, { destinationPort: "7800", protocol: "tcp", action: "accept" });
+      const mine = await provider.create(await checked({ instanceId: vm, protocol: "tcp", port: 7801, action: "accept" }));
+      const program = { instanceId: vm, protocol: "tcp", port: 7800, action: "accept" };
+      await provider.check!(mine.outs, program); // the engine's check of the existing resource
+      const since = lastSeq();
+      const error = (await provider.update!(mine.id, mine.outs, await checked(program)).then(() => undefined, (e: unknown) => e)) as Error;
+      expect(error).not.toBeInstanceOf(ResourceInitError);
+      expect(error.message).toBe(
+        `firewall rule ${mine.id}: the update would make it identical to rule ${other.id} of instance ${vm} (tcp/7800 accept from any source): ` +
+          "a firewall holds each rule once, so nothing was changed. That rule is not managed by this stack's FirewallRules (made in the host's " +
+          "panel, or left by an interrupted pulumi up): delete it in the panel and run pulumi up again, or remove this FirewallRule from the " +
+          `program and declare one with adoptId: "${other.id}", or change protocol, port, sourceIp, action or description of this one.`,
+      );
+      expect(writes(since)).toEqual([]);
+      expect((await rulesOn("7800")).map((r) => r.id)).toEqual([other.id]);
+      expect((await apiRule(vm, mine.id))?.destination_port).toBe("7801");
+    });
+
+    it("another FirewallRule of the stack declaring the same rule: refused, saying to declare each rule once", async () => {
+      const a = await provider.create(await checked({ instanceId: vm, protocol: "udp", port: 7900, action: "drop" }));
+      const b = await provider.create(await checked({ instanceId: vm, protocol: "udp", port: 7901, action: "drop" }));
+      forgetRulesOfThisStack(); // the next up: a new provider process
+      const same = { instanceId: vm, protocol: "udp", port: 7900, action: "drop" };
+      await provider.check!(a.outs, same);
+      await provider.check!(b.outs, same);
+      const error = (await provider.update!(b.id, b.outs, await checked(same)).then(() => undefined, (e: unknown) => e)) as Error;
+      expect(error.message).toContain(`the update would make it identical to rule ${a.id} of instance ${vm} (udp/7900 drop from any source)`);
+      expect(error.message).toContain("Another FirewallRule of this stack declares the same rule: declare each rule once");
+      expect((await rulesOn("7900")).map((r) => r.id)).toEqual([a.id]);
+    });
+
+    it("two rules of the stack swapping their ports in one up: both updates go through, each rule once", async () => {
+      const a = await provider.create(await checked({ instanceId: vm, protocol: "tcp", port: 7950, action: "accept" }));
+      const b = await provider.create(await checked({ instanceId: vm, protocol: "tcp", port: 7951, action: "accept" }));
+      forgetRulesOfThisStack();
+      const aNew = { instanceId: vm, protocol: "tcp", port: 7951, action: "accept" };
+      const bNew = { instanceId: vm, protocol: "tcp", port: 7950, action: "accept" };
+      await provider.check!(a.outs, aNew);
+      await provider.check!(b.outs, bNew);
+      const [ua, ub] = await Promise.all([provider.update!(a.id, a.outs, await checked(aNew)), provider.update!(b.id, b.outs, await checked(bNew))]);
+      expect([ua.outs?.port, ub.outs?.port]).toEqual(["7951", "7950"]);
+      expect((await rulesOn("7950")).map((r) => r.id)).toEqual([b.id]);
+      expect((await rulesOn("7951")).map((r) => r.id)).toEqual([a.id]);
+    });
+  });
+
   it("a rule declared with replaceOnChanges or ignoreChanges is the stack's too: a second identical one is a clash, not told to adopt it", async () => {
     const registered = providers.FirewallRule;
     const program = { instanceId: vm, protocol: "tcp", port: 7300, action: "accept", [REPLACE_ON_CHANGES_KEY]: ["port"], __ignoreChanges: ["description"] };

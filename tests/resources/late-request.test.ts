@@ -110,3 +110,26 @@ it("a create held past twice the request bound lands after the resend: the up fa
     await slow.close();
   }
 });
+
+it("a create held past twice the bound whose resent VM then fails: the error records this VM and names the twin too", async () => {
+  // update audit: only the success path looked for the late twin, so a resent create failing in its wait or follow-up
+  // steps left the twin running in no state, unnamed
+  const slow = await startSimulator({ opSeconds: 2 }); // the resent VM fails after the held create has landed
+  try {
+    const config: Record<string, string> = { "vmhost:apiKey": slow.apiKey, "vmhost:baseUrl": slow.url, "vmhost:requestTimeout": "1s" };
+    await configure({ config: { get: (k: string) => config[k] } });
+    slow.setFaults({ delayNext: { operation: "createInstance", ms: 3000 }, failNext: { kind: "create", count: 1 } });
+    const instance = providers.Instance as FullProvider;
+    const error = await instance.create((await instance.check({}, { ...validCreate, hostname: "late-twin-fail" })).inputs).then(() => undefined, (e: unknown) => e);
+    const state = (await (await fetch(`${slow.adminUrl}/state`)).json()) as { instances: { uuid: string; hostname: string }[] };
+    const twins = state.instances.filter((i) => i.hostname === "late-twin-fail").map((i) => i.uuid);
+    expect(twins).toHaveLength(2);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const recorded = (error as ResourceInitError).id;
+    expect(twins).toContain(recorded);
+    expect((error as Error).message).toMatch(/^instance \S+ \(late-twin-fail\) was created but did not become ready: .*the instance reports status Error\./);
+    expect((error as Error).message).toContain(`Also, ${twins.find((t) => t !== recorded)} named late-twin-fail appeared too`);
+  } finally {
+    await slow.close();
+  }
+});

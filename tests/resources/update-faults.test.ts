@@ -104,6 +104,21 @@ it("a repair is not judged done while a start still runs: after that start fails
   expect((await h.instance(vm.id))?.status).toBe("Running");
 });
 
+it("an up after a killed one whose tier change then failed (VM in Error, the state from before): repairs first, then changes the tier, and succeeds", async () => {
+  // update audit: the tier change went to the broken VM and the up failed, asking for another up to start it
+  const h = harness();
+  const program = { ...validCreate, hostname: "tier-killed-failed", powerState: "running" };
+  const vm = await up<Outs>(instance, program);
+  await h.setFaults({ failNext: { kind: "changeTier", count: 1 } });
+  await h.client.instances.changeTier(vm.id, { tierId: 3 }); // the killed up's request
+  await until(async () => (await h.instance(vm.id))?.status === "Error");
+  const mark = h.mark();
+  const outs = await update(vm.id, vm.outs, { ...program, tierId: 3 }); // the state still says Running, tier 2
+  expect(h.operationsSince(mark).filter((o) => o === "startInstance" || o === "changeTier")).toEqual(["startInstance", "changeTier"]);
+  expect(outs).toMatchObject({ tierId: 3, status: "Running", powerState: "running" });
+  expect(await h.instance(vm.id)).toMatchObject({ status: "Running" });
+});
+
 describe("an update whose answers are all lost after the API made the change records what the object is now", () => {
   afterEach(() => harness().clearFaults());
 

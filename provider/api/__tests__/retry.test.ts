@@ -199,6 +199,25 @@ describe("retry policy table", () => {
     expect(decideRetry("read", { kind: "timeout", sent: true })).toBe("retry");
   });
 
+  it("an idempotent write retried after an attempt that hung and failed returns only as long after (a held first attempt lands first)", async () => {
+    // update audit: a detach held past the bound and retried at once landed after the move's attach and detached the disk
+    const { pool, client, sleeps, advance } = mockClient();
+    const path = "/v1/storage/blocks/d-1/detach";
+    pool.intercept({ path, method: "PATCH" }).reply(() => {
+      advance(1_500); // the gateway held it 1.5 s, then gave up
+      return { statusCode: 504, data: {} };
+    });
+    pool.intercept({ path, method: "PATCH" }).reply(200, { message: "ok", data: {} });
+    await client.storage.detach("d-1");
+    expect(sleeps).toEqual([250, 1_500]);
+    // one that failed at once (a 503 answered right away): no such wait
+    const quick = mockClient();
+    quick.pool.intercept({ path, method: "PATCH" }).reply(503, {});
+    quick.pool.intercept({ path, method: "PATCH" }).reply(200, { message: "ok", data: {} });
+    await quick.client.storage.detach("d-1");
+    expect(quick.sleeps).toEqual([250]);
+  });
+
   it("caps the backoff ceiling at maxDelayMs", () => {
     const settings = { ...defaultRetrySettings, random: () => 0.999 };
     expect(backoffDelayMs(20, settings)).toBeLessThan(settings.maxDelayMs);

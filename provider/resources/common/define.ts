@@ -21,8 +21,9 @@ export interface ResourceImplementation<Inputs, Outputs> {
    * Told, at check, the state's inputs of a resource the stack already has: the engine sends them as `olds` for
    * every existing resource, except one that `pulumi up --replace` replaces, whose old state it ignores (and
    * whose Diff it skips): pulumi/pulumi pkg/resource/deploy/step_generator.go, checkInputs and isTargetedReplace.
+   * `news`: what the program declares for it now (raw, before validation; unknown values possible at preview).
    */
-  existingSeen?(olds: Record<string, unknown>): void;
+  existingSeen?(olds: Record<string, unknown>, news: Record<string, unknown>): void;
   /**
    * Pure diff of the state's outputs against the program's (checked) inputs; `id` is the object's id. It names
    * the inputs it found changed (`changedKeys`), in its own terms, because `replaceOnChanges` acts on those
@@ -62,7 +63,7 @@ export function defineResourceProvider<Inputs, Outputs>(
 ): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
   const provider = {
     check: async (olds, news) => {
-      if (olds && Object.keys(olds).length > 0) impl.existingSeen?.(olds as Record<string, unknown>);
+      if (olds && Object.keys(olds).length > 0) impl.existingSeen?.(olds as Record<string, unknown>, (news ?? {}) as Record<string, unknown>);
       return impl.check
         ? impl.check(news as Record<string, unknown>)
         : (checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>);

@@ -19,6 +19,7 @@ import { runInstanceOperation } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
 import { sameUuid } from "../common/fields";
 import { defineResourceProvider } from "../common/define";
+import { deploymentActivity } from "../common/activity";
 import { deletedOutsidePulumi, errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
 import { writeExactlyOnce } from "../common/reconcile";
 import { instancesMadeHere, replacementsInProgress } from "../common/replacements";
@@ -85,9 +86,26 @@ export const firewallRuleReplacementIdentity = (news: Record<string, unknown>): 
  */
 const rulesOfThisStack = new Set<string>();
 
+/**
+ * The rules (by {@link ruleKey}) that a FirewallRule of this stack held and declares otherwise now (its check saw
+ * state and program differ): in this up, that rule is changed into another one. An update into an identical twin of
+ * such a rule is the first half of a swap (two rules exchanging ports), not a duplicate that stays.
+ */
+const rulesLeavingHere = new Set<string>();
+
+/**
+ * The FirewallRules of this stack (each by the rule its state holds) that declare each rule (by {@link ruleKey}) now, as
+ * their checks saw the program: two of them for one rule declare it twice. (A set, so a check repeated for one resource
+ * counts once.)
+ */
+const rulesDeclaredHere = new Map<string, Set<string>>();
+const declarersOf = (key: string): number => rulesDeclaredHere.get(key)?.size ?? 0;
+
 /** Forgets the rules noted for this deployment (see forgetDeployment in provider/registry.ts). */
 export function forgetRulesOfThisStack(): void {
   rulesOfThisStack.clear();
+  rulesLeavingHere.clear();
+  rulesDeclaredHere.clear();
 }
 
 /**
@@ -179,6 +197,37 @@ async function updateRule(client: VmHostClient, id: string, inputs: FirewallRule
   );
 }
 
+/**
+ * Refuses, before any write, an update that would make rule `id` identical to another rule of its instance (audit: a
+ * FirewallRule edited to the port, protocol, source, action and description of another rule made a duplicate, which the
+ * API accepts: the firewall then held the rule twice, and a later create of that rule was refused as a clash). The create
+ * never adds such a twin (createRule); neither does the update. Except the first half of a swap: the other rule is
+ * one a FirewallRule of this stack changes into something else in this up (rulesLeavingHere), so the twin lasts only
+ * until that update. Its check may come later than this update (the engine registers resources as the program
+ * declares them): an unexplained twin is looked at again once the rest of the deployment has caught up.
+ */
+async function refuseTwinOfAnotherRule(client: VmHostClient, id: string, news: FirewallRuleInputs, deadline: Deadline): Promise<void> {
+  const key = ruleKey(news);
+  const twins = async (): Promise<string[]> => (await rulesLike(client, news)).filter((other) => !sameUuid(other, id));
+  // (one twin, that a FirewallRule of this stack changes away in this up, and no other resource declaring this rule)
+  const swapping = (others: string[]): boolean => others.length === 1 && rulesLeavingHere.has(key) && declarersOf(key) <= 1;
+  let others = await twins();
+  if (others.length === 0 || swapping(others)) return;
+  if (await deploymentActivity.waitForOthers(deadline)) others = await twins();
+  if (others.length === 0 || swapping(others)) return;
+  const rule = `${news.protocol}/${String(canonicalPort(news.port))} ${news.action} from ${news.sourceIp ?? "any source"}${news.description ? ` (${JSON.stringify(news.description)})` : ""}`;
+  const declaredTwice = declarersOf(key) > 1;
+  throw new ProviderError(
+    `firewall rule ${id}: the update would make it identical to rule ${others.join(", ")} of instance ${news.instanceId} (${rule}): a ` +
+      "firewall holds each rule once, so nothing was changed. " +
+      (declaredTwice
+        ? "Another FirewallRule of this stack declares the same rule: declare each rule once (change protocol, port, sourceIp, action or description of one of them, or remove one)."
+        : "That rule is not managed by this stack's FirewallRules (made in the host's panel, or left by an interrupted pulumi up): delete it in the panel and run " +
+          `pulumi up again, or remove this FirewallRule from the program and declare one with adoptId: "${others[0]}", or change protocol, port, ` +
+          "sourceIp, action or description of this one."),
+  );
+}
+
 /** Reads the rule back for outputs; a rule missing right after a change is an error (named with its id). */
 async function readBack(client: VmHostClient, id: string, inputs: FirewallRuleInputs): Promise<FirewallRuleOutputs> {
   const rule = await findRule(client, inputs.instanceId, id);
@@ -191,9 +240,12 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
   inputsSchema,
   // The recorded inputs are the checked inputs the create was called with.
   findUnconfirmed: async (recorded) => rulesLike(getClient(), recorded as FirewallRuleInputs),
-  existingSeen: (olds) => {
+  existingSeen: (olds, news) => {
     const rule = declaredRule(olds);
     if (rule) rulesOfThisStack.add(ruleKey(rule));
+    const declared = declaredRule(news);
+    if (rule && declared) rulesDeclaredHere.set(ruleKey(declared), (rulesDeclaredHere.get(ruleKey(declared)) ?? new Set<string>()).add(ruleKey(rule)));
+    if (rule && declared && ruleKey(rule) !== ruleKey(declared)) rulesLeavingHere.add(ruleKey(rule));
   },
   diff: (olds, news, id) => {
     refuseWhileItsVmIsUnknown(
@@ -260,6 +312,7 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
     };
     // (deleted in the panel, the rule or its VM: a refresh is the way on, not another up)
     if (!(await findRule(client, news.instanceId, id))) throw deletedOutsidePulumi(`firewall rule ${id} (instance ${news.instanceId})`);
+    if (changing.length > 0) await refuseTwinOfAnotherRule(client, id, news, deadline);
     return recordingUncertainUpdate(id, olds, changing, fresh, async () => {
       if (changing.length > 0) await updateRule(client, id, news, deadline);
       return { outs: await readBack(client, id, news) };

@@ -466,6 +466,14 @@ async function runSteps(
       (await waitUntilIdle(client, id, { what: `instance ${id} to finish the operation running on it before updating`, deadline })) ??
       (await client.instances.get(id));
   }
+  // In Error now, though the plan (from the state) saw it well: an operation of an interrupted up that failed after the
+  // engine was killed (the state kept the outputs from before it), or one started in the panel. Repaired first, as a
+  // plan from a fresh read would (update audit: the tier change was sent to the broken VM, and the up then failed
+  // asking for another up to start it).
+  if (steps.length > 0 && isFailureStatus(detail.status) && !steps.some((s) => s.kind === "repair")) {
+    progressLog(`instance ${id} is in status ${detail.status} (not as the state recorded it): starting it first to repair it`);
+    steps.unshift({ kind: "repair" });
+  }
   const vswitches = steps.some((s) => s.kind === "privateNetwork") ? await vswitchRefs(client) : [];
   for (const step of steps) {
     if (satisfied(step, detail, vswitches)) {
@@ -737,11 +745,17 @@ async function createExactlyOnce(
 async function refuseLateTwins(id: string, hostname: string, outs: InstanceOutputs): Promise<void> {
   const twins = await twinsLandedAfterResend(id).catch(() => undefined);
   if (!twins?.length) return;
-  const message =
-    `instance ${id} (${hostname}) was created, but ${twins.join(", ")} named ${hostname} appeared too: most likely the first create ` +
-    "request, which failed without an answer and was sent again, was carried out late by the host. It is in no state and bills: " +
-    "delete it in the host's panel (or manage it with adoptId in another resource) if it is not someone else's. This Instance is recorded.";
+  const message = `instance ${id} (${hostname}) was created, but ${lateTwinsText(hostname, twins)} This Instance is recorded.`;
   throw new LateTwinError(message, id, outs, [message]);
+}
+
+/** What a late twin is and what to do with it (refuseLateTwins, and a create that failed after a resend). */
+function lateTwinsText(hostname: string, twins: readonly string[]): string {
+  return (
+    `${twins.join(", ")} named ${hostname} appeared too: most likely the first create request, which failed without an answer and ` +
+    "was sent again, was carried out late by the host. It is in no state and bills: delete it in the host's panel (or manage it " +
+    "with adoptId in another resource) if it is not someone else's."
+  );
 }
 
 /** refuseLateTwins' error: this VM is ready and recorded as it is, so the create's catch passes it on unchanged. */
@@ -1075,10 +1089,14 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   } catch (e) {
     if (e instanceof LateTwinError) throw e; // (the VM is ready: not "did not become ready", its outputs as read)
     const declared = mode === "clone" && !applied.has("password") ? { ...inputs, password: undefined } : inputs;
+    // A create sent again after an ambiguous failure may meet the first request carried out late by the host also when
+    // the resent VM then fails (audit: the twin ran in no state, and only a success path looked for it).
+    const twins = await twinsLandedAfterResend(id).catch(() => undefined);
     const message =
       `instance ${id} (${hostname}) was ${mode === "clone" ? "cloned" : "created"} but did not become ready: ${errorClause(e)}. ` +
       "It is recorded in the stack: `pulumi up` reads it again and finishes or repairs it (a VM in status Error is started), " +
-      "and `pulumi destroy` deletes it.";
+      "and `pulumi destroy` deletes it." +
+      (twins?.length ? ` Also, ${lateTwinsText(hostname, twins)}` : "");
     // Nothing was seen of the VM yet: the declared values, with status Unknown (see bestEffortOutputs).
     const outs = await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, declared, ctx);
     throw new ResourceInitError(message, id, withReplaced(outs as InstanceOutputs, id, inputs), [message], { cause: e });

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { createClient, resolveClientOptions, type ClientOptions, type VmHostClient } from "../../../provider/api";
 import { WAIT_LIMITS_TEXT, parseWaitDuration } from "../../../provider/duration";
 import { Deadline } from "../../../provider/wait/poll";
+import { systemClock } from "../../../provider/clock";
 import { runInstanceOperation, waitForInstanceSettled } from "../../../provider/wait/instance";
 import { AmbiguousRequestError, ApiError } from "../../../provider/api";
 import { powerStateOf } from "../../../provider/resources/instance/model";
@@ -719,9 +720,11 @@ export function rollbackSnapshot(args: RollbackSnapshotArgs, options?: FunctionO
     const isCurrent = async () =>
       (await c.snapshots.list(a.instanceId)).some((s) => s.id.toLowerCase() === a.snapshotId.toLowerCase() && s.is_current_state);
     let before: { status: string; current: boolean } | undefined;
+    let sentAt = 0;
     const rollback = () =>
       runInstanceOperation(c, a.instanceId, { what, deadline }, async (idle) => {
         before = { status: idle.status, current: await isCurrent() };
+        sentAt = systemClock.now();
         return c.snapshots.rollback(a.instanceId, a.snapshotId);
       });
     try {
@@ -734,10 +737,20 @@ export function rollbackSnapshot(args: RollbackSnapshotArgs, options?: FunctionO
       // rollback ends stopped). Otherwise it is sent again; where it cannot be told (a stopped VM already on that
       // snapshot) a second rollback costs no downtime.
       const { status: was, current: wasCurrent } = before;
-      const settled = await waitForInstanceSettled(c, a.instanceId, { what, deadline });
-      const nowCurrent = await isCurrent();
-      const ran = nowCurrent && (!wasCurrent || (powerStateOf(was) === "running" && powerStateOf(settled.status) === "stopped"));
-      if (ran) return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status: settled.status };
+      const ran = async (): Promise<string | undefined> => {
+        const settled = await waitForInstanceSettled(c, a.instanceId, { what, deadline });
+        const nowCurrent = await isCurrent();
+        return nowCurrent && (!wasCurrent || (powerStateOf(was) === "running" && powerStateOf(settled.status) === "stopped")) ? settled.status : undefined;
+      };
+      let status = await ran();
+      if (status !== undefined) return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status };
+      // No trace yet: a request that hung before failing may still be held by a gateway or the backend and be carried out
+      // later (update audit: sent again at once, the held one ran after the resend, two rollbacks). Looked at again as
+      // long after the failure as it hung (up to vmhost:requestTimeout, at least a second), as a create or a resize is.
+      const inFlightMs = Math.min(systemClock.now() - sentAt, c.requestTimeoutMs);
+      await systemClock.sleep(Math.min(Math.max(1_000, inFlightMs), deadline.remainingMs()));
+      status = await ran();
+      if (status !== undefined) return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status };
       const { detail } = await rollback();
       return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status: detail.status };
     }
