@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { processEngineGuard } from "./engine-liveness";
 import { createClient, parsePositiveDuration, resolveClientOptions, type StackConfigSource, type VmHostClient, ConfigurationError } from "./api";
 import { configName } from "./api/config-keys";
 import { systemClock } from "./clock";
@@ -27,7 +28,7 @@ export async function configure(req: { config: { get(key: string): string | unde
 
 /** The API client for the configured account; one per distinct configuration, reused across resources. */
 export function getClient(): VmHostClient {
-  const options = resolveClientOptions({ config: stackConfig, env: process.env, debugLogger: (_e, line) => progressLog(line) });
+  const options = { ...resolveClientOptions({ config: stackConfig, env: process.env, debugLogger: (_e, line) => progressLog(line) }), beforeSend: processEngineGuard() };
   // The fingerprint holds the key only inside this process's memory, never in a message or log.
   // Every setting the client is built from: configure keeps the client, so a changed setting must make a new one.
   const fingerprint = JSON.stringify([

@@ -60,6 +60,11 @@ export interface ClientOptions {
   clock?: Clock;
   /** Random source for backoff jitter, in [0, 1) (tests make it deterministic). */
   random?: () => number;
+  /**
+   * Runs as each attempt leaves the rate limiter, right before it is sent; an error it throws stops the attempt
+   * (not sent, not retried). The provider refuses requests there once the Pulumi engine is gone (engine-liveness.ts).
+   */
+  beforeSend?: (request: { method: string; operation: string }) => Promise<void>;
 }
 
 /** The client of the whole service: a generic `call` and typed methods grouped by area. */
@@ -181,7 +186,7 @@ export function createClient(options: ClientOptions): VmHostClient {
     "user-agent": userAgent(),
   };
   const send = retryStep(
-    errorStep(rateLimitStep(debugStep(sendStep(dispatcher, timeouts, apiKey), logger), limiter, () => clock.now()), apiKey, clock, timeouts),
+    errorStep(rateLimitStep(debugStep(sendStep(dispatcher, timeouts, apiKey), logger), limiter, () => clock.now(), options.beforeSend), apiKey, clock, timeouts),
     { settings, clock, limiter },
   );
 

@@ -115,14 +115,21 @@ export function debugStep(next: Step, logger: RequestLogger | undefined, now: ()
 
 // ------------------------------------------------------------------------------------------------- rate limit
 
-/** Waits for the account's limiter, sends, and lets the limiter learn from the answer's headers. */
-export function rateLimitStep(next: Step, limiter: RateLimiter, now: () => number = Date.now): Step {
+/**
+ * Waits for the account's limiter, sends, and lets the limiter learn from the answer's headers. `beforeSend` runs as
+ * the attempt leaves the limiter (ClientOptions.beforeSend): an error it throws stops the attempt, unsent and not
+ * retried.
+ */
+export function rateLimitStep(
+  next: Step, limiter: RateLimiter, now: () => number = Date.now, beforeSend?: (request: PreparedRequest) => Promise<void>,
+): Step {
   return async (attempt) => {
     const ticket = await limiter.acquire(attempt.request.signal);
-    attempt.sentAtMs = now();
-    attempt.request.onSend?.();
     let response: TransportResponse | undefined;
     try {
+      await beforeSend?.(attempt.request);
+      attempt.sentAtMs = now();
+      attempt.request.onSend?.();
       response = await next(attempt);
       return response;
     } finally {

@@ -15,7 +15,7 @@ import * as path from "node:path";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 import type { ProviderHost } from "../../tools/local-engine/providerHost";
 import { InitFailedError } from "../../tools/local-engine/providerTypes";
-import { installPacked, runUnderMocks, startConfiguredHost } from "./packed";
+import { engineStandIn, installPacked, runUnderMocks, startConfiguredHost } from "./packed";
 
 const URN = "urn:pulumi:test::host-test::pulumi-nodejs:dynamic/vmhost:Instance::web";
 
@@ -80,6 +80,8 @@ describe("through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
     await host?.stop();
   });
 
+  const simRequests = async () =>
+    ((await (await fetch(`${sim.adminUrl}/requests`)).json()) as { requests: { seq: number; method: string; operation: string | null }[] }).requests;
   const simInstances = async () =>
     ((await (await fetch(`${sim.adminUrl}/state`)).json()) as { instances: { uuid: string; hostname: string; status: string; cpu: number }[] }).instances;
 
@@ -110,6 +112,23 @@ describe("through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
     expect(await simInstances()).toEqual([]);
     const gone = await host.read(URN, created.id, updated, changed.inputs);
     expect(gone.id).toBe("");
+  }, 60_000);
+
+  it("once the engine that started the host is gone (the CLI killed: the host outlives it), a create is not sent", async () => {
+    const engine = await engineStandIn();
+    const orphan = await startConfiguredHost(dir, sim, undefined, engine.address);
+    try {
+      const checked = await orphan.check(URN, {}, { ...registered, hostname: "host-orphaned", password: "Blue-Horse-42" });
+      const mark = (await simRequests()).at(-1)?.seq ?? 0;
+      await engine.close();
+      const message = await orphan.create(URN, checked.inputs).then(() => "created", (e: Error) => e.message);
+      expect(message).toContain("has exited (was pulumi killed?)");
+      expect((await simInstances()).filter((i) => i.hostname === "host-orphaned")).toEqual([]);
+      // (a read may still go out within a second of the last look that found the engine there; no write does)
+      expect((await simRequests()).filter((r) => r.seq > mark && r.method !== "GET").map((r) => r.operation)).toEqual([]);
+    } finally {
+      await orphan.stop();
+    }
   }, 60_000);
 
   // The real engine's rules for a resource recorded after an initialization failure

@@ -4,6 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as path from "node:path";
 import { ProviderHost } from "../../tools/local-engine/providerHost";
 
@@ -48,6 +49,7 @@ export async function startConfiguredHost(
   dir: string,
   sim: { url: string; apiKey: string },
   onOutput: (stream: string, line: string) => void = () => undefined,
+  engineAddress?: string,
 ): Promise<ProviderHost> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -62,11 +64,42 @@ export async function startConfiguredHost(
   delete env.VMHOST_BASE_URL;
   const host = await ProviderHost.start({
     script: path.join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js"),
-    engineAddress: "127.0.0.1:1",
+    // The host's first argument is the engine's address: the provider sends nothing once nothing listens there
+    // (provider/engine-liveness.ts), so it must be a live one.
+    engineAddress: engineAddress ?? (await sharedEngineStandIn()).address,
     cwd: dir,
     env,
     onOutput,
   });
   await host.configure({ "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url });
   return host;
+}
+
+/**
+ * A TCP listener standing in for the engine's address (the host only needs it to be there); `close` makes it gone, as
+ * when the Pulumi CLI is killed.
+ */
+export async function engineStandIn(): Promise<{ address: string; close: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  server.unref();
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    address: `127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let shared: Promise<{ address: string }> | undefined;
+function sharedEngineStandIn(): Promise<{ address: string }> {
+  return (shared ??= engineStandIn());
 }
