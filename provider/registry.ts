@@ -20,6 +20,7 @@ import {
 } from "./resources/common/attachment-owners";
 import { deploymentActivity } from "./resources/common/activity";
 import { forgetKeptWithVm } from "./resources/common/kept-with-vm";
+import { forgetRefreshReads } from "./resources/common/refresh-diffs";
 import { withRequestDeadlines } from "./wait/scope";
 
 /** Every resource's provider with the behaviour all of them share (each wrapper's comment says why). */
@@ -100,4 +101,5 @@ export function forgetDeployment(): void {
   forgetDetachedForReplacement();
   forgetAddressOwners();
   forgetKeptWithVm();
+  forgetRefreshReads();
 }

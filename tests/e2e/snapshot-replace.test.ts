@@ -41,7 +41,7 @@ test("up --replace of a Snapshot says deleteBeforeReplace is needed (nothing cha
 
 // audit F2: a snapshot renamed in the panel, then what examples/ci runs on every merge (`pulumi up --yes --refresh`)
 // took a new snapshot of the disk as it is now and deleted this restore point, without asking.
-test("a snapshot renamed in the panel survives up --refresh: the up fails naming the panel's name (a refresh alone records it); declaring it settles, without drift", async () => {
+test("a snapshot renamed in the panel survives up --refresh: preview and up fail naming the panel's name (a refresh alone records it); declaring it settles, without drift", async () => {
   const program = (name: string, opts?: Record<string, unknown>): Res[] => [
     { type: "Instance", name: "vm", args: vmArgs("snap-panel") },
     { type: "Snapshot", name: "snap", args: { instanceId: "$id:vm", name }, ...(opts ? { opts } : {}) },
@@ -57,16 +57,19 @@ test("a snapshot renamed in the panel survives up --refresh: the up fails naming
   expect(clean.ok ? "" : show(clean)).toBe("");
 
   await admin(suite.sim, "PATCH", `/snapshots/${original}`, { name: "keep-pre-incident" });
-  // the drift check fails (it is drift): an update of the snapshot, never a replace
-  const check = await s.run("preview", program("baseline"), { refresh: true, expectNoChanges: true });
-  expect(check.exitCode === 7 ? "" : show(check)).toBe("");
-  expect(check.summary).toEqual(expect.objectContaining({ update: 1, replace: 0, create: 0, delete: 0 }));
+  const refusal = `snapshot ${original} of instance ${vm}: its name is "keep-pre-incident" and the program declares "baseline". It was changed outside Pulumi (in the panel).`;
+  // the drift check fails, and so does the preview a pull request runs: with the refusal the up would meet, before any
+  // change (never a replace); the refresh's own Diff only shows the drift
+  for (const expectNoChanges of [true, false]) {
+    const check = await s.run("preview", program("baseline"), { refresh: true, expectNoChanges });
+    expect(check.ok).toBe(false);
+    expect(check.errors.join("\n")).toContain(refusal);
+    expect(check.summary).toEqual(expect.objectContaining({ replace: 0, create: 0, delete: 0 }));
+  }
 
   const ci = await s.run("up", program("baseline"), { refresh: true });
   expect(ci.ok).toBe(false);
-  expect(ci.errors.join("\n")).toContain(
-    `snapshot ${original} of instance ${vm}: its name is "keep-pre-incident" and the program declares "baseline". It was changed outside Pulumi (in the panel).`,
-  );
+  expect(ci.errors.join("\n")).toContain(refusal);
   expect(ci.errors.join("\n")).toContain('To keep it, declare name: "keep-pre-incident"');
   expect(await snapshots()).toEqual([[original, "keep-pre-incident"]]);
   // and again (the refreshed state is kept; the diff still tells the panel's change from the program's), also after a
@@ -128,14 +131,14 @@ test("a snapshot renamed in the panel with ignoreChanges on name: no drift, noth
   expect(await snapshots()).toEqual([[original, "keep-pre-incident"]]);
 
   // the option removed: the program still declares "baseline", the panel's rename is refused as documented (never a replace)
+  const refusal = `snapshot ${original} of instance ${vm}: its name is "keep-pre-incident" and the program declares "baseline". It was changed outside Pulumi (in the panel).`;
   const drift = await s.run("preview", program(), { refresh: true, expectNoChanges: true });
-  expect(drift.exitCode === 7 ? "" : show(drift)).toBe("");
-  expect(drift.summary).toEqual(expect.objectContaining({ update: 1, replace: 0, create: 0, delete: 0 }));
+  expect(drift.ok).toBe(false);
+  expect(drift.errors.join("\n")).toContain(refusal);
+  expect(drift.summary).toEqual(expect.objectContaining({ replace: 0, create: 0, delete: 0 }));
   const refused = await s.run("up", program(), { refresh: true });
   expect(refused.ok).toBe(false);
-  expect(refused.errors.join("\n")).toContain(
-    `snapshot ${original} of instance ${vm}: its name is "keep-pre-incident" and the program declares "baseline". It was changed outside Pulumi (in the panel).`,
-  );
+  expect(refused.errors.join("\n")).toContain(refusal);
   expect(await snapshots()).toEqual([[original, "keep-pre-incident"]]);
   const destroy = await s.run("destroy", program());
   expect(destroy.ok ? "" : show(destroy)).toBe("");

@@ -207,9 +207,9 @@ test("a rename that fails frees no name: the create waiting for it is refused as
   claimedByStack.clear();
   objectsOfThisStack.clear();
   const olds = created.outs as Record<string, unknown>;
-  // the rename comes with a disk shrink, which the update refuses before any change
+  // the rename comes with a disk shrink, which the diff refuses (as the update would) before the rename is noted
   const news = await checked(instance(), { ...validCreate, hostname: "kept-old", storage: 20 }, olds);
-  await instance().diff(created.id, olds, news);
+  await expect(instance().diff(created.id, olds, news)).rejects.toThrow(/disks cannot shrink/);
   const creating = instance().create(await checked(instance(), { ...validCreate, hostname: "kept-web" })).catch((e: unknown) => e);
   await expect(instance().update(created.id, olds, news)).rejects.toThrow(/disks cannot shrink/);
   expect(String(await creating)).toMatch(`belongs to another resource of this stack, so no second one was created`);

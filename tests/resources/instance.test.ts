@@ -590,6 +590,8 @@ describe("update", () => {
     expect(await simInstance(id)).toMatchObject({ tierId: 1, cpu: 2, hostname: "upd-multi", password: "Red-Fox-2024", publicIpUuid: reservedIps[1]!.uuid, vswitchUuid: vs[0]!.uuid, status: "Stopped" });
     const read = await provider().read(id, outs);
     expect(read.props).toEqual(outs);
+    // a refresh as the engine runs it: its Diff follows the Read (step.go RefreshStep.Apply), and shows no drift
+    expect((await provider().diff(id, read.props, (await provider().check(outs, program)).inputs)).changes).toBe(false);
   });
   it("skips a step the VM already shows (a re-run after a half-done update repeats nothing), and lists networks only for a network step", async () => {
     const vm = await up({ ...validCreate, hostname: "upd-skip", tierId: 2 });
@@ -601,14 +603,13 @@ describe("update", () => {
     expect(after).toMatchObject({ tierId: 3 });
     expect((await simInstance(vm.id))!.tierId).toBe(3);
   });
-  it("never replaces the VM for a smaller disk: the diff shows the change and the update refuses it before any API call", async () => {
+  it("never replaces the VM for a smaller disk: the diff (so a preview) and the update refuse it before any API call", async () => {
     const disk = outs.storage!;
     const checked = await provider().check(outs, { ...program, storage: 20, cpu: 4 });
-    expect(await provider().diff(id, outs, checked.inputs)).toMatchObject({ changes: true, replaces: [] });
+    const refusal = new RegExp(`disks cannot shrink\\. Declare storage: ${disk} \\(or more\\).*pulumi up --replace.*Nothing was changed`);
     const before = requestCount();
-    await expect(provider().update(id, outs, checked.inputs)).rejects.toThrow(
-      new RegExp(`disks cannot shrink\\. Declare storage: ${disk} \\(or more\\).*pulumi up --replace.*Nothing was changed`),
-    );
+    await expect(provider().diff(id, outs, checked.inputs)).rejects.toThrow(refusal);
+    await expect(provider().update(id, outs, checked.inputs)).rejects.toThrow(refusal);
     expect(opsSince(before)).toEqual([]); // not even the cpu change: nothing half done
     expect(await simInstance(id)).toMatchObject({ storageGb: disk, cpu: outs.cpu });
   });
@@ -647,6 +648,8 @@ describe("drift", () => {
     const d = await provider().diff(id, read.props, inputs);
     expect(d).toMatchObject({ changes: true, replaces: expected.replaces ?? [] });
     if (expected.refused) {
+      // the refresh's Diff (right after its Read) shows the drift; the Diff of the preview or up after it refuses, as the update does
+      await expect(provider().diff(id, read.props, inputs)).rejects.toThrow(/disks cannot shrink/);
       await expect(provider().update(id, read.props, inputs)).rejects.toThrow(/disks cannot shrink/);
     } else if (!expected.replaces) {
       // the update fixes it, and a read afterwards shows no more drift

@@ -320,7 +320,7 @@ describe("Snapshot lifecycle", () => {
 
   // audit F2: renamed in the panel, then `pulumi up --refresh` (examples/ci on every merge) replaced it: a new snapshot of
   // the disk as it is now, and this restore point deleted, with no question.
-  it("a snapshot renamed or re-described in the panel is never replaced: refresh keeps the declared values, update refuses, naming them", async () => {
+  it("a snapshot renamed or re-described in the panel is never replaced: refresh keeps the declared values, preview's diff and update refuse, naming them", async () => {
     const host = await newInstance();
     const inputs = await checked({ instanceId: host, name: "baseline" });
     const created = await provider.create(inputs);
@@ -331,16 +331,17 @@ describe("Snapshot lifecycle", () => {
 
     const refreshed = (await provider.read!(created.id, created.outs)).props as SnapshotOutputs;
     expect(refreshed).toEqual({ ...created.outs, name: "keep-pre-incident", isCurrentState: refreshed.isCurrentState });
-    // the registered provider, as the engine gets it (replaceOnChanges, ignoreChanges and the rest around it): a change,
-    // never a replace (also with replaceOnChanges on name), and the update refuses it before any API call. Not the diff:
-    // the engine calls it to show what a refresh found, and a refresh that failed would never record the panel's name.
+    // the registered provider, as the engine gets it (replaceOnChanges, ignoreChanges and the rest around it). The Diff the
+    // engine calls to show what the refresh found (right after its Read): a change, never a replace, so the refresh records
+    // the panel's name. The Diff of a preview or up (after Check) and the update refuse it before any API call, also with
+    // replaceOnChanges on name: never a replace.
     const since = lastSeq();
+    expect(await providers.Snapshot.diff!(created.id, refreshed, inputs)).toEqual(expect.objectContaining({ changes: true, replaces: [] }));
+    const refusal = new RegExp(`^snapshot ${created.id} of instance ${host}: its name is "keep-pre-incident" and the program declares "baseline"\\. It was changed outside Pulumi`);
     for (const news of [inputs, { ...inputs, __replaceOnChanges: ["name"] }, { ...inputs, __replaceOnChanges: ["*"] }]) {
-      expect(await providers.Snapshot.diff!(created.id, refreshed, news)).toEqual(expect.objectContaining({ changes: true, replaces: [] }));
+      await expect(providers.Snapshot.diff!(created.id, refreshed, news)).rejects.toThrow(refusal);
     }
-    await expect(providers.Snapshot.update!(created.id, refreshed, inputs)).rejects.toThrow(
-      new RegExp(`^snapshot ${created.id} of instance ${host}: its name is "keep-pre-incident" and the program declares "baseline"\\. It was changed outside Pulumi`),
-    );
+    await expect(providers.Snapshot.update!(created.id, refreshed, inputs)).rejects.toThrow(refusal);
     expect(writes(since)).toEqual([]);
     expect((await client.snapshots.list(host)).map((s) => s.id)).toEqual([created.id]);
 

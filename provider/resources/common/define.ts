@@ -4,6 +4,7 @@ import { deploymentActivity } from "./activity";
 import { noteManaged } from "./adoptions";
 import { checkInputs } from "./check";
 import { notingCreatedId } from "./errors";
+import { isRefreshDiff, noteRefreshRead } from "./refresh-diffs";
 import { noteClaimed } from "./replacements";
 import type { ResourceDiff } from "./replace-on-changes";
 import { withUnconfirmedCreates, type Candidates } from "./unconfirmed";
@@ -25,11 +26,12 @@ export interface ResourceImplementation<Inputs, Outputs> {
    */
   existingSeen?(olds: Record<string, unknown>, news: Record<string, unknown>): void;
   /**
-   * Pure diff of the state's outputs against the program's (checked) inputs; `id` is the object's id. It names
+   * Diff of the state's outputs against the program's (checked) inputs; `id` is the object's id. It names
    * the inputs it found changed (`changedKeys`), in its own terms, because `replaceOnChanges` acts on those
-   * only (common/replace-on-changes.ts).
+   * only (common/replace-on-changes.ts). `refresh`: this Diff only shows what a refresh found
+   * (common/refresh-diffs.ts), so it must not refuse what an up would refuse: it would fail the refresh.
    */
-  diff(olds: Outputs, news: Inputs, id: string): ResourceDiff;
+  diff(olds: Outputs, news: Inputs, id: string, refresh: boolean): ResourceDiff | Promise<ResourceDiff>;
   create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
   /** Reads the object; `{}` when it is gone. `inputs`, when returned, may hold only the declared inputs. */
   read(id: string, props: Outputs): Promise<pulumi.dynamic.ReadResult<Partial<Outputs>>>;
@@ -69,9 +71,10 @@ export function defineResourceProvider<Inputs, Outputs>(
         : (checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>);
     },
     diff: async (id, olds, news) => {
+      const refresh = isRefreshDiff(id);
       noteManaged(id);
       noteClaimed(id);
-      const answer = await impl.diff(olds, news, id);
+      const answer = await impl.diff(olds, news, id, refresh);
       // (an update in place only: a replace's create is often the very call that waits, an adoption; see noteDiffed)
       if (answer.changes && !answer.replaces?.length) deploymentActivity.noteDiffed();
       return answer;
@@ -82,6 +85,7 @@ export function defineResourceProvider<Inputs, Outputs>(
       deploymentActivity.track(async () => {
         const result = (await impl.read(id, (props ?? {}) as Outputs)) as pulumi.dynamic.ReadResult<Outputs>;
         noteClaimed(result.id);
+        noteRefreshRead(result.id);
         return result;
       }),
     update: (id, olds, news) => {

@@ -339,6 +339,29 @@ export function instanceCatalogueFailures(inputs: Record<string, unknown>, cat: 
 }
 
 /**
+ * A tier change that would leave the VM with dedicated CPUs on a tier that has none: the API refuses it ("resize
+ * to shared CPU first") after the steps before it ran. Where the program declares `dedicatedCpu: false`, the plan
+ * resizes first; where it leaves dedicatedCpu unmanaged (an adopted or cloned VM: only a new VM defaults it to
+ * false), it is refused before any write, naming the input (soak with other seeds: refused at the API, and the
+ * message promised that a re-run would finish it): by the Instance's update and adopting create, and at preview by
+ * its Diff and by the check of a new adopting Instance. `olds`: the VM's tier and dedicated CPUs (the state's, or the
+ * adopted VM's); `client`: asked for only when the catalogue is needed.
+ */
+export async function dedicatedTierRefusal(
+  client: () => VmHostClient, id: string, olds: { tierId?: unknown; dedicatedCpu?: unknown }, news: { tierId?: unknown; dedicatedCpu?: unknown },
+): Promise<string | undefined> {
+  if (news.tierId === undefined || news.tierId === olds.tierId || olds.dedicatedCpu !== true || news.dedicatedCpu === false) return undefined;
+  if (isUnknown(news.dedicatedCpu)) return undefined; // (preview: it may turn out false)
+  // (the catalogue unreadable: the API's own refusal still applies)
+  const tier = (await catalogueFor(client()).catch(() => undefined))?.tiers?.find((t) => t.id === news.tierId);
+  if (tier?.dedicatedCpuAvailable !== false) return undefined;
+  return (
+    `tierId: the ${tier.name} tier (${tier.id}) has no dedicated CPUs, and instance ${id} has them: set dedicatedCpu: false on this ` +
+    "Instance (the VM is then resized to shared CPUs before the tier change), or choose a tier that offers them (getTiers: dedicatedCpuAvailable). Nothing was changed."
+  );
+}
+
+/**
  * The instance a resource's `instanceId` names, read once per check: its detail; null when the API says there is
  * none (404); undefined when the id is not known yet (an Instance made in the same up) or could not be read.
  */

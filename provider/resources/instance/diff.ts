@@ -97,9 +97,10 @@ function publicAddressChanges(olds: Olds, news: News): Array<"publicIp" | "publi
 
 /**
  * The diff Pulumi shows. `replaces` lists the replace-only properties. A smaller `storage` is NOT a replace,
- * although disks only grow: it shows as a change, and `update` refuses it before any API call (see
- * {@link diskShrinkRefusal}). A replace would delete the VM and its data, and the usual cause is a disk grown
- * in the panel followed by an unattended `pulumi up --refresh` in CI, where nobody asked for a new VM.
+ * although disks only grow: it is a change that the provider's Diff of a preview or up refuses, as `update` does
+ * before any API call (see {@link diskShrinkRefusal}); the Diff of a refresh shows it as drift. A replace would
+ * delete the VM and its data, and the usual cause is a disk grown in the panel followed by an unattended
+ * `pulumi up --refresh` in CI, where nobody asked for a new VM.
  */
 export function diffInstance(olds: Olds, news: News): ResourceDiff {
   const replaces: string[] = [];

@@ -166,7 +166,7 @@ const INPUT_DOCS: Record<keyof typeof inputShape, string> = {
   cpu: `Number of CPUs, 1 to ${SIZE_LIMITS.cpu} and at least the template's minimum. Changing it resizes in place.`,
   memory: `Memory in GB, 1 to ${SIZE_LIMITS.memory} and at least the template's minimum. Changing it resizes in place.`,
   storage:
-    `Disk size in GB, 1 to ${SIZE_LIMITS.storage} and at least the template's minimum. Growing it resizes in place. Disks cannot shrink: a smaller value than the VM has is refused by up (nothing changed), never a silent new VM; replace deliberately with \`pulumi up --replace <urn>\`.`,
+    `Disk size in GB, 1 to ${SIZE_LIMITS.storage} and at least the template's minimum. Growing it resizes in place. Disks cannot shrink: a smaller value than the VM has is refused by preview and up (nothing changed), never a silent new VM; replace deliberately with \`pulumi up --replace <urn>\`.`,
   dedicatedCpu: "Dedicated (not shared) CPUs, where the tier offers them (getTiers: dedicatedCpuAvailable; preview refuses it on a tier without); false (shared) by default for a new VM. Changing it resizes in place.",
   publicIp:
     "true: the VM has a public address (added if missing); false: it has none (removed if present). " +

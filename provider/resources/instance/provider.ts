@@ -37,7 +37,7 @@ import { vmPinningAddress } from "../common/address-owners";
 import { instanceLock } from "../common/lock";
 import { refuseDeletingVmWithKeptObjects } from "../common/kept-with-vm";
 import { deletedOutsidePulumi, errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
-import { catalogueFor, templateMinimums } from "../common/preflight";
+import { dedicatedTierRefusal, templateMinimums } from "../common/preflight";
 import { leavePrivateNetwork } from "../common/private-network";
 import { readPersistently, twinsLandedAfterResend, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { isUnconfirmedId } from "../common/unconfirmed";
@@ -1103,24 +1103,6 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   }
 }
 
-/**
- * A tier change that would leave the VM with dedicated CPUs on a tier that has none: the API refuses it ("resize
- * to shared CPU first") after the steps before it ran. Where the program declares `dedicatedCpu: false`, the plan
- * resizes first; where it leaves dedicatedCpu unmanaged (an adopted or cloned VM: only a new VM defaults it to
- * false), it is refused here, before any write, naming the input (soak with other seeds: refused at the API, and
- * the message promised that a re-run would finish it).
- */
-async function dedicatedTierRefusal(id: string, olds: Partial<InstanceOutputs>, news: Partial<InstanceInputs>): Promise<string | undefined> {
-  if (news.tierId === undefined || news.tierId === olds.tierId || olds.dedicatedCpu !== true || news.dedicatedCpu === false) return undefined;
-  // (the catalogue unreadable: the API's own refusal still applies)
-  const tier = (await catalogueFor(getClient()).catch(() => undefined))?.tiers?.find((t) => t.id === news.tierId);
-  if (tier?.dedicatedCpuAvailable !== false) return undefined;
-  return (
-    `tierId: the ${tier.name} tier (${tier.id}) has no dedicated CPUs, and instance ${id} has them: set dedicatedCpu: false on this ` +
-    "Instance (the VM is then resized to shared CPUs before the tier change), or choose a tier that offers them (getTiers: dedicatedCpuAvailable). Nothing was changed."
-  );
-}
-
 // ---------------------------------------------------------------------------------------------- delete
 
 async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Promise<void> {
@@ -1338,9 +1320,17 @@ function handingOverAddress<T>(id: string | undefined, operation: () => Promise<
   return droppingNoteOnceRecorded(() => getClient().baseUrl, "Instance", vmOf, operation);
 }
 
+/**
+ * Why an update in place must not run, or undefined: what it would be refused for before any write. Said by the
+ * Diff of a preview or up already (see the provider's diff), and checked again by `update`.
+ */
+async function updateRefusal(id: string, olds: Partial<InstanceOutputs>, news: Partial<InstanceInputs>): Promise<string | undefined> {
+  return diskShrinkRefusal(id, olds, news) ?? (await dedicatedTierRefusal(getClient, id, olds, news));
+}
+
 async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceInputs): Promise<pulumi.dynamic.UpdateResult<InstanceOutputs>> {
   // Refused before any API call, so a half-applied update never follows (tier changed, disk refused).
-  const refusal = diskShrinkRefusal(id, olds, news) ?? (await dedicatedTierRefusal(id, olds, news));
+  const refusal = await updateRefusal(id, olds, news);
   if (refusal) {
     if (typeof olds.hostname === "string" && typeof olds.locationId === "number") leavingIdentity.forget(identityKey(olds.hostname, olds.locationId), id);
     throw new ProviderError(refusal);
@@ -1405,7 +1395,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
   inputsSchema,
   check: checkInstanceInputs,
 
-  diff(olds, news, id) {
+  async diff(olds, news, id, refresh) {
     // The VM of a resource of this stack (a later create of the same name in this deployment is a clash: see createExactlyOnce)
     if (typeof olds.hostname === "string" && typeof olds.locationId === "number") {
       objectsOfThisStack.note(identityKey(olds.hostname, olds.locationId), id);
@@ -1429,6 +1419,14 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       !isUnknown(news.hostname) && news.hostname !== olds.hostname;
     // replaceOnChanges, applied around this diff, may turn the change into a replace
     const replaced = replaces.length > 0 || replacesRequestedByOption(olds as Record<string, unknown>, news as Record<string, unknown>, result.changedKeys).length > 0;
+    if (result.changes && !replaced && !refresh) {
+      // What update would refuse before any write (a smaller disk, a tier without the VM's dedicated CPUs) fails the
+      // preview here, not the up after the merge: pulumi preview calls Check and Diff, never Update (pulumi/pulumi
+      // pkg/resource/deploy/step_generator.go). Not the Diff of a refresh, which only shows what the VM now is: failing
+      // it would keep that drift out of the state (common/refresh-diffs.ts). Before any rename is noted below.
+      const refusal = await updateRefusal(id, olds, news);
+      if (refusal) throw new ProviderError(refusal);
+    }
     if (renamed && replaced)
       // Replaced under a new hostname: the old VM keeps its name until the engine deletes it at the end of the up, so a
       // new Instance of the old name may stand beside it (rename audit: refused at every up, as withReplaceOnChanges

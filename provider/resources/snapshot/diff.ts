@@ -91,11 +91,12 @@ function compare(olds: Partial<SnapshotOutputs>, news: Partial<SnapshotInputs>, 
  *   it before any API call ({@link snapshotUpdateRefusal}), naming the property, the snapshot's value and the ways
  *   out. Someone changed this restore point by hand: only a deliberate `--replace` deletes it.
  *
- * Why the diff does not fail itself: the engine also calls Diff to show what a refresh found (pulumi/pulumi
+ * Why this diff does not fail itself: the engine also calls Diff to show what a refresh found (pulumi/pulumi
  * pkg/resource/deploy/step.go, RefreshStep.Apply: the refreshed outputs against the last up's inputs), and a failing
  * Diff fails the refresh, so the panel's name would never reach the state, and a plain `up` of a program that
- * declares it would then look like a rename in the program, and replace the snapshot. So preview shows an update of
- * the property (and `preview --refresh --expect-no-changes` fails: it is drift), and the up fails naming it.
+ * declares it would then look like a rename in the program, and replace the snapshot. The provider's diff refuses
+ * it (the refusal of {@link snapshotUpdateRefusal}) only when it is not that refresh's Diff (common/refresh-diffs.ts),
+ * so the preview of a pull request fails as the up after the merge would.
  *
  * A snapshot in a failed status (its take failed: recorded with an init error, or seen so by a refresh) holds no
  * usable image and cannot be repaired in place: it is replaced (`status` in `replaces`), the new one taken

@@ -212,9 +212,10 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     return { fitting: named.filter(fits).map((s) => s.id), unlike: named.filter((s) => !fits(s)).map((s) => s.id) };
   },
   // (the inputs ignoreChanges keeps as the state has them: neither a change nor a new declaration, diff.ts)
-  diff: (olds, news, id) => {
+  diff: (olds, news, id, refresh) => {
     const adopted = isAdoptedIn(olds, news, id);
-    const panel = snapshotUpdateRefusal(id, olds, news, ignoredInputs(news)) !== undefined;
+    const refusal = snapshotUpdateRefusal(id, olds, news, ignoredInputs(news));
+    const panel = refusal !== undefined;
     refuseWhileItsVmIsUnknown(
       "Snapshot", id, olds, news,
       adopted ? "was adopted (adoptId)" : panel ? "was changed in the panel (its name or description)" : undefined,
@@ -222,6 +223,11 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
         ? "Keep the VM in this up (no change that replaces it), or remove adoptId: this snapshot then goes with the old VM and a new one is taken of the new VM."
         : "Keep the VM in this up (no change that replaces it), or declare the snapshot's name and description as they are now: it is then replaced with the VM.",
     );
+    // A name or description changed in the panel: the update refuses it before any write, and so does the Diff of a
+    // preview or up (preview calls Check and Diff, never Update: pulumi/pulumi pkg/resource/deploy/step_generator.go),
+    // so a `pulumi preview --refresh` on a pull request fails as the up after the merge would. Not the Diff of a
+    // refresh, which shows the panel's value as drift and records it (common/refresh-diffs.ts, diff.ts).
+    if (refusal && !refresh) throw new ProviderError(refusal);
     return diffSnapshot(olds, news, id, ignoredInputs(news));
   },
 
