@@ -1,13 +1,16 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceName } from "../sdk/nodejs/stub";
 import { instanceProvider, instanceReplacementIdentity } from "./resources/instance/provider";
-import { snapshotProvider, snapshotReplacementIdentity } from "./resources/snapshot/provider";
-import { firewallRuleProvider, firewallRuleReplacementIdentity, forgetRulesOfThisStack } from "./resources/firewall-rule/provider";
-import { forgetDetachedForReplacement, publicIpProvider, publicIpReplacementIdentity } from "./resources/public-ip/provider";
+import { snapshotAdoptionRefusal, snapshotProvider, snapshotReplacementIdentity } from "./resources/snapshot/provider";
+import { firewallRuleAdoptionRefusal, firewallRuleProvider, firewallRuleReplacementIdentity, forgetRulesOfThisStack } from "./resources/firewall-rule/provider";
+import { forgetDetachedForReplacement, publicIpAdoptionRefusal, publicIpProvider, publicIpReplacementIdentity } from "./resources/public-ip/provider";
+import type { SnapshotInputs } from "./resources/snapshot/inputs";
+import type { FirewallRuleInputs } from "./resources/firewall-rule/inputs";
+import type { PublicIpInputs } from "./resources/public-ip/inputs";
 import { vswitchAttachmentProvider } from "./resources/vswitch-attachment/provider";
 import { blockStorageAttachmentProvider } from "./resources/block-storage-attachment/provider";
 import { withRecordableFailures } from "./resources/common/recordable";
-import { withPreviewChecks } from "./resources/common/preflight";
+import { withPreviewChecks, type AdoptionCheck } from "./resources/common/preflight";
 import { withReplaceOnChanges } from "./resources/common/replace-on-changes";
 import { forgetAdoptions, withAdoptionsKept } from "./resources/common/adoptions";
 import { forgetFixedIds, withFixedIdsKept } from "./resources/common/fixed-ids";
@@ -26,9 +29,10 @@ import { withRequestDeadlines } from "./wait/scope";
 /** Every resource's provider with the behaviour all of them share (each wrapper's comment says why). */
 function shared(
   name: ResourceName, provider: pulumi.dynamic.ResourceProvider, replacementIdentity?: (news: Record<string, unknown>) => string | undefined,
+  adoption?: AdoptionCheck,
 ): pulumi.dynamic.ResourceProvider {
   return withRequestDeadlines(
-    withRecordableFailures(withAdoptionsKept(name, withIgnoreChanges(withReplaceOnChanges(name, withPreviewChecks(name, provider), replacementIdentity)))),
+    withRecordableFailures(withAdoptionsKept(name, withIgnoreChanges(withReplaceOnChanges(name, withPreviewChecks(name, provider, adoption), replacementIdentity)))),
   );
 }
 
@@ -39,7 +43,8 @@ function shared(
  * by `withRecordableFailures`, so a resource recorded after a failed create/update can later be refreshed
  * and deleted under the real engine. `withRequestDeadlines`, outermost, gives each
  * create/update/delete one deadline for all its waits and a 429's (wait/scope.ts). `withPreviewChecks` adds the read-only checks against the account and
- * catalogue to `check` (common/preflight.ts), so mistakes show at preview. `withReplaceOnChanges` makes the
+ * catalogue to `check` (common/preflight.ts), so mistakes show at preview, with each resource's own check of the object a
+ * new resource adopts (`adoptId`: what its create would refuse). `withReplaceOnChanges` makes the
  * `replaceOnChanges` resource option work, which the engine cannot apply to dynamic providers; `withIgnoreChanges` makes
  * `ignoreChanges` survive a refresh (common/ignore-changes.ts). `withAdoptionsKept`
  * keeps a deployment from deleting what it adopted (the replacements the engine makes without asking Diff);
@@ -56,7 +61,10 @@ export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = 
   // (a pinned PublicIp's id is its reserved address: fixed too, see withFixedIdsKept)
   PublicIp: withFixedIdsKept(
     "PublicIp",
-    shared("PublicIp", withAddressOwnerRespected(publicIpProvider as pulumi.dynamic.ResourceProvider), publicIpReplacementIdentity),
+    shared(
+      "PublicIp", withAddressOwnerRespected(publicIpProvider as pulumi.dynamic.ResourceProvider), publicIpReplacementIdentity,
+      async (_client, inputs, instance) => publicIpAdoptionRefusal(inputs as PublicIpInputs, await instance()),
+    ),
     "the reserved address it assigns (publicNetworkId)",
     (inputs) => typeof inputs.publicNetworkId === "string",
   ),
@@ -70,8 +78,14 @@ export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = 
       "BlockStorageAttachment", blockStorageAttachmentKey, shared("BlockStorageAttachment", blockStorageAttachmentProvider as pulumi.dynamic.ResourceProvider),
     ),
   ),
-  Snapshot: shared("Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider, snapshotReplacementIdentity),
-  FirewallRule: shared("FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider, firewallRuleReplacementIdentity),
+  Snapshot: shared(
+    "Snapshot", snapshotProvider as pulumi.dynamic.ResourceProvider, snapshotReplacementIdentity,
+    (client, inputs) => snapshotAdoptionRefusal(client, inputs as SnapshotInputs),
+  ),
+  FirewallRule: shared(
+    "FirewallRule", firewallRuleProvider as pulumi.dynamic.ResourceProvider, firewallRuleReplacementIdentity,
+    (client, inputs) => firewallRuleAdoptionRefusal(client, inputs as FirewallRuleInputs),
+  ),
 };
 
 /** The Pulumi type token of a resource of ours: dynamic module `vmhost`, type = class name. */

@@ -6,6 +6,7 @@
 import "./instance-env";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 import { providers } from "../../provider";
+import { createClient } from "../../provider/api";
 import { resetContext, setProgressSink } from "../../provider/context";
 import { validCreate } from "./instance-cases";
 
@@ -247,5 +248,68 @@ describe("attachments against their instance, at preview", () => {
     const n = await provider("VswitchAttachment").check({}, { vswitchId: sgpNet.uuid, instanceId: vm.id });
     expect(n.failures).toEqual([{ property: "vswitchId", reason: expect.stringMatching(/is in Singapore, but instance .* is in Jakarta/) }]);
     expect(writes().length).toBe(before);
+  });
+});
+
+describe("what a new resource adopts (adoptId), at preview: what its create would refuse", () => {
+  const MISSING = "0e0e0e0e-0000-4000-8000-00000000abcd";
+  const admin = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
+    (await fetch(`${sim.adminUrl}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<T>;
+
+  it("an object not there (or not as declared) is refused naming adoptId; one that is there passes; only an adopting resource reads it", async () => {
+    const vm = (await admin<{ data: { uuid: string } }>("POST", "/instances", { hostname: "adopt-targets", username: "deploy" })).data.uuid;
+    const disk = disks.find((d) => d.locationId === 1)!.uuid;
+    const net = vswitches.find((v) => v.locationId === 1)!.uuid;
+    const before = writes().length;
+    const refused = async (name: keyof typeof providers, inputs: Record<string, unknown>, reason: RegExp) =>
+      expect((await provider(name).check({}, inputs)).failures).toEqual([{ property: "adoptId", reason: expect.stringMatching(reason) }]);
+    await refused("Snapshot", { instanceId: vm, name: "base", adoptId: MISSING }, /^cannot adopt snapshot .*: instance .* has no such snapshot \(see getSnapshots\(\{ instanceId: ".*" \}\)\): set adoptId to one of its snapshots, or remove adoptId/);
+    await refused("FirewallRule", { instanceId: vm, protocol: "tcp", port: 22, action: "accept", adoptId: MISSING }, /^cannot adopt firewall rule .*: instance .* has no such rule \(see getFirewallRules/);
+    await refused("PublicIp", { instanceId: vm, adoptId: MISSING }, /^cannot adopt address .*: instance .* holds no public address; adoptId must be the uuid of the address the instance has now/);
+    await refused("BlockStorageAttachment", { instanceId: vm, blockStorageId: disk, adoptId: disk }, /^cannot adopt .*: it is not attached to instance .*; remove adoptId to attach it/);
+    await refused("VswitchAttachment", { instanceId: vm, vswitchId: net, adoptId: `${vm}/${net}` }, /^cannot adopt .*: instance .* is on no private network, not on .*; remove adoptId to attach it/);
+    // there, but not as declared: what adopting it would need
+    const client = createClient({ baseUrl: sim.url, apiKey: sim.apiKey, logger: false });
+    const idle = async () => {
+      for (;;) {
+        const row = (await admin<{ data: { operationFlag: number } }>("GET", `/instances/${vm}`)).data;
+        if (row.operationFlag === 0) return;
+        await new Promise((r) => setImmediate(r)); // (polls the simulator until its operation ended)
+      }
+    };
+    const snap = (await client.snapshots.create(vm, { name: "panel-made", description: "by hand" })).snap_uuid;
+    await idle();
+    await refused("Snapshot", { instanceId: vm, name: "base", adoptId: snap }, /^cannot adopt snapshot .* as declared: its name is "panel-made" and its description is "by hand"/);
+    const rule = (await client.firewall.createRule(vm, { destinationPort: "22", protocol: "tcp", action: "accept", description: "ssh" })).id!;
+    await idle();
+    await refused("FirewallRule", { instanceId: vm, protocol: "tcp", port: 22, action: "accept", adoptId: rule }, /^cannot adopt firewall rule .* as declared: it has the description "ssh"/);
+    const written = writes().length - before;
+    // what is there and as declared passes
+    await admin("PATCH", `/instances/${vm}`, { publicIp: true, vswitchId: net });
+    await admin("PATCH", `/block-storages/${disk}`, { instanceId: vm });
+    const ip = (await admin<{ data: { publicIpUuid: string } }>("GET", `/instances/${vm}`)).data;
+    for (const [name, inputs] of [
+      ["FirewallRule", { instanceId: vm, protocol: "tcp", port: 22, action: "accept", description: "ssh", adoptId: rule }],
+      ["PublicIp", { instanceId: vm, adoptId: ip.publicIpUuid }],
+      ["BlockStorageAttachment", { instanceId: vm, blockStorageId: disk, adoptId: disk }],
+      ["VswitchAttachment", { instanceId: vm, vswitchId: net, adoptId: `${vm}/${net}` }],
+    ] as const) expect([name, (await provider(name).check({}, inputs)).failures]).toEqual([name, undefined]);
+    // the checks wrote nothing (the two writes are this test's own: the snapshot and the rule it adopts)
+    expect(written).toBe(2);
+    // no adoptId: no read of snapshots or rules
+    const quiet = sim.requests().length;
+    await provider("Snapshot").check({}, { instanceId: vm, name: "other" });
+    await provider("FirewallRule").check({}, { instanceId: vm, protocol: "tcp", port: 80, action: "accept" });
+    expect(sim.requests().slice(quiet).map((r) => r.operation).filter((o) => o === "listSnapshots" || o === "listFirewallRules")).toEqual([]);
+  });
+
+  it("adopting a dedicated-CPU VM onto a tier without dedicated CPUs (dedicatedCpu unset) is refused naming tierId; with dedicatedCpu: false it passes", async () => {
+    const vm = (await admin<{ data: { uuid: string } }>("POST", "/instances", { hostname: "adopt-ded", username: "deploy", tierId: 3, dedicatedCpu: true })).data.uuid;
+    const program = { ...validCreate, hostname: "adopt-ded", username: "deploy", adoptId: vm, tierId: 1 };
+    expect((await provider("Instance").check({}, program)).failures).toEqual([
+      { property: "tierId", reason: `tierId: the Basic tier (1) has no dedicated CPUs, and instance ${vm} has them: set dedicatedCpu: false on this Instance (the VM is then resized to shared CPUs before the tier change), or choose a tier that offers them (getTiers: dedicatedCpuAvailable). Nothing was changed.` },
+    ]);
+    expect((await provider("Instance").check({}, { ...program, dedicatedCpu: false })).failures).toBeUndefined();
+    expect((await provider("Instance").check({}, { ...program, tierId: 3 })).failures).toBeUndefined();
   });
 });

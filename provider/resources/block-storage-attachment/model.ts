@@ -53,6 +53,25 @@ export function diskStateFromOptions(blockStorageId: string, available: readonly
   return { kind: "attached" };
 }
 
+/** Why create refuses a disk attached to another instance (never taken from a VM that stays), naming the holder. */
+export function attachedElsewhereRefusal(blockStorageId: string, holder: string): string {
+  return (
+    `block storage ${blockStorageId} is attached to instance ${holder}; a disk is attached to one instance at a time and this ` +
+    "attachment does not take it from an instance it does not own. Detach it there first"
+  );
+}
+
+/**
+ * Why an attachment with `adoptId` cannot adopt the disk in `state` (it must be attached to `instanceId` already), or
+ * undefined. What create refuses before any write, and the preview with it (common/preflight.ts); a missing disk is
+ * refused on its own.
+ */
+export function diskAdoptionRefusal(blockStorageId: string, instanceId: string, state: DiskState): string | undefined {
+  if (state.kind === "elsewhere") return attachedElsewhereRefusal(blockStorageId, state.instanceId);
+  if (state.kind === "detached") return `cannot adopt ${blockStorageId}: it is not attached to instance ${instanceId}; remove adoptId to attach it`;
+  return undefined;
+}
+
 /** Outputs of an attachment that exists. `known` carries name/size when this read could not see them. */
 export function blockStorageAttachmentOutputs(
   inputs: BlockStorageAttachmentInputs,

@@ -24,7 +24,9 @@ import { beforeTakingOver, blockStorageAttachmentKey } from "../common/attachmen
 import { diffBlockStorageAttachment } from "./diff";
 import { inputsSchema, type BlockStorageAttachmentInputs, type BlockStorageAttachmentOutputs } from "./inputs";
 import {
+  attachedElsewhereRefusal,
   blockStorageAttachmentOutputs,
+  diskAdoptionRefusal,
   diskStateFromList,
   diskStateFromOptions,
   inputsFromState,
@@ -149,15 +151,9 @@ async function create(inputs: BlockStorageAttachmentInputs, viaUpdate = false): 
   if (state.kind === "missing") {
     throw new ProviderError(`block storage ${id} does not exist (blockStorageId must be the uuid of a block storage; getBlockStorages lists them)`);
   }
-  if (state.kind === "elsewhere") {
-    throw new ProviderError(
-      `block storage ${id} is attached to instance ${state.instanceId}; a disk is attached to one instance at a time and this ` +
-        "attachment does not take it from an instance it does not own. Detach it there first",
-    );
-  }
-  if (inputs.adoptId !== undefined && state.kind !== "attached") {
-    throw new ProviderError(`cannot adopt ${id}: it is not attached to instance ${instanceId}; remove adoptId to attach it`);
-  }
+  if (state.kind === "elsewhere") throw new ProviderError(attachedElsewhereRefusal(id, state.instanceId));
+  const notAdoptable = inputs.adoptId !== undefined ? diskAdoptionRefusal(id, instanceId, state) : undefined;
+  if (notAdoptable) throw new ProviderError(notAdoptable);
 
   // The precise view says "attached here": nothing to do (a retried up), once no other resource of this stack holds
   // it (common/attachment-owners.ts: it is then refused; else taken over, logged). The fallback view's "attached" only

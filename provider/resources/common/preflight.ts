@@ -13,11 +13,16 @@
  * - the catalogue: unknown location, tier and OS template ids (listing the valid ones and the function that
  *   lists them), every template minimum at once, dedicated CPUs on a tier without them, a private network
  *   of another location;
- * - for the attachments, a block storage or private network of another location than its instance.
+ * - for the attachments, a block storage or private network of another location than its instance;
+ * - for a new resource with `adoptId`, what its create would refuse to adopt: an object that is not there or not as
+ *   declared (each resource's own rule: {@link AdoptionCheck}), a VM with dedicated CPUs onto a tier without them.
+ * What an update would refuse before any write (a smaller disk, a tier without the VM's dedicated CPUs, a snapshot
+ * renamed in the panel) is refused by the resource's Diff, which preview calls too (common/refresh-diffs.ts); two
+ * attachments that cannot both hold, at their Check (common/attachment-owners.ts).
  *
  * Cost: the account read and the catalogue (locations, tiers, systems, private networks) are read ONCE per
  * provider process and client (cached promise), shared by every resource of the run; attachments read
- * their instance's detail once each. A value still unknown at preview (an id of a resource not yet created)
+ * their instance's detail once each; an adopting resource reads what it adopts once (none without adoptId). A value still unknown at preview (an id of a resource not yet created)
  * is skipped: it is checked again at up. A catalogue list the host does not serve (the routes come from
  * client code, real-api-facts.md) skips that check with a progress line, leaving it to the API.
  */
@@ -44,6 +49,8 @@ import { ConfigurationProblem, errorText } from "./errors";
 import { claimedByStack } from "./replacements";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { adoptionMismatches, toOutputs } from "../instance/model";
+import { diskAdoptionRefusal, diskStateFromList } from "../block-storage-attachment/model";
+import { membershipAdoptionRefusal, resolveAttachment } from "../vswitch-attachment/model";
 import { describeStep, planInstanceUpdate } from "../instance/diff";
 import type { InstanceInputs } from "../instance/inputs";
 
@@ -392,14 +399,19 @@ function missingInstanceFailures(inputs: Record<string, unknown>, instance: Inst
   return [{ property: "instanceId", reason: `there is no instance ${String(inputs.instanceId)} in this account (getInstances lists them)` }];
 }
 
+/** True when a new resource adopts (adoptId known now) an object of an instance whose id is known now. */
+const adoptsKnown = (inputs: Record<string, unknown>, isNew: boolean): boolean =>
+  isNew && typeof inputs.adoptId === "string" && known(inputs.adoptId) && typeof inputs.instanceId === "string" && known(inputs.instanceId);
+
 async function vswitchAttachmentFailures(
-  client: VmHostClient, inputs: Record<string, unknown>, cat: Catalogue, instance: () => Promise<InstanceDetail | null | undefined>,
+  client: VmHostClient, inputs: Record<string, unknown>, cat: Catalogue, instance: () => Promise<InstanceDetail | null | undefined>, isNew: boolean,
 ): Promise<CheckFailure[]> {
   if (typeof inputs.vswitchId !== "string" || !known(inputs.vswitchId) || !cat.vswitches) return [];
   const vswitch = cat.vswitches.find((v) => sameUuid(v.uuid, inputs.vswitchId as string));
   if (!vswitch)
     return [{ property: "vswitchId", reason: `there is no private network ${inputs.vswitchId} in this account (list them with getVswitches)` }];
-  const location = instanceLocation(await instance());
+  const detail = await instance();
+  const location = instanceLocation(detail);
   if (location && vswitch.location && vswitch.location.toLowerCase() !== location.name.toLowerCase())
     return [{
       property: "vswitchId",
@@ -407,11 +419,18 @@ async function vswitchAttachmentFailures(
         `vswitchId: the private network ${vswitch.name} is in ${vswitch.location}, but instance ${String(inputs.instanceId)} is in ${location.name}; ` +
         `use a network of ${location.name} (getVswitchOptions({ locationId: ${location.id} }) lists them)`,
     }];
+  if (adoptsKnown(inputs, isNew) && detail) {
+    // What create refuses: the membership to adopt must be there (the network list's records, as create resolves them:
+    // read only for an adopting attachment)
+    const records = await optionalList("private networks", () => client.network.listVswitches());
+    const refusal = records && membershipAdoptionRefusal(String(inputs.instanceId), inputs.vswitchId, resolveAttachment(detail.private_network, inputs.vswitchId, records));
+    if (refusal) return [{ property: "adoptId", reason: refusal }];
+  }
   return [];
 }
 
 async function blockStorageAttachmentFailures(
-  client: VmHostClient, inputs: Record<string, unknown>, instance: () => Promise<InstanceDetail | null | undefined>,
+  client: VmHostClient, inputs: Record<string, unknown>, instance: () => Promise<InstanceDetail | null | undefined>, isNew: boolean,
 ): Promise<CheckFailure[]> {
   if (typeof inputs.blockStorageId !== "string" || !known(inputs.blockStorageId)) return [];
   const disks = await optionalList("block storages", () => client.storage.list());
@@ -419,7 +438,8 @@ async function blockStorageAttachmentFailures(
   const disk = disks.find((d) => sameUuid(String(d.id), inputs.blockStorageId as string));
   if (!disk)
     return [{ property: "blockStorageId", reason: `blockStorageId: there is no block storage ${inputs.blockStorageId} in this account (list them with getBlockStorages)` }];
-  const location = instanceLocation(await instance());
+  const detail = await instance();
+  const location = instanceLocation(detail);
   const diskLocation = disk.location?.name;
   if (location && diskLocation && diskLocation.toLowerCase() !== location.name.toLowerCase())
     return [{
@@ -428,7 +448,11 @@ async function blockStorageAttachmentFailures(
         `blockStorageId: the block storage ${disk.name} is in ${diskLocation}, but instance ${String(inputs.instanceId)} is in ${location.name}; ` +
         `a disk attaches only to an instance of its location (getBlockStorages({ locationId: ${location.id} }) lists those)`,
     }];
-  return [];
+  // What create refuses: the disk to adopt must be attached to the instance already
+  const refusal = adoptsKnown(inputs, isNew) && detail
+    ? diskAdoptionRefusal(inputs.blockStorageId, String(inputs.instanceId), diskStateFromList(inputs.blockStorageId, String(inputs.instanceId), disks))
+    : undefined;
+  return refusal ? [{ property: "adoptId", reason: refusal }] : [];
 }
 
 /**
@@ -476,6 +500,8 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
       // What create would refuse (an adopted VM is never replaced), said at preview: only values known now.
       const declared = Object.fromEntries((["locationId", "templateId", "username", "storage"] as const).filter((k) => known(inputs[k])).map((k) => [k, inputs[k]]));
       const mismatches = adoptionMismatches(found, declared);
+      const dedicated = await dedicatedTierRefusal(() => client, id, { tierId: found.tier_id, dedicatedCpu: found.is_cpu_dedicated }, inputs);
+      if (dedicated) failures.push({ property: "tierId", reason: dedicated });
       if (mismatches.length > 0)
         failures.push({
           property: key,
@@ -483,7 +509,7 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
             `instance ${id} cannot be adopted as declared (${mismatches.join("; ")}): an adopted VM is never replaced and disks ` +
             "only grow, so these cannot change. Declare the VM's values (or leave them unset)",
         });
-      else {
+      else if (!dedicated) {
         // The engine shows an adoption as a create only: what the adopting up will also change is said here. (A
         // declared password is always set; the private network is left out: naming it takes the vswitch list.)
         const { vswitchId: _network, password: _password, ...comparable } = Object.fromEntries(
@@ -516,11 +542,20 @@ export function withoutHistoricFailures(failures: CheckFailure[], olds: Record<s
 }
 
 /**
+ * A resource's own check of the object a new resource adopts (`adoptId`): why its create would refuse to adopt it, or
+ * undefined. `instance`: the detail of the resource's instance, read at most once per check (null: there is none).
+ */
+export type AdoptionCheck = (
+  client: VmHostClient, inputs: Record<string, unknown>, instance: () => Promise<InstanceDetail | null | undefined>,
+) => Promise<string | undefined>;
+
+/**
  * The preview-time failures of one resource's checked inputs (reads only); `olds`: the state's inputs of a
- * resource that exists (undefined or empty: nothing in the state yet).
+ * resource that exists (undefined or empty: nothing in the state yet); `adoption`: the resource's own check of what
+ * a new resource adopts (the attachments' is below).
  */
 export async function previewFailures(
-  name: ResourceName, inputs: Record<string, unknown>, client: VmHostClient, olds?: Record<string, unknown>,
+  name: ResourceName, inputs: Record<string, unknown>, client: VmHostClient, olds?: Record<string, unknown>, adoption?: AdoptionCheck,
 ): Promise<CheckFailure[]> {
   const namesVswitch = typeof inputs.vswitchId === "string" && inputs.vswitchId !== "" && known(inputs.vswitchId);
   const cat = await catalogueFor(client, namesVswitch && (name === "Instance" || name === "VswitchAttachment"));
@@ -538,9 +573,19 @@ export async function previewFailures(
   const seenHere = typeof inputs.instanceId === "string" && claimedByStack.has(inputs.instanceId.toLowerCase());
   const missing = isNew && !seenHere ? missingInstanceFailures(inputs, await instance()) : [];
   switch (name) {
-    case "VswitchAttachment": return [...missing, ...(await vswitchAttachmentFailures(client, inputs, cat, instance))];
-    case "BlockStorageAttachment": return [...missing, ...(await blockStorageAttachmentFailures(client, inputs, instance))];
-    default: return missing;
+    case "VswitchAttachment": return [...missing, ...(await vswitchAttachmentFailures(client, inputs, cat, instance, isNew))];
+    case "BlockStorageAttachment": return [...missing, ...(await blockStorageAttachmentFailures(client, inputs, instance, isNew))];
+  }
+  // What adopting would find, for a new resource whose adoptId and instanceId are known (read only then: a fleet
+  // without adoptId sends nothing more). A read that fails leaves it to create, which refuses before any write.
+  if (missing.length > 0 || !adoption || !adoptsKnown(inputs, isNew)) return missing;
+  try {
+    const refusal = await adoption(client, inputs, instance);
+    return refusal ? [{ property: "adoptId", reason: refusal }] : [];
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    progressLog(`could not read what adoptId ${String(inputs.adoptId)} names at preview (${errorText(e)}); it is checked at up`);
+    return [];
   }
 }
 
@@ -549,7 +594,7 @@ export async function previewFailures(
  * passed (their rules need valid values), read only, and add failures named by property. A configuration
  * problem (missing, rejected key; wrong base URL) is a failure without a property whose reason names the config key.
  */
-export function withPreviewChecks(name: ResourceName, provider: pulumi.dynamic.ResourceProvider): pulumi.dynamic.ResourceProvider {
+export function withPreviewChecks(name: ResourceName, provider: pulumi.dynamic.ResourceProvider, adoption?: AdoptionCheck): pulumi.dynamic.ResourceProvider {
   const check = provider.check;
   if (!check) return provider;
   return {
@@ -562,7 +607,7 @@ export function withPreviewChecks(name: ResourceName, provider: pulumi.dynamic.R
       // and its message twice (audit); the engine prints a failure as "<type> resource '<name>' has a problem: ...".
       try {
         const client = getClient();
-        const failures = await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client, olds as Record<string, unknown> | undefined);
+        const failures = await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client, olds as Record<string, unknown> | undefined, adoption);
         return failures.length > 0 ? { failures } : result;
       } catch (e) {
         if (e instanceof ConfigurationError || e instanceof ConfigurationProblem) return { failures: [{ property: "", reason: e.message }] };

@@ -235,6 +235,43 @@ async function readBack(client: VmHostClient, id: string, inputs: FirewallRuleIn
   return firewallRuleOutputs(inputs, rule);
 }
 
+/**
+ * The rule `inputs` adopt, from the instance's rules (undefined: the instance is gone), or why it cannot be adopted
+ * as declared. What create refuses before any write, and the preview with it.
+ */
+function ruleToAdopt(rules: ApiFirewallRule[] | undefined, inputs: FirewallRuleInputs, adoptId: string): { found: ApiFirewallRule } | { refusal: string } {
+  if (rules === undefined) return { refusal: `cannot adopt firewall rule ${adoptId}: instance ${inputs.instanceId} does not exist` };
+  // (ids compare without case, as uuid inputs do everywhere: fields.ts; the state keeps the API's spelling)
+  const found = rules.find((r) => r.id.toLowerCase() === adoptId.toLowerCase());
+  if (!found)
+    return {
+      refusal:
+        `cannot adopt firewall rule ${adoptId}: instance ${inputs.instanceId} has no such rule (see getFirewallRules({ instanceId: ` +
+        `"${inputs.instanceId}" })): set adoptId to one of its rules, or remove adoptId to create the rule`,
+    };
+  // Adopting makes the rule as declared, but the API cannot blank a description (only a new rule can lose it,
+  // and an adopted rule is never replaced): refused before anything changes, rather than a next up that fails.
+  const has = firewallRuleOutputs(inputs, found).description;
+  if (has && !inputs.description)
+    return {
+      refusal:
+        `cannot adopt firewall rule ${found.id} as declared: it has the description ${JSON.stringify(has)}, and the API cannot remove a ` +
+        `description (only a new rule can lack it, and an adopted rule is never replaced). Declare description: ${JSON.stringify(has)} ` +
+        "(or another text), or leave adoptId out to get a new rule. Nothing was changed.",
+    };
+  return { found };
+}
+
+/**
+ * Why create would refuse to adopt (adoptId) the rule `inputs` declare, or undefined: for the preview's check
+ * (common/preflight.ts), one read of the instance's rules, made only for a new FirewallRule with adoptId.
+ */
+export async function firewallRuleAdoptionRefusal(client: VmHostClient, inputs: FirewallRuleInputs): Promise<string | undefined> {
+  if (inputs.adoptId === undefined) return undefined;
+  const toAdopt = ruleToAdopt(await rulesOrGone(client, inputs.instanceId), inputs, inputs.adoptId);
+  return "refusal" in toAdopt ? toAdopt.refusal : undefined;
+}
+
 /** The FirewallRule provider (registered as `providers.FirewallRule`). */
 export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, FirewallRuleOutputs>({
   inputsSchema,
@@ -261,21 +298,9 @@ export const firewallRuleProvider = defineResourceProvider<FirewallRuleInputs, F
     let id: string;
     let adopted: ApiFirewallRule | undefined;
     if (inputs.adoptId !== undefined) {
-      const rules = await rulesOrGone(client, inputs.instanceId);
-      if (rules === undefined) throw new ProviderError(`cannot adopt firewall rule ${inputs.adoptId}: instance ${inputs.instanceId} does not exist`);
-      // (ids compare without case, as uuid inputs do everywhere: fields.ts; the state keeps the API's spelling)
-      const wanted = inputs.adoptId.toLowerCase();
-      adopted = rules.find((r) => r.id.toLowerCase() === wanted);
-      if (!adopted) throw new ProviderError(`cannot adopt firewall rule ${inputs.adoptId}: instance ${inputs.instanceId} has no such rule`);
-      // Adopting makes the rule as declared, but the API cannot blank a description (only a new rule can lose it,
-      // and an adopted rule is never replaced): refused before anything changes, rather than a next up that fails.
-      const has = firewallRuleOutputs(inputs, adopted).description;
-      if (has && !inputs.description)
-        throw new ProviderError(
-          `cannot adopt firewall rule ${adopted.id} as declared: it has the description ${JSON.stringify(has)}, and the API cannot remove a ` +
-            `description (only a new rule can lack it, and an adopted rule is never replaced). Declare description: ${JSON.stringify(has)} ` +
-            "(or another text), or leave adoptId out to get a new rule. Nothing was changed.",
-        );
+      const toAdopt = ruleToAdopt(await rulesOrGone(client, inputs.instanceId), inputs, inputs.adoptId);
+      if ("refusal" in toAdopt) throw new ProviderError(toAdopt.refusal);
+      adopted = toAdopt.found;
       id = adopted.id;
     } else {
       id = await createRule(client, inputs, deadline);

@@ -890,6 +890,9 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
         `cannot adopt instance ${id} as declared (${mismatches.join("; ")}). An adopted VM ` +
           "is never replaced and disks only grow, so these cannot change: declare the VM's values (or leave them unset). Nothing was changed.",
       );
+    // A tier without the VM's dedicated CPUs: the API refuses the tier change after the VM was recorded (preview says so too)
+    const dedicated = await dedicatedTierRefusal(() => client, id, { tierId: found.tier_id, dedicatedCpu: found.is_cpu_dedicated }, inputs);
+    if (dedicated) throw new ProviderError(dedicated);
     if (inputs.sshKeys !== undefined || inputs.backups !== undefined)
       progressLog(
         `adopting instance ${id}: the API does not show a VM's ssh keys or backup setting, so the declared sshKeys/backups ` +

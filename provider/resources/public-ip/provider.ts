@@ -160,6 +160,34 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
   }
 }
 
+/** Why instance `instanceId` (its `detail`) has no address `adoptId` to adopt, or undefined when it holds it. */
+function adoptionRefusal(instanceId: string, detail: InstanceDetail, adoptId: string): string | undefined {
+  const address = currentAddress(detail);
+  if (address?.id === adoptId) return undefined;
+  return (
+    `cannot adopt address ${adoptId}: instance ${instanceId} holds ` +
+    (address ? `address ${address.ipAddress} (${address.id})` : "no public address") +
+    "; adoptId must be the uuid of the address the instance has now (see getInstance: publicIp.ipId)" +
+    // (the replacement of an adopted PublicIp whose VM was replaced delete-before-replace ends here: its old half
+    // took the address off the old VM, see diff.ts)
+    (address
+      ? ""
+      : `. An address taken off another VM (e.g. one this up replaced) stays reserved in your account: to put it on this ` +
+        `instance, declare publicNetworkId: "${adoptId}" instead of adoptId`)
+  );
+}
+
+/**
+ * Why create would refuse to adopt (adoptId) the address `inputs` declare, or undefined: for the preview's check
+ * (common/preflight.ts), from the instance's detail the check reads anyway (undefined or null: not read, or no such
+ * instance, which the check reports on its own). Not an address this PublicIp's delete took off a VM this up replaced:
+ * create puts that one on the new VM.
+ */
+export function publicIpAdoptionRefusal(inputs: PublicIpInputs, detail: InstanceDetail | null | undefined): string | undefined {
+  if (inputs.adoptId === undefined || !detail || adoptedOffReplacedVm.has(inputs.adoptId.toLowerCase())) return undefined;
+  return adoptionRefusal(inputs.instanceId, detail, inputs.adoptId);
+}
+
 async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResult<PublicIpOutputs>> {
   const client = getClient();
   const deadline = resourceDeadline(inputs.timeouts, "create");
@@ -192,20 +220,9 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
       const { publicNetworkId: _assigned, ...outs } = made.outs as PublicIpOutputs; // adopted, not pinned by the program
       return { id: made.id, outs: { ...outs, adoptId: inputs.adoptId } };
     }
-    if (address?.id !== inputs.adoptId) {
-      throw new ProviderError(
-        `cannot adopt address ${inputs.adoptId}: instance ${instanceId} holds ` +
-          (address ? `address ${address.ipAddress} (${address.id})` : "no public address") +
-          "; adoptId must be the uuid of the address the instance has now (see getInstance: publicIp.ipId)" +
-          // (the replacement of an adopted PublicIp whose VM was replaced delete-before-replace ends here: its old half
-          // took the address off the old VM, see diff.ts)
-          (address
-            ? ""
-            : `. An address taken off another VM (e.g. one this up replaced) stays reserved in your account: to put it on this ` +
-              `instance, declare publicNetworkId: "${inputs.adoptId}" instead of adoptId`),
-      );
-    }
-    id = address.id;
+    const refusal = adoptionRefusal(instanceId, latest, inputs.adoptId);
+    if (refusal) throw new ProviderError(refusal);
+    id = address!.id;
   } else {
     const wanted = inputs.publicNetworkId;
     // Replaced with its VM, the pinned address is still on the old VM (create-before-delete).

@@ -181,24 +181,46 @@ async function initError(
 }
 
 /**
- * Finds the snapshot to adopt and returns its id as the API spells it; its name and description must equal
- * the inputs (otherwise the next up would replace the adopted snapshot).
+ * The snapshot `inputs` adopt, from the instance's snapshot list (undefined: the instance is gone), or why it cannot
+ * be adopted as declared: it must exist, and its name and description must equal the inputs (a snapshot cannot be
+ * changed, and an adopted one is never replaced). What create refuses before any write, and the preview with it.
  */
-async function adoptSnapshot(client: VmHostClient, inputs: SnapshotInputs, adoptId: string): Promise<string> {
-  const list = await listOrGone(client, inputs.instanceId);
-  if (list === undefined) throw new ProviderError(`cannot adopt snapshot ${adoptId}: instance ${inputs.instanceId} does not exist`);
+function snapshotToAdopt(list: ApiSnapshot[] | undefined, inputs: SnapshotInputs, adoptId: string): { found: ApiSnapshot } | { refusal: string } {
+  if (list === undefined) return { refusal: `cannot adopt snapshot ${adoptId}: instance ${inputs.instanceId} does not exist` };
   const found = list.find((s) => s.id.toLowerCase() === adoptId.toLowerCase());
-  if (!found) throw new ProviderError(`cannot adopt snapshot ${adoptId}: instance ${inputs.instanceId} has no such snapshot (see getSnapshots)`);
+  if (!found)
+    return {
+      refusal:
+        `cannot adopt snapshot ${adoptId}: instance ${inputs.instanceId} has no such snapshot (see getSnapshots({ instanceId: ` +
+        `"${inputs.instanceId}" })): set adoptId to one of its snapshots, or remove adoptId to take a new snapshot`,
+    };
   const mismatches: string[] = [];
   if (found.name !== inputs.name) mismatches.push(`name is ${JSON.stringify(found.name)}`);
   if (found.description !== inputs.description) mismatches.push(`description is ${JSON.stringify(found.description)}`);
-  if (mismatches.length > 0) {
-    throw new ProviderError(
-      `cannot adopt snapshot ${adoptId} as declared: its ${mismatches.join(" and its ")}. A snapshot cannot be changed, so set these ` +
+  if (mismatches.length > 0)
+    return {
+      refusal:
+        `cannot adopt snapshot ${adoptId} as declared: its ${mismatches.join(" and its ")}. A snapshot cannot be changed, so set these ` +
         `inputs to its values (otherwise the next up would replace the adopted snapshot).`,
-    );
-  }
-  return found.id;
+    };
+  return { found };
+}
+
+/** Finds the snapshot to adopt and returns its id as the API spells it (see {@link snapshotToAdopt}). */
+async function adoptSnapshot(client: VmHostClient, inputs: SnapshotInputs, adoptId: string): Promise<string> {
+  const adopted = snapshotToAdopt(await listOrGone(client, inputs.instanceId), inputs, adoptId);
+  if ("refusal" in adopted) throw new ProviderError(adopted.refusal);
+  return adopted.found.id;
+}
+
+/**
+ * Why create would refuse to adopt (adoptId) the snapshot `inputs` declare, or undefined: for the preview's check
+ * (common/preflight.ts), one read of the instance's snapshots, made only for a new Snapshot with adoptId.
+ */
+export async function snapshotAdoptionRefusal(client: VmHostClient, inputs: SnapshotInputs): Promise<string | undefined> {
+  if (inputs.adoptId === undefined) return undefined;
+  const adopted = snapshotToAdopt(await listOrGone(client, inputs.instanceId), inputs, inputs.adoptId);
+  return "refusal" in adopted ? adopted.refusal : undefined;
 }
 
 /** The Snapshot provider (registered as `providers.Snapshot`). */

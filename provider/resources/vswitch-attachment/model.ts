@@ -9,7 +9,7 @@
  * matches (the API gives nothing better).
  */
 import { privateAddressIn } from "../common/private-network";
-import type { VswitchAttachmentInputs, VswitchAttachmentOutputs } from "./inputs";
+import { attachmentId, type VswitchAttachmentInputs, type VswitchAttachmentOutputs } from "./inputs";
 
 /** The part of a (normalized) vswitch list item this resource reads. */
 export interface VswitchRecord {
@@ -29,6 +29,20 @@ export type AttachmentState =
   | { kind: "elsewhere"; network: string }
   /** The vswitch no longer exists (not in the list). */
   | { kind: "vswitch-gone" };
+
+/**
+ * Why an attachment with `adoptId` cannot adopt the membership in `state` (the instance must be on the network
+ * already), or undefined. What create refuses before any write, and the preview with it (common/preflight.ts); a
+ * network that does not exist is refused on its own.
+ */
+export function membershipAdoptionRefusal(instanceId: string, vswitchId: string, state: AttachmentState): string | undefined {
+  if (state.kind === "attached" || state.kind === "vswitch-gone") return undefined;
+  return (
+    `cannot adopt ${attachmentId(instanceId, vswitchId)}: instance ${instanceId} is ` +
+    (state.kind === "elsewhere" ? `on private network "${state.network}"` : "on no private network") +
+    `, not on ${vswitchId}; remove adoptId to attach it`
+  );
+}
 
 /** Resolves the detail's `private_network` against the vswitch list for the vswitch `vswitchId`. */
 export function resolveAttachment(

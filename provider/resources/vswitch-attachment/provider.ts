@@ -18,7 +18,7 @@ import { errorText, ProviderError, ResourceInitError, wasRefused } from "../comm
 import { leavePrivateNetwork } from "../common/private-network";
 import { diffVswitchAttachment } from "./diff";
 import { attachmentId, inputsSchema, parseAttachmentId, type VswitchAttachmentInputs, type VswitchAttachmentOutputs } from "./inputs";
-import { inputsFromState, resolveAttachment, vswitchAttachmentOutputs, type AttachmentState, type VswitchRecord } from "./model";
+import { inputsFromState, membershipAdoptionRefusal, resolveAttachment, vswitchAttachmentOutputs, type AttachmentState, type VswitchRecord } from "./model";
 
 
 /**
@@ -61,13 +61,8 @@ async function create(inputs: VswitchAttachmentInputs, viaUpdate = false): Promi
   }
 
   if (inputs.adoptId !== undefined) {
-    if (initial.kind !== "attached") {
-      throw new ProviderError(
-        `cannot adopt ${id}: instance ${instanceId} is ` +
-          (initial.kind === "elsewhere" ? `on private network "${initial.network}"` : "on no private network") +
-          `, not on ${vswitchId}; remove adoptId to attach it`,
-      );
-    }
+    const refusal = membershipAdoptionRefusal(instanceId, vswitchId, initial);
+    if (refusal) throw new ProviderError(refusal);
   } else {
     const elsewhere = (network: string) =>
       new ProviderError(
