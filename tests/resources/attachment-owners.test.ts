@@ -48,12 +48,18 @@ const freeDisk = async (): Promise<SimState["blockStorages"][number]> => {
 const diskHolder = async (uuid: string) => (await harness().state()).blockStorages.find((b) => b.uuid === uuid)!.instanceUuid;
 
 describe("BlockStorageAttachment", () => {
-  it("refuses a second attachment of the same disk on the same VM created in the same up, also when both start at once", async () => {
+  it("refuses a second attachment of the same disk on the same VM created in the same up: at its Check (so at preview), and at create, also when both start at once", async () => {
     const vm = await harness().newInstance("own-bsa-1");
     const disk = await freeDisk();
     const program = { blockStorageId: disk.uuid, instanceId: vm };
     const mark = harness().mark();
-    const results = await Promise.allSettled([create(bsa(), program), create(bsa(), program)]);
+    const inputs = await checked(bsa(), program);
+    expect((await bsa().check({}, program)).failures).toEqual([{
+      property: "blockStorageId",
+      reason: expect.stringMatching(/^BlockStorageAttachment: block storage .* on instance .* \(blockStorageId and instanceId\) is already declared by another BlockStorageAttachment of this program\. .*Declare each attachment once.*Nothing was changed\.$/),
+    }]);
+    // the creates' own guard (a backstop: a create whose Check could not tell), both at once
+    const results = await Promise.allSettled([bsa().create(inputs), bsa().create(inputs)]);
     const ok = results.filter((r) => r.status === "fulfilled");
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(ok).toHaveLength(1);
@@ -172,7 +178,10 @@ describe("VswitchAttachment", () => {
     const vm = await create(instance(), vmInputs);
     const program = { instanceId: vm.id, vswitchId: vswitch };
     const mark = harness().mark();
-    await expect(create(vsa(), program)).rejects.toThrow(/the Instance of instance .* declares vswitchId: ".*" in this stack.*remove this VswitchAttachment.*or remove vswitchId from the Instance/s);
+    const refusal = /the Instance of instance .* declares vswitchId: ".*" in this stack.*remove this VswitchAttachment.*or remove vswitchId from the Instance/s;
+    // at its Check (so at preview), and at create (a backstop)
+    expect((await vsa().check({}, program)).failures).toEqual([{ property: "vswitchId", reason: expect.stringMatching(refusal) }]);
+    await expect(vsa().create(program)).rejects.toThrow(refusal);
     expect(writes(mark)).toEqual([]);
     // a stack that holds both (an earlier version let the attachment "create"): the attachment's Diff is refused, at
     // preview too; removing it from the program leaves the VM on the network the Instance declares
@@ -217,10 +226,15 @@ describe("VswitchAttachment", () => {
     const first = await create(vsa(), program);
     expect(await vmOf(vm)).toBe(vswitch);
     const mark = harness().mark();
-    await expect(create(vsa(), program)).rejects.toThrow(/\(instanceId and vswitchId\) is already declared by another VswitchAttachment of this stack, created in this up/);
+    // the second one's Check refuses (so at preview); its create does too (a backstop)
+    expect((await vsa().check({}, program)).failures).toEqual([
+      { property: "vswitchId", reason: expect.stringMatching(/\(instanceId and vswitchId\) is already declared by another VswitchAttachment of this program/) },
+    ]);
+    await expect(vsa().create(first.outs)).rejects.toThrow(/\(instanceId and vswitchId\) is already declared by another VswitchAttachment of this stack, created in this up/);
     forgetDeployment();
     await diffed(vsa(), first.id, first.outs, program);
-    await expect(create(vsa(), program)).rejects.toThrow(/already in the state/);
+    expect((await vsa().check({}, program)).failures).toEqual([{ property: "vswitchId", reason: expect.stringMatching(/already in the state/) }]);
+    await expect(vsa().create(first.outs)).rejects.toThrow(/already in the state/);
     expect(writes(mark)).toEqual([]);
     forgetDeployment(); // an up whose first try was interrupted right after the join
     said.length = 0;

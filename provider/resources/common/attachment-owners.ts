@@ -45,6 +45,8 @@ export interface AttachmentKey {
   readonly what: string;
   /** The inputs that name it, e.g. `blockStorageId and instanceId`. */
   readonly fields: string;
+  /** The input a check failure names (the one told apart from the instance's other attachments). */
+  readonly property: string;
 }
 
 /**
@@ -62,6 +64,17 @@ const createdHere = new Map<string, { stage: "creating" | "made" }>();
 
 /** Attachments whose own resource a Diff of this deployment replaces under the same key (see the module comment). */
 const replacedHere = new Set<string>();
+
+/**
+ * Attachments that the Check of a resource without olds declared in this deployment: a new resource, or the replacement
+ * of one (the engine checks it again, without olds, once its Diff replaced it; `pulumi up --replace` checks it only so:
+ * pkg/resource/deploy/step_generator.go, continueStepsFromImport and continueStepsFromDiff). Each resource checks so at
+ * most once per deployment, so a second such Check of one attachment is a second resource declaring it.
+ */
+const checkedWithoutOlds = new Set<string>();
+
+/** instance uuid (lower case) -> the networks (lower case) VswitchAttachments of this deployment declare at Check. */
+const networksAtCheck = new Map<string, Set<string>>();
 
 /** instance uuid (lower case) -> the `vswitchId` its Instance declares in this deployment (null: none). */
 const instanceNetworks = new Map<string, string | null>();
@@ -81,6 +94,8 @@ export function forgetAttachmentOwners(): void {
   replacedHere.clear();
   instanceNetworks.clear();
   declaredByInstance.clear();
+  checkedWithoutOlds.clear();
+  networksAtCheck.clear();
 }
 
 const known = (v: unknown): v is string => typeof v === "string" && v !== "" && !isUnknown(v);
@@ -94,6 +109,7 @@ export function blockStorageAttachmentKey(bag: Record<string, unknown> | undefin
     key: `BlockStorageAttachment:${disk.toLowerCase()}@${vm.toLowerCase()}`,
     what: `block storage ${disk} on instance ${vm}`,
     fields: "blockStorageId and instanceId",
+    property: "blockStorageId",
   };
 }
 
@@ -106,19 +122,47 @@ export function vswitchAttachmentKey(bag: Record<string, unknown> | undefined): 
     key: `VswitchAttachment:${vm.toLowerCase()}/${vswitch.toLowerCase()}`,
     what: `instance ${vm} on private network ${vswitch}`,
     fields: "instanceId and vswitchId",
+    property: "vswitchId",
   };
 }
 
-function twoOwners(resource: string, k: AttachmentKey, other: "state" | "created", id?: string): string {
+function twoOwners(resource: string, k: AttachmentKey, other: "state" | "created" | "checked", id?: string): string {
   const who =
     other === "state"
       ? `another ${resource} of this stack (id ${id ?? "?"}, already in the state)`
+      : other === "checked"
+      ? `another ${resource} of this program`
       : `another ${resource} of this stack, created in this up`;
   return (
     `${resource}: ${k.what} (${k.fields}) is already declared by ${who}. Two resources would own one attachment, and ` +
     `removing either from the program would undo it for the other too. Declare each attachment once: remove one of the two ` +
     `${resource}s from the program. Nothing was changed.`
   );
+}
+
+/**
+ * At a VswitchAttachment's Check: for a new one (`isNew`: not the state's of the same membership, whose Diff refuses
+ * it), the VM's Instance declares `vswitchId` (its Diff came first: the attachment takes `instanceId` from it); for any,
+ * another VswitchAttachment of this deployment puts the same VM on another network (a VM is on one at a time: the
+ * second one's create refuses, after the first one's join). Notes this one's network.
+ */
+function oneNetworkAtCheck(inputs: Record<string, unknown> | undefined, isNew: boolean): { property: string; reason: string } | undefined {
+  const byInstance = isNew ? ownedByInstance(inputs) : undefined;
+  if (byInstance) return { property: "vswitchId", reason: byInstance };
+  const vm = String(inputs?.instanceId).toLowerCase();
+  const network = String(inputs?.vswitchId).toLowerCase();
+  const networks = networksAtCheck.get(vm) ?? new Set<string>();
+  networksAtCheck.set(vm, networks);
+  const other = [...networks].find((n) => n !== network);
+  networks.add(network);
+  if (!other) return undefined;
+  return {
+    property: "vswitchId",
+    reason:
+      `VswitchAttachment: another VswitchAttachment of this stack puts instance ${String(inputs?.instanceId)} on private network ${other}, ` +
+      `and this one on ${String(inputs?.vswitchId)}; an instance is on one private network at a time, so the second join would be ` +
+      "refused after the first one was made. Declare one VswitchAttachment per instance (remove one of the two). Nothing was changed.",
+  };
 }
 
 /** The refusal of a VswitchAttachment on a VM whose Instance declares `vswitchId`, or undefined. */
@@ -181,10 +225,23 @@ export function withOneOwner<P extends pulumi.dynamic.ResourceProvider>(
   if (check)
     wrapped.check = async (olds, news) => {
       const result = await check(olds, news);
-      const k = keyOf(result.inputs as Record<string, unknown> | undefined);
-      if (k && olds && keyOf(olds as Record<string, unknown>)?.key === k.key && !heldByState.has(k.key))
-        heldByState.set(k.key, { diffed: false });
-      return result;
+      if (result.failures?.length) return result;
+      const inputs = result.inputs as Record<string, unknown> | undefined;
+      const k = keyOf(inputs);
+      if (!k) return result;
+      if (olds && keyOf(olds as Record<string, unknown>)?.key === k.key) {
+        if (!heldByState.has(k.key)) heldByState.set(k.key, { diffed: false });
+      } else {
+        // What create refuses (a second owner), said at Check, so at preview (which never creates): another resource
+        // checked without olds declares it too, or one of the state diffed and kept it. (Not one of the state that the
+        // engine replaces without Diff, deletedWith: it was checked with olds and never diffed, and this is its new half.)
+        const twice = checkedWithoutOlds.has(k.key);
+        checkedWithoutOlds.add(k.key);
+        if (twice || heldByState.get(k.key)?.diffed)
+          return { failures: [{ property: k.property, reason: twoOwners(resource, k, twice ? "checked" : "state", heldByState.get(k.key)?.id) }] };
+      }
+      const failure = resource === "VswitchAttachment" ? oneNetworkAtCheck(inputs, !(olds && keyOf(olds as Record<string, unknown>)?.key === k.key)) : undefined;
+      return failure ? { failures: [failure] } : result;
     };
   const diff = provider.diff?.bind(provider);
   if (diff)
