@@ -10,7 +10,7 @@ import type { PublicIpInputs } from "./resources/public-ip/inputs";
 import { vswitchAttachmentProvider } from "./resources/vswitch-attachment/provider";
 import { blockStorageAttachmentProvider } from "./resources/block-storage-attachment/provider";
 import { withRecordableFailures } from "./resources/common/recordable";
-import { withPreviewChecks, type AdoptionCheck } from "./resources/common/preflight";
+import { forgetPreviewNotes, withPreviewChecks, type AdoptionCheck } from "./resources/common/preflight";
 import { withReplaceOnChanges } from "./resources/common/replace-on-changes";
 import { forgetAdoptions, withAdoptionsKept } from "./resources/common/adoptions";
 import { forgetFixedIds, withFixedIdsKept } from "./resources/common/fixed-ids";
@@ -116,4 +116,5 @@ export function forgetDeployment(): void {
   forgetAddressOwners();
   forgetKeptWithVm();
   forgetRefreshReads();
+  forgetPreviewNotes();
 }

@@ -5,7 +5,8 @@
  * nothing, and the up after it refuses the same way. Preview calls Check and Diff, never Create or Update (pulumi/pulumi
  * pkg/resource/deploy/step_generator.go), so each refusal is made there: a disk smaller than the VM's, a tier without
  * the VM's dedicated CPUs (an Instance's Diff, and its Check when it adopts the VM), a snapshot renamed in the panel
- * (tests/e2e/snapshot-replace.test.ts), an object to adopt that is not there, and two attachments that cannot both hold.
+ * (tests/e2e/snapshot-replace.test.ts), an object to adopt that is not there, two attachments that cannot both hold, and
+ * two Instances of one hostname.
  * A refresh, whose Diff shows the same drift, still succeeds (common/refresh-diffs.ts).
  */
 import { simRequests, type SimRequest } from "./helpers";
@@ -121,4 +122,14 @@ test("two attachments that cannot both hold: preview refuses the second, naming 
     { type: "BlockStorageAttachment", name: "a", args: { instanceId: vm, blockStorageId: JKT_DISK } },
     { type: "BlockStorageAttachment", name: "b", args: { instanceId: vm, blockStorageId: JKT_DISK } },
   ], [`invalid inputs: blockStorageId: BlockStorageAttachment: block storage ${JKT_DISK} on instance ${vm} (blockStorageId and instanceId) is already declared by another BlockStorageAttachment of this program`, "Declare each attachment once"], { upMayWrite: true });
+});
+
+test("two Instances declaring one hostname in one location: preview refuses the second, naming hostname", async () => {
+  const s = await suite.newStack();
+  // (the up refuses the second at its Check, when the first one's create may have started: preview is what tells)
+  await refused(s, [
+    { type: "Instance", name: "a", args: vmArgs("pr-twice") },
+    { type: "Instance", name: "b", args: vmArgs("pr-twice") },
+  ], ["invalid inputs: hostname: hostname: another Instance of this program declares hostname pr-twice in location 1", "Give this Instance another hostname. Nothing was changed."], { upMayWrite: true });
+  expect((await simState(suite.sim)).instances.filter((i) => i.hostname === "pr-twice").length).toBeLessThanOrEqual(1);
 });

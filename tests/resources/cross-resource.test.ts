@@ -12,6 +12,7 @@ import { configure, resetContext, setProgressSink } from "../../provider/context
 import { providers } from "../../provider";
 import { claimedByStack, leavingIdentity, objectsOfThisStack } from "../../provider/resources/common/replacements";
 import { forgetDeployment } from "../../provider/registry";
+import { forgetPreviewNotes } from "../../provider/resources/common/preflight";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 import { createRunningInstance, until } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
@@ -140,6 +141,7 @@ test("T7b a refresh in a new process (B not read yet): a VM of the hostname with
   const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "t7b-api", cpu: 2, memory: 2, storage: 20 }));
   await client.instances.updateHostname(created.id, { hostname: "t7b-web" });
   claimedByStack.clear();
+  forgetPreviewNotes();
   objectsOfThisStack.clear();
   expect(await instance().read(placeholder, aProps)).toEqual({});
   expect(log.join("\n")).toContain(`${created.id} appeared too but differs from what the create asked for, so it is not taken for it`);
@@ -175,6 +177,7 @@ test("an Instance renamed away frees its hostname for a new Instance of the same
   const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "freed-web" }));
   const bId = created.id;
   claimedByStack.clear();
+  forgetPreviewNotes();
   objectsOfThisStack.clear(); // a new process (the next up): it knows B from Diff only
   const bOlds = created.outs as Record<string, unknown>;
   const bNews = await checked(instance(), { ...validCreate, hostname: "freed-old" }, bOlds);
@@ -190,6 +193,7 @@ test("an Instance renamed away frees its hostname for a new Instance of the same
 test("a VM renamed into the hostname a new Instance declares is a clash inside the stack, never a stranger to adopt", async () => {
   const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "into-1" }));
   claimedByStack.clear();
+  forgetPreviewNotes();
   objectsOfThisStack.clear(); // the next up: it knows the VM from Diff only
   const olds = created.outs as Record<string, unknown>;
   const news = await checked(instance(), { ...validCreate, hostname: "into-2" }, olds);
@@ -205,6 +209,7 @@ test("a VM renamed into the hostname a new Instance declares is a clash inside t
 test("a rename that fails frees no name: the create waiting for it is refused as a clash inside the stack", async () => {
   const created = await instance().create(await checked(instance(), { ...validCreate, hostname: "kept-web" }));
   claimedByStack.clear();
+  forgetPreviewNotes();
   objectsOfThisStack.clear();
   const olds = created.outs as Record<string, unknown>;
   // the rename comes with a disk shrink, which the diff refuses (as the update would) before the rename is noted

@@ -315,7 +315,7 @@ describe("create, clone, adopt", () => {
     expect(read.props).toEqual(outs);
     // a clone's state holds values the program never declared (templateId, username): Pulumi keeps its inputs
     expect(read.inputs).toBeUndefined();
-    const program = (await provider().check({}, { cloneFrom: source.id, hostname: "clone-1", locationId: 1, tierId: 2, cpu: 4, storage: 40, password: "Green-Cat-77" })).inputs;
+    const program = (await provider().check(outs, { cloneFrom: source.id, hostname: "clone-1", locationId: 1, tierId: 2, cpu: 4, storage: 40, password: "Green-Cat-77" })).inputs;
     expect(await provider().diff(id, read.props, program)).toMatchObject({ changes: false });
   });
 
@@ -967,6 +967,7 @@ describe("failures", () => {
 
   it("after a reset, an older VM with the same hostname (e.g. the one a replace is replacing) is never taken for the new one", async () => {
     const older = await up({ ...validCreate, hostname: "reset-3" });
+    forgetDeployment(); // the replacing up: a new provider process
     // the engine diffs before a replacement's create: the diff reports the replace of the older VM
     const news = (await provider().check(older.outs, { ...validCreate, hostname: "reset-3", templateId: 2 })).inputs;
     expect((await provider().diff(older.id, older.outs, news)).replaces).toEqual(["templateId"]);

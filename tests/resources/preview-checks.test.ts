@@ -6,6 +6,7 @@
 import "./instance-env";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 import { providers } from "../../provider";
+import { forgetDeployment } from "../../provider/registry";
 import { createClient } from "../../provider/api";
 import { resetContext, setProgressSink } from "../../provider/context";
 import { validCreate } from "./instance-cases";
@@ -38,7 +39,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim?.close();
 });
-beforeEach(() => configure({}));
+beforeEach(() => {
+  configure({});
+  forgetDeployment(); // each case is a deployment of its own (what a check notes is per deployment)
+});
 
 describe("the account, at preview", () => {
   it("a rejected key fails check naming vmhost:apiKey, before any write", async () => {
@@ -173,6 +177,7 @@ describe("Instance adoptId / cloneFrom, at preview", () => {
     expect((await provider("Instance").check({}, { ...clone, storage: 30 })).failures).toEqual([
       { property: "storage", reason: "a clone starts with its source's 40 GB disk and disks only grow; set storage to 40 or more" },
     ]);
+    forgetDeployment(); // another preview of the program, changed
     expect((await provider("Instance").check({}, { ...clone, storage: 40 })).failures).toBeUndefined();
     expect(writes().length).toBe(before);
   });
@@ -184,9 +189,11 @@ describe("Instance adoptId / cloneFrom, at preview", () => {
     expect((await provider("Instance").check({}, { ...clone, memory: 1 })).failures).toEqual([
       { property: "memory", reason: `instance ${source.id}'s OS (Rocky Linux 9) needs at least 2 GB, and a clone keeps its OS; raise memory to 2 or more` },
     ]);
+    forgetDeployment(); // another preview of the program, changed
     expect((await provider("Instance").check({}, { adoptId: source.id, memory: 1 })).failures).toEqual([
       { property: "memory", reason: expect.stringMatching(/needs at least 2 GB, and an adopted VM keeps its OS; raise memory to 2 or more$/) },
     ]);
+    forgetDeployment();
     expect((await provider("Instance").check({}, { ...clone, memory: 2 })).failures).toBeUndefined();
     expect(writes().length).toBe(before);
   });
@@ -309,7 +316,9 @@ describe("what a new resource adopts (adoptId), at preview: what its create woul
     expect((await provider("Instance").check({}, program)).failures).toEqual([
       { property: "tierId", reason: `tierId: the Basic tier (1) has no dedicated CPUs, and instance ${vm} has them: set dedicatedCpu: false on this Instance (the VM is then resized to shared CPUs before the tier change), or choose a tier that offers them (getTiers: dedicatedCpuAvailable). Nothing was changed.` },
     ]);
+    forgetDeployment(); // another preview of the program, changed (each is a deployment of its own)
     expect((await provider("Instance").check({}, { ...program, dedicatedCpu: false })).failures).toBeUndefined();
+    forgetDeployment();
     expect((await provider("Instance").check({}, { ...program, tierId: 3 })).failures).toBeUndefined();
   });
 });

@@ -18,6 +18,7 @@ import { ProviderError, ResourceInitError } from "../../provider/resources/commo
 import { instanceLock } from "../../provider/resources/common/lock";
 import { objectsOfThisStack, replacementsInProgress } from "../../provider/resources/common/replacements";
 import { forgetDeployment } from "../../provider/registry";
+import { forgetPreviewNotes } from "../../provider/resources/common/preflight";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { startHarness, up, type FullProvider, type SimHarness } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
@@ -39,6 +40,7 @@ afterEach(async () => {
   await h.clearFaults();
   replacementsInProgress.clear(); // each case is a new provider process
   objectsOfThisStack.clear();
+  forgetPreviewNotes();
 });
 
 const named = async (hostname: string) => (await h.state()).instances.filter((i) => i.hostname === hostname);
@@ -161,7 +163,8 @@ describe("an interrupted up", () => {
     );
     expect(h.operationsSince(mark)).not.toContain("createInstance");
     expect(await named("interrupted")).toHaveLength(1);
-    // the way out it names works: adopting it
+    // the way out it names works: adopting it (in the next up: a new provider process)
+    forgetPreviewNotes();
     const adopted = await createAsEngine({ ...validCreate, hostname: "interrupted", adoptId: orphan.uuid });
     expect(adopted).toMatchObject({ id: orphan.uuid });
   });
@@ -179,8 +182,16 @@ describe("an interrupted up", () => {
 
   // Adopting the other resource's VM would make two resources own one VM (deleting either deletes the other's):
   // the refusal says it is a clash inside the stack and never advises adoptId.
-  it("two resources of one stack declaring the same hostname, created at once: one VM, the other refused as a clash", async () => {
-    const [a, b] = await Promise.all([createAsEngine({ ...validCreate, hostname: "twice" }), createAsEngine({ ...validCreate, hostname: "twice" })]);
+  it("two resources of one stack declaring the same hostname: the second one's Check refuses it (so the preview); created at once: one VM, the other refused as a clash", async () => {
+    const inputs = (await instance().check({}, { ...validCreate, hostname: "twice" })).inputs;
+    expect((await instance().check({}, { ...validCreate, hostname: "twice" })).failures).toEqual([{
+      property: "hostname",
+      reason: "hostname: another Instance of this program declares hostname twice in location 1, so the second create would be refused: two " +
+        "Instances cannot share a hostname in one location. Give this Instance another hostname. Nothing was changed.",
+    }]);
+    // the creates' own guard (a backstop, e.g. behind checks that could not tell), both at once
+    const createBoth = async () => instance().create(inputs).then((c) => ({ id: c.id }), (error: unknown) => ({ error }));
+    const [a, b] = await Promise.all([createBoth(), createBoth()]);
     const vms = await named("twice");
     expect(vms).toHaveLength(1);
     const refused = ("error" in a ? a : b) as { error: Error };
@@ -194,6 +205,7 @@ describe("an interrupted up", () => {
     const first = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "taken" });
     objectsOfThisStack.clear(); // a later deployment: a new provider process
     replacementsInProgress.clear();
+    forgetPreviewNotes();
     // the engine diffs the existing resource (the program still declares it), then creates the new one
     const checked = (await instance().check(first.outs, { ...validCreate, hostname: "taken" })).inputs as InstanceInputs;
     expect(await instance().diff(first.id, first.outs, checked)).toMatchObject({ changes: false });
@@ -235,6 +247,7 @@ describe("adoption", () => {
 
   it("refuses to adopt a VM whose replace-forcing properties differ, at preview, and at create before any write", async () => {
     const vm = await up<InstanceOutputs>(instance(), { ...validCreate, hostname: "adopt-src" });
+    forgetDeployment(); // the adopting up: a new provider process
     const inputs = { ...validCreate, hostname: "adopt-src", username: "someone", adoptId: vm.id };
     const mark = h.mark();
     expect((await instance().check({}, inputs)).failures).toEqual([

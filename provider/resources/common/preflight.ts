@@ -18,7 +18,8 @@
  *   declared (each resource's own rule: {@link AdoptionCheck}), a VM with dedicated CPUs onto a tier without them.
  * What an update would refuse before any write (a smaller disk, a tier without the VM's dedicated CPUs, a snapshot
  * renamed in the panel) is refused by the resource's Diff, which preview calls too (common/refresh-diffs.ts); two
- * attachments that cannot both hold, at their Check (common/attachment-owners.ts).
+ * attachments that cannot both hold, at their Check (common/attachment-owners.ts); two new Instances of one hostname in
+ * one location, here (what each check noted, per deployment: forgetPreviewNotes).
  *
  * Cost: the account read and the catalogue (locations, tiers, systems, private networks) are read ONCE per
  * provider process and client (cached promise), shared by every resource of the run; attachments read
@@ -46,7 +47,7 @@ import type { ResourceName } from "../../../sdk/nodejs/stub";
 import { isUnknown, type CheckFailure } from "./check";
 import { sameUuid } from "./fields";
 import { ConfigurationProblem, errorText } from "./errors";
-import { claimedByStack } from "./replacements";
+import { claimedByStack, instanceIdentity } from "./replacements";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import { adoptionMismatches, toOutputs } from "../instance/model";
 import { diskAdoptionRefusal, diskStateFromList } from "../block-storage-attachment/model";
@@ -524,6 +525,37 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
 }
 
 /**
+ * The hostnames (identities: hostname in location) that Instances checked without olds declare in this deployment: a
+ * new Instance, or one the engine replaces and checks again without olds (pulumi/pulumi
+ * pkg/resource/deploy/step_generator.go, continueStepsFromImport and continueStepsFromDiff). Each resource is checked
+ * so at most once per deployment, so a second such check of one identity is a second Instance declaring it, whose
+ * create would be refused as a clash inside the stack. (Not an Instance of the state keeping the hostname: whether it
+ * keeps it, renames it away or is replaced is known only from its update's Diff, which may come after this check.)
+ */
+const newInstanceIdentities = new Set<string>();
+
+/** Forgets what the checks noted (see forgetDeployment in provider/registry.ts). */
+export function forgetPreviewNotes(): void {
+  newInstanceIdentities.clear();
+}
+
+/** The clash of a new Instance's hostname with another new Instance's of this deployment, noting its own. */
+function hostnameClashFailures(inputs: Record<string, unknown>): CheckFailure[] {
+  if (typeof inputs.hostname !== "string" || typeof inputs.locationId !== "number" || !known(inputs.hostname)) return [];
+  const key = instanceIdentity(inputs.hostname, inputs.locationId);
+  if (!newInstanceIdentities.has(key)) {
+    newInstanceIdentities.add(key);
+    return [];
+  }
+  return [{
+    property: "hostname",
+    reason:
+      `hostname: another Instance of this program declares hostname ${inputs.hostname} in location ${inputs.locationId}, so the second ` +
+      "create would be refused: two Instances cannot share a hostname in one location. Give this Instance another hostname. Nothing was changed.",
+  }];
+}
+
+/**
  * The Instance catalogue rules an existing VM no longer has to meet, by failing property: the inputs that must be
  * unchanged since the last up for the rule to be history. A VM's location, tier, template and the template's
  * minimums were checked when it was made; a host that later retires a template or tier, or raises a minimum,
@@ -562,7 +594,7 @@ export async function previewFailures(
   const isNew = !olds || Object.keys(olds).filter((k) => k !== "__provider").length === 0;
   if (name === "Instance") {
     if (!isNew) return withoutHistoricFailures(instanceCatalogueFailures(inputs, cat), olds!, inputs);
-    return [...instanceCatalogueFailures(inputs, cat), ...(await instanceSourceFailures(client, inputs))];
+    return [...instanceCatalogueFailures(inputs, cat), ...hostnameClashFailures(inputs), ...(await instanceSourceFailures(client, inputs))];
   }
   // Every other resource belongs to an instance: read it at most once (a new resource's, and an attachment's
   // location rules), and only when a rule needs it.
