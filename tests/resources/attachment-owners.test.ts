@@ -70,6 +70,18 @@ describe("BlockStorageAttachment", () => {
     expect(await diskHolder(disk.uuid)).toBe(vm);
   });
 
+  it("an attachment checked with olds of another instance, then again without olds (its replacement: deletedWith its replaced VM) is one resource, not two", async () => {
+    const disk = await freeDisk();
+    const oldVm = await harness().newInstance("own-bsa-old");
+    const newVm = await harness().newInstance("own-bsa-new");
+    const news = { blockStorageId: disk.uuid, instanceId: newVm };
+    // (the engine's Check with the state's inputs, then, once the replace is decided, its Check again without olds)
+    expect((await bsa().check({ blockStorageId: disk.uuid, instanceId: oldVm }, news)).failures ?? []).toEqual([]);
+    expect((await bsa().check({}, news)).failures ?? []).toEqual([]);
+    // a second resource declaring it is refused
+    expect((await bsa().check({}, news)).failures).toEqual([{ property: "blockStorageId", reason: expect.stringMatching(/already declared by another BlockStorageAttachment of this program/) }]);
+  });
+
   it("refuses a new attachment of a disk that an attachment of the state holds (diffed first), with no write", async () => {
     const vm = await harness().newInstance("own-bsa-2");
     const disk = await freeDisk();

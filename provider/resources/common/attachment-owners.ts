@@ -229,18 +229,21 @@ export function withOneOwner<P extends pulumi.dynamic.ResourceProvider>(
       const inputs = result.inputs as Record<string, unknown> | undefined;
       const k = keyOf(inputs);
       if (!k) return result;
-      if (olds && keyOf(olds as Record<string, unknown>)?.key === k.key) {
+      const withOlds = olds !== undefined && olds !== null && Object.keys(olds).some((key) => key !== "__provider");
+      if (withOlds && keyOf(olds as Record<string, unknown>)?.key === k.key) {
         if (!heldByState.has(k.key)) heldByState.set(k.key, { diffed: false });
-      } else {
+      } else if (!withOlds) {
         // What create refuses (a second owner), said at Check, so at preview (which never creates): another resource
         // checked without olds declares it too, or one of the state diffed and kept it. (Not one of the state that the
-        // engine replaces without Diff, deletedWith: it was checked with olds and never diffed, and this is its new half.)
+        // engine replaces without Diff, deletedWith: it was checked with olds and never diffed, and this is its new half.
+        // Nor the Check with olds of one whose attachment changes: its Diff replaces it, and its new half is checked again
+        // without olds, counted then.)
         const twice = checkedWithoutOlds.has(k.key);
         checkedWithoutOlds.add(k.key);
         if (twice || heldByState.get(k.key)?.diffed)
           return { failures: [{ property: k.property, reason: twoOwners(resource, k, twice ? "checked" : "state", heldByState.get(k.key)?.id) }] };
       }
-      const failure = resource === "VswitchAttachment" ? oneNetworkAtCheck(inputs, !(olds && keyOf(olds as Record<string, unknown>)?.key === k.key)) : undefined;
+      const failure = resource === "VswitchAttachment" ? oneNetworkAtCheck(inputs, !withOlds || keyOf(olds as Record<string, unknown>)?.key !== k.key) : undefined;
       return failure ? { failures: [failure] } : result;
     };
   const diff = provider.diff?.bind(provider);
