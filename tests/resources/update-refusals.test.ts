@@ -33,6 +33,20 @@ it("an adopted dedicated-CPU VM moved to a tier without dedicated CPUs is refuse
   expect((await h().state()).instances.find((i) => i.uuid === vm.id)).toMatchObject({ tierId: 1, dedicatedCpu: false });
 });
 
+it("adopting a dedicated-CPU VM onto a tier without dedicated CPUs (dedicatedCpu unset) is refused at its Check, and by the adopting create before any write", async () => {
+  const made = await h().admin<{ data: { uuid: string } }>("POST", "/instances", {
+    hostname: "ded-adopt-2", locationId: 1, tierId: 3, templateId: 2, cpu: 2, memory: 2, storage: 20, dedicatedCpu: true, username: "ops", password: "Blue-Horse-42",
+  });
+  const program = { adoptId: made.data.uuid, locationId: 1, tierId: 1, templateId: 2, hostname: "ded-adopt-2", cpu: 2, memory: 2, storage: 20, username: "ops", password: "Blue-Horse-42" };
+  const refusal = `tierId: the Basic tier (1) has no dedicated CPUs, and instance ${made.data.uuid} has them: set dedicatedCpu: false on this Instance`;
+  const mark = h().mark();
+  expect((await instance.check({}, program)).failures).toEqual([{ property: "tierId", reason: expect.stringContaining(refusal) }]);
+  // the create as it runs when the check could not read the VM (a transient failure at preview): the same refusal
+  await expect(instance.create(program)).rejects.toThrow(refusal);
+  expect(h().operationsSince(mark).filter((op) => op && !/^(get|list)/.test(op))).toEqual([]);
+  expect((await h().state()).instances.find((i) => i.uuid === made.data.uuid)).toMatchObject({ tierId: 3, dedicatedCpu: true });
+});
+
 it("an update the host refuses (422) says to change the program, not that the next up retries it", async () => {
   const vm = await up(instance, { ...validCreate, hostname: "refused-update" });
   const elsewhere = (await h().state()).publicIps.find((p) => p.locationId !== 1 && p.instanceUuid === null)!;
