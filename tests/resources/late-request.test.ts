@@ -133,3 +133,21 @@ it("a create held past twice the bound whose resent VM then fails: the error rec
     await slow.close();
   }
 });
+
+it("an address add that lands after the client gave up is found and taken: one address, none reported missing", async () => {
+  // fleet audit: the look after the lost answer came at once, said "none was added", and the address landed 2 s later
+  const config: Record<string, string> = { "vmhost:apiKey": sim.apiKey, "vmhost:baseUrl": sim.url, "vmhost:requestTimeout": "1s" };
+  await configure({ config: { get: (k: string) => config[k] } });
+  const instance = providers.Instance as FullProvider;
+  const publicIp = providers.PublicIp as FullProvider;
+  const vm = await instance.create((await instance.check({}, { ...validCreate, hostname: "late-address" })).inputs);
+  const since = sim.requests().length;
+  sim.setFaults({ delayNext: { operation: "addPublicIp", ms: 1700 } }); // after the first look, before the second
+  const checked = await publicIp.check({}, { instanceId: vm.id });
+  expect(checked.failures ?? []).toEqual([]);
+  const made = await publicIp.create(checked.inputs);
+  const state = (await (await fetch(`${sim.adminUrl}/state`)).json()) as { instances: { uuid: string; publicIpUuid: string | null }[] };
+  expect(state.instances.find((i) => i.uuid === vm.id)?.publicIpUuid).toBe(made.id);
+  expect(sim.requests().slice(since).filter((r) => r.operation === "addPublicIp")).toHaveLength(1);
+  expect(said.some((l) => l.includes("the address add hung 1 s before failing"))).toBe(true);
+});

@@ -318,6 +318,7 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
           // Noted outside this process too: a run killed before the engine recorded this create forgets the address.
           const notes = askedAddressesFor(client.baseUrl);
           notes.note(instanceId, "PublicIp");
+          const sentAt = Date.now();
           try {
             const answer = await client.network.addPublicIp(instanceId);
             if (answer.ip_address) notes.answered(instanceId, "PublicIp", answer.ip_address);
@@ -325,7 +326,17 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
             // addPublicIp is never re-sent blindly (a repeat could add a second address). We hold the lock and
             // the instance had no address before, so an address present now is the one this call added.
             if (!(error instanceof AmbiguousRequestError)) throw error;
-            const after = await readPersistently(`instance ${instanceId}`, deadline, () => client.instances.get(instanceId));
+            const look = () => readPersistently(`instance ${instanceId}`, deadline, () => client.instances.get(instanceId));
+            let after = await look();
+            // A request that hung before failing may still be carried out about as late (as the Instance create's second
+            // look, common/reconcile.ts requestBoundMs): "none was added" only after waiting that long (fleet audit: the
+            // add landed 2 s after the up said none was added, and the next up on a fresh runner asked for adoptId).
+            const hungMs = Math.min(Date.now() - sentAt, client.requestTimeoutMs, deadline.remainingMs());
+            if (!currentAddress(after) && after.operation_flag === 0 && hungMs >= 1_000) {
+              progressLog(`instance ${instanceId}: the address add hung ${Math.round(hungMs / 1000)} s before failing and shows no address yet; looking again in ${Math.round(hungMs / 1000)} s before saying none was added`);
+              await new Promise((resolve) => setTimeout(resolve, hungMs));
+              after = await look();
+            }
             if (!currentAddress(after) && after.operation_flag === 0)
               // (the client's own text says to check whether it happened: this just did)
               throw new ProviderError(
