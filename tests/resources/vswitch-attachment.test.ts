@@ -129,6 +129,19 @@ describe("lifecycle", () => {
     await provider.delete(id, outs);
   });
 
+  it("a refresh reading several attachments at once lists the private networks once (one request per resource)", async () => {
+    const made = [];
+    for (const name of ["vsa-refresh-1", "vsa-refresh-2", "vsa-refresh-3"]) {
+      made.push(await up<VswitchAttachmentOutputs>(provider, { instanceId: await h.newInstance(name), vswitchId: jkt[0]!.uuid }));
+    }
+    const mark = h.mark();
+    const reads = await Promise.all(made.map(({ id, outs }) => provider.read(id, outs)));
+    expect(reads.map((r) => r.props)).toEqual(made.map((m) => m.outs));
+    expect(h.operationsSince(mark).filter((o) => o === "listVswitches")).toHaveLength(1);
+    expect(h.operationsSince(mark)).toHaveLength(made.length + 1);
+    for (const { id, outs } of made) await provider.delete(id, outs);
+  });
+
   it("a create retried after the instance joined (an interrupted up) sends no second join", async () => {
     const vm = await h.newInstance("vsa-retry");
     const program = { instanceId: vm, vswitchId: jkt[0]!.uuid };

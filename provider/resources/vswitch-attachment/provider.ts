@@ -21,15 +21,36 @@ import { attachmentId, inputsSchema, parseAttachmentId, type VswitchAttachmentIn
 import { inputsFromState, membershipAdoptionRefusal, resolveAttachment, vswitchAttachmentOutputs, type AttachmentState, type VswitchRecord } from "./model";
 
 
+const listsInFlight = new WeakMap<VmHostClient, Promise<VswitchRecord[]>>();
+
+/**
+ * The account's private networks, one list request shared by the reads that ask while it is in flight: a refresh
+ * reads every attachment at once, and each read listed them again (fleet audit: 94 requests for 79 resources, where
+ * refresh's goal is one per resource). Nothing is kept once it is answered: a later read lists again.
+ */
+function sharedVswitchList(client: VmHostClient): Promise<VswitchRecord[]> {
+  let list = listsInFlight.get(client);
+  if (!list) {
+    const started = client.network.listVswitches();
+    list = started;
+    listsInFlight.set(client, started);
+    const done = () => {
+      if (listsInFlight.get(client) === started) listsInFlight.delete(client);
+    };
+    started.then(done, done);
+  }
+  return list;
+}
+
 /**
  * The vswitch list, with our vswitch in it when it exists: it is looked up by uuid when the list does not
  * show it (a host that pages or filters the list), so a missing entry really means "deleted".
  */
-async function vswitchesWith(client: VmHostClient, vswitchId: string): Promise<VswitchRecord[]> {
-  const list: VswitchRecord[] = await client.network.listVswitches();
-  if (list.some((v) => v.uuid.toLowerCase() === vswitchId)) return list;
+async function vswitchesWith(client: VmHostClient, vswitchId: string, list: Promise<VswitchRecord[]> = client.network.listVswitches()): Promise<VswitchRecord[]> {
+  const listed = await list;
+  if (listed.some((v) => v.uuid.toLowerCase() === vswitchId)) return listed;
   const detail = await client.network.findVswitch(vswitchId);
-  return detail ? [...list, detail] : list;
+  return detail ? [...listed, detail] : listed;
 }
 
 /** Where the instance stands relative to our vswitch, on a fresh detail. */
@@ -39,9 +60,12 @@ function stateOf(detail: InstanceDetail, vswitchId: string, vswitches: VswitchRe
 
 /** Reads the attachment; undefined when the instance, the network or the membership is gone. */
 async function readOutputs(client: VmHostClient, inputs: VswitchAttachmentInputs): Promise<VswitchAttachmentOutputs | undefined> {
+  // (asked together: the list is shared by the reads asking while it is in flight, e.g. every attachment a refresh reads)
+  const list = sharedVswitchList(client);
+  list.catch(() => undefined); // (unused when the instance is gone; a failure then is not this read's)
   const detail = await client.instances.find(inputs.instanceId);
   if (!detail) return undefined;
-  const state = stateOf(detail, inputs.vswitchId, await vswitchesWith(client, inputs.vswitchId));
+  const state = stateOf(detail, inputs.vswitchId, await vswitchesWith(client, inputs.vswitchId, list));
   return state.kind === "attached" ? vswitchAttachmentOutputs(inputs, state.vswitch) : undefined;
 }
 
