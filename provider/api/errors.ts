@@ -223,14 +223,18 @@ export class BusyError extends ApiError {
 const BUSY_WORDING: readonly RegExp[] = [
   /\b(in|on)\s+(\w+\s+)?progress\b/i, // "VM is still in progress.", "Instance is on cloning progress"
   /\banother\s+(operation|process|task|action|job|request)\b/i,
-  /\b(operation|process|task|action|job)s?\b[^.]{0,40}\b(running|pending|ongoing|under\s+way|underway|not\s+(yet\s+)?(finished|completed?|done))\b/i,
+  // (the state word about the operation itself: "An operation is still running", "the job is not finished yet"; not
+  // "This action requires the instance to be running", which speaks of the VM's power state, a refusal no wait ends)
+  /\b(operation|process|task|action|job)s?\s+(is\s+|are\s+)?(still\s+|currently\s+|already\s+)?(running|pending|ongoing|under\s+way|underway|not\s+(yet\s+)?(finished|completed?|done))\b/i,
   /\b(is|are)\s+(currently\s+|still\s+)?busy\b/i,
   /\bstill\s+being\s+\w+/i, // "still being created", "still being processed"
   // "Instance is still creating", "VM is currently resizing"
   /\b(still|currently)\s+(creating|cloning|provisioning|building|installing|reinstalling|rebuilding|starting|booting|stopping|restarting|rebooting|resizing|upgrading|migrating|deleting|restoring|processing|snapshotting)\b/i,
   /\bcurrently\s+being\s+\w+/i,
-  /\bsedang\s+(dalam\s+)?(proses|diproses|berlangsung|berjalan|sibuk)\b/i, // "sedang diproses", "sedang berlangsung"
-  /\bmasih\s+(dalam\s+|ada\s+)?(proses|diproses|berlangsung|berjalan|operasi)\b/i, // "masih dalam proses"
+  // ("berjalan" alone is "running" as a VM runs: "VM sedang berjalan" is its power state, not an operation)
+  /\bsedang\s+(dalam\s+)?(proses|diproses|berlangsung|sibuk)\b/i, // "sedang diproses", "sedang berlangsung"
+  /\bmasih\s+(dalam\s+|ada\s+)?(proses|diproses|berlangsung|operasi)\b/i, // "masih dalam proses"
+  /\b(proses|operasi|tugas)\s+(\w+\s+)?(sedang|masih)\s+(berjalan|berlangsung)\b/i, // "proses sedang berjalan"
   /\b(proses|operasi)\s+lain\b/i, // "ada proses lain"
   /\bsibuk\b/i, // "busy"
   /\bbelum\s+selesai\b/i, // "not finished yet"

@@ -66,3 +66,14 @@ it("a 422 about a field the request sent fails at once, whatever its words: no w
   expect(error.message).toContain("hostname: The hostname is still being processed.");
   expect(h().operationsSince(mark).filter((op) => op === "updateHostname")).toHaveLength(1);
 });
+
+it("a refusal about the VM's power state ('This action requires the instance to be running.') fails at once: not waited on as busy", async () => {
+  const vm = await newVm();
+  await h().setFaults({ respondNext: { operation: "updateHostname", status: 422, message: "This action requires the instance to be running.", count: 1000 } });
+  const next = (await instance.check(vm.inputs, { ...vm.inputs, hostname: `${vm.inputs.hostname as string}-e` })).inputs;
+  const mark = h().mark();
+  const error = (await instance.update(vm.id, vm.outs, next).then(() => undefined, (e: unknown) => e)) as Error;
+  expect(error.message).toContain("This action requires the instance to be running.");
+  expect(error.message).not.toContain("kept answering busy");
+  expect(h().operationsSince(mark).filter((op) => op === "updateHostname")).toHaveLength(1);
+});

@@ -127,6 +127,9 @@ describe("error classes and messages", () => {
     [400, { message: "Masih ada proses lain yang berjalan." }],
     [422, { message: "Instance is still creating." }],
     [400, { message: "The VM is currently resizing, please wait." }],
+    [422, { message: "The previous job is not finished yet." }],
+    [400, { message: "Proses sedang berjalan, silakan tunggu." }],
+    [422, { message: "Operasi lain masih berjalan." }],
   ])("%i worded as busy: BusyError, saying it is the host's wording (%j)", async (status, body) => {
     const { pool, client } = mockClient({ maxRetries: 0 });
     pool.intercept({ path: "/v1/instance/i-1/update-hostname", method: "PATCH" }).reply(status, body);
@@ -140,6 +143,11 @@ describe("error classes and messages", () => {
     ["a field error about a field the request sent, whatever its words", 422, { message: "The hostname is in progress.", errors: { hostname: ["The hostname is in progress."] } }, ValidationError],
     ["'running' about the power state", 422, { message: "The instance must be running to be restarted.", errors: { status: ["The instance must be running to be restarted."] } }, ValidationError],
     ["a busy field error beside one that is not", 422, { message: "VM is still in progress. (and 1 more error)", errors: { vm: ["VM is still in progress."], plan: ["The plan field is required."] } }, ValidationError],
+    ["'running' about the power state, after 'action'", 422, { message: "This action requires the instance to be running." }, ValidationError],
+    ["'not running' after 'action'", 400, { message: "The action cannot be performed: the instance is not running." }, UnexpectedStatusError],
+    ["'operation' then the VM's power state", 422, { message: "This operation requires a running instance." }, ValidationError],
+    ["Indonesian: the VM is running (its power state)", 422, { message: "VM sedang berjalan, matikan terlebih dahulu." }, ValidationError],
+    ["Indonesian: the VM is still running", 400, { message: "VM masih berjalan." }, UnexpectedStatusError],
     ["'try again' alone", 400, { message: "Something went wrong, please try again." }, UnexpectedStatusError],
     ["a plain 400", 400, { message: "Bad Request" }, UnexpectedStatusError],
     ["a 403 worded as busy (a refusal of the key, not of the moment)", 403, { message: "Another operation is in progress." }, ForbiddenError],
