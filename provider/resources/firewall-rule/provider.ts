@@ -198,13 +198,15 @@ async function updateRule(client: VmHostClient, id: string, inputs: FirewallRule
 }
 
 /**
- * Refuses, before any write, an update that would make rule `id` identical to another rule of its instance (audit: a
- * FirewallRule edited to the port, protocol, source, action and description of another rule made a duplicate, which the
- * API accepts: the firewall then held the rule twice, and a later create of that rule was refused as a clash). The create
- * never adds such a twin (createRule); neither does the update. Except the first half of a swap: the other rule is
- * one a FirewallRule of this stack changes into something else in this up (rulesLeavingHere), so the twin lasts only
- * until that update. Its check may come later than this update (the engine registers resources as the program
- * declares them): an unexplained twin is looked at again once the rest of the deployment has caught up.
+ * Refuses, before any write, an update that would make rule `id` identical to another rule that a FirewallRule of this
+ * stack also declares (audit: a FirewallRule edited to the port, protocol, source, action and description of another
+ * rule made a duplicate, which the API accepts: the firewall then held the rule twice, and every later up fought over
+ * it). Declared twice is a program mistake, named. A twin nobody else declares is let through with a warning: it is
+ * most often a rule of this stack that this same up deletes (the engine deletes removed resources after every update:
+ * merging two rules into one, review of the audit's fix), or the first half of a swap (rulesLeavingHere), or a rule made
+ * in the panel; the provider cannot tell those apart before the deletes run. Its check may come later than this update
+ * (the engine registers resources as the program declares them): a twin is looked at again once the rest of the
+ * deployment has caught up.
  */
 async function refuseTwinOfAnotherRule(client: VmHostClient, id: string, news: FirewallRuleInputs, deadline: Deadline): Promise<void> {
   const key = ruleKey(news);
@@ -216,15 +218,18 @@ async function refuseTwinOfAnotherRule(client: VmHostClient, id: string, news: F
   if (await deploymentActivity.waitForOthers(deadline)) others = await twins();
   if (others.length === 0 || swapping(others)) return;
   const rule = `${news.protocol}/${String(canonicalPort(news.port))} ${news.action} from ${news.sourceIp ?? "any source"}${news.description ? ` (${JSON.stringify(news.description)})` : ""}`;
-  const declaredTwice = declarersOf(key) > 1;
+  if (declarersOf(key) <= 1) {
+    progressLog(
+      `firewall rule ${id}: updated to ${rule}, which rule ${others.join(", ")} of instance ${news.instanceId} also is. If a FirewallRule this ` +
+        "up removes holds it, it goes once the updates are done; otherwise the firewall now holds the rule twice: delete the other in the " +
+        "host's panel, or manage it with adoptId.",
+    );
+    return;
+  }
   throw new ProviderError(
-    `firewall rule ${id}: the update would make it identical to rule ${others.join(", ")} of instance ${news.instanceId} (${rule}): a ` +
-      "firewall holds each rule once, so nothing was changed. " +
-      (declaredTwice
-        ? "Another FirewallRule of this stack declares the same rule: declare each rule once (change protocol, port, sourceIp, action or description of one of them, or remove one)."
-        : "That rule is not managed by this stack's FirewallRules (made in the host's panel, or left by an interrupted pulumi up): delete it in the panel and run " +
-          `pulumi up again, or remove this FirewallRule from the program and declare one with adoptId: "${others[0]}", or change protocol, port, ` +
-          "sourceIp, action or description of this one."),
+    `firewall rule ${id}: the update would make it identical to rule ${others.join(", ")} of instance ${news.instanceId} (${rule}), which ` +
+      "another FirewallRule of this stack declares: a firewall holds each rule once, so nothing was changed. Declare each rule once " +
+      "(change protocol, port, sourceIp, action or description of one of them, or remove one).",
   );
 }
 
