@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { ExampleStack, REPO, TestSimulator, VM_PASSWORD, expectOk, simState, startTestSimulator, stateResources } from "./helpers";
+import { ExampleStack, REPO, TestSimulator, VM_PASSWORD, expectOk, simRequests, simState, startTestSimulator, stateResources } from "./helpers";
 
 // Each test runs the engine several times (a few seconds each); leave room for a loaded machine.
 jest.setTimeout(300_000);
@@ -67,20 +67,20 @@ test("a create that fails is recorded; the next up repairs the VM (never 'succes
   expect(await named("safe-error")).toEqual([]);
 });
 
+/** The arguments of `vmhost-local-engine up` of stack `s` against the simulator, with `config` beside the credentials. */
+function upArgs(s: ExampleStack, config: Record<string, string>): string[] {
+  const args = [path.join(REPO, "bin", "vmhost-local-engine.js"), "up", "--cwd", s.dir, "--state", s.stateFile, "--config", `vmhost:baseUrl=${sim.url}`];
+  for (const [k, v] of Object.entries(config)) args.push("--config", `${k}=${v}`);
+  return [...args, "--secret", `vmhost:apiKey=${sim.apiKey}`, "--secret", `vmPassword=${VM_PASSWORD}`];
+}
+const engineEnv = () => ({ ...process.env, VMHOST_API_KEY: "", VMHOST_BASE_URL: "" });
+
 /**
  * `vmhost-local-engine up` as a user runs it, interrupted the hard way (Ctrl-C twice, or CI's cancel): the
  * engine exits at once and the create under way stays a pending operation in the state, with no id.
  */
 async function upKilledWhile(s: ExampleStack, hostname: string, condition: () => Promise<boolean>): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(REPO, "bin", "vmhost-local-engine.js"), "up", "--cwd", s.dir, "--state", s.stateFile,
-      "--config", `vmhost:baseUrl=${sim.url}`, "--config", `hostname=${hostname}`,
-      "--secret", `vmhost:apiKey=${sim.apiKey}`, "--secret", `vmPassword=${VM_PASSWORD}`,
-    ],
-    { env: { ...process.env, VMHOST_API_KEY: "", VMHOST_BASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, upArgs(s, { hostname }), { env: engineEnv(), stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr.on("data", (d: Buffer) => (output += d.toString()));
@@ -92,6 +92,15 @@ async function upKilledWhile(s: ExampleStack, hostname: string, condition: () =>
   await until("the engine to start cancelling", async () => /cancel/i.test(output));
   child.kill("SIGINT");
   expect(await exited).toBe(1);
+}
+
+/** `vmhost-local-engine up` in a process group of its own, killed (SIGKILL, every process of it) once `condition` holds. */
+async function upSigkilledWhile(s: ExampleStack, config: Record<string, string>, condition: () => Promise<boolean>): Promise<void> {
+  const child = spawn(process.execPath, upArgs(s, config), { env: engineEnv(), stdio: "ignore", detached: true });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await until("the update's operation to run", condition);
+  process.kill(-child.pid!, "SIGKILL");
+  await exited;
 }
 
 test("an up killed while the VM is created: the next up makes no second VM and names adoptId; adopting converges", async () => {
@@ -188,4 +197,57 @@ test("the second stack of one program meets the first's VM: the refusal says it 
   const vms = (await simState(sim)).instances.filter((i) => i.hostname === "ms-seq");
   expect(vms).toHaveLength(1);
   expect(vms[0]).toMatchObject({ uuid: idOf(prod), cpu: 2 });
+});
+
+// Updates interrupted the hard way (update audit): the up killed (SIGKILL of the engine, the program and the provider
+// host) while an update's operation runs, then up again, refresh and preview --refresh --expect-no-changes. The killed
+// run leaves the state from before the update (the real engine writes nothing for a step that never returned).
+const vmOf = async (uuid: string) => (await simState(sim)).instances.find((i) => i.uuid === uuid);
+const lastSeq = async () => (await simRequests(sim)).at(-1)?.seq ?? 0;
+
+async function expectConverged(s: ExampleStack, config: Record<string, string>): Promise<void> {
+  expectOk(await s.run("refresh", { config }));
+  const check = await s.run("preview", { config, refresh: true, expectNoChanges: true });
+  if (check.exitCode !== 0) throw new Error(`preview --refresh --expect-no-changes exited ${check.exitCode}\n${check.stdout}`);
+}
+
+const small = { cpu: "1", memory: "1", storage: "20" };
+
+test("resize + rename killed while the resize runs: the next up sends no second resize, renames, and converges", async () => {
+  const hostname = "upd-killed-resize";
+  const s = await stack(hostname, small);
+  expectOk(await s.run("up"));
+  const vm = stateResources(s.stateText()).find((r) => r.name === "vm")!.id!;
+  await admin("POST", "/faults", { stickNext: { kind: "resize", count: 1 } });
+  const changed = { hostname: `${hostname}-b`, cpu: "2", memory: "2", storage: "30" };
+  const since = await lastSeq();
+  await upSigkilledWhile(s, changed, async () => (await vmOf(vm))?.status === "resizing");
+  await admin("POST", `/instances/${vm}/finish-operation`, { outcome: "success" });
+  expectOk(await s.run("up", { config: changed }));
+  expect((await simRequests(sim)).filter((r) => r.seq > since && r.operation === "resizeInstance")).toHaveLength(1);
+  expect(await vmOf(vm)).toMatchObject({ cpu: 2, memoryGb: 2, storageGb: 30, hostname: `${hostname}-b`, status: "Running" });
+  await expectConverged(s, changed);
+  expectOk(await s.run("destroy", { config: changed }));
+});
+
+test("tier change killed while it runs, which then fails (VM in Error): the next up repairs it, changes the tier, and converges", async () => {
+  // update audit: the next up sent the tier change to the broken VM and failed, asking for one more up to start it
+  const hostname = "upd-killed-tier";
+  const s = await stack(hostname, small);
+  expectOk(await s.run("up"));
+  const vm = stateResources(s.stateText()).find((r) => r.name === "vm")!.id!;
+  await admin("POST", "/faults", { stickNext: { kind: "changeTier", count: 1 } });
+  const changed = { hostname, ...small, tierId: "2" };
+  await upSigkilledWhile(s, changed, async () => (await vmOf(vm))?.status === "resizing");
+  await admin("POST", `/instances/${vm}/finish-operation`, { outcome: "failure" });
+  expect(await vmOf(vm)).toMatchObject({ status: "Error", tierId: 1 });
+  const since = await lastSeq();
+  expectOk(await s.run("up", { config: changed }));
+  expect((await simRequests(sim)).filter((r) => r.seq > since && (r.operation === "startInstance" || r.operation === "changeTier")).map((r) => r.operation)).toEqual([
+    "startInstance",
+    "changeTier",
+  ]);
+  expect(await vmOf(vm)).toMatchObject({ tierId: 2, status: "Running" });
+  await expectConverged(s, changed);
+  expectOk(await s.run("destroy", { config: changed }));
 });
