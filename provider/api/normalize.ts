@@ -250,8 +250,10 @@ const OPERATION_STATUSES = new Set([
   "resizing", "upgrading", "downgrading", "scaling", "migrating", "suspending", "resuming",
   "deleting", "destroying", "terminating", "removing",
   "rollingback", "rolling back", "restoring", "reverting", "snapshotting", "backing up",
-  "pending", "processing", "queued", "in progress", "on progress",
+  "processing", "queued", "in progress", "on progress",
 ]);
+// (not "pending": panels of this kind show a VM at rest so, an order awaiting payment or activation: read as an
+// operation, every write and every delete of it waited until its deadline, and it could not be destroyed)
 
 /** Whether an instance status word says an operation is under way ({@link OPERATION_STATUSES}). */
 export function statusShowsOperation(status: string): boolean {

@@ -119,7 +119,7 @@ describe("operationFlagOf (a host may leave operation_flag at 0: the status word
     expect(operationFlagOf(0, status)).toBe(1);
     expect(statusShowsOperation(status)).toBe(true);
   });
-  it.each(["Running", "Stopped", "Error", "Active", "running", ""])("%j with flag 0 reads as idle", (status) => {
+  it.each(["Running", "Stopped", "Error", "Active", "running", "", "Pending", "Suspended"])("%j with flag 0 reads as idle", (status) => {
     expect(operationFlagOf(0, status)).toBe(0);
   });
   it("the host's own non-zero flag is kept, whatever the status", () => {
