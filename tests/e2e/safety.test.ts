@@ -43,7 +43,7 @@ const reservedAddresses = async () => (await simState(sim)).publicIps.filter((p)
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
   const started = Date.now();
   while (!(await check())) {
-    if (Date.now() - started > 60_000) throw new Error(`${what}: not reached within 60 s`);
+    if (Date.now() - started > 120_000) throw new Error(`${what}: not reached within 120 s`);
     await delay(50);
   }
 }
