@@ -87,51 +87,47 @@ it("a create that lands after the client gave up is found and taken: one VM, tho
   expect(said.some((l) => l.includes("may still land: looking again in 2 s"))).toBe(true);
 });
 
-it("a create held past twice the request bound lands after the resend: the up fails naming that twin, this VM recorded", async () => {
-  // simulator audit: two VMs ran, one in no state; the twin is named (never deleted: it may be someone else's)
+/**
+ * A create held 3 s by a host whose operations take 2 s, with a request bound of 1 s (so it lands after the resend), and
+ * `faults` beside it: the create's error, the VMs of the hostname, and the one the error records.
+ */
+async function heldCreate(hostname: string, faults: Record<string, unknown> = {}): Promise<{ error: unknown; twins: string[]; recorded: string }> {
   const slow = await startSimulator({ opSeconds: 2 }); // the resent create is still settling when the held one lands
   try {
     const config: Record<string, string> = { "vmhost:apiKey": slow.apiKey, "vmhost:baseUrl": slow.url, "vmhost:requestTimeout": "1s" };
     await configure({ config: { get: (k: string) => config[k] } });
-    slow.setFaults({ delayNext: { operation: "createInstance", ms: 3000 } });
+    slow.setFaults({ delayNext: { operation: "createInstance", ms: 3000 }, ...faults });
     const instance = providers.Instance as FullProvider;
-    const error = await instance.create((await instance.check({}, { ...validCreate, hostname: "late-twin" })).inputs).then(() => undefined, (e: unknown) => e);
+    const error = await instance.create((await instance.check({}, { ...validCreate, hostname })).inputs).then(() => undefined, (e: unknown) => e);
     const state = (await (await fetch(`${slow.adminUrl}/state`)).json()) as { instances: { uuid: string; hostname: string }[] };
-    const twins = state.instances.filter((i) => i.hostname === "late-twin").map((i) => i.uuid);
-    expect(twins).toHaveLength(2);
-    expect(error).toBeInstanceOf(ResourceInitError);
-    const recorded = (error as ResourceInitError).id;
-    expect(twins).toContain(recorded);
-    expect((error as Error).message).toContain(`${twins.find((t) => t !== recorded)} named late-twin appeared too`);
-    // the VM is ready: the create's own "did not become ready" wrapping must not reword the refusal
-    expect((error as Error).message).toMatch(/^instance \S+ \(late-twin\) was created, but /);
-    expect((error as Error).message).not.toMatch(/did not become ready/);
+    const twins = state.instances.filter((i) => i.hostname === hostname).map((i) => i.uuid);
+    return { error, twins, recorded: (error as ResourceInitError | undefined)?.id ?? "" };
   } finally {
     await slow.close();
   }
+}
+
+it("a create held past twice the request bound lands after the resend: the up fails naming that twin, this VM recorded", async () => {
+  // simulator audit: two VMs ran, one in no state; the twin is named (never deleted: it may be someone else's)
+  const { error, twins, recorded } = await heldCreate("late-twin");
+  expect(twins).toHaveLength(2);
+  expect(error).toBeInstanceOf(ResourceInitError);
+  expect(twins).toContain(recorded);
+  expect((error as Error).message).toContain(`${twins.find((t) => t !== recorded)} named late-twin appeared too`);
+  // the VM is ready: the create's own "did not become ready" wrapping must not reword the refusal
+  expect((error as Error).message).toMatch(/^instance \S+ \(late-twin\) was created, but /);
+  expect((error as Error).message).not.toMatch(/did not become ready/);
 });
 
 it("a create held past twice the bound whose resent VM then fails: the error records this VM and names the twin too", async () => {
   // update audit: only the success path looked for the late twin, so a resent create failing in its wait or follow-up
-  // steps left the twin running in no state, unnamed
-  const slow = await startSimulator({ opSeconds: 2 }); // the resent VM fails after the held create has landed
-  try {
-    const config: Record<string, string> = { "vmhost:apiKey": slow.apiKey, "vmhost:baseUrl": slow.url, "vmhost:requestTimeout": "1s" };
-    await configure({ config: { get: (k: string) => config[k] } });
-    slow.setFaults({ delayNext: { operation: "createInstance", ms: 3000 }, failNext: { kind: "create", count: 1 } });
-    const instance = providers.Instance as FullProvider;
-    const error = await instance.create((await instance.check({}, { ...validCreate, hostname: "late-twin-fail" })).inputs).then(() => undefined, (e: unknown) => e);
-    const state = (await (await fetch(`${slow.adminUrl}/state`)).json()) as { instances: { uuid: string; hostname: string }[] };
-    const twins = state.instances.filter((i) => i.hostname === "late-twin-fail").map((i) => i.uuid);
-    expect(twins).toHaveLength(2);
-    expect(error).toBeInstanceOf(ResourceInitError);
-    const recorded = (error as ResourceInitError).id;
-    expect(twins).toContain(recorded);
-    expect((error as Error).message).toMatch(/^instance \S+ \(late-twin-fail\) was created but did not become ready: .*the instance reports status Error\./);
-    expect((error as Error).message).toContain(`Also, ${twins.find((t) => t !== recorded)} named late-twin-fail appeared too`);
-  } finally {
-    await slow.close();
-  }
+  // steps left the twin running in no state, unnamed (the resent VM fails after the held create has landed)
+  const { error, twins, recorded } = await heldCreate("late-twin-fail", { failNext: { kind: "create", count: 1 } });
+  expect(twins).toHaveLength(2);
+  expect(error).toBeInstanceOf(ResourceInitError);
+  expect(twins).toContain(recorded);
+  expect((error as Error).message).toMatch(/^instance \S+ \(late-twin-fail\) was created but did not become ready: .*the instance reports status Error\./);
+  expect((error as Error).message).toContain(`Also, ${twins.find((t) => t !== recorded)} named late-twin-fail appeared too`);
 });
 
 it("an address add that lands after the client gave up is found and taken: one address, none reported missing", async () => {
