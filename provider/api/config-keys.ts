@@ -15,6 +15,7 @@ export const CONFIG_KEYS = [
   "deleteTimeout",
 ] as const;
 
+/** A `vmhost:` stack config key the provider reads (without the namespace), e.g. `apiKey`, `requestTimeout`. */
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 const NAMESPACE = "vmhost:";
