@@ -19,11 +19,29 @@ describe("operation durations kept across runs", () => {
     expect(fresh.expected("resize")).toBeUndefined();
   });
 
-  it("averages new samples in (one outlier does not take over)", () => {
+  it("the usual duration is the lower median of the recent samples (one outlier does not take over)", () => {
     const store = new DurationStore(join(dir, "host.json"));
     store.learn("resize", 10_000);
     store.learn("resize", 20_000);
-    expect(store.expected("resize")).toBe(13_000);
+    expect(store.expected("resize")).toBe(10_000); // of two, the shorter: too long costs lateness, too short only reads
+    store.learn("resize", 300_000); // a stuck operation finished in the panel
+    expect(store.expected("resize")).toBe(20_000);
+    for (const ms of [12_000, 11_000, 10_500, 10_000]) store.learn("resize", ms);
+    expect(store.expected("resize")).toBe(11_000); // the 5 most recent: 300 s, then four near 10 s
+    expect(JSON.parse(readFileSync(join(dir, "host.json"), "utf8")).kinds.resize).toMatchObject({ ms: 11_000, samples: 7, recent: [300_000, 12_000, 11_000, 10_500, 10_000] });
+  });
+
+  it("a wait that saw the operation end well before the usual duration forgets the kind; a file of an older version is read", () => {
+    const file = join(dir, "host.json");
+    writeFileSync(file, JSON.stringify({ version: 1, kinds: { create: { ms: 20_000, samples: 40, early: 1 }, resize: { ms: 20_000, samples: 3 } } }));
+    const store = new DurationStore(file);
+    expect(store.expected("create")).toBe(20_000);
+    store.learn("create", 9_000, true);
+    expect(store.expected("create")).toBeUndefined();
+    expect(new DurationStore(file).expected("create")).toBeUndefined();
+    // an older file's usual duration counts as one recent sample
+    store.learn("resize", 2_000);
+    expect(store.expected("resize")).toBe(2_000);
   });
 
   it("ignores a duration that cannot be one (zero, negative, not finite), and counts the samples it averages", () => {

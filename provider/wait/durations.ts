@@ -26,18 +26,36 @@ const fileSchema = z.object({
   kinds: z.record(
     z.string(),
     z.object({
+      /** The usual duration: the lower median of `recent` (kept for older versions, which read only this). */
       ms: z.number().positive().finite(),
       samples: z.number().int().positive(),
-      /** How many waits in a row ended before the usual duration with nothing seen in between (see `learn`). */
+      /** Written by older versions (how many waits in a row ended early); read, never written. */
       early: z.number().int().nonnegative().optional(),
+      /** The last few durations learned, oldest first (absent in files of older versions: then `[ms]`). */
+      recent: z.array(z.number().positive().finite()).max(32).optional(),
     }),
   ),
 });
 
 type Kinds = z.infer<typeof fileSchema>["kinds"];
 
-/** Weight of a new sample in the moving average: recent runs count most, one outlier does not dominate. */
-const NEW_SAMPLE_WEIGHT = 0.3;
+/**
+ * How many recent durations of a kind are kept; the usual duration is their lower median.
+ *
+ * Why a median of recent samples and not a moving average: one outlier moved the average a long way (a stuck
+ * operation finished in the panel after 5 minutes, or a run with many faults whose polls took long, taught a 2 s kind
+ * 20 s or more), and too long is the costly direction: a wait sleeps until shortly before the usual end, so it
+ * notices an earlier end only then (fleet audit: 20 s kept for 2 s operations, each later run 13-16 s late per
+ * operation, still 2 s late four runs later; kept at 3.4 s, the end read itself confirmed it at every run, so it was
+ * never unlearned). A median ignores outliers up to half the samples; the lower one of an even count, as too short
+ * only costs status reads (the shared poller's, about 1 a second for the whole process), too long costs lateness.
+ */
+const RECENT_SAMPLES = 5;
+
+function lowerMedian(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
 
 /** The cache directory of this user (see the module comment), or undefined when persistence is off. */
 export function cacheDirectory(env: Readonly<Record<string, string | undefined>> = process.env, platform = process.platform): string | undefined {
@@ -75,18 +93,27 @@ export class DurationStore {
 
   /**
    * Records one observed duration of `kind` and keeps it in the file (best effort). `endedEarly`: the wait saw the
-   * operation ended before the usual duration with nothing seen in between (wait/instance.ts endedBeforeUsual), so the
-   * usual duration may be far too long (an outlier: a stuck operation finished in the panel). The second such wait in
-   * a row takes the observation in place of the usual duration; a single one (a kind whose operations vary, a fast
-   * CPU-only resize among disk resizes) is averaged in like any other.
+   * operation ended before the usual duration with nothing seen in between (wait/instance.ts endedBeforeUsual): the
+   * usual duration is proven too long, by an unknown amount (the end lies anywhere since the operation was last
+   * seen running, often its start). Then what was known is forgotten, and `ms` too (a guess inside that span): the
+   * next wait of the kind polls as on a new host (every shared tick, noticed within about a second, from its start)
+   * and learns the duration to within a tick. Averaging or halving towards it instead took one late run per halving
+   * (fleet audit: 20 s kept for 2 s operations took four runs, 16 s, 13 s, 5 s and 2 s late). Kinds whose operations
+   * vary a lot (a CPU-only resize among disk resizes) then pay one wait polled from its start now and then, not
+   * lateness.
    */
   learn(kind: string, ms: number, endedEarly = false): void {
-    if (!(ms > 0) || !Number.isFinite(ms)) return;
     const kinds = this.load();
+    if (endedEarly) {
+      if (!kinds[kind]) return;
+      delete kinds[kind];
+      this.save(kinds);
+      return;
+    }
+    if (!(ms > 0) || !Number.isFinite(ms)) return;
     const previous = kinds[kind];
-    const early = endedEarly ? (previous?.early ?? 0) + 1 : 0;
-    const averaged = previous && early < 2 ? previous.ms * (1 - NEW_SAMPLE_WEIGHT) + ms * NEW_SAMPLE_WEIGHT : ms;
-    kinds[kind] = { ms: averaged, samples: (previous?.samples ?? 0) + 1, ...(early > 0 ? { early } : {}) };
+    const recent = [...(previous ? (previous.recent ?? [previous.ms]) : []), ms].slice(-RECENT_SAMPLES);
+    kinds[kind] = { ms: lowerMedian(recent), samples: (previous?.samples ?? 0) + 1, recent };
     this.save(kinds);
   }
 

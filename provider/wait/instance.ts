@@ -248,11 +248,11 @@ export function endEstimate(runningSeenAt: number | undefined, settledAt: number
 /**
  * Whether the operation was seen ended before its usual end with nothing seen in between since it was seen running
  * (the wait slept through it): the usual duration is too long, by an unknown amount. The end then lies anywhere
- * between the two answers, and their middle is learned; from the second such wait in a row it replaces the usual
- * duration instead of being averaged in (durations.ts learn), so an outlier (a stuck operation finished in the panel,
- * a slow day) stops making every later wait sleep far past the end (multistack audit: 20 s learned for 0.05 s
- * operations made each create take 18 s, and each run learned its own sleep back, about 3 % shorter), while one fast
- * operation among slow ones of its kind only nudges it.
+ * between the two answers, so the kind is forgotten (durations.ts learn) and its next wait polls from its start and
+ * learns it to within a tick: an outlier (a stuck operation finished in the panel, a run with many faults) stops
+ * making later waits sleep far past the end after one wait (multistack audit: 20 s learned for 0.05 s operations made
+ * each create take 18 s, and each run learned its own sleep back, about 3 % shorter; fleet audit: halving it per such
+ * wait still cost one late run per half).
  */
 export function endedBeforeUsual(runningSeenAt: number | undefined, settledAt: number, expectedAt: number | undefined, intervalMs: number): boolean {
   return runningSeenAt !== undefined && expectedAt !== undefined && settledAt < expectedAt && settledAt - runningSeenAt > 2 * intervalMs;

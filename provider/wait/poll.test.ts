@@ -57,8 +57,18 @@ describe("polling schedule", () => {
     expect(nextPollDelay(59_200, 60_000, schedule, planned)).toBe(1_100); // would start within the lead: sleep until it
     expect(nextPollDelay(60_300, 60_000, schedule, planned)).toBe(250);
     expect(nextPollDelay(90_260, 60_000, schedule, planned)).toBe(3_026);
-    // a planned poll far ahead of a long sleep cuts it short
-    expect(nextPollDelay(0, 60_000, schedule, { atMs: 30_000, leadMs: 900 })).toBe(30_000);
+    // a planned poll far ahead of a long sleep cuts it short (after one look just before it: none came near it)
+    expect(nextPollDelay(0, 60_000, schedule, { atMs: 30_000, leadMs: 900 })).toBe(29_100);
+    expect(nextPollDelay(29_100, 60_000, schedule, { atMs: 30_000, leadMs: 900 })).toBe(900);
+  });
+  it("a short usual duration (its tenth within the lead): one look just before the planned poll, so a usual duration too long shows", () => {
+    // 3.4 s known, end read at 3.85 s: without that look the first look after the start was the end read, which then
+    // always found the operation over and kept 3.4 s for 2 s operations (fleet audit: 1.9 s late at every run)
+    const planned = { atMs: 3_850, leadMs: 900 };
+    expect(nextPollDelay(50, 3_400, schedule, planned)).toBe(2_900);
+    expect(nextPollDelay(2_950, 3_400, schedule, planned)).toBe(900);
+    // no second one when a look came within a lead of it already
+    expect(nextPollDelay(2_100, 3_400, schedule, planned)).toBe(1_750);
   });
   it("far past the usual finish backs off up to the cap", () => {
     expect(nextPollDelay(120_000, 60_000, schedule)).toBe(6_000);

@@ -69,7 +69,16 @@ export interface PlannedPoll {
  */
 export function nextPollDelay(elapsedMs: number, expectedMs: number | undefined, schedule: PollSchedule, planned?: PlannedPoll): number {
   const delay = scheduledDelay(elapsedMs, expectedMs, schedule);
-  if (planned && elapsedMs < planned.atMs && elapsedMs + delay > planned.atMs - planned.leadMs) return planned.atMs - elapsedMs;
+  if (planned && elapsedMs < planned.atMs && elapsedMs + delay > planned.atMs - planned.leadMs) {
+    // One look just before the planned poll (as early as it may be) when none came near it: else a short usual duration
+    // (under about 5 s, where the tenth before it is within the lead) had no look between the start and the planned
+    // poll, which then always found the operation ended, so a usual duration too long was never seen to be (fleet
+    // audit: 3.4 s kept for 2 s operations, 1.9 s late at every run). A look that sees the operation still running
+    // (the usual end holds) also brackets the end to within the lead, so it is learned without drift.
+    const lookAt = planned.atMs - planned.leadMs;
+    if (elapsedMs < lookAt - planned.leadMs) return lookAt - elapsedMs;
+    return planned.atMs - elapsedMs;
+  }
   return delay;
 }
 
