@@ -27,3 +27,18 @@ export function currentRequestDeadline(): number | undefined {
 export function outsideRequestDeadline<T>(fn: () => T): T {
   return scope.exit(fn);
 }
+
+const queueScope = new AsyncLocalStorage<number>();
+
+/**
+ * Runs `fn` with its requests placed in the rate limiter's queue as if due by `atMs` (limiter.ts), without bounding
+ * them by it: shared work done for several resources (a status tick) carries the nearest deadline of those it serves.
+ */
+export function withQueueDeadline<T>(atMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+  return atMs === undefined ? fn() : queueScope.run(atMs, fn);
+}
+
+/** The deadline that places the current request in the rate limiter's queue, when set by {@link withQueueDeadline}. */
+export function currentQueueDeadline(): number | undefined {
+  return queueScope.getStore();
+}

@@ -22,7 +22,22 @@
  *   second a probe so timed never comes early; on one with longer windows it costs at most one 429 per window,
  *   which names the window's end. (Window lengths are not predicted from earlier windows: a length guessed from
  *   two 429s far apart once held a 50-VM fleet for 30 s at a time with nothing sent.)
- * - Requests are granted strictly in arrival order (one FIFO queue), so no resource starves behind a busy one.
+ * - Requests are granted in arrival order, except that a request whose resource operation's deadline (its
+ *   `timeouts`, api/deadline.ts) is nearer than {@link DEADLINE_HORIZON_MS} is served by that deadline: it goes
+ *   ahead of requests that joined the queue later than a horizon before its deadline. Shared reads (the status
+ *   poller's ticks, wait/batched-asks.ts) carry the nearest deadline of the waits they answer: a wait served last
+ *   would time out all the same. Every request's place is
+ *   `min(deadline, joined + horizon)` (earliest first, ties in arrival order): with the default timeouts (20-30
+ *   minutes) that is arrival order exactly, and no request waits behind more than what joined before it or within a
+ *   horizon after it, so none starves. With tight timeouts a resource that is nearly done (its settle reads, started
+ *   first) is no longer failed behind the creates of resources that joined later (fleet audit: 24 creates with
+ *   `timeouts.create` 8 s on a host allowing 2 requests a second all failed, each VM made).
+ * - A write whose deadline passes while it waits in this queue is not sent: it fails with
+ *   {@link QueuedPastDeadlineError}, which says that it was never sent and where the time went (this provider's queue,
+ *   behind how many requests, at the host's learned limit), not that the host was slow. Before, it went out after its
+ *   resource had given up on it (a create then made a VM whose create had already failed). Reads are still sent (one
+ *   after an ambiguous write decides whether it took effect), as are writes that joined the queue after their deadline
+ *   had passed (the clean-up of a failed operation) and retries (an earlier attempt may have reached the host).
  * - `vmhost:maxRequestsPerSecond` stays as a cap (a token bucket, {@link Pacer}) on top of what is learned.
  *
  * Whether a 429 then fails the call is the retry step's decision (pipeline.ts): it waits while the pause ends
@@ -33,6 +48,49 @@ import { accountKey, Pacer } from "./pacer";
 
 /** How long to hold requests when the budget is spent and the window's end is unknown (then probe once). */
 export const PROBE_INTERVAL_MS = 1_000;
+
+/** Deadlines nearer than this order the queue (see the module comment); further ones keep arrival order. */
+export const DEADLINE_HORIZON_MS = 60_000;
+
+/** What a request tells the queue about deadlines (api/deadline.ts), in epoch ms of the limiter's clock. */
+export interface QueueDeadline {
+  /**
+   * The deadline that orders it: its resource operation's, or for shared work (a status tick) the nearest of the
+   * resources it serves.
+   */
+  orderAt?: number;
+  /** When it fails unsent if still queued (see the module comment): its own resource's deadline, for a first attempt of a write. */
+  expiresAt?: number;
+}
+
+/**
+ * A request that waited in this provider's queue for the host until its resource operation's deadline passed, and
+ * was therefore never sent (so it changed nothing). The message names the request when the caller (the pipeline's
+ * rate-limit step) knows it.
+ */
+export class QueuedPastDeadlineError extends Error {
+  override readonly name = "QueuedPastDeadlineError";
+  constructor(
+    /** How long it waited in the queue. */
+    readonly waitedMs: number,
+    /** Requests ahead of it when it joined the queue. */
+    readonly aheadWhenQueued: number,
+    /** Requests still queued when it gave up (itself not counted). */
+    readonly queuedNow: number,
+    /** The host's limit per window, as learned from its answers. */
+    readonly limit: number | undefined,
+    request = "the request",
+  ) {
+    super(
+      `${request} was never sent (it changed nothing): it waited ${Math.round(waitedMs / 100) / 10} s in this provider's own queue for the ` +
+        `host, behind ${aheadWhenQueued} other request(s) of this deployment (${queuedNow} still queued), paced by the host's rate limit` +
+        `${limit !== undefined ? ` of ${limit} requests per window (learned from its X-RateLimit-Limit)` : ""}, and its resource's ` +
+        "deadline passed first. The host was not slow: this deployment asks more of it at once than its rate limit lets through in that " +
+        "time. Raise the resource's timeouts (e.g. timeouts: { create: \"30m\" }), or change fewer resources at once (pulumi up " +
+        "--parallel, or --target), then run pulumi up again.",
+    );
+  }
+}
 
 /**
  * Whether the host's rate limit is what paces the account's requests right now: read by work that can be left
@@ -58,6 +116,14 @@ interface Waiter {
   reject(reason: unknown): void;
   signal?: AbortSignal;
   onAbort?: () => void;
+  /** When it joined the queue. */
+  queuedAt: number;
+  /** Its place: earliest first (see the module comment). */
+  key: number;
+  /** When it fails unsent, if it does (see QueueDeadline.expiresAt). */
+  expiresAt?: number;
+  /** Requests ahead of it when it joined. */
+  ahead: number;
 }
 
 function headerNumber(headers: Record<string, string | undefined>, name: string): number | undefined {
@@ -89,6 +155,8 @@ export class RateLimiter implements RateLimitView {
   private readonly queue: Waiter[] = [];
   private pumping = false;
   private pumpSleep: AbortController | undefined;
+  /** When the pump's current sleep ends (a waiter expiring earlier wakes it). */
+  private pumpWakesAt = Infinity;
 
   constructor(
     capPerSecond: number | undefined,
@@ -120,13 +188,20 @@ export class RateLimiter implements RateLimitView {
   }
 
   /**
-   * Waits for permission to send one request, in arrival order. Resolves to a ticket to hand back to
-   * {@link observe} with the answer (or without one when none came).
+   * Waits for permission to send one request, in arrival order (nearest deadline first within the horizon, see the
+   * module comment). Resolves to a ticket to hand back to {@link observe} with the answer (or without one when none
+   * came); rejects with {@link QueuedPastDeadlineError} when `deadline.expiresAt` passes while it is queued.
    */
-  acquire(signal?: AbortSignal): Promise<number> {
+  acquire(signal?: AbortSignal, deadline?: QueueDeadline): Promise<number> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal };
+      const queuedAt = this.clock.now();
+      const key = Math.min(deadline?.orderAt ?? Infinity, deadline?.expiresAt ?? Infinity, queuedAt + DEADLINE_HORIZON_MS);
+      // (a write that joins after its deadline passed is the clean-up of a failed operation: sent, as before)
+      const expiresAt = deadline?.expiresAt !== undefined && deadline.expiresAt > queuedAt ? deadline.expiresAt : undefined;
+      let index = this.queue.length;
+      while (index > 0 && this.queue[index - 1]!.key > key) index -= 1;
+      const waiter: Waiter = { resolve, reject, signal, queuedAt, key, expiresAt, ahead: index };
       if (signal) {
         waiter.onAbort = () => {
           const index = this.queue.indexOf(waiter);
@@ -136,9 +211,32 @@ export class RateLimiter implements RateLimitView {
         };
         signal.addEventListener("abort", waiter.onAbort, { once: true });
       }
-      this.queue.push(waiter);
+      this.queue.splice(index, 0, waiter);
+      // A pump asleep past this waiter's expiry decides again (it sleeps until the next grant or expiry).
+      if (expiresAt !== undefined && expiresAt < this.pumpWakesAt) this.pumpSleep?.abort();
       void this.pump();
     });
+  }
+
+  /** Fails, unsent, every queued waiter whose deadline has passed (see QueueDeadline.expiresAt). */
+  private expireOverdue(now: number): void {
+    for (let i = 0; i < this.queue.length; ) {
+      const waiter = this.queue[i]!;
+      if (waiter.expiresAt === undefined || waiter.expiresAt > now) {
+        i += 1;
+        continue;
+      }
+      this.queue.splice(i, 1);
+      if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
+      waiter.reject(new QueuedPastDeadlineError(now - waiter.queuedAt, waiter.ahead, this.queue.length, this.limit));
+    }
+  }
+
+  /** The earliest time a queued waiter expires (Infinity when none does). */
+  private nextExpiry(): number {
+    let next = Infinity;
+    for (const waiter of this.queue) if (waiter.expiresAt !== undefined && waiter.expiresAt < next) next = waiter.expiresAt;
+    return next;
   }
 
   reachedWithin(withinMs: number): boolean {
@@ -261,12 +359,20 @@ export class RateLimiter implements RateLimitView {
     this.pumping = true;
     try {
       while (this.queue.length > 0) {
-        const wait = this.delayMs(this.clock.now());
-        if (wait === Infinity) return;
+        const now = this.clock.now();
+        this.expireOverdue(now);
+        if (this.queue.length === 0) break;
+        const wait = this.delayMs(now);
         if (wait > 0) {
+          // until the next grant may go, or the next waiter expires, whichever comes first (an Infinity wait is ended
+          // by observe(), which aborts this sleep)
+          const sleepMs = Math.min(wait, this.nextExpiry() - now);
+          if (sleepMs === Infinity) return;
           this.pumpSleep = new AbortController();
-          await this.clock.sleep(wait, this.pumpSleep.signal).catch(() => undefined);
+          this.pumpWakesAt = now + sleepMs;
+          await this.clock.sleep(sleepMs, this.pumpSleep.signal).catch(() => undefined);
           this.pumpSleep = undefined;
+          this.pumpWakesAt = Infinity;
           continue;
         }
         const waiter = this.queue.shift()!;

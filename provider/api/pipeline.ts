@@ -23,9 +23,9 @@ import {
   redact,
   type FieldErrors,
 } from "./errors";
-import { currentRequestDeadline } from "./deadline";
+import { currentQueueDeadline, currentRequestDeadline } from "./deadline";
 import { formatLogLine, type RequestLogEntry, type RequestLogger } from "./log";
-import type { RateLimiter } from "./limiter";
+import { QueuedPastDeadlineError, type RateLimiter } from "./limiter";
 import { responseSchemas, type OperationData } from "./operations";
 import { backoffDelayMs, decideRetry, serverRequestedDelayMs, type AttemptFailure, type Clock, type RetrySettings } from "./retry";
 import type { HttpMethod, OperationId, RetryClass } from "./routes";
@@ -124,7 +124,22 @@ export function rateLimitStep(
   next: Step, limiter: RateLimiter, now: () => number = Date.now, beforeSend?: (request: PreparedRequest) => Promise<void>,
 ): Step {
   return async (attempt) => {
-    const ticket = await limiter.acquire(attempt.request.signal);
+    const { request } = attempt;
+    // The resource's deadline (or a shared read's, deadline.ts withQueueDeadline) orders the queue when near; a first
+    // attempt of a write fails unsent when its deadline passes while queued (limiter.ts: a read may decide whether an
+    // ambiguous write took effect, and a retry's earlier attempt may have reached the host, so those are sent as before).
+    const deadlineAt = currentRequestDeadline();
+    const deadline = {
+      orderAt: currentQueueDeadline() ?? deadlineAt,
+      expiresAt: request.method !== "GET" && attempt.retry === 0 ? deadlineAt : undefined,
+    };
+    let ticket: number;
+    try {
+      ticket = await limiter.acquire(request.signal, deadline);
+    } catch (thrown) {
+      if (!(thrown instanceof QueuedPastDeadlineError)) throw thrown;
+      throw new QueuedPastDeadlineError(thrown.waitedMs, thrown.aheadWhenQueued, thrown.queuedNow, thrown.limit, `${request.method} ${request.pathTemplate} (${request.operation})`);
+    }
     let response: TransportResponse | undefined;
     try {
       await beforeSend?.(attempt.request);

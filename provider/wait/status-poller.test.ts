@@ -1,5 +1,6 @@
 import type { InstanceList, InstanceListItem } from "../api";
 import type { VmHostClient } from "../api";
+import { currentQueueDeadline, currentRequestDeadline, withRequestDeadline } from "../api/deadline";
 import { InstanceStatusPoller, pollIntervalMs, statusPollerFor, TICK_SKIPPED } from "./status-poller";
 
 const row = (uuid: string, status = "Running", operation_flag = 0) =>
@@ -234,5 +235,30 @@ describe("shared instance status poller: injected time", () => {
     await poller.status("vm-1");
     await poller.status("vm-1", { now: true });
     expect(list.requests.map((r) => r.at)).toEqual([0, 0]);
+  });
+});
+
+describe("a shared tick's place in the rate limiter's queue", () => {
+  it("carries the nearest deadline of the waits it answers (their resources' timeouts), without being bounded by it", async () => {
+    const rows = [row("vm-1", "creating", 1), row("vm-2", "creating", 1), row("vm-3", "creating", 1)];
+    const list = fakeList(rows);
+    const placedBy: (number | undefined)[] = [];
+    const bounded: (number | undefined)[] = [];
+    const listPage = (page: number, onSend?: () => void) => {
+      placedBy.push(currentQueueDeadline());
+      bounded.push(currentRequestDeadline());
+      return list.listPage(page, onSend);
+    };
+    const poller = new InstanceStatusPoller(listPage, 1000, list.clock);
+    await Promise.all([
+      withRequestDeadline(90_000, () => poller.status("vm-1")),
+      withRequestDeadline(8_000, () => poller.status("vm-2")),
+      poller.status("vm-3"), // a wait outside any resource operation (a read)
+    ]);
+    expect(placedBy).toEqual([8_000]);
+    expect(bounded).toEqual([undefined]);
+    // asked by no resource operation: placed by arrival alone
+    await poller.status("vm-3");
+    expect(placedBy).toEqual([8_000, undefined]);
   });
 });

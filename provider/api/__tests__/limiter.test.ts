@@ -1,7 +1,7 @@
 import { getEventListeners } from "node:events";
 import { withRequestDeadline } from "../deadline";
 import { RateLimitedError } from "../errors";
-import { limiterFor, limiterKeys, limiterStats, PROBE_INTERVAL_MS, RateLimiter } from "../limiter";
+import { limiterFor, limiterKeys, limiterStats, PROBE_INTERVAL_MS, QueuedPastDeadlineError, RateLimiter } from "../limiter";
 import type { Clock } from "../retry";
 import { systemClock } from "../../clock";
 import { mockClient } from "./helpers";
@@ -475,5 +475,98 @@ describe("rate limiter: the window's end from other header forms, and its settin
     const key = limiterKeys().find((k) => k.includes("api.cap.test"))!;
     expect(key).not.toContain("key-cap-1");
     expect(limiterStats()[key]).toEqual(limiter.stats());
+  });
+});
+
+describe("rate limiter: the queue and the resources' deadlines (timeouts)", () => {
+  /** A limiter that learned a limit of 2 with nothing left in the window: the next grant is a probe a second later. */
+  async function spentLimiter() {
+    const start = 1_700_000_000_000;
+    const stepped = steppedClock(start);
+    const limiter = new RateLimiter(undefined, stepped.clock);
+    limiter.observe(await limiter.acquire(), answer(200, { "x-ratelimit-limit": "2", "x-ratelimit-remaining": "0" }));
+    return { ...stepped, limiter, start };
+  }
+  const order: string[] = [];
+  const tickets = new Map<string, number>();
+  beforeEach(() => {
+    order.splice(0);
+    tickets.clear();
+  });
+  const take = (name: string) => (ticket: number) => {
+    order.push(name);
+    tickets.set(name, ticket);
+    return ticket;
+  };
+  /** One probe a second: each grant's answer says the window is spent again. */
+  async function grantOneByOne(count: number, limiter: RateLimiter, advance: (ms: number) => Promise<void>): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      await advance(PROBE_INTERVAL_MS);
+      limiter.observe(tickets.get(order.at(-1)!)!, answer(200, { "x-ratelimit-remaining": "0" }));
+    }
+  }
+
+  it("with far deadlines (the default timeouts) or none, requests go in arrival order", async () => {
+    const { limiter, advance, start } = await spentLimiter();
+    const far = { orderAt: start + 30 * 60_000, expiresAt: start + 30 * 60_000 };
+    const all = [limiter.acquire(undefined, far).then(take("a")), limiter.acquire().then(take("b")), limiter.acquire(undefined, far).then(take("c"))];
+    await grantOneByOne(3, limiter, advance);
+    await Promise.all(all);
+    expect(order).toEqual(["a", "b", "c"]);
+  });
+
+  it("a request whose deadline is near goes ahead of those that joined after a horizon before it", async () => {
+    const { limiter, advance, start } = await spentLimiter();
+    const all = [
+      limiter.acquire(undefined, { expiresAt: start + 30 * 60_000 }).then(take("far")),
+      limiter.acquire().then(take("poll")),
+      limiter.acquire(undefined, { orderAt: start + 5_000 }).then(take("near")),
+    ];
+    await grantOneByOne(3, limiter, advance);
+    await Promise.all(all);
+    expect(order).toEqual(["near", "far", "poll"]);
+  });
+
+  it("a write whose deadline passes while queued fails unsent, saying where the time went; a read is still sent", async () => {
+    const { limiter, advance, start } = await spentLimiter();
+    const write = limiter.acquire(undefined, { expiresAt: start + 500 }).catch((e: unknown) => e);
+    const read = limiter.acquire(undefined, { orderAt: start + 500 }).then(take("read"));
+    await advance(500);
+    const error = await write;
+    expect(error).toBeInstanceOf(QueuedPastDeadlineError);
+    expect(error).toMatchObject({ waitedMs: 500, aheadWhenQueued: 0, queuedNow: 1, limit: 2 });
+    expect((error as Error).message).toContain("was never sent (it changed nothing)");
+    expect((error as Error).message).toContain("this provider's own queue");
+    expect((error as Error).message).toContain("2 requests per window");
+    expect((error as Error).message).toContain("Raise the resource's timeouts");
+    expect(order).toEqual([]);
+    await advance(500);
+    await read;
+    expect(order).toEqual(["read"]);
+    expect(limiter.stats().granted).toBe(2); // the first request and the read: the write never got a ticket
+  });
+
+  it("a write that joins after its deadline passed (the clean-up of a failed operation) is sent, as before", async () => {
+    const { limiter, advance, start, now } = await spentLimiter();
+    await advance(200);
+    const late = limiter.acquire(undefined, { expiresAt: start + 100 }).then(take("clean-up"));
+    await advance(800);
+    await late;
+    expect(order).toEqual(["clean-up"]);
+    expect(now() - start).toBe(PROBE_INTERVAL_MS);
+  });
+});
+
+describe("client: a write queued past its resource's deadline is never sent, and says so", () => {
+  it("a create that waited in the queue until the deadline fails unsent, naming the request; the host never sees it", async () => {
+    const { pool, client, calls, clock } = mockClient();
+    pool.intercept({ path: "/v1/instance/i-1/detail", method: "GET" }).reply(404, { message: "gone" }, { headers: { "x-ratelimit-limit": "1", "x-ratelimit-remaining": "0" } });
+    await client.instances.find("i-1"); // the window is spent: the next request waits for a probe a second later
+    const error = await withRequestDeadline(clock.now() + 400, () =>
+      client.instances.create({ locationId: 1, tierId: 2, templateId: 3, hostname: "web-1", cpu: 1, memory: 1, storage: 10, username: "deploy", password: "Choose-A-Passw0rd", usePublicIp: false }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QueuedPastDeadlineError);
+    expect((error as Error).message).toMatch(/^POST \/instance\/create \(createInstance\) was never sent \(it changed nothing\): it waited 0\.4 s/);
+    expect(calls()).toHaveLength(1); // only the first read
   });
 });
