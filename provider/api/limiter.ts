@@ -99,7 +99,15 @@ export class QueuedPastDeadlineError extends Error {
 export interface RateLimitView {
   /** True when requests are queued, or the window's budget ran out (or a 429 came) within the last `withinMs`. */
   reachedWithin(withinMs: number): boolean;
+  /**
+   * For a wait that timed out: a clause saying that the host's rate limit paced this provider's requests lately (with
+   * the learned limit and how many are queued), undefined when it did not.
+   */
+  describePacing?(): string | undefined;
 }
+
+/** "Lately" for {@link RateLimitView.describePacing}. */
+const PACING_NOTE_WITHIN_MS = 5_000;
 
 /** Counters of one limiter, for `make bench` and debugging. */
 export interface LimiterStats {
@@ -242,6 +250,15 @@ export class RateLimiter implements RateLimitView {
   reachedWithin(withinMs: number): boolean {
     const now = this.clock.now();
     return this.queue.length > 0 || this.pausedUntil > now || now - this.exhaustedAt <= withinMs;
+  }
+
+  describePacing(): string | undefined {
+    if (!this.reachedWithin(PACING_NOTE_WITHIN_MS)) return undefined;
+    return (
+      "the host's rate limit paced this provider's requests meanwhile" +
+      (this.limit !== undefined ? ` (${this.limit} requests per window, learned from its X-RateLimit-Limit)` : "") +
+      `, ${this.queue.length} request(s) still queued in this provider, so that time went partly to its own queue rather than to a slow host`
+    );
   }
 
   /** Holds every request of the account until `untilMs`; an earlier time never shortens a later pause. */

@@ -149,6 +149,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
     },
     log: progressLog,
     ...pollTiming(opts.clock),
+    pacing: () => client.rateLimit?.describePacing?.(),
     poll: async () => {
       // A fleet's first VM to finish tells the others, started knowing nothing (a fresh process), when theirs end:
       // they adopt its duration (and so an end read) while that end is still ahead; past it they keep polling fast.
@@ -307,6 +308,7 @@ export async function waitForInstanceGone(
     expectedMs,
     log: progressLog,
     ...pollTiming(opts.clock),
+    pacing: () => client.rateLimit?.describePacing?.(),
     poll: async () => {
       const seen = await observe(client, uuid, opts.clock !== undefined);
       if (!seen) return { done: true, value: undefined };
@@ -380,6 +382,7 @@ async function pollIdle<T>(
     deadline: opts.deadline,
     log: progressLog,
     ...pollTiming(opts.clock),
+    pacing: () => client.rateLimit?.describePacing?.(),
     poll: async () => {
       const seen = await observe(client, uuid, opts.clock !== undefined);
       if (!seen) return { done: true, value: undefined };

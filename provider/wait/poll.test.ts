@@ -126,6 +126,27 @@ describe("pollUntil", () => {
     expect(lines[0]).toMatch(/status creating, .* elapsed, .* left/);
   });
 
+  it("a wait whose requests the host's rate limit paced says the time went to the provider's queue, not to a slow host", async () => {
+    const clock = fakeTime();
+    const pacing = "the host's rate limit paced this provider's requests meanwhile (2 requests per window), 18 request(s) still queued in this provider";
+    let paced = false;
+    const err = await pollUntil({
+      what: "instance vm-1 (q-5) to finish creating", deadline: new Deadline(8_000, clock.now, "create"),
+      poll: async () => ({ done: false as const, status: "creating" }),
+      schedule, now: clock.now, sleep: clock.sleep, pacing: () => (paced ? pacing : undefined),
+    }).catch((e: unknown) => e);
+    expect((err as WaitTimeoutError).message).toMatch(/raise timeouts\.create \(e\.g\. timeouts: \{ create: "30m" \}\) if the host is slow$/);
+    paced = true;
+    const queued = await pollUntil({
+      what: "instance vm-1 (q-5) to finish creating", deadline: new Deadline(8_000, clock.now, "create"),
+      poll: async () => ({ done: false as const, status: "creating" }),
+      schedule, now: clock.now, sleep: clock.sleep, pacing: () => (paced ? pacing : undefined),
+    }).catch((e: unknown) => e);
+    expect((queued as WaitTimeoutError).message).toMatch(
+      /\(last status seen: creating\); the host's rate limit paced this provider's requests meanwhile \(2 requests per window\), 18 request\(s\) still queued in this provider; raise timeouts\.create \(e\.g\. timeouts: \{ create: "30m" \}\) or change fewer resources at once \(pulumi up --parallel, or --target\)$/,
+    );
+  });
+
   it("never sleeps less than a millisecond: a clock at today's epoch still moves, so the deadline is reached", async () => {
     // Found as a hang: at epoch-millisecond magnitudes the wake-up delay before a learned end came out as 0.0001 ms
     // (floating-point rounding of the elapsed time), which an injected clock cannot add, so the wait polled forever.

@@ -109,16 +109,23 @@ export class WaitTimeoutError extends Error {
     readonly phase?: TimeoutPhase,
     /** The whole deadline, when the wait began after the operation did (its earlier steps used the rest). */
     readonly deadlineMs?: number,
+    /**
+     * Set when the host's rate limit paced this provider's requests meanwhile (api/limiter.ts describePacing): the
+     * time went (partly) to the provider's own queue, and the message says so instead of blaming a slow host.
+     */
+    readonly pacing?: string,
   ) {
+    const fix = pacing ? "or change fewer resources at once (pulumi up --parallel, or --target)" : "if the host is slow";
     super(
       `timed out after ${formatDuration(waitedMs)} waiting for ${what}` +
         (deadlineMs !== undefined && deadlineMs > waitedMs + 1_000
           ? ` (the ${phase ?? "operation"}'s deadline of ${formatDuration(deadlineMs)}, counted from its start, has passed)`
           : "") +
         (lastStatus !== undefined ? ` (last status seen: ${lastStatus})` : "") +
+        (pacing ? `; ${pacing}` : "") +
         (phase
-          ? `; raise timeouts.${phase} (e.g. timeouts: { ${phase}: "30m" }) if the host is slow`
-          : `; raise the resource's timeouts input if the host is slow`),
+          ? `; raise timeouts.${phase} (e.g. timeouts: { ${phase}: "30m" }) ${fix}`
+          : `; raise the resource's timeouts input ${fix}`),
     );
   }
 }
@@ -165,6 +172,8 @@ export interface PollOptions<T> {
   progressEveryMs?: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** Asked when the deadline passes: whether the host's rate limit paced the requests meanwhile (WaitTimeoutError.pacing). */
+  pacing?: () => string | undefined;
 }
 
 /**
@@ -217,7 +226,7 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
       verdict = opts.sleep || opts.now ? await opts.poll() : await withinDeadline(opts.poll(), opts.deadline, () => lastStatus, started, now);
       failuresInARow = 0;
     } catch (error) {
-      if (error instanceof DeadlinePassed) throw new WaitTimeoutError(opts.what, error.lastStatus, error.waitedMs, opts.deadline.phase, opts.deadline.totalMs);
+      if (error instanceof DeadlinePassed) throw new WaitTimeoutError(opts.what, error.lastStatus, error.waitedMs, opts.deadline.phase, opts.deadline.totalMs, opts.pacing?.());
       if (!isTransientPollError(error) || ++failuresInARow >= MAX_CONSECUTIVE_POLL_FAILURES) throw error;
       verdict = { done: false, status: `unknown (${(error as Error).message})` };
     }
@@ -225,7 +234,7 @@ export async function pollUntil<T>(opts: PollOptions<T>): Promise<T> {
     if (verdict.done) return verdict.value;
     lastStatus = verdict.status;
     const elapsed = now() - started;
-    if (opts.deadline.expired()) throw new WaitTimeoutError(opts.what, lastStatus, elapsed, opts.deadline.phase, opts.deadline.totalMs);
+    if (opts.deadline.expired()) throw new WaitTimeoutError(opts.what, lastStatus, elapsed, opts.deadline.phase, opts.deadline.totalMs, opts.pacing?.());
     if (opts.log && now() - lastProgress >= progressEveryMs) {
       lastProgress = now();
       opts.log(

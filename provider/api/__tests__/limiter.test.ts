@@ -546,6 +546,18 @@ describe("rate limiter: the queue and the resources' deadlines (timeouts)", () =
     expect(limiter.stats().granted).toBe(2); // the first request and the read: the write never got a ticket
   });
 
+  it("tells a wait that timed out whether the host's rate limit paced the requests lately (its queue, not a slow host)", async () => {
+    const quiet = new RateLimiter(undefined, steppedClock(1_700_000_000_000).clock);
+    quiet.observe(await quiet.acquire(), answer(200, { "x-ratelimit-limit": "10", "x-ratelimit-remaining": "9" }));
+    expect(quiet.describePacing()).toBeUndefined();
+    const { limiter } = await spentLimiter();
+    void limiter.acquire();
+    expect(limiter.describePacing()).toBe(
+      "the host's rate limit paced this provider's requests meanwhile (2 requests per window, learned from its X-RateLimit-Limit), " +
+        "1 request(s) still queued in this provider, so that time went partly to its own queue rather than to a slow host",
+    );
+  });
+
   it("a write that joins after its deadline passed (the clean-up of a failed operation) is sent, as before", async () => {
     const { limiter, advance, start, now } = await spentLimiter();
     await advance(200);
