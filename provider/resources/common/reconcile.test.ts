@@ -1,4 +1,4 @@
-import { AmbiguousRequestError, ServerError, ValidationError } from "../../api";
+import { AmbiguousRequestError, QueuedPastDeadlineError, ServerError, ValidationError } from "../../api";
 import { captureProgressLines } from "../../api/__tests__/helpers";
 import { Deadline } from "../../wait/poll";
 import { ProviderError } from "./errors";
@@ -72,6 +72,28 @@ describe("writeExactlyOnce", () => {
       /failed 3 time\(s\) without creating it/,
     );
     expect(sends).toBe(3);
+  });
+
+  it("a resend that never left the provider's queue says the first, ambiguous request may still land", async () => {
+    let sends = 0;
+    const failure = writeExactlyOnce(write({
+      maxSends: 2,
+      candidates: async () => [],
+      send: async () => (++sends === 1 ? Promise.reject(ambiguous()) : Promise.reject(new QueuedPastDeadlineError(5_000, 3, 2, 10, "POST /instance/create"))),
+    }));
+    await expect(failure).rejects.toThrow(/failed ambiguously and was not found since; sending it again did not happen: .*never sent.*Should the first request still take effect late/s);
+    expect(sends).toBe(2);
+  });
+  it("a write whose deadline passed while the existing objects were read is not sent", async () => {
+    const time = fakeTime();
+    let sends = 0;
+    const failure = writeExactlyOnce(write({
+      deadline: time.deadline(10_000),
+      candidates: async () => (await time.sleep(11_000), []),
+      send: async () => (sends++, "made"),
+    }, time));
+    await expect(failure).rejects.toThrow(/was never sent \(nothing was made\): the deadline passed while the existing ones were read/);
+    expect(sends).toBe(0);
   });
 
   it("an object that appeared but is not what the write asked for is not taken, and the write is not sent again", async () => {

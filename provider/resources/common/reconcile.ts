@@ -16,7 +16,7 @@
  *   Each resource's create guard also refuses to create beside an object of the same identity it does not
  *   know, so no path silently makes a second one.
  */
-import { AmbiguousRequestError, systemClock } from "../../api";
+import { AmbiguousRequestError, QueuedPastDeadlineError, systemClock } from "../../api";
 import { progressLog } from "../../context";
 import { isTransientPollError, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { errorClause, errorText, ProviderError } from "./errors";
@@ -218,9 +218,25 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
   for (let sends = 1; ; sends++) {
     let answered: string | undefined;
     const attemptStartedMs = Date.now();
+    // (the listing above can end past the deadline: a create sent then would land after its resource gave up on it)
+    if (sends === 1 && write.deadline.expired()) {
+      throw new ProviderError(
+        `the request for ${write.what} was never sent (nothing was made): the deadline passed while the existing ones were read. ` +
+          "Raise the resource's timeouts, or change fewer resources at once (pulumi up --parallel), then run pulumi up again.",
+      );
+    }
     try {
       answered = await write.send();
     } catch (error) {
+      if (resent && error instanceof QueuedPastDeadlineError) {
+        // The resend never left this provider, but the first send's outcome is still open (it was looked for, not
+        // found): its own "changed nothing" would hide that it may yet land (fleet audit).
+        throw new ProviderError(
+          `the request for ${write.what} failed ambiguously and was not found since; sending it again did not happen: ${errorClause(error)}. ` +
+            "Should the first request still take effect late, the next pulumi up names the object it made and makes no second one.",
+          { cause: error },
+        );
+      }
       if (!(error instanceof AmbiguousRequestError)) throw error;
       progressLog(`the request for ${write.what} failed ambiguously (${errorText(error)}); looking for it before anything is retried`);
       // A request that hung before failing may still be queued about as long again (see requestBoundMs).
