@@ -4,9 +4,11 @@
  * Tests that drive the packed package (dynamic-provider host, local engine, examples) need `make pack`
  * first; `make test` does that.
  */
-// Learned operation durations stay in memory during tests (provider/wait/durations.ts): nothing is written to
-// the user's cache directory, and no run depends on what an earlier one learned.
-process.env.VMHOST_CACHE_DIR ??= "off";
+// Learned operation durations (and address-add notes) stay in memory during tests (provider/wait/durations.ts):
+// nothing is written to the user's cache directory, and no run depends on what an earlier one learned. Set, not
+// defaulted: a VMHOST_CACHE_DIR in the developer's shell made tests/wait-instance.test.ts fail on what other tests
+// learned (fleet audit). Tests that need a directory (e2e stacks keeping one) set it for their own processes.
+process.env.VMHOST_CACHE_DIR = "off";
 
 /** @type {import('jest').Config} */
 module.exports = {
