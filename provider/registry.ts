@@ -24,6 +24,7 @@ import {
 import { deploymentActivity } from "./resources/common/activity";
 import { forgetKeptWithVm } from "./resources/common/kept-with-vm";
 import { forgetRefreshReads } from "./resources/common/refresh-diffs";
+import { forgetAskedDiffs, withDependentsQuestionsTold } from "./resources/common/asked-diffs";
 import { withRequestDeadlines } from "./wait/scope";
 
 /** Every resource's provider with the behaviour all of them share (each wrapper's comment says why). */
@@ -53,7 +54,7 @@ function shared(
  * `withOneOwner` (with `withInstanceNetworksNoted` on the Instance) keeps one attachment to one resource of the stack
  * (common/attachment-owners.ts): outside `shared`, so its Diff sees the final replaces.
  */
-export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
+const providersUntold: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
   // (an Instance declaring publicIp/publicNetworkId owns its address; a PublicIp there is refused: common/address-owners.ts)
   Instance: withInstanceNetworksNoted(
     shared("Instance", withInstanceAddressNoted(instanceProvider as pulumi.dynamic.ResourceProvider), instanceReplacementIdentity),
@@ -88,6 +89,12 @@ export const providers: Record<ResourceName, pulumi.dynamic.ResourceProvider> = 
   ),
 };
 
+// Outermost: each Check's answer and each Diff's inputs as the engine sees them tell its question whether a dependent
+// must be replaced from a Diff that plans the resource's update (common/asked-diffs.ts).
+export const providers = Object.fromEntries(
+  Object.entries(providersUntold).map(([name, provider]) => [name, withDependentsQuestionsTold(provider)]),
+) as Record<ResourceName, pulumi.dynamic.ResourceProvider>;
+
 /** The Pulumi type token of a resource of ours: dynamic module `vmhost`, type = class name. */
 export function typeToken(name: ResourceName): string {
   return `pulumi-nodejs:dynamic/vmhost:${name}`;
@@ -116,5 +123,6 @@ export function forgetDeployment(): void {
   forgetAddressOwners();
   forgetKeptWithVm();
   forgetRefreshReads();
+  forgetAskedDiffs();
   forgetPreviewNotes();
 }

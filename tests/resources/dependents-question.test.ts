@@ -9,6 +9,7 @@ import { providers } from "../../provider";
 import { forgetDeployment } from "../../provider/registry";
 import { resetContext } from "../../provider/context";
 import { replacementsInProgress } from "../../provider/resources/common/replacements";
+import { noteCheckedInputs } from "../../provider/resources/common/asked-diffs";
 import { objectDeleted, refuseDeletingVmWithKeptObjects, refuseWhileItsVmIsUnknown } from "../../provider/resources/common/kept-with-vm";
 
 type Provider = Required<import("@pulumi/pulumi").dynamic.ResourceProvider>;
@@ -54,11 +55,20 @@ describe("an object the API deletes with its VM, which Pulumi never deletes on i
 
   it.each(cases)("%s, its instanceId unknown for another reason: no replace, and a delete of the VM in this run is refused", async (_n, name, olds, news, message) => {
     // (e.g. the preview of an Instance that newly adopts the VM: audit, refused before). Never a replace; the snapshot
-    // renamed in the panel is refused as its update would refuse it (its Diff at preview says so: common/refresh-diffs.ts)
+    // renamed in the panel is refused as its update would refuse it (its Diff at preview says so: common/refresh-diffs.ts),
+    // in the Diff that plans its step: the one whose inputs its Check returned (common/asked-diffs.ts)
+    noteCheckedInputs(news);
     const answer = await provider(name).diff(ID, olds, news).then((d) => d.replaces ?? [], (e: unknown) => String(e));
     expect(answer).toEqual(olds.declaredName === "s" && olds.name === "panel" ? expect.stringMatching(/It was changed outside Pulumi \(in the panel\)/) : []);
     // `up --replace` of the VM: its Diff is skipped, and its delete comes next
     await expect(provider("Instance").delete(VM, { hostname: "vm", locationId: 1 })).rejects.toThrow(`instance ${VM} was not deleted: this run deletes it`);
+    await expect(provider("Instance").delete(VM, { hostname: "vm", locationId: 1 })).rejects.toThrow(message);
+  });
+
+  it.each(cases)("%s, the engine's question with the state's inputs (before its Check), its VM not replaced by a Diff: no replace, no update refusal, and a delete of the VM in this run is refused", async (_n, name, olds, news, message) => {
+    // (`up --replace` of the VM, delete-before-replace: the engine skips the VM's Diff and asks each dependent with the
+    // state's inputs, the program's not yet known; a refusal of the snapshot's update is made at its own Diff)
+    expect(await provider(name).diff(ID, olds, news).then((d) => d.replaces ?? [], (e: unknown) => String(e))).toEqual([]);
     await expect(provider("Instance").delete(VM, { hostname: "vm", locationId: 1 })).rejects.toThrow(message);
   });
 
@@ -86,5 +96,25 @@ describe("an adopted PublicIp", () => {
     await expect(provider("PublicIp").diff(ID, olds, { instanceId: "9e8d7c6b-5a49-4382-9172-615243342516", adoptId: ID })).rejects.toThrow(
       `declare publicNetworkId: "${ID}" instead of adoptId`,
     );
+  });
+});
+
+describe("a VM whose disk grew in the panel (refreshed: the state's inputs still say 20 GB)", () => {
+  const olds = { hostname: "b", locationId: 1, tierId: 1, templateId: 1, username: "deploy", cpu: 1, memory: 1, storage: 40, status: "Running" };
+  // the state's inputs, b's hostname taken from a VM replaced delete-before-replace
+  const news = { hostname: UNKNOWN, locationId: 1, tierId: 1, templateId: 1, username: "deploy", cpu: 1, memory: 1, storage: 20 };
+
+  it("the engine's question (the state's inputs, before b's Check): no replace, and no refusal of an update it does not plan", async () => {
+    const d = await provider("Instance").diff(ID, olds, news);
+    expect(d.replaces ?? []).toEqual([]);
+  });
+
+  it("the Diff that plans b's step (the inputs its Check returned): the smaller disk is refused, naming storage", async () => {
+    noteCheckedInputs(news);
+    await expect(provider("Instance").diff(ID, olds, news)).rejects.toThrow(`instance ${ID} has a 40 GB disk and the program declares storage: 20; disks cannot shrink`);
+  });
+
+  it("in an up (no unknown value), the Diff refuses as before, Check or not", async () => {
+    await expect(provider("Instance").diff(ID, olds, { ...news, hostname: "b" })).rejects.toThrow("disks cannot shrink");
   });
 });

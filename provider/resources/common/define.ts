@@ -4,6 +4,7 @@ import { deploymentActivity } from "./activity";
 import { noteManaged } from "./adoptions";
 import { checkInputs } from "./check";
 import { notingCreatedId } from "./errors";
+import { isDependentsQuestion } from "./asked-diffs";
 import { isRefreshDiff, noteRefreshRead } from "./refresh-diffs";
 import { noteClaimed } from "./replacements";
 import type { ResourceDiff } from "./replace-on-changes";
@@ -28,8 +29,10 @@ export interface ResourceImplementation<Inputs, Outputs> {
   /**
    * Diff of the state's outputs against the program's (checked) inputs; `id` is the object's id. It names
    * the inputs it found changed (`changedKeys`), in its own terms, because `replaceOnChanges` acts on those
-   * only (common/replace-on-changes.ts). `refresh`: this Diff only shows what a refresh found
-   * (common/refresh-diffs.ts), so it must not refuse what an up would refuse: it would fail the refresh.
+   * only (common/replace-on-changes.ts). `refresh`: this Diff plans no update, so it must not refuse what only an update
+   * would refuse: it only shows what a refresh found (common/refresh-diffs.ts; refusing would fail the refresh), or it is
+   * the engine's question whether this resource must be replaced with one it depends on, asked with the state's inputs
+   * before the program's are known (common/asked-diffs.ts; its own Diff, with the program's inputs, comes later).
    */
   diff(olds: Outputs, news: Inputs, id: string, refresh: boolean): ResourceDiff | Promise<ResourceDiff>;
   create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
@@ -71,7 +74,8 @@ export function defineResourceProvider<Inputs, Outputs>(
         : (checkInputs(impl.inputsSchema, news as Record<string, unknown>) as pulumi.dynamic.CheckResult<Inputs>);
     },
     diff: async (id, olds, news) => {
-      const refresh = isRefreshDiff(id);
+      // (both asked: a refresh's Diff answers for its Read)
+      const refresh = isRefreshDiff(id) || isDependentsQuestion(id);
       noteManaged(id);
       noteClaimed(id);
       const answer = await impl.diff(olds, news, id, refresh);
