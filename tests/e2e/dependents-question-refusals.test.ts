@@ -56,3 +56,29 @@ test("the same up with the program still declaring the smaller disk: preview and
   expect(up2.errors.join("\n")).toContain(refusal);
   expect((await simState(suite.sim)).instances.find((i) => i.uuid === d)).toMatchObject({ storageGb: 40 });
 });
+
+test("a snapshot renamed in the panel, its VM replaced delete-before-replace: refused before anything is deleted, with a way out that works", async () => {
+  const s = await suite.newStack();
+  const program = (vm: Record<string, unknown>, name: string): Res[] => [
+    { type: "Instance", name: "vm", args: vmArgs("dq-snap", vm), opts: { deleteBeforeReplace: true } },
+    { type: "Snapshot", name: "snap", args: { instanceId: "$id:vm", name } },
+  ];
+  const up = await s.run("up", program({}, "base"));
+  expect(up.ok ? "" : show(up)).toBe("");
+  const snap = s.res("snap")!.id!;
+  await admin(suite.sim, "PATCH", `/snapshots/${snap}`, { name: "keep-pre-incident" });
+  const refresh = await s.run("refresh", program({}, "base"));
+  expect(refresh.ok ? "" : show(refresh)).toBe("");
+  // The program declares the panel's name now, and replaces the VM: the engine asks the snapshot with the last up's name
+  const replaced = await s.run("up", program({ templateId: 2 }, "keep-pre-incident"));
+  expect(replaced.ok).toBe(false);
+  const said = replaced.errors.join("\n");
+  expect(said).toContain(`Snapshot ${snap} was changed in the panel`);
+  expect(said).toContain("pulumi up once without the change that replaces the VM");
+  expect((await simState(suite.sim)).snapshots.find((x) => x.uuid === snap)).toMatchObject({ name: "keep-pre-incident" });
+  // the way out it names: an up keeping the VM records the declaration (nothing sent), then the replacement goes through
+  const kept = await s.run("up", program({}, "keep-pre-incident"));
+  expect(kept.ok ? "" : show(kept)).toBe("");
+  const again = await s.run("up", program({ templateId: 2 }, "keep-pre-incident"));
+  expect(again.ok ? "" : show(again)).toBe("");
+});

@@ -27,6 +27,7 @@ import { readPersistently, writeExactlyOnce } from "../common/reconcile";
 import { claimedByStack, replacementsInProgress } from "../common/replacements";
 import { ignoredInputs } from "../common/ignore-changes";
 import { declarationsKept, diffSnapshot, snapshotUpdateRefusal } from "./diff";
+import { isDependentsQuestion } from "../common/asked-diffs";
 import { isAdoptedIn } from "../common/replace-on-changes";
 import { objectDeleted, refuseWhileItsVmIsUnknown } from "../common/kept-with-vm";
 import { inputsSchema, type SnapshotInputs, type SnapshotOutputs } from "./inputs";
@@ -243,6 +244,11 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
       adopted ? "was adopted (adoptId)" : panel ? "was changed in the panel (its name or description)" : undefined,
       adopted
         ? "Keep the VM in this up (no change that replaces it), or remove adoptId: this snapshot then goes with the old VM and a new one is taken of the new VM."
+        : isDependentsQuestion(id)
+        // (the engine's question before a delete-before-replace, asked with the last up's inputs: common/asked-diffs.ts)
+        ? "Keep the VM in this up (no change that replaces it), or declare the snapshot's name and description as they are now and run " +
+          "pulumi up once without the change that replaces the VM (it records them, nothing is sent to the API; the VM is replaced " +
+          "delete-before-replace, and the engine asks about its snapshots with what the last up declared): it is then replaced with the VM."
         : "Keep the VM in this up (no change that replaces it), or declare the snapshot's name and description as they are now: it is then replaced with the VM.",
     );
     // A name or description changed in the panel: the update refuses it before any write, and so does the Diff of a
