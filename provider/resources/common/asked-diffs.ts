@@ -70,10 +70,28 @@ export function isDependentsQuestion(id: string): boolean {
   return askedNow.has(id.toLowerCase());
 }
 
+/** Ids (lower case) whose Diff being answered plans no step: a refresh's, or the question (see common/define.ts). */
+const plansNothingNow = new Set<string>();
+
+/** Called by every Diff (common/define.ts) once it knows whether it plans the resource's step. */
+export function noteDiffPlans(id: string, plans: boolean): void {
+  if (plans) plansNothingNow.delete(id.toLowerCase());
+  else plansNothingNow.add(id.toLowerCase());
+}
+
+/**
+ * True when the Diff of `id` just answered plans no step (a refresh's, or the engine's question): a wrapper around it
+ * must not refuse what only a step would do (an adopted object's replace), and must not ask for that replace either.
+ */
+export function plansNoStep(id: string): boolean {
+  return plansNothingNow.has(id.toLowerCase());
+}
+
 /** Forgets what was noted (see forgetDeployment in provider/registry.ts). */
 export function forgetAskedDiffs(): void {
   checkedInputs.clear();
   askedNow.clear();
+  plansNothingNow.clear();
 }
 
 /** Wraps a resource's provider (outermost): notes each Check's answer and each Diff's inputs, as above. */

@@ -4,7 +4,7 @@ import { deploymentActivity } from "./activity";
 import { noteManaged } from "./adoptions";
 import { checkInputs } from "./check";
 import { notingCreatedId } from "./errors";
-import { isDependentsQuestion } from "./asked-diffs";
+import { isDependentsQuestion, noteDiffPlans } from "./asked-diffs";
 import { isRefreshDiff, noteRefreshRead } from "./refresh-diffs";
 import { noteClaimed } from "./replacements";
 import type { ResourceDiff } from "./replace-on-changes";
@@ -76,6 +76,7 @@ export function defineResourceProvider<Inputs, Outputs>(
     diff: async (id, olds, news) => {
       // (both asked: a refresh's Diff answers for its Read)
       const refresh = isRefreshDiff(id) || isDependentsQuestion(id);
+      noteDiffPlans(id, !refresh);
       noteManaged(id);
       noteClaimed(id);
       const answer = await impl.diff(olds, news, id, refresh);

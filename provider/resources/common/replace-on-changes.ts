@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { plansNoStep } from "./asked-diffs";
 import { isUnknown } from "./check";
 import { ProviderError } from "./errors";
 import { replacedByThisDeployment, replacementsInProgress } from "./replacements";
@@ -180,16 +181,22 @@ export function withReplaceOnChanges<P extends pulumi.dynamic.ResourceProvider>(
       // the program removed. "No" there made the engine delete an adopted PublicIp's VM first, whose delete
       // released the user's address with it (audit); "replace" deletes the PublicIp first, which takes it off.
       const certain = adopted ? knownKeys(n, result.replaces ?? []) : result.replaces ?? [];
-      const standing = adopted ? (result.replaces ?? []).filter((k) => certain.includes(k) || replacesWhileUnknown.includes(k)) : certain;
+      // A Diff that plans no step (a refresh's, or the engine's question with the last up's inputs: common/asked-diffs.ts)
+      // neither refuses an adopted object's replace nor asks for it: a failing refresh Diff fails `pulumi refresh` and keeps
+      // the drift out of the state (audit); the Diff of the next preview or up refuses it.
+      const lenient = adopted && plansNoStep(id);
+      const standing = adopted
+        ? (result.replaces ?? []).filter((k) => replacesWhileUnknown.includes(k) || (certain.includes(k) && !lenient))
+        : certain;
       if (adopted && standing.length < (result.replaces ?? []).length) result.replaces = standing;
-      if (adopted && certain.length > 0)
+      if (adopted && certain.length > 0 && !lenient)
         throw new ProviderError(
           `${resource} ${id} was adopted (adoptId) and ${certain.join(", ")} can only change with a new one; an adopted object is ` +
             "never replaced by Pulumi (the replacement would adopt the same one, then delete it). Declare the value it has, or remove " +
             "adoptId to replace it deliberately. Nothing was changed.",
         );
       const requested = replacesRequestedByOption((olds ?? {}) as Record<string, unknown>, (news ?? {}) as Record<string, unknown>, changedKeys);
-      const added = (adopted ? knownKeys(n, requested) : requested).filter((k) => !(result.replaces ?? []).includes(k));
+      const added = lenient ? [] : (adopted ? knownKeys(n, requested) : requested).filter((k) => !(result.replaces ?? []).includes(k));
       if (added.length === 0) return noteReplacement(id, news, result);
       if (adopted)
         throw new ProviderError(

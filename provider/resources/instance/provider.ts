@@ -1416,6 +1416,10 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
       const known = knownKeys(news, replaces);
       if (known.length === 0) return { ...result, replaces: [] };
       const refusal = adoptionRefusal(id, olds, news, known);
+      // Not in a Diff that plans nothing (a refresh's: failing it fails `pulumi refresh` and keeps the VM's drift, e.g.
+      // a reinstall in the panel, out of the state; or the engine's question with the last up's inputs): no replace,
+      // the Diff of the next preview or up refuses it (common/refresh-diffs.ts, common/asked-diffs.ts).
+      if (refusal && refresh) return { ...result, replaces: [] };
       if (refusal) throw new ProviderError(refusal);
     }
     const renamed = typeof olds.hostname === "string" && typeof olds.locationId === "number" && typeof news.hostname === "string" &&
