@@ -51,6 +51,12 @@ export const faultsInputSchema = z.object({
     count: z.number().int().min(1).default(1),
     skip: z.number().int().min(0).default(0),
     afterProcessing: z.boolean().default(false),
+    /**
+     * The canned answer is given at once and the request takes effect this many ms later (real time): a host that
+     * queues the work and answers 2xx before the object exists or is listed (Laravel's queued job). Implies
+     * `afterProcessing`; the handler's own answer, refusal or not, is never seen.
+     */
+    effectAfterMs: z.number().int().min(1).max(600_000).optional(),
   }).nullable().optional(),
   /**
    * Answer the next `count` requests (of `operation`, as in `resetNext`; any /v1 request when absent) with this
@@ -68,6 +74,18 @@ export const faultsInputSchema = z.object({
     /** The envelope's `data` (any JSON; `null` too): with a 2xx status, a host's refusal written as a success. */
     data: z.unknown().optional(),
     errors: z.record(z.string(), z.array(z.string())).optional(),
+    /**
+     * true: the request takes effect first (the handler runs), then this answer replaces the handler's own: a create
+     * answered 2xx with `data: null` or without a uuid while the object is being made. A request the handler refuses
+     * (422, 404, 409) gets the handler's own answer, and the fault is not used up.
+     */
+    afterProcessing: z.boolean().default(false),
+    /**
+     * The canned answer is given at once and the request takes effect this many ms later (real time): a host that
+     * queues the work and answers 2xx before the object exists or is listed (Laravel's queued job). Implies
+     * `afterProcessing`; the handler's own answer, refusal or not, is never seen.
+     */
+    effectAfterMs: z.number().int().min(1).max(600_000).optional(),
   }).nullable().optional(),
   /**
    * Hold the next `count` requests (of `operation`, as in `resetNext`; any /v1 request when absent) for `ms`
@@ -122,6 +140,10 @@ export interface RespondFault {
   skip: number;
   status: number;
   body: Record<string, unknown>;
+  /** Given after the handler ran (the effect happened), in place of its answer. */
+  afterProcessing: boolean;
+  /** Given at once; the handler runs this many ms later. */
+  effectAfterMs: number | undefined;
 }
 
 /** A pending slow request (the effect lands `ms` after the request arrived). */
@@ -205,7 +227,7 @@ export class FaultState {
       const body: Record<string, unknown> = { message: r.message ?? DEFAULT_MESSAGES[r.status] ?? `HTTP ${r.status}` };
       if (r.errors) body["errors"] = r.errors;
       if ("data" in r) body["data"] = r.data ?? null;
-      this.responses.push({ operation: r.operation, remaining: r.count, skip: r.skip, status: r.status, body });
+      this.responses.push({ operation: r.operation, remaining: r.count, skip: r.skip, status: r.status, body, afterProcessing: r.afterProcessing && r.effectAfterMs === undefined, effectAfterMs: r.effectAfterMs });
     }
     if (input.delayNext) {
       const d = input.delayNext;
@@ -273,12 +295,13 @@ export class FaultState {
     return fault;
   }
 
-  /** Takes a pending canned answer matching this request, if any. */
-  takeResponse(operationId: string, routeKey: string): RespondFault | undefined {
-    const { fault, left } = takeMatching(this.responses, operationId, routeKey);
-    this.responses = left;
+  /** Takes a pending canned answer matching this request, if any (`afterProcessing`: only those given after the handler, or only the others). */
+  takeResponse(operationId: string, routeKey: string, afterProcessing = false): RespondFault | undefined {
+    const { fault } = takeMatching(this.responses.filter((f) => f.afterProcessing === afterProcessing), operationId, routeKey);
+    if (fault) this.responses = this.responses.filter((f) => f.remaining > 0);
     return fault;
   }
+
 
   /** Takes a pending delay matching this request, if any. */
   takeDelay(operationId: string, routeKey: string): DelayFault | undefined {

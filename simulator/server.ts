@@ -279,6 +279,16 @@ export class Simulator {
     const canned = this.faults.takeResponse(match.route.id, routeKey);
     if (canned) {
       reply(canned.status, canned.body, budget.headers);
+      if (canned.effectAfterMs !== undefined) {
+        // A queued effect (respondNext.effectAfterMs): the work lands later, whatever the handler would have answered.
+        setTimeout(() => {
+          try {
+            match.route.handler(this.context(), { params: match.params, query: url.searchParams, body });
+          } catch (err) {
+            if (!(err instanceof HttpError)) process.stderr.write(`vmhost-sim: internal error in queued ${match.route.id}: ${err instanceof Error ? err.stack : String(err)}\n`);
+          }
+        }, canned.effectAfterMs).unref();
+      }
       return;
     }
     // Random draws happen only when a rate is set, so runs without these faults keep their 5xx sequence.
@@ -319,6 +329,13 @@ export class Simulator {
         status = 500;
         responseBody = { message: "Server Error" };
       }
+    }
+    // A canned answer after processing (respondNext.afterProcessing): the effect has happened, the client gets this
+    // answer instead of the handler's (a 2xx with `data: null` or without the uuid). A refusal by the handler stands.
+    const cannedAfter = status < 300 && !resetFault && !errorAfterProcessing ? this.faults.takeResponse(match.route.id, routeKey, true) : undefined;
+    if (cannedAfter) {
+      reply(cannedAfter.status, cannedAfter.body, headers);
+      return;
     }
     if (resetFault) {
       // The effect has happened; the client never learns it.

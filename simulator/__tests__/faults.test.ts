@@ -181,6 +181,26 @@ describe("canned error answers (respondNext)", () => {
     expect((await t.state()).instances).toEqual([]);
   });
 
+  it("afterProcessing: the create takes effect and is answered 200 with data null; a refusal by the handler stands", async () => {
+    await t.admin("POST", "/faults", { respondNext: { operation: "createInstance", status: 200, message: "Instance is being created.", data: null, afterProcessing: true } });
+    const invalid = await t.call("POST", "/instance/create", { form: { ...createForm, hostname: "Bad_Name" } });
+    expect(invalid.status).toBe(422); // the handler refused it: its own answer, the fault still waits
+    const answer = await t.call("POST", "/instance/create", { form: createForm });
+    expect([answer.status, answer.body]).toEqual([200, { message: "Instance is being created.", data: null }]);
+    expect((await t.state()).instances.map((i: { hostname: string }) => i.hostname)).toEqual(["web-1"]);
+    expect((await t.admin("GET", "/faults")).body.respondNext).toEqual([]);
+  });
+
+  it("effectAfterMs: answered at once, the create lands later (a queued create)", async () => {
+    await t.admin("POST", "/faults", { respondNext: { operation: "createInstance", status: 200, data: null, effectAfterMs: 300 } });
+    const answer = await t.call("POST", "/instance/create", { form: createForm });
+    expect([answer.status, answer.body]).toEqual([200, { message: "HTTP 200", data: null }]);
+    expect((await t.state()).instances).toEqual([]);
+    const started = Date.now();
+    while ((await t.state()).instances.length === 0 && Date.now() - started < 5_000) await new Promise((r) => setTimeout(r, 20));
+    expect((await t.state()).instances.map((i: { hostname: string }) => i.hostname)).toEqual(["web-1"]);
+  });
+
   it("is cleared by DELETE /__sim/faults", async () => {
     await t.admin("POST", "/faults", { respondNext: { status: 403, count: 5 } });
     await t.admin("DELETE", "/faults");

@@ -1,4 +1,4 @@
-import { AmbiguousRequestError, QueuedPastDeadlineError, ServerError, ValidationError } from "../../api";
+import { AmbiguousRequestError, QueuedPastDeadlineError, ResponseFormatError, ServerError, ValidationError } from "../../api";
 import { captureProgressLines } from "../../api/__tests__/helpers";
 import { Deadline } from "../../wait/poll";
 import { ProviderError } from "./errors";
@@ -237,10 +237,34 @@ describe("writeExactlyOnce: what the user sees", () => {
     );
     expect((twice as Error).cause).toBe(first);
   });
-  it("when the write was accepted without an id and nothing new is listed, says so and how to find it", async () => {
-    await expect(writeExactlyOnce(write({ candidates: async () => [], send: async () => undefined }))).rejects.toThrow(
-      /^the API accepted instance web-1 in location 1 without answering its id, and 0 new matching ones are listed; find it with getInstances\(\) and set adoptId to it$/,
+  it("when the write was accepted without an id and nothing new is listed after the looks, records it as unconfirmed and says how to find it", async () => {
+    let sends = 0;
+    let lists = 0;
+    const error = await writeExactlyOnce(write({ candidates: async () => (lists++, []), send: async () => (sends++, undefined) })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnconfirmedWriteError);
+    expect((error as Error).message).toMatch(
+      /^the API answered HTTP 2xx to the request for instance web-1 in location 1 \(sent at [^)]+\) without the new object's id\. None is listed in the 7 s since: .* It was not sent again \(that could make a second one\)\. Look for it with getInstances\(\)\.$/,
     );
+    expect(sends).toBe(1);
+    expect(lists).toBe(5); // before the send, then four looks
+  });
+  it("a write answered 2xx whose body does not parse is looked for, never sent again", async () => {
+    let sends = 0;
+    let listed: string[] = [];
+    const details = { operation: "createInstance", method: "POST", path: "/instance/create", status: 200, apiMessage: "Sedang diproses." } as const;
+    const formatError = new AmbiguousRequestError({ ...details, cause: new ResponseFormatError({ ...details, issues: ["data: expected object, received null"] }) });
+    const id = await writeExactlyOnce(write({
+      candidates: async () => listed,
+      send: async () => {
+        sends++;
+        throw formatError;
+      },
+      sleep: async () => {
+        listed = ["late"]; // listed only after the first pause (a queued create)
+      },
+    }));
+    expect(id).toBe("late");
+    expect(sends).toBe(1);
   });
   it("keeps the failed listing as the cause when the outcome stays unknown", async () => {
     let failing = false;

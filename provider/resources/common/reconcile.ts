@@ -166,6 +166,26 @@ export async function twinsLandedAfterResend(id: string): Promise<string[] | und
   return look?.();
 }
 
+/**
+ * True for a `once` write's failure that is an answer of the host's own with a 2xx status (a body without the new
+ * object's id, `data: null`, or unreadable): the host took the request (it may queue the work and list the object
+ * only later), or refused it in a 200. Unlike a reset or a 5xx, it was certainly received, so sending it again could
+ * make a second object (real-api-facts audit: a create answered `200 {data: null}` whose VM was listed 2.5 s later
+ * was sent again, and two VMs ran).
+ */
+export function answeredWith2xx(error: unknown): error is AmbiguousRequestError {
+  return error instanceof AmbiguousRequestError && error.status !== undefined && error.status >= 200 && error.status < 300;
+}
+
+/**
+ * The pauses before each look for the object of a write the host answered 2xx without its id (the first look at once):
+ * about 7 s in all, the time a host's queued create takes to list the object. Not found by then, it is recorded as
+ * unconfirmed, never sent again: a later refresh or up finds it, or learns it was not made.
+ */
+export function acceptedLookPauses(firstPauseMs = 1_000): number[] {
+  return [0, firstPauseMs, 2 * firstPauseMs, 4 * firstPauseMs];
+}
+
 /** Writes of one identity in this process, one after another (see ExactlyOnceWrite.identity). */
 const identityLock = new KeyedMutex();
 
@@ -215,6 +235,50 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
     if (resent) resentWrites.set(id.toLowerCase(), async () => (await appeared()).filter((other) => other.toLowerCase() !== id.toLowerCase()));
     return id;
   };
+  // The host answered 2xx without the new object's id (`cause`: that answer as an error, when it did not parse): it is
+  // looked for a few times (a host may queue the work and list the object late) and never sent again. Not found, it is
+  // recorded as unconfirmed: whether the host made it (late) or refused it in a 2xx is unknown here.
+  const acceptedWithoutId = async (status: number | undefined, said: string | undefined, cause: unknown): Promise<string> => {
+    const pauses = acceptedLookPauses(write.secondLookAfterMs ?? 1_000);
+    let found: string[] = [];
+    let waitedMs = 0;
+    try {
+      for (const pause of pauses) {
+        if (pause > 0) {
+          if (write.deadline.expired()) break;
+          progressLog(`${write.what}: the API answered HTTP ${status ?? "2xx"} without its id and it is not listed yet; looking again in ${Math.round(pause / 1000)} s (it is not sent again)`);
+          const ms = Math.min(pause, write.deadline.remainingMs());
+          await sleep(ms);
+          waitedMs += ms;
+        }
+        found = await appeared();
+        if (found.length > 0 || unlike.length > 0) break;
+      }
+    } catch (readError) {
+      throw readError instanceof ReconcileUnknownError ? unknownOutcome(readError) : readError;
+    }
+    if (found.length === 1) {
+      progressLog(`${write.what} was created (${found[0]}), though the API's answer did not name it: taking it`);
+      return noteResent(found[0]!);
+    }
+    if (found.length > 1)
+      throw new ProviderError(
+        `the API accepted ${write.what} without answering its id, and ${found.length} new matching ones are listed (${found.join(", ")}); ` +
+          `set adoptId to the one to keep and delete the others (${write.howToFind})`,
+        { cause },
+      );
+    if (unlike.length > 0) throw refuseUnlike(cause);
+    throw new UnconfirmedWriteError(
+      `the API answered HTTP ${status ?? "2xx"} to the request for ${write.what} (sent at ${startedAt.toISOString()}) without the new ` +
+        `object's id` + (cause === undefined ? (said ? ` (it said: "${said}")` : "") : `: ${errorClause(cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause)}`) +
+        `. None is listed in the ${Math.round(waitedMs / 1000)} s since: the host may still be making it (a queued ` +
+        "create), or it refused the request in a 2xx answer. It was not sent again (that could make a second one). " +
+        `Look for it with ${write.howToFind}.`,
+      write.what, startedAt, existing, write.howToFind,
+      cause === undefined ? undefined : { cause },
+    );
+  };
+
   for (let sends = 1; ; sends++) {
     let answered: string | undefined;
     const attemptStartedMs = Date.now();
@@ -237,6 +301,7 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
           { cause: error },
         );
       }
+      if (answeredWith2xx(error)) return acceptedWithoutId(error.status, error.apiMessage, error);
       if (!(error instanceof AmbiguousRequestError)) throw error;
       progressLog(`the request for ${write.what} failed ambiguously (${errorText(error)}); looking for it before anything is retried`);
       // A request that hung before failing may still be queued about as long again (see requestBoundMs).
@@ -283,14 +348,6 @@ async function writeExactlyOnceUnlocked(write: ExactlyOnceWrite): Promise<string
     }
     if (answered !== undefined) return noteResent(answered);
     // Some hosts answer without the id: the one that appeared is ours.
-    const found = await appeared().catch((readError: unknown) => {
-      throw readError instanceof ReconcileUnknownError ? unknownOutcome(readError) : readError;
-    });
-    if (found.length === 1) return noteResent(found[0]!);
-    throw new ProviderError(
-      `the API accepted ${write.what} without answering its id, and ${found.length} new matching ones are listed` +
-        (found.length ? ` (${found.join(", ")})` : "") +
-        `; find it with ${write.howToFind} and set adoptId to it`,
-    );
+    return acceptedWithoutId(undefined, undefined, undefined);
   }
 }

@@ -20,7 +20,7 @@ import { instanceAddressDeclaration } from "../common/address-owners";
 import { isUnknown } from "../common/check";
 import { deletedOutsidePulumi, errorClause, errorText, ProviderError, recordingUncertainUpdate, ResourceInitError } from "../common/errors";
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
-import { readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
+import { acceptedLookPauses, answeredWith2xx, readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
 import { keptForReplacement } from "../common/unconfirmed";
 import { claimedByStack, replacedByThisDeployment, replacementsInProgress } from "../common/replacements";
 import { isAdoptedIn } from "../common/replace-on-changes";
@@ -328,6 +328,28 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
             if (!(error instanceof AmbiguousRequestError)) throw error;
             const look = () => readPersistently(`instance ${instanceId}`, deadline, () => client.instances.get(instanceId));
             let after = await look();
+            if (answeredWith2xx(error)) {
+              // The host answered 2xx (data null, no address): it took the request and may assign the address late (a
+              // queued job), or refused it in a 200. Looked for a few times; not there, it is recorded as unconfirmed,
+              // never reported as not added (real-api-facts audit: "none was added" while the address came 1.5 s later).
+              for (const pause of acceptedLookPauses().slice(1)) {
+                if (currentAddress(after) || deadline.expired()) break;
+                progressLog(`instance ${instanceId}: the API answered HTTP ${error.status} to the address add without the address, and the instance shows none yet; looking again in ${Math.round(pause / 1000)} s (it is not sent again)`);
+                await new Promise((resolve) => setTimeout(resolve, Math.min(pause, deadline.remainingMs())));
+                after = await look();
+              }
+              if (!currentAddress(after))
+                throw new UnconfirmedWriteError(
+                  `the API answered HTTP ${error.status} to adding a public address to instance ${instanceId} without the address ` +
+                    `(${errorClause(error)}), and the instance shows none since: the host may still be assigning it, or it refused ` +
+                    "the request in a 2xx answer. It was not sent again (a repeat could add two).",
+                  `public address of instance ${instanceId}`,
+                  new Date(sentAt),
+                  before ? [before] : [],
+                  `getInstance({ instanceId: "${instanceId}" }) (publicIp.ipId)`,
+                  { cause: error },
+                );
+            }
             // A request that hung before failing may still be carried out about as late (as the Instance create's second
             // look, common/reconcile.ts requestBoundMs): "none was added" only after waiting that long (fleet audit: the
             // add landed 2 s after the up said none was added, and the next up on a fresh runner asked for adoptId).
