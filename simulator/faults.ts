@@ -114,6 +114,7 @@ export const faultsInputSchema = z.object({
     maxPageSize: z.number().int().min(1).max(100).optional(),
     overPageSize: z.enum(["refuse", "clamp"]).optional(),
     operationFlag: z.boolean().optional(),
+    textTimeZone: z.enum(["WIB", "+07:00", "GMT+7", "UTC"]).optional(),
   }).strict().nullable().optional(),
   /** The next `count` operations of `kind` end in status Error. */
   failNext: z.object({ kind: kindSchema, count: z.number().int().min(1).default(1) }).nullable().optional(),

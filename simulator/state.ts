@@ -4,6 +4,7 @@
  * the handlers. The catalogue parts come from seed.ts; the rest changes with requests.
  */
 import type { SeededRandom } from "./ids";
+import type { TextTimeZone } from "./wire";
 
 /** A data-centre location (integer id). */
 export interface Location {
@@ -360,6 +361,11 @@ export interface WireVariants {
    * only ever show 0), the transitional status (`creating`, `resizing`, …) alone telling that one runs.
    */
   operationFlag?: boolean;
+  /**
+   * How text timestamps carry a zone (real-api-facts.md: "Timezone not stated"): Jakarta time with ` WIB`, `+07:00` or
+   * ` GMT+7` after it, or UTC time with ` UTC`. Absent: Jakarta time, no zone (the samples). ISO ones are unchanged.
+   */
+  textTimeZone?: TextTimeZone;
 }
 
 /** Injected outcomes of the next operations of a kind (`failNext` / `stickNext`). */

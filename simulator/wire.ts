@@ -13,11 +13,27 @@ const MONTHS = [
 
 const pad2 = (n: number): string => String(n).padStart(2, "0");
 
-/** Calendar parts of an instant as seen in Jakarta. */
-export function jakartaParts(epochMs: number): {
+/**
+ * How a host may write the zone of its text timestamps (wire variant `textTimeZone`): Jakarta time followed by
+ * ` WIB`, `+07:00` or ` GMT+7`, or UTC time followed by ` UTC`. Absent: Jakarta time with no zone (the samples).
+ */
+export type TextTimeZone = "WIB" | "+07:00" | "GMT+7" | "UTC";
+
+/** The offset of the wall-clock time a text timestamp is written in, and the suffix after it. */
+function zoneOf(zone: TextTimeZone | undefined): { offsetMs: number; suffix: string } {
+  switch (zone) {
+    case undefined: return { offsetMs: JAKARTA_OFFSET_MS, suffix: "" };
+    case "UTC": return { offsetMs: 0, suffix: " UTC" };
+    case "+07:00": return { offsetMs: JAKARTA_OFFSET_MS, suffix: "+07:00" };
+    default: return { offsetMs: JAKARTA_OFFSET_MS, suffix: ` ${zone}` };
+  }
+}
+
+/** Calendar parts of an instant as seen in Jakarta (or at `offsetMs` from UTC). */
+export function jakartaParts(epochMs: number, offsetMs = JAKARTA_OFFSET_MS): {
   year: number; month: number; day: number; hour: number; minute: number; second: number;
 } {
-  const d = new Date(epochMs + JAKARTA_OFFSET_MS);
+  const d = new Date(epochMs + offsetMs);
   return {
     year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(),
     hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(),
@@ -41,27 +57,31 @@ export function isoMicros(epochMs: number): string {
 }
 
 /** `25 January 2024, 14:43` (instance list). */
-export function dayMonthYearCommaTime(epochMs: number): string {
-  const p = jakartaParts(epochMs);
-  return `${pad2(p.day)} ${MONTHS[p.month - 1]} ${p.year}, ${pad2(p.hour)}:${pad2(p.minute)}`;
+export function dayMonthYearCommaTime(epochMs: number, zone?: TextTimeZone): string {
+  const z = zoneOf(zone);
+  const p = jakartaParts(epochMs, z.offsetMs);
+  return `${pad2(p.day)} ${MONTHS[p.month - 1]} ${p.year}, ${pad2(p.hour)}:${pad2(p.minute)}${z.suffix}`;
 }
 
 /** `25 January 2024 14:37` (snapshots, backups, private networks). */
-export function dayMonthYearTime(epochMs: number): string {
-  const p = jakartaParts(epochMs);
-  return `${pad2(p.day)} ${MONTHS[p.month - 1]} ${p.year} ${pad2(p.hour)}:${pad2(p.minute)}`;
+export function dayMonthYearTime(epochMs: number, zone?: TextTimeZone): string {
+  const z = zoneOf(zone);
+  const p = jakartaParts(epochMs, z.offsetMs);
+  return `${pad2(p.day)} ${MONTHS[p.month - 1]} ${p.year} ${pad2(p.hour)}:${pad2(p.minute)}${z.suffix}`;
 }
 
 /** `26-08-2024 10:00:00` (instance detail). */
-export function dashDateTime(epochMs: number): string {
-  const p = jakartaParts(epochMs);
-  return `${pad2(p.day)}-${pad2(p.month)}-${p.year} ${pad2(p.hour)}:${pad2(p.minute)}:${pad2(p.second)}`;
+export function dashDateTime(epochMs: number, zone?: TextTimeZone): string {
+  const z = zoneOf(zone);
+  const p = jakartaParts(epochMs, z.offsetMs);
+  return `${pad2(p.day)}-${pad2(p.month)}-${p.year} ${pad2(p.hour)}:${pad2(p.minute)}:${pad2(p.second)}${z.suffix}`;
 }
 
 /** `2023-10-25 16:38` (RRD points). */
-export function ymdHm(epochMs: number): string {
-  const p = jakartaParts(epochMs);
-  return `${p.year}-${pad2(p.month)}-${pad2(p.day)} ${pad2(p.hour)}:${pad2(p.minute)}`;
+export function ymdHm(epochMs: number, zone?: TextTimeZone): string {
+  const z = zoneOf(zone);
+  const p = jakartaParts(epochMs, z.offsetMs);
+  return `${p.year}-${pad2(p.month)}-${pad2(p.day)} ${pad2(p.hour)}:${pad2(p.minute)}${z.suffix}`;
 }
 
 /** `2024-10-25` (billing dates). */

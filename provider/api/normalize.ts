@@ -127,14 +127,42 @@ function checkedDate(year: number, month: number, day: number, raw: string): voi
   }
 }
 
-/** Wall-clock time in the service's zone (UTC+7) -> ISO 8601 UTC with milliseconds. */
+/** Wall-clock time in the service's zone (UTC+7), or at `offsetMinutes` from UTC when the text says so -> ISO 8601 UTC. */
 function serviceLocalToIso(
   raw: string, year: number, month: number, day: number, hour: number, minute: number, second: number,
+  offsetMinutes = SERVICE_UTC_OFFSET_HOURS * 60,
 ): string {
   checkedDate(year, month, day, raw);
   if (hour > 23 || minute > 59 || second > 59) throw new NormalizeError(`not a time of day: ${JSON.stringify(raw)}`);
-  const ms = Date.UTC(year, month - 1, day, hour - SERVICE_UTC_OFFSET_HOURS, minute, second);
+  const ms = Date.UTC(year, month - 1, day, hour, minute - offsetMinutes, second);
   return new Date(ms).toISOString();
+}
+
+/** Indonesia's zone names (no daylight saving) and UTC's, as offsets from UTC in minutes. */
+const ZONE_NAMES: Record<string, number> = { wib: 7 * 60, wita: 8 * 60, wit: 9 * 60, utc: 0, gmt: 0, z: 0 };
+
+/**
+ * A zone written after the time of a text timestamp: ` WIB` (WITA, WIT), ` UTC`, ` GMT`, `Z`, `+07:00`, `+0700`,
+ * `+07`, ` GMT+7`, ` UTC+07:00`, or one of them in parentheses. Splits it off: the text before it and the offset in
+ * minutes; undefined when the text ends in no zone (or in a word that is not one: refused by the caller, not guessed).
+ */
+function splitZone(raw: string): { text: string; offsetMinutes: number } | undefined {
+  const m = /^(.*?\d[:.]\d{2}(?::\d{2}(?:\.\d+)?)?)\s*\(?\s*(?:([A-Za-z]{1,4})\s*)?(?:([+-])(\d{1,2})(?::?(\d{2}))?)?\s*\)?$/.exec(raw);
+  if (!m || (m[2] === undefined && m[3] === undefined)) return undefined;
+  let offset = 0;
+  if (m[2] !== undefined) {
+    const named = ZONE_NAMES[m[2].toLowerCase()];
+    if (named === undefined) return undefined;
+    // a name with an offset after it counts from UTC ("GMT+7", "UTC+07:00"); WIB+7 means nothing
+    if (m[3] !== undefined && named !== 0) return undefined;
+    offset = named;
+  }
+  if (m[3] !== undefined) {
+    const [hours, minutes] = [Number(m[4]), Number(m[5] ?? 0)];
+    if (hours > 14 || minutes > 59) return undefined;
+    offset = (m[3] === "-" ? -1 : 1) * (hours * 60 + minutes);
+  }
+  return { text: m[1]!, offsetMinutes: offset };
 }
 
 function monthNumber(name: string, raw: string): number {
@@ -170,7 +198,8 @@ export function parseDateOnly(value: string): string {
  * - `"25 January 2024, 14:43"` and `"25 January 2024 14:37"` (instance list, vswitches, snapshots, backups);
  * - `"26-08-2024 10:00:00"` (instance detail);
  * - `"2023-10-25 16:38"` or with seconds (monitoring points);
- * zone-less text forms are Asia/Jakarta wall-clock time (UTC+7, see {@link SERVICE_UTC_OFFSET_HOURS}).
+ * zone-less text forms are Asia/Jakarta wall-clock time (UTC+7, see {@link SERVICE_UTC_OFFSET_HOURS});
+ * a text form followed by a zone (`14:43 WIB`, `10:00:00+07:00`, `16:38 GMT+7`, `14:43 UTC`) is read in that zone.
  * A date-only value (`"26/08/2024"`, `"2024-08-26"`) has no time to convert, so it is returned as the ISO
  * date `"2024-08-26"` rather than an invented midnight.
  */
@@ -192,20 +221,14 @@ export function parseTimestamp(value: string): string {
     const ms = Date.UTC(year!, month! - 1, day!, hour!, minute! - offsetMinutes, second, millis);
     return new Date(ms).toISOString();
   }
-  // ISO-like without a zone: "2023-10-25 16:38", "2023-10-25 16:38:05", "2023-10-25T16:38:05".
-  m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(raw);
-  if (m) {
-    return serviceLocalToIso(value, +m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, Number(m[6] ?? 0));
-  }
-  // Day-first numeric: "26-08-2024 10:00:00", "26/08/2024 10:00".
-  m = /^(\d{1,2})[-/](\d{1,2})[-/](\d{4})[ T](\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(raw);
-  if (m) {
-    return serviceLocalToIso(value, +m[3]!, +m[2]!, +m[1]!, +m[4]!, +m[5]!, Number(m[6] ?? 0));
-  }
-  // Month name: "25 January 2024, 14:43", "25 January 2024 14:37", "25 Jan 2024 14:37:10".
-  m = /^(\d{1,2})\s+([A-Za-z]+)\.?\s+(\d{4}),?\s+(\d{1,2})[:.](\d{2})(?::(\d{2}))?$/.exec(raw);
-  if (m) {
-    return serviceLocalToIso(value, +m[3]!, monthNumber(m[2]!, value), +m[1]!, +m[4]!, +m[5]!, Number(m[6] ?? 0));
+  const local = localTextToIso(value, raw, SERVICE_UTC_OFFSET_HOURS * 60);
+  if (local !== undefined) return local;
+  // A text form with its zone after the time (real-api-facts audit): "25 January 2024, 14:43 WIB", "26-08-2024
+  // 10:00:00+07:00", "2023-10-25 16:38 GMT+7", "… UTC". The zone the text names wins over the service's.
+  const zoned = splitZone(raw);
+  if (zoned) {
+    const iso = localTextToIso(value, zoned.text, zoned.offsetMinutes);
+    if (iso !== undefined) return iso;
   }
   // Month name, date only: "25 January 2024".
   m = /^(\d{1,2})\s+([A-Za-z]+)\.?\s+(\d{4})$/.exec(raw);
@@ -219,6 +242,26 @@ export function parseTimestamp(value: string): string {
   } catch {
     throw new NormalizeError(`not a timestamp in any known format: ${JSON.stringify(value)}`);
   }
+}
+
+/** The zone-less text forms with a time, read at `offsetMinutes` from UTC; undefined for any other text. */
+function localTextToIso(value: string, raw: string, offsetMinutes: number): string | undefined {
+  // ISO-like without a zone: "2023-10-25 16:38", "2023-10-25 16:38:05", "2023-10-25T16:38:05" (a fraction is dropped).
+  let m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/.exec(raw);
+  if (m) {
+    return serviceLocalToIso(value, +m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, Number(m[6] ?? 0), offsetMinutes);
+  }
+  // Day-first numeric: "26-08-2024 10:00:00", "26/08/2024 10:00".
+  m = /^(\d{1,2})[-/](\d{1,2})[-/](\d{4})[ T](\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(raw);
+  if (m) {
+    return serviceLocalToIso(value, +m[3]!, +m[2]!, +m[1]!, +m[4]!, +m[5]!, Number(m[6] ?? 0), offsetMinutes);
+  }
+  // Month name: "25 January 2024, 14:43", "25 January 2024 14:37", "25 Jan 2024 14:37:10".
+  m = /^(\d{1,2})\s+([A-Za-z]+)\.?\s+(\d{4}),?\s+(\d{1,2})[:.](\d{2})(?::(\d{2}))?$/.exec(raw);
+  if (m) {
+    return serviceLocalToIso(value, +m[3]!, monthNumber(m[2]!, value), +m[1]!, +m[4]!, +m[5]!, Number(m[6] ?? 0), offsetMinutes);
+  }
+  return undefined;
 }
 
 /**

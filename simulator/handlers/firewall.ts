@@ -22,7 +22,7 @@ function validPort(text: string): boolean {
 }
 
 /** A rule on the wire. */
-function ruleWire(rule: FirewallRule): Record<string, unknown> {
+function ruleWire(rule: FirewallRule, ctx: SimContext): Record<string, unknown> {
   return {
     id: rule.id,
     destination_port: rule.destinationPort,
@@ -31,7 +31,7 @@ function ruleWire(rule: FirewallRule): Record<string, unknown> {
     source_ip: rule.sourceIp,
     description: rule.description,
     use_ipset: rule.useIpset,
-    created_at: dayMonthYearTime(rule.createdAt),
+    created_at: dayMonthYearTime(rule.createdAt, ctx.wire?.textTimeZone),
   };
 }
 
@@ -68,7 +68,7 @@ const listFirewallRules: Handler = (ctx, req) => {
   const v = new Validator(queryInput(req.query));
   const { page, limit } = pageParams(v, ctx);
   v.check();
-  const rules = ctx.state.firewallRules.filter((r) => r.instanceUuid === inst.uuid).map(ruleWire);
+  const rules = ctx.state.firewallRules.filter((r) => r.instanceUuid === inst.uuid).map((r) => ruleWire(r, ctx));
   return ok("Success", paginate(rules, page, limit));
 };
 

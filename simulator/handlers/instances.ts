@@ -63,7 +63,7 @@ export function instanceListItem(ctx: SimContext, inst: Instance): Record<string
     estimated_monthly_cost: round2(price * 720),
     cost: accruedCost(ctx, inst),
     operation_flag: operationFlag(ctx, inst),
-    created_at: dayMonthYearCommaTime(inst.createdAt),
+    created_at: dayMonthYearCommaTime(inst.createdAt, ctx.wire?.textTimeZone),
   };
 }
 
@@ -114,10 +114,10 @@ export function instanceDetail(ctx: SimContext, inst: Instance): Record<string, 
     estimated_monthly_price: round2(price * 720),
     cost: accruedCost(ctx, inst),
     operation_flag: operationFlag(ctx, inst),
-    created_at: dashDateTime(inst.createdAt),
-    updated_at: dashDateTime(inst.updatedAt),
-    last_started_at: dashDateTime(inst.lastStartedAt ?? inst.createdAt),
-    last_backup_at: inst.lastBackupAt === null ? null : dashDateTime(inst.lastBackupAt),
+    created_at: dashDateTime(inst.createdAt, ctx.wire?.textTimeZone),
+    updated_at: dashDateTime(inst.updatedAt, ctx.wire?.textTimeZone),
+    last_started_at: dashDateTime(inst.lastStartedAt ?? inst.createdAt, ctx.wire?.textTimeZone),
+    last_backup_at: inst.lastBackupAt === null ? null : dashDateTime(inst.lastBackupAt, ctx.wire?.textTimeZone),
   };
 }
 

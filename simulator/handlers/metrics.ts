@@ -35,7 +35,7 @@ const getInstanceMetrics: Handler = (ctx, req) => {
   const disk: unknown[] = [];
   for (let i = points - 1; i >= 0; i--) {
     const t = last - i * stepMs;
-    const time = ymdHm(t);
+    const time = ymdHm(t, ctx.wire?.textTimeZone);
     const live = i > 0 && t + stepMs > inst.createdAt;
     const f = (what: string): number => (live ? stableFraction(ctx.state.seed, `${inst.uuid}/${periode}/${t}/${what}`) : 0);
     const usedGb = live ? round2(inst.memoryGb * (0.25 + 0.5 * f("mem"))) : 0;

@@ -104,7 +104,7 @@ function vswitchListItem(ctx: SimContext, vs: Vswitch): Record<string, unknown> 
     network_ip: vs.networkIp,
     gateway: gatewayWire(vs),
     status: vs.status,
-    created_at: dayMonthYearTime(vs.createdAt),
+    created_at: dayMonthYearTime(vs.createdAt, ctx.wire?.textTimeZone),
   };
 }
 
@@ -136,8 +136,8 @@ const getVswitch: Handler = (ctx, req) => {
     total_active_instance: members(ctx, vs).filter((i) => i.status !== "deleting").length,
     status: vs.status,
     gateway: gatewayWire(vs),
-    created_at: dayMonthYearTime(vs.createdAt),
-    last_update_at: dayMonthYearTime(vs.updatedAt),
+    created_at: dayMonthYearTime(vs.createdAt, ctx.wire?.textTimeZone),
+    last_update_at: dayMonthYearTime(vs.updatedAt, ctx.wire?.textTimeZone),
   });
 };
 

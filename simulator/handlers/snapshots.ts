@@ -25,7 +25,7 @@ function snapshotWire(ctx: SimContext, inst: Instance, s: Snapshot): Record<stri
     estimated_monthly: hourly === null ? null : round2(hourly * 720),
     is_current_state: s.isCurrentState,
     attached_storage: s.attachedStorage,
-    created_at: dayMonthYearTime(s.createdAt),
+    created_at: dayMonthYearTime(s.createdAt, ctx.wire?.textTimeZone),
   };
 }
 
@@ -117,7 +117,7 @@ function backupWire(ctx: SimContext, inst: Instance, b: Backup): Record<string, 
     current_cost: round2(hourly * Math.max(0, ctx.now - b.createdAt) / 3600000),
     est_this_month: round2(hourly * 720),
     size: b.sizeGb,
-    created_at: dayMonthYearTime(b.createdAt),
+    created_at: dayMonthYearTime(b.createdAt, ctx.wire?.textTimeZone),
     attached_storage: b.attachedStorage,
   };
 }

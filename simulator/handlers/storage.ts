@@ -25,7 +25,7 @@ const listBlockStorages: Handler = (ctx) =>
       instance_id: b.instanceUuid,
       instance_hostname: inst?.hostname ?? null,
       status: b.instanceUuid ? "Attached" : "Available",
-      created_at: dayMonthYearTime(b.createdAt),
+      created_at: dayMonthYearTime(b.createdAt, ctx.wire?.textTimeZone),
     };
   }));
 

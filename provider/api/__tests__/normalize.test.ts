@@ -79,6 +79,30 @@ describe("parseTimestamp (text forms are Asia/Jakarta, UTC+7)", () => {
   it.each(["yesterday", "32 January 2024 10:00", "25 Foo 2024 10:00", "26-13-2024 10:00:00", "2023-10-25 25:00"])("rejects %p", (input) => {
     expect(() => parseTimestamp(input)).toThrow(NormalizeError);
   });
+
+  // A zone after a text form is read in that zone (real-api-facts audit: each of these failed every instance read).
+  it.each([
+    ["25 January 2024, 14:43 WIB", "2024-01-25T07:43:00.000Z"],
+    ["25 January 2024, 14:43 wib", "2024-01-25T07:43:00.000Z"],
+    ["25 January 2024 14:37 (WIB)", "2024-01-25T07:37:00.000Z"],
+    ["25 January 2024 15:37 WITA", "2024-01-25T07:37:00.000Z"],
+    ["25 January 2024 16:37 WIT", "2024-01-25T07:37:00.000Z"],
+    ["25 January 2024 07:37 UTC", "2024-01-25T07:37:00.000Z"],
+    ["26-08-2024 10:00:00+07:00", "2024-08-26T03:00:00.000Z"],
+    ["26-08-2024 10:00:00 +0700", "2024-08-26T03:00:00.000Z"],
+    ["26/08/2024 10:00 GMT+7", "2024-08-26T03:00:00.000Z"],
+    ["2023-10-25 16:38 GMT+07:00", "2023-10-25T09:38:00.000Z"],
+    ["2023-10-25 16:38:05+07", "2023-10-25T09:38:05.000Z"],
+    ["2023-10-25 09:38:05Z", "2023-10-25T09:38:05.000Z"],
+    ["2023-10-25 09:38:05.000000Z", "2023-10-25T09:38:05.000Z"],
+    ["2023-10-25 06:38 GMT-3", "2023-10-25T09:38:00.000Z"],
+  ])("with a zone: %p -> %p", (input, iso) => {
+    expect(parseTimestamp(input)).toBe(iso);
+  });
+
+  it.each(["25 January 2024 14:37 PST", "25 January 2024 14:37 WIB+7", "2023-10-25 16:38 +25:00", "26-08-2024 10:00:00 tomorrow"])("refuses a zone it does not know, never guessing: %p", (input) => {
+    expect(() => parseTimestamp(input)).toThrow(NormalizeError);
+  });
 });
 
 describe("parseDateOnly", () => {
