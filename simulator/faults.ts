@@ -115,6 +115,7 @@ export const faultsInputSchema = z.object({
     overPageSize: z.enum(["refuse", "clamp"]).optional(),
     operationFlag: z.boolean().optional(),
     textTimeZone: z.enum(["WIB", "+07:00", "GMT+7", "UTC"]).optional(),
+    nullFields: z.array(z.string().min(1)).optional(),
   }).strict().nullable().optional(),
   /** The next `count` operations of `kind` end in status Error. */
   failNext: z.object({ kind: kindSchema, count: z.number().int().min(1).default(1) }).nullable().optional(),

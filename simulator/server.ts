@@ -317,7 +317,8 @@ export class Simulator {
       const ctx = this.context();
       const result = match.route.handler(ctx, { params: match.params, query: url.searchParams, body });
       status = result.status ?? 200;
-      responseBody = { message: result.message, data: result.data };
+      const nullFields = this.faults.wire.nullFields;
+      responseBody = { message: result.message, data: nullFields?.length && method === "GET" ? withNulls(result.data, new Set(nullFields)) : result.data };
     } catch (err) {
       if (err instanceof HttpError) {
         status = err.status;
@@ -351,6 +352,13 @@ export class Simulator {
     }
     reply(status, responseBody, headers);
   }
+}
+
+/** A copy of `value` with every key of `keys` (at any depth) set to null: a host's empty columns (wire.nullFields). */
+function withNulls(value: unknown, keys: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => withNulls(v, keys));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, keys.has(k) ? null : withNulls(v, keys)]));
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

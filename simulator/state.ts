@@ -366,6 +366,11 @@ export interface WireVariants {
    * ` GMT+7` after it, or UTC time with ` UTC`. Absent: Jakarta time, no zone (the samples). ISO ones are unchanged.
    */
   textTimeZone?: TextTimeZone;
+  /**
+   * Keys written as `null` wherever they appear in the `data` of GET answers (at any depth: list rows, details,
+   * nested objects), as a host leaves columns empty: `["price_per_hour", "location", "os", …]`.
+   */
+  nullFields?: string[];
 }
 
 /** Injected outcomes of the next operations of a kind (`failNext` / `stickNext`). */

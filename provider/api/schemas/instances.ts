@@ -25,6 +25,12 @@ import { operationFlagOf } from "../normalize";
  */
 const nameText = z.union([z.string(), z.object({ name: z.string() })]).transform((v) => (typeof v === "string" ? v : v.name));
 
+/**
+ * A column the provider only shows (a name, a price, a timestamp): `null` or missing read as unknown (null), never a
+ * reason to reject the whole answer (real-api-facts audit: one host's empty `tier` failed every read of every VM).
+ */
+const shown = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v): z.output<T> | null => (v === undefined ? null : v));
+
 /** An integer flag or count (`operation_flag`, `active_operation`), also as a Laravel boolean cast writes it. */
 const counter = z.union([integer, z.boolean()]).transform((v) => (typeof v === "boolean" ? (v ? 1 : 0) : v));
 
@@ -45,14 +51,14 @@ export const instanceListItem = z.object({
   status: z.string(),
   // The docs sample has no `os` on list rows: optional, and null when missing.
   os: phpObject(instanceListOs.nullish()).transform((v) => v ?? null),
-  location: nameText,
-  tier: nameText,
-  price_per_hour: decimal,
-  estimated_monthly_cost: decimal,
+  location: shown(nameText),
+  tier: shown(nameText),
+  price_per_hour: shown(decimal),
+  estimated_monthly_cost: shown(decimal),
   cost: decimal.nullish().transform((v) => v ?? null),
   // Non-zero while an operation runs on the instance (only 0 appears in samples): also when the status says so.
   operation_flag: counter,
-  created_at: timestamp,
+  created_at: optionalTimestamp,
 }).transform((row) => ({ ...row, operation_flag: operationFlagOf(row.operation_flag, row.status) }));
 
 /** The instance list (§4.1): a paged list that also carries `active_operation`. */
@@ -64,14 +70,14 @@ export const instanceList = paged(instanceListItem).extend({
 /** The `os` object of the instance detail (§2.3). `min_memory`/`min_storage` units are not shown. */
 export const instanceOs = z.object({
   template_id: integer,
-  version: z.union([z.number(), z.string()]).transform((v) => String(v)),
-  os_id: integer,
-  name: z.string(),
+  version: shown(z.union([z.number(), z.string()]).transform((v) => String(v))),
+  os_id: shown(integer),
+  name: shown(z.string()),
   image: z.string().nullish(),
-  min_cpu: integer,
+  min_cpu: shown(integer),
   // (units not shown: a bare number is GB, as sizes elsewhere; "1 GB"/"1024 MB" are read as sizes)
-  min_memory: sizeGb,
-  min_storage: sizeGb,
+  min_memory: shown(sizeGb),
+  min_storage: shown(sizeGb),
 });
 
 /**
@@ -96,20 +102,20 @@ export const instanceDetail = z.object({
   memory: sizeGb,
   storage: sizeGb,
   status: z.string(),
-  os_name: z.string(),
+  os_name: shown(z.string()),
   public_ip: publicIp,
   rdns: placeholderString,
   private_network: placeholderString,
   location_id: integer,
-  location: nameText,
+  location: shown(nameText),
   tier_id: integer,
-  tier: nameText,
+  tier: shown(nameText),
   os: instanceOs,
-  price_per_hour: decimal,
-  estimated_monthly_price: decimal,
+  price_per_hour: shown(decimal),
+  estimated_monthly_price: shown(decimal),
   cost: decimal.nullish().transform((v) => v ?? null),
   operation_flag: counter,
-  created_at: timestamp,
+  created_at: optionalTimestamp,
   updated_at: optionalTimestamp,
   last_started_at: optionalTimestamp,
   last_backup_at: optionalTimestamp,

@@ -237,7 +237,7 @@ async function loadCatalogue(client: VmHostClient): Promise<Catalogue> {
 
 async function loadVswitches(client: VmHostClient): Promise<CatalogueVswitch[] | undefined> {
   const vswitches = await optionalList("private networks", () => client.network.listVswitches());
-  return vswitches?.map((v) => ({ uuid: v.uuid.toLowerCase(), name: v.name, location: v.location.name }));
+  return vswitches?.map((v) => ({ uuid: v.uuid.toLowerCase(), name: v.name, location: v.location?.name ?? undefined }));
 }
 
 /**
@@ -384,9 +384,9 @@ async function namedInstance(client: VmHostClient, instanceId: unknown): Promise
   }
 }
 
-/** The location of an instance that exists, for the attachments (undefined when unknown or not found). */
+/** The location of an instance that exists, for the attachments (undefined when unknown or not found, or unnamed). */
 function instanceLocation(detail: InstanceDetail | null | undefined): { id: number; name: string } | undefined {
-  return detail ? { id: detail.location_id, name: detail.location } : undefined;
+  return detail && detail.location !== null ? { id: detail.location_id, name: detail.location } : undefined;
 }
 
 /**
@@ -484,10 +484,10 @@ async function instanceSourceFailures(client: VmHostClient, inputs: Record<strin
     // (audit: a clone with memory below them was made, then its resize was refused, leaving a new VM at every up).
     for (const [size, least, unit] of [["cpu", found.os.min_cpu, " CPUs"], ["memory", found.os.min_memory, " GB"], ["storage", found.os.min_storage, " GB"]] as const) {
       const value = inputs[size];
-      if (typeof value === "number" && value < least)
+      if (typeof value === "number" && least !== null && value < least)
         failures.push({
           property: size,
-          reason: `instance ${id}'s OS (${found.os_name}) needs at least ${least}${unit}, and ${key === "adoptId" ? "an adopted VM" : "a clone"} keeps its OS; raise ${size} to ${least} or more`,
+          reason: `instance ${id}'s OS (${found.os_name ?? found.os.name ?? `template ${found.os.template_id}`}) needs at least ${least}${unit}, and ${key === "adoptId" ? "an adopted VM" : "a clone"} keeps its OS; raise ${size} to ${least} or more`,
         });
     }
     if (key === "cloneFrom") {

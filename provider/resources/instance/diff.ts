@@ -72,7 +72,9 @@ function differs(olds: Olds, news: News, key: string): boolean {
 
 /** True when the VM's public address (as the state shows it) is not what the program asks for. */
 export function addressDiffers(olds: Olds, want: Extract<UpdateStep, { kind: "publicAddress" }>): boolean {
-  const has = olds.ipAddress !== null && olds.ipAddress !== undefined;
+  // (by the address or its id: a host may leave `ip_address` null beside the id, and the VM then has one: real-api-facts
+  // audit, a preview planned an add the host refuses, as drift at every up)
+  const has = (olds.ipAddress !== null && olds.ipAddress !== undefined) || (olds.publicIpId !== null && olds.publicIpId !== undefined);
   if (want.action === "assign") return (olds.publicIpId ?? null) !== want.publicNetworkId;
   if (want.action === "add") return !has;
   return has;

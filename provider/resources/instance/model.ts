@@ -121,8 +121,9 @@ export function toOutputs(detail: InstanceDetail, declared: Partial<InstanceInpu
 }
 
 /** "Ubuntu 22.04": the detail's os name with the version when the name does not already carry it. */
-export function osLabel(detail: Pick<InstanceDetail, "os_name" | "os">): string {
-  const name = (detail.os_name || detail.os.name).trim();
+export function osLabel(detail: Pick<InstanceDetail, "os_name" | "os">): string | null {
+  const name = (detail.os_name || detail.os.name || "").trim();
+  if (name === "") return null; // the host names no OS: unknown, not a version alone
   const version = String(detail.os.version ?? "").trim();
   return version && !name.includes(version) ? `${name} ${version}` : name;
 }

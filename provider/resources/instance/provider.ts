@@ -52,7 +52,7 @@ import { adoptionMismatches, inputsFromState, powerStateOf, resolveVswitchId, to
 // ---------------------------------------------------------------------------------------------- outputs
 
 async function vswitchRefs(client: VmHostClient): Promise<VswitchRef[]> {
-  return (await client.network.listVswitches()).map((v) => ({ uuid: v.uuid, name: v.name, networkIp: v.network_ip, location: v.location.name }));
+  return (await client.network.listVswitches()).map((v) => ({ uuid: v.uuid, name: v.name, networkIp: v.network_ip, location: v.location?.name ?? null }));
 }
 
 /** The outputs of an instance for the user's declared inputs (resolves the private network only when managed). */
@@ -62,7 +62,7 @@ async function outputsFor(
 ): Promise<InstanceOutputs> {
   let vswitchId: string | undefined;
   if (declared.vswitchId !== undefined)
-    vswitchId = detail.private_network === null ? "" : resolveVswitchId(detail.private_network, await vswitchRefs(client), detail.location);
+    vswitchId = detail.private_network === null ? "" : resolveVswitchId(detail.private_network, await vswitchRefs(client), detail.location ?? undefined);
   const outs = toOutputs(detail, declared, vswitchId);
   // The address this resource took off the VM stays reserved in the account (the API cannot release an
   // unassigned address): remembered so the next `publicIp: true` reuses it and delete releases it.
@@ -209,7 +209,7 @@ function satisfied(step: UpdateStep, d: InstanceDetail, vswitches: readonly Vswi
       return d.public_ip?.ip_id === step.publicNetworkId;
     case "privateNetwork":
       if (step.vswitchId === "") return d.private_network === null;
-      return d.private_network !== null && resolveVswitchId(d.private_network, vswitches, d.location) === step.vswitchId;
+      return d.private_network !== null && resolveVswitchId(d.private_network, vswitches, d.location ?? undefined) === step.vswitchId;
     case "power": return powerStateOf(d.status) === step.state;
   }
 }
