@@ -1172,12 +1172,13 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           const noted = addressNoteOf(client, id);
           const recorded = madeAddressOf(props, undefined, noted);
           // The shared list's row says "idle" without a request of this delete's own; the detail is read only when the
-          // row does not show the VM holding what the state recorded as ours (or holding nothing, with none of ours).
+          // row does not show the VM holding what the state recorded as ours. A row's `ip_address: null` is not read as
+          // "holds nothing": the hosts' docs sample writes null there (real-api-facts.md), and so taken, a reserved
+          // address of the user's put on the VM was released with it (real-api-facts audit).
           const rowTells =
             !("public_ip" in idle) &&
-            ((recorded === null && idle.ip_address === null) ||
-              (typeof recorded === "string" && recorded === props.publicIpId && recorded !== props.publicNetworkId &&
-                idle.ip_address !== null && idle.ip_address === props.ipAddress));
+            typeof recorded === "string" && recorded === props.publicIpId && recorded !== props.publicNetworkId &&
+            idle.ip_address !== null && idle.ip_address === props.ipAddress;
           if (!rowTells) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (!detail) return true;

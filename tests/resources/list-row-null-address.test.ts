@@ -1,0 +1,28 @@
+/**
+ * The hosts' docs sample writes `ip_address: null` on instance list rows (real-api-facts.md). A destroy that read such
+ * a row as "the VM holds no address" skipped the detail and deleted the VM with remove_ip=1: a reserved address of
+ * the user's, put on the VM in the panel, was released from the account. Judged by the simulator's state (its
+ * `wire.nullFields`). (real-api-facts audit)
+ */
+import "./instance-env";
+import { providers } from "../../provider";
+import { harnessSuite, type FullProvider } from "./attachment-helpers";
+import { validCreate } from "./instance-cases";
+import { forgetDeployment } from "../../provider/registry";
+
+const instance = providers.Instance as FullProvider;
+const h = harnessSuite();
+afterEach(() => h().clearFaults());
+
+it("a destroy keeps the user's reserved address when list rows say ip_address null", async () => {
+  const checked = await instance.check({}, { ...validCreate, hostname: "null-row-address", publicIp: false });
+  const created = await instance.create(checked.inputs);
+  forgetDeployment();
+  const reserved = "bfe57f20-12dd-46eb-8eb3-1a234115df5c"; // seeded, the user's
+  await h().outOfBand(created.id, { publicIp: reserved });
+  await h().setFaults({ wire: { nullFields: ["ip_address"] } });
+  await instance.delete(created.id, created.outs);
+  const state = await h().state();
+  expect(state.instances.find((i) => i.uuid === created.id)).toBeUndefined();
+  expect(state.publicIps.find((p) => p.uuid === reserved)).toMatchObject({ address: "103.150.10.12", instanceUuid: null });
+});
