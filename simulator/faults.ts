@@ -116,6 +116,7 @@ export const faultsInputSchema = z.object({
     operationFlag: z.boolean().optional(),
     textTimeZone: z.enum(["WIB", "+07:00", "GMT+7", "UTC"]).optional(),
     nullFields: z.array(z.string().min(1)).optional(),
+    statusWords: z.record(z.string(), z.string().min(1)).optional(),
   }).strict().nullable().optional(),
   /** The next `count` operations of `kind` end in status Error. */
   failNext: z.object({ kind: kindSchema, count: z.number().int().min(1).default(1) }).nullable().optional(),

@@ -371,6 +371,12 @@ export interface WireVariants {
    * nested objects), as a host leaves columns empty: `["price_per_hour", "location", "os", …]`.
    */
   nullFields?: string[];
+  /**
+   * The instance status words as a host writes them, by the simulator's own word (`Running`, `Stopped`, `Error`,
+   * `creating`, `stopping`, …): `{"Running": "Berjalan", "Error": "Gagal"}` (list rows, detail, create answer). Words
+   * not given stay as they are.
+   */
+  statusWords?: Record<string, string>;
 }
 
 /** Injected outcomes of the next operations of a kind (`failNext` / `stickNext`). */

@@ -298,9 +298,43 @@ const OPERATION_STATUSES = new Set([
 // (not "pending": panels of this kind show a VM at rest so, an order awaiting payment or activation: read as an
 // operation, every write and every delete of it waited until its deadline, and it could not be destroyed)
 
+// The same in Bahasa Indonesia (the hosts are Indonesian; their panels speak it): verbs of doing (`me-`), and anything
+// "sedang …" ("in the middle of …": "Sedang dibuat", being created) or "dalam proses" (in process). (real-api-facts audit:
+// a host writing "Sedang dibuat" with operation_flag 0 had its create recorded as done while it was being made.)
+const OPERATION_STATUSES_ID = new Set([
+  "membuat", "memproses", "diproses", "menginstal", "menginstal ulang", "memasang", "menyalakan", "memulai", "memulai ulang",
+  "mematikan", "menghentikan", "mengubah ukuran", "menghapus", "memulihkan", "mengkloning", "menunggu proses", "dalam proses",
+]);
+
+/** A status word as compared: lower case, separators as one space ("Shutting_Down" -> "shutting down"). */
+export function statusKey(status: string): string {
+  return status.trim().toLowerCase().replace(/[\s_-]+/g, " ");
+}
+
 /** Whether an instance status word says an operation is under way ({@link OPERATION_STATUSES}). */
 export function statusShowsOperation(status: string): boolean {
-  return OPERATION_STATUSES.has(status.trim().toLowerCase().replace(/[\s_-]+/g, " "));
+  const key = statusKey(status);
+  return OPERATION_STATUSES.has(key) || OPERATION_STATUSES_ID.has(key) || key.startsWith("sedang ") || key.startsWith("dalam proses ");
+}
+
+/**
+ * The instance status words whose meaning is certain, by what they mean: a VM that runs, one that is off, one whose
+ * last operation failed. English as the samples show it (`Running`, `Stopped`, `Error`) and the panels' Indonesian
+ * (`Berjalan`/`Aktif`/`Menyala`, `Mati`/`Berhenti`/`Dimatikan`, `Gagal`). Any case. A word in none of them (nor an
+ * operation: {@link statusShowsOperation}) is unknown: never taken as a VM that is fine (real-api-facts audit).
+ */
+const RUNNING_WORDS = new Set(["running", "active", "on", "berjalan", "aktif", "menyala", "hidup"]);
+const STOPPED_WORDS = new Set(["stopped", "shutoff", "off", "stop", "mati", "berhenti", "dimatikan"]);
+const FAILURE_WORDS = new Set(["error", "failed", "failure", "gagal", "galat", "kesalahan"]);
+
+/** What an instance status word means, when that is certain (see {@link RUNNING_WORDS}); undefined otherwise. */
+export function statusMeaning(status: string): "running" | "stopped" | "failed" | "operation" | undefined {
+  const key = statusKey(status);
+  if (RUNNING_WORDS.has(key)) return "running";
+  if (STOPPED_WORDS.has(key)) return "stopped";
+  if (FAILURE_WORDS.has(key)) return "failed";
+  if (statusShowsOperation(status)) return "operation";
+  return undefined;
 }
 
 /**

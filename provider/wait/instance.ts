@@ -1,4 +1,5 @@
 import { BusyError, type InstanceDetail, type InstanceListItem, type VmHostClient } from "../api";
+import { statusMeaning } from "../api/normalize";
 import { systemClock, type Clock } from "../clock";
 import { progressLog } from "../context";
 import { instanceLock } from "../resources/common/lock";
@@ -9,7 +10,7 @@ import { statusPollerFor, TICK_SKIPPED } from "./status-poller";
 
 /** Statuses that mean the last operation failed: the wait ends at once instead of running to its deadline. */
 export function isFailureStatus(status: string): boolean {
-  return /^(error|failed|failure)$/i.test(status.trim());
+  return statusMeaning(status) === "failed";
 }
 
 /** Options of the instance waits. */

@@ -41,6 +41,12 @@ function ipv6For(address: string | undefined): string | null {
 }
 
 /** An instance as a list row (api-spec.md §2.2 with the variants of real-api-facts.md: no `os`). */
+/** The instance's status as the host words it (wire.statusWords: `{"Running": "Berjalan", "creating": "Sedang dibuat"}`). */
+function statusWord(ctx: SimContext, status: string): string {
+  const words = ctx.wire?.statusWords;
+  return words && Object.hasOwn(words, status) ? words[status]! : status;
+}
+
 export function instanceListItem(ctx: SimContext, inst: Instance): Record<string, unknown> {
   const state = ctx.state;
   const price = instancePricePerHour(state, inst);
@@ -53,7 +59,7 @@ export function instanceListItem(ctx: SimContext, inst: Instance): Record<string
     cpu: inst.cpu,
     memory: `${inst.memoryGb} GB`,
     storage: `${inst.storageGb}GB`,
-    status: inst.status,
+    status: statusWord(ctx, inst.status),
     // api-spec.md §2.2 lists `os {name, image}` on list rows (the spec wins over the docs sample, which has
     // none; the client accepts both, and the `wire.listOs: false` variant leaves it off)
     ...(ctx.wire?.listOs === false ? {} : { os: { name: templateOf(state, inst).name, image: templateOf(state, inst).image } }),
@@ -91,7 +97,7 @@ export function instanceDetail(ctx: SimContext, inst: Instance): Record<string, 
     is_cpu_dedicated: inst.dedicatedCpu,
     memory: `${inst.memoryGb * 1024} MB`,
     storage: `${inst.storageGb} GB`,
-    status: inst.status,
+    status: statusWord(ctx, inst.status),
     os_name: `${template.name} ${template.version}`,
     public_ip: ip ? { ip_id: ip.uuid, ip_address: ip.address } : { ip_id: "-", ip_address: "-" },
     rdns: ip?.rdns ? ip.rdns : "-",
@@ -237,7 +243,7 @@ const createInstance: Handler = (ctx, req) => {
     cpu: inst.cpu,
     memory: inst.memoryGb,
     storage: inst.storageGb,
-    status: inst.status,
+    status: statusWord(ctx, inst.status),
     username: inst.username,
     active_price_per_min: round2(instancePricePerHour(state, inst) / 60),
     inactive_price_per_min: round2(instanceInactivePricePerHour(state, inst) / 60),

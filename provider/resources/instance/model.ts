@@ -4,6 +4,7 @@
  * `create` and `read` produce outputs through the same function and a refresh right after an up shows no
  * change.
  */
+import { statusKey, statusMeaning } from "../../api/normalize";
 import { privateAddressIn } from "../common/private-network";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
@@ -12,8 +13,11 @@ import type { InstanceInputs, InstanceOutputs } from "./inputs";
 export type PowerState = "running" | "stopped";
 
 /** Transitional statuses by the power state their operation ends in (seen only while an operation runs). */
-const ENDS_RUNNING = new Set(["starting", "restarting", "rebooting", "booting", "resuming"]);
-const ENDS_STOPPED = new Set(["stopping", "shutting down", "shutting-down", "powering off"]);
+const ENDS_RUNNING = new Set([
+  "starting", "restarting", "rebooting", "booting", "resuming",
+  "menyalakan", "memulai", "memulai ulang", "sedang dinyalakan", "sedang dimulai", "sedang dimulai ulang",
+]);
+const ENDS_STOPPED = new Set(["stopping", "shutting down", "powering off", "mematikan", "menghentikan", "sedang dimatikan", "sedang dihentikan"]);
 
 /**
  * Maps a status to the declared power states. The API's status values are not published (api-spec.md §3):
@@ -25,12 +29,14 @@ const ENDS_STOPPED = new Set(["stopping", "shutting down", "shutting-down", "pow
  * ends otherwise (a start that fails) shows at the next refresh.
  */
 export function powerStateOf(status: string, busy = false): string {
-  const s = status.trim().toLowerCase();
-  if (s === "running" || s === "active" || s === "on") return "running";
-  if (s === "stopped" || s === "shutoff" || s === "off" || s === "stop") return "stopped";
+  // (the panels' Indonesian too: "Berjalan" is running, "Mati" stopped; read as themselves, a declared powerState was
+  // drift at every up and its start waited until the deadline: real-api-facts audit)
+  const meaning = statusMeaning(status);
+  if (meaning === "running" || meaning === "stopped") return meaning;
+  const s = statusKey(status);
   if (busy && ENDS_RUNNING.has(s)) return "running";
   if (busy && ENDS_STOPPED.has(s)) return "stopped";
-  return s;
+  return status.trim().toLowerCase();
 }
 
 /** A vswitch as far as resolving the detail's `private_network` text goes. */

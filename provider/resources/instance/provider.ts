@@ -1069,11 +1069,13 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   // this resource's (madeAddressOf).
   const ctx: StepContext = { reservedPublicIpId: null, made: null, madePending: mode === "clone" || (inputs.publicIp === true && inputs.publicNetworkId === undefined) };
   try {
-    const detail = await waitForInstanceSettled(client, id, {
-      what: `instance ${id} (${hostname}) to finish ${mode === "clone" ? "cloning" : "creating"}`,
-      deadline,
-      kind: mode,
-    });
+    const settle = () =>
+      waitForInstanceSettled(client, id, {
+        what: `instance ${id} (${hostname}) to finish ${mode === "clone" ? "cloning" : "creating"}`,
+        deadline,
+        kind: mode,
+      });
+    const detail = await settledRunningOrStopped(id, await settle(), settle, deadline);
     if (ctx.madePending) {
       ctx.made = detail.public_ip?.ip_id ?? null;
       ctx.madePending = false;
@@ -1104,6 +1106,41 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     const outs = await bestEffortOutputs(client, id, declared, ctx.reservedPublicIpId, declared, ctx);
     throw new ResourceInitError(message, id, withReplaced(outs as InstanceOutputs, id, inputs), [message], { cause: e });
   }
+}
+
+/**
+ * How long a VM whose create settled (no operation shown) may report a status word that says neither running nor
+ * stopped (nor failed, nor an operation) before the create says so. `VMHOST_UNKNOWN_STATUS_GRACE_MS` for tests.
+ */
+const unknownStatusGraceMs = (): number => Number(process.env.VMHOST_UNKNOWN_STATUS_GRACE_MS ?? 120_000);
+
+/**
+ * A created or cloned VM is recorded as done only in a status that says it runs or is off (any case, English or the
+ * panels' Indonesian: normalize.ts statusMeaning). Another word ("Provisioned", "Pending", a host's own) is looked at
+ * again, bounded, in case it is a step of the create the provider does not know, and then refused by name: taken as
+ * settled, a VM the host called broken in its own word was recorded as a good one (real-api-facts audit: "Gagal").
+ * A failure status or an operation shown meanwhile ends or continues the usual wait (`settle`).
+ */
+async function settledRunningOrStopped(
+  id: string, detail: InstanceDetail, settle: () => Promise<InstanceDetail>, deadline: Deadline,
+): Promise<InstanceDetail> {
+  const graceEnds = Date.now() + Math.min(unknownStatusGraceMs(), deadline.remainingMs());
+  const knownAtRest = (d: InstanceDetail) => powerStateOf(d.status) === "running" || powerStateOf(d.status) === "stopped";
+  let said = false;
+  while (!knownAtRest(detail)) {
+    if (Date.now() >= graceEnds)
+      throw new ProviderError(
+        `instance ${id} settled in status "${detail.status}", a word that says neither that it runs nor that it is stopped ` +
+          `(the provider knows Running/Stopped/Error and the panels' Berjalan/Mati/Gagal, in any case), and it stayed so for ` +
+          `${Math.round(unknownStatusGraceMs() / 1000)} s: whether the VM is ready or broken is unknown, so the create is not ` +
+          "recorded as done (look at the VM in the host's panel)",
+      );
+    if (!said) progressLog(`instance ${id}: status "${detail.status}" says neither running nor stopped; looking again until it does (at most ${Math.round(unknownStatusGraceMs() / 1000)} s)`);
+    said = true;
+    await systemClock.sleep(Math.min(1_000, Math.max(0, graceEnds - Date.now())));
+    detail = await settle();
+  }
+  return detail;
 }
 
 // ---------------------------------------------------------------------------------------------- delete

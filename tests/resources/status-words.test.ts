@@ -1,0 +1,94 @@
+/**
+ * Instance status words the provider did not know (the simulator's `wire.statusWords`): the panels' Indonesian
+ * ("Berjalan", "Mati", "Gagal", "Sedang dibuat"), another case ("RUNNING"), or a host's own word. A word whose meaning
+ * is certain is read as such; any other is never taken as a VM that is fine: the create looks again for a bounded
+ * time, then fails naming the word, with the VM recorded (its id). (real-api-facts audit, item 4: "Gagal" after a
+ * failed create was recorded as a good VM; "Sedang dibuat" with operation_flag 0 as a finished create; a declared
+ * powerState with "Berjalan" waited until its deadline.)
+ */
+process.env.VMHOST_UNKNOWN_STATUS_GRACE_MS = "1000";
+import "./instance-env";
+import { providers } from "../../provider";
+import { ResourceInitError } from "../../provider/resources/common/errors";
+import { forgetDeployment } from "../../provider/registry";
+import { harnessSuite, preview, type FullProvider } from "./attachment-helpers";
+import { validCreate } from "./instance-cases";
+
+const instance = providers.Instance as FullProvider;
+const h = harnessSuite();
+afterEach(() => h().clearFaults());
+
+const INDONESIAN = { Running: "Berjalan", Stopped: "Mati", Error: "Gagal", creating: "Sedang dibuat", stopping: "Sedang dimatikan", starting: "Sedang dinyalakan" };
+const simVm = async (hostname: string) => (await h().state()).instances.filter((i) => i.hostname === hostname);
+
+async function create(hostname: string, extra: Record<string, unknown> = {}) {
+  const program = { ...validCreate, hostname, timeouts: { create: "30s", update: "30s" }, ...extra };
+  const checked = await instance.check({}, program);
+  expect(checked.failures ?? []).toEqual([]);
+  let ok: Awaited<ReturnType<FullProvider["create"]>> | undefined;
+  let error: ResourceInitError | undefined;
+  await instance.create(checked.inputs).then((c) => (ok = c), (e: unknown) => (error = e as ResourceInitError));
+  forgetDeployment();
+  return { ok, error, program };
+}
+
+it.each([
+  ["Berjalan", "running", "Running"],
+  ["Mati", "stopped", "Stopped"],
+])("%s is %s: the create with that powerState ends at once, and a preview after it shows no change", async (_word, powerState, simStatus) => {
+  await h().setFaults({ wire: { statusWords: INDONESIAN } });
+  const hostname = `word-${powerState}`;
+  const { ok, error, program } = await create(hostname, { powerState });
+  expect(error).toBeUndefined();
+  expect((ok!.outs as { powerState: string }).powerState).toBe(powerState);
+  expect((await simVm(hostname)).map((v) => [v.uuid, v.status])).toEqual([[ok!.id, simStatus]]);
+  const read = await instance.read(ok!.id, ok!.outs);
+  expect(await preview(instance, ok!.id, read.props, program)).toMatchObject({ changes: false });
+});
+
+it.each([
+  ["operation_flag set", {}],
+  ["operation_flag always 0", { operationFlag: false }],
+])("a create that fails is reported when the host says Gagal (%s), with the VM recorded", async (_label, wire) => {
+  await h().setFaults({ wire: { statusWords: INDONESIAN, ...wire }, failNext: { kind: "create" } });
+  const hostname = `word-gagal-${Object.keys(wire).length}`;
+  const { ok, error } = await create(hostname);
+  expect(ok).toBeUndefined();
+  const [vm] = await simVm(hostname);
+  expect(vm!.status).toBe("Error");
+  expect(error).toBeInstanceOf(ResourceInitError);
+  expect(error!.id).toBe(vm!.uuid);
+  expect(error!.message).toContain("the instance reports status Gagal");
+});
+
+it("a create still 'Sedang dibuat' with operation_flag 0 is waited for, not recorded as done", async () => {
+  await h().setFaults({ wire: { statusWords: INDONESIAN, operationFlag: false }, stickNext: { kind: "create" } });
+  const hostname = "word-sedang-dibuat";
+  const pending = create(hostname, { timeouts: { create: "3s" } });
+  const { ok, error } = await pending;
+  expect(ok).toBeUndefined();
+  const [vm] = await simVm(hostname);
+  expect(vm!.status).toBe("creating");
+  expect(error).toBeInstanceOf(ResourceInitError);
+  expect(error!.id).toBe(vm!.uuid);
+  expect(error!.message).toContain("Sedang dibuat");
+});
+
+it("a word the provider does not know is looked at for a bounded time, then refused by name (the VM recorded)", async () => {
+  await h().setFaults({ wire: { statusWords: { Running: "Provisioned" } } });
+  const hostname = "word-unknown";
+  const { ok, error } = await create(hostname);
+  expect(ok).toBeUndefined();
+  const [vm] = await simVm(hostname);
+  expect(error).toBeInstanceOf(ResourceInitError);
+  expect(error!.id).toBe(vm!.uuid);
+  expect(error!.message).toContain('settled in status "Provisioned", a word that says neither that it runs nor that it is stopped');
+});
+
+it("another case (RUNNING, STOPPED) reads as the word", async () => {
+  await h().setFaults({ wire: { statusWords: { Running: "RUNNING", Stopped: "STOPPED", creating: "CREATING", stopping: "STOPPING" } } });
+  const { ok, error } = await create("word-upper", { powerState: "stopped" });
+  expect(error).toBeUndefined();
+  expect((ok!.outs as { powerState: string }).powerState).toBe("stopped");
+  expect((await simVm("word-upper"))[0]!.status).toBe("Stopped");
+});
