@@ -335,7 +335,9 @@ export class Simulator {
     // answer instead of the handler's (a 2xx with `data: null` or without the uuid). A refusal by the handler stands.
     const cannedAfter = status < 300 && !resetFault && !errorAfterProcessing ? this.faults.takeResponse(match.route.id, routeKey, true) : undefined;
     if (cannedAfter) {
-      reply(cannedAfter.status, cannedAfter.body, headers);
+      // (no `data` given: the handler's own data under the canned status and message, e.g. a create answered 201 or 202)
+      const body = "data" in cannedAfter.body ? cannedAfter.body : { ...cannedAfter.body, data: (responseBody as { data?: unknown }).data };
+      reply(cannedAfter.status, body, headers);
       return;
     }
     if (resetFault) {

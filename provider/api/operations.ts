@@ -36,6 +36,19 @@ import { billingReport, billingSummary, creditHistory, paymentMethods, topupInvo
 
 export type { OperationId } from "./routes";
 
+/**
+ * The answer of an idempotent write whose content nothing needs (the effect is read back from the instance): the
+ * schema's value when the answer matches it, else null. A host that answers such a write `200 {data: null}` (or `[]`,
+ * or another shape) did it: read strictly, the attach, the network join, the hostname, the power and address changes
+ * failed as "unexpected response format" after they took effect, at every up (real-api-facts audit).
+ */
+function acknowledgement<T extends z.ZodType>(schema: T) {
+  return z.unknown().transform((v): z.output<T> | null => {
+    const parsed = schema.safeParse(v);
+    return parsed.success ? parsed.data : null;
+  });
+}
+
 /** The response envelope schema of every operation, keyed by operation id. */
 export const responseSchemas = {
   listInstances: envelope(instanceList),
@@ -45,9 +58,9 @@ export const responseSchemas = {
   listSizeTemplates: envelope(z.array(sizeTemplate)),
   changeTier: envelope(vmUuidRef),
   setPassword: envelope(emptyData),
-  changePublicIp: envelope(changedPublicIp),
-  updateFirewallRule: envelope(firewallRuleRef),
-  attachBlockStorage: envelope(attachedBlockStorage),
+  changePublicIp: envelope(acknowledgement(changedPublicIp)),
+  updateFirewallRule: envelope(acknowledgement(firewallRuleRef)),
+  attachBlockStorage: envelope(acknowledgement(attachedBlockStorage)),
   listBlockStorageOptions: envelope(z.array(blockStorageOption)),
   listSnapshots: envelope(z.array(snapshot)),
   getSnapshotPrice: envelope(snapshotPrice),
@@ -64,15 +77,15 @@ export const responseSchemas = {
   getConsole: envelope(consoleConnection),
   reinstallInstance: envelope(instanceRef),
   deleteInstance: envelope(deletedInstances),
-  startInstance: envelope(instanceRef),
-  stopInstance: envelope(instanceRef),
+  startInstance: envelope(acknowledgement(instanceRef)),
+  stopInstance: envelope(acknowledgement(instanceRef)),
   restartInstance: envelope(instanceRef),
   listInstancesWithoutPublicIp: envelope(z.array(instanceOption)),
   updateRdns: envelope(storedRdns),
-  updatePrivateNetwork: envelope(vmUuidRef),
+  updatePrivateNetwork: envelope(acknowledgement(vmUuidRef)),
   addPublicIp: envelope(addedPublicIp),
   resizeInstance: envelope(instanceRef),
-  updateHostname: envelope(instanceRef),
+  updateHostname: envelope(acknowledgement(instanceRef)),
   getChangeTierCost: envelope(changeTierCost),
   createSnapshot: envelope(createdSnapshot),
   rollbackSnapshot: envelope(rolledBackSnapshot),

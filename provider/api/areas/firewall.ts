@@ -36,7 +36,7 @@ export interface FirewallApi {
    */
   createRule(instanceUuid: string, params: FirewallRuleParams, options?: RequestOptions): Promise<CreatedFirewallRule>;
   /** Updates a rule; fields left undefined are not sent. */
-  updateRule(instanceUuid: string, ruleId: string, params: Partial<FirewallRuleParams>, options?: RequestOptions): Promise<{ id: string }>;
+  updateRule(instanceUuid: string, ruleId: string, params: Partial<FirewallRuleParams>, options?: RequestOptions): Promise<{ id: string } | null>;
   /** Deletes a rule; resolves to undefined if it was already gone (404/410). */
   deleteRule(instanceUuid: string, ruleId: string, options?: RequestOptions): Promise<unknown>;
   /** The instance's default policy (`A` accept / `D` drop). */

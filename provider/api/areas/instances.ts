@@ -122,9 +122,9 @@ export interface InstancesApi {
    */
   delete(instanceUuid: string, params: DeleteInstanceParams, options?: RequestOptions): Promise<InstanceRef[] | undefined>;
   /** Starts the instance (the answer comes before it is running: poll `get`). */
-  start(instanceUuid: string, options?: RequestOptions): Promise<InstanceRef>;
+  start(instanceUuid: string, options?: RequestOptions): Promise<InstanceRef | null>;
   /** Stops the instance (answers before it is stopped). */
-  stop(instanceUuid: string, options?: RequestOptions): Promise<InstanceRef>;
+  stop(instanceUuid: string, options?: RequestOptions): Promise<InstanceRef | null>;
   /** Restarts the instance (never re-sent automatically: a repeat reboots twice). */
   restart(instanceUuid: string, options?: RequestOptions): Promise<InstanceRef>;
   /** Resizes cpu, memory (GB) and storage (GB). */
@@ -132,7 +132,7 @@ export interface InstancesApi {
   /** Moves the instance to another tier. */
   changeTier(instanceUuid: string, params: { tierId: number }, options?: RequestOptions): Promise<VmUuidRef>;
   /** Renames the instance. */
-  updateHostname(instanceUuid: string, params: { hostname: string }, options?: RequestOptions): Promise<InstanceRef>;
+  updateHostname(instanceUuid: string, params: { hostname: string }, options?: RequestOptions): Promise<InstanceRef | null>;
   /** Sets the admin password (`passwordConfirmation` defaults to `password`). */
   setPassword(instanceUuid: string, params: { password: string; passwordConfirmation?: string }, options?: RequestOptions): Promise<null>;
   /** CPU, memory, network and disk series; the last point is an in-progress bucket. */

@@ -14,7 +14,7 @@ export interface NetworkApi {
    * public address when `publicNetwork` is null, undefined or blank (the API removes on a blank value, so
    * a blank field is sent explicitly).
    */
-  changePublicIp(instanceUuid: string, params: { publicNetwork?: string | null }, options?: RequestOptions): Promise<ChangedPublicIp>;
+  changePublicIp(instanceUuid: string, params: { publicNetwork?: string | null }, options?: RequestOptions): Promise<ChangedPublicIp | null>;
   /** Adds a new public address to the instance (never re-sent automatically: a repeat may add another). */
   addPublicIp(instanceUuid: string, options?: RequestOptions): Promise<AddedPublicIp>;
   /** Sets the reverse DNS of a public address (by the address's uuid); answers the stored name. */
@@ -23,7 +23,7 @@ export interface NetworkApi {
    * Attaches the instance to private network `vswitch` (uuid), or detaches it when `vswitch` is null,
    * undefined or blank (sent as a blank field).
    */
-  updatePrivateNetwork(instanceUuid: string, params: { vswitch?: string | null }, options?: RequestOptions): Promise<VmUuidRef>;
+  updatePrivateNetwork(instanceUuid: string, params: { vswitch?: string | null }, options?: RequestOptions): Promise<VmUuidRef | null>;
   /** Every private network of the account. */
   listVswitches(options?: RequestOptions): Promise<Vswitch[]>;
   /** The private networks available in a location. */

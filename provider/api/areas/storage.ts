@@ -17,7 +17,7 @@ export interface StorageApi {
    */
   list(options?: RequestOptions): Promise<BlockStorage[]>;
   /** Attaches a block storage to an instance. */
-  attach(blockStorageId: string, params: { instanceId: string }, options?: RequestOptions): Promise<AttachedBlockStorage>;
+  attach(blockStorageId: string, params: { instanceId: string }, options?: RequestOptions): Promise<AttachedBlockStorage | null>;
   /** Detaches a block storage from its instance (client code only; no body). */
   detach(blockStorageId: string, options?: RequestOptions): Promise<unknown>;
 }

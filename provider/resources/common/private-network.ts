@@ -38,7 +38,7 @@ function ipv4(text: string | undefined): number | undefined {
  * value (a 422) has no API call to leave a network: said, naming the panel as the way out (simulator audit: the raw
  * 422 "The vswitch field is required." would fail every destroy of a VswitchAttachment without a word of why).
  */
-export async function leavePrivateNetwork(client: VmHostClient, instanceId: string): Promise<VmUuidRef> {
+export async function leavePrivateNetwork(client: VmHostClient, instanceId: string): Promise<VmUuidRef | null> {
   try {
     return await client.network.updatePrivateNetwork(instanceId, { vswitch: null });
   } catch (error) {
