@@ -223,9 +223,14 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
       if (clock.now() - idleNotAsAskedSince >= OUTCOME_GRACE_MS)
         return {
           failed: true,
-          message:
-            `its operation ended, but the instance is not as asked (status ${d.status}): it was cancelled or changed outside Pulumi ` +
-            "(the panel, another tool) or the host did it otherwise; `pulumi up` again reads the instance and plans from what it is",
+          // (a word the provider cannot read, e.g. a host's own "Nonaktif" after a stop, is not evidence of a change
+          // made elsewhere: said as what it is; real-api-facts audit)
+          message: statusMeaning(d.status) === undefined
+            ? `its operation ended, and the instance reports status "${d.status}", a word this provider does not know as running, ` +
+              "stopped or failed (it knows Running/Stopped/Error and the panels' Berjalan/Mati/Gagal, in any case), so whether it is as " +
+              "asked is unknown: look at the VM in the host's panel, and please report the word with your host's name"
+            : `its operation ended, but the instance is not as asked (status ${d.status}): it was cancelled or changed outside Pulumi ` +
+              "(the panel, another tool) or the host did it otherwise; `pulumi up` again reads the instance and plans from what it is",
         };
     }
     return { done: false, status: d.status };

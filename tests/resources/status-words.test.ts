@@ -92,3 +92,14 @@ it("another case (RUNNING, STOPPED) reads as the word", async () => {
   expect((ok!.outs as { powerState: string }).powerState).toBe("stopped");
   expect((await simVm("word-upper"))[0]!.status).toBe("Stopped");
 });
+
+it("a stop that ends in a word the provider does not know says so, not that it was changed outside Pulumi", async () => {
+  const { ok, error } = await create("word-stop-unknown");
+  expect(error).toBeUndefined();
+  await h().setFaults({ wire: { statusWords: { Stopped: "Nonaktif" } } });
+  const news = (await instance.check(ok!.outs as Record<string, unknown>, { ...validCreate, hostname: "word-stop-unknown", powerState: "stopped", timeouts: { update: "30s" } })).inputs;
+  const failure = (await instance.update(ok!.id, ok!.outs, news).then(() => undefined, (e: unknown) => e)) as Error;
+  expect((await simVm("word-stop-unknown"))[0]!.status).toBe("Stopped");
+  expect(failure.message).toContain('the instance reports status "Nonaktif", a word this provider does not know as running, stopped or failed');
+  expect(failure.message).not.toContain("changed outside Pulumi");
+});
