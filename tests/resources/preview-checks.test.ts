@@ -117,7 +117,7 @@ describe("Instance against the catalogue, at preview", () => {
     const sgp = vswitches.find((v) => v.locationId === 3)!;
     const failures = await failuresOf({ ...validCreate, locationId: 1, vswitchId: sgp.uuid.toUpperCase() });
     expect(failures).toEqual([
-      { property: "vswitchId", reason: `vswitchId: the private network ${sgp.name} is in Singapore, not in the VM's location Jakarta; use a network of Jakarta (getVswitchOptions({ locationId: 1 }) lists them)` },
+      { property: "vswitchId", reason: `the private network ${sgp.name} is in Singapore, not in the VM's location Jakarta; use a network of Jakarta (getVswitchOptions({ locationId: 1 }) lists them)` },
     ]);
     expect(writes()).toEqual([]);
   });
@@ -250,10 +250,13 @@ describe("attachments against their instance, at preview", () => {
     const sgpDisk = disks.find((d) => d.locationId === 3)!;
     const before = writes().length;
     const r = await provider("BlockStorageAttachment").check({}, { blockStorageId: sgpDisk.uuid, instanceId: vm.id });
-    expect(r.failures).toEqual([{ property: "blockStorageId", reason: expect.stringMatching(new RegExp(`block storage ${sgpDisk.name} is in Singapore, but instance ${vm.id} is in Jakarta`)) }]);
+    expect(r.failures).toEqual([{ property: "blockStorageId", reason: expect.stringMatching(new RegExp(`^the block storage ${sgpDisk.name} is in Singapore, but instance ${vm.id} is in Jakarta`)) }]);
     const sgpNet = vswitches.find((v) => v.locationId === 3)!;
     const n = await provider("VswitchAttachment").check({}, { vswitchId: sgpNet.uuid, instanceId: vm.id });
-    expect(n.failures).toEqual([{ property: "vswitchId", reason: expect.stringMatching(/is in Singapore, but instance .* is in Jakarta/) }]);
+    // the engine prints the property before the reason: the reason does not repeat it ("vswitchId: vswitchId: …")
+    expect(n.failures).toEqual([{ property: "vswitchId", reason: expect.stringMatching(/^the private network .* is in Singapore, but instance .* is in Jakarta/) }]);
+    const unknownDisk = await provider("BlockStorageAttachment").check({}, { blockStorageId: "1b6f0e1a-2c3d-4e5f-9a8b-7c6d5e4f3a2b", instanceId: vm.id });
+    expect(unknownDisk.failures).toEqual([{ property: "blockStorageId", reason: expect.stringMatching(/^there is no block storage 1b6f0e1a-/) }]);
     expect(writes().length).toBe(before);
   });
 });
@@ -314,7 +317,7 @@ describe("what a new resource adopts (adoptId), at preview: what its create woul
     const vm = (await admin<{ data: { uuid: string } }>("POST", "/instances", { hostname: "adopt-ded", username: "deploy", tierId: 3, dedicatedCpu: true })).data.uuid;
     const program = { ...validCreate, hostname: "adopt-ded", username: "deploy", adoptId: vm, tierId: 1 };
     expect((await provider("Instance").check({}, program)).failures).toEqual([
-      { property: "tierId", reason: `tierId: the Basic tier (1) has no dedicated CPUs, and instance ${vm} has them: set dedicatedCpu: false on this Instance (the VM is then resized to shared CPUs before the tier change), or choose a tier that offers them (getTiers: dedicatedCpuAvailable). Nothing was changed.` },
+      { property: "tierId", reason: `the Basic tier (1) has no dedicated CPUs, and instance ${vm} has them: set dedicatedCpu: false on this Instance (the VM is then resized to shared CPUs before the tier change), or choose a tier that offers them (getTiers: dedicatedCpuAvailable). Nothing was changed.` },
     ]);
     forgetDeployment(); // another preview of the program, changed (each is a deployment of its own)
     expect((await provider("Instance").check({}, { ...program, dedicatedCpu: false })).failures).toBeUndefined();

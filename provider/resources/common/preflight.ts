@@ -622,6 +622,16 @@ export async function previewFailures(
 }
 
 /**
+ * A failure whose reason starts with its own property ("vswitchId: the private network …", the refusals shared
+ * with update errors, where the prefix names the field) loses that prefix: the engine prints the property
+ * already, and the message read "vswitchId: vswitchId: …" (new-user audit).
+ */
+function withoutPropertyPrefix(failure: CheckFailure): CheckFailure {
+  const prefix = `${failure.property}: `;
+  return failure.property && failure.reason.startsWith(prefix) ? { ...failure, reason: failure.reason.slice(prefix.length) } : failure;
+}
+
+/**
  * Wraps a resource provider's `check` with the preview-time checks: they run only when the schema check
  * passed (their rules need valid values), read only, and add failures named by property. A configuration
  * problem (missing, rejected key; wrong base URL) is a failure without a property whose reason names the config key.
@@ -639,7 +649,8 @@ export function withPreviewChecks(name: ResourceName, provider: pulumi.dynamic.R
       // and its message twice (audit); the engine prints a failure as "<type> resource '<name>' has a problem: ...".
       try {
         const client = getClient();
-        const failures = await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client, olds as Record<string, unknown> | undefined, adoption);
+        const failures = (await previewFailures(name, (result.inputs ?? {}) as Record<string, unknown>, client, olds as Record<string, unknown> | undefined, adoption))
+          .map(withoutPropertyPrefix);
         return failures.length > 0 ? { failures } : result;
       } catch (e) {
         if (e instanceof ConfigurationError || e instanceof ConfigurationProblem) return { failures: [{ property: "", reason: e.message }] };
