@@ -89,6 +89,21 @@ describe("Instance check messages, exactly", () => {
     ]);
   });
 
+  it("a size or a catalogue name written as text says what to write instead (new-user audit)", () => {
+    expect(reasons({ ...validCreate, memory: "2GB", storage: "40", cpu: "two" })).toEqual([
+      'cpu: cpu must be a number (CPU count)',
+      'memory: memory must be a number (GB), not the text "2GB": write memory: 2',
+      'storage: storage must be a number (GB), not the text "40": write storage: 40',
+    ]);
+    expect(reasons({ ...validCreate, locationId: "Jakarta", tierId: "Standrad", templateId: true })).toEqual([
+      'locationId: locationId must be a number (the integer id from the catalogue), not "Jakarta": to give a name, use locationId: ' +
+        'vmhost.getLocationOutput({ name: "Jakarta" }).id (getLocations lists them)',
+      'templateId: templateId must be a number (the integer id from the catalogue)',
+      'tierId: tierId must be a number (the integer id from the catalogue), not "Standrad": to give a name, use tierId: ' +
+        'vmhost.getTierOutput({ name: "Standard" }).id (getTiers lists them)',
+    ]);
+  });
+
   it("deleteOptions of the wrong type, or with unknown keys (all named)", () => {
     expect(reasons({ ...validCreate, deleteOptions: "yes" })).toEqual([
       "deleteOptions: deleteOptions must be an object such as { removePublicIp: true, removeBlockStorage: false }",

@@ -34,16 +34,41 @@ const USERNAME_RE = /^[a-z_][a-z0-9_-]{0,31}$/;
  */
 export const SIZE_LIMITS = { cpu: 64, memory: 256, storage: 4000 } as const;
 
+/** A text where a number is wanted ("2GB", "40"): the message shows the number to write (new-user audit). */
+const numberFromText = (input: unknown): number | undefined => {
+  const m = typeof input === "string" ? /^\s*(\d+)\s*(?:gb|g|gib)?\s*$/i.exec(input) : null;
+  return m ? Number(m[1]) : undefined;
+};
+
 const positiveInt = (what: string, unit: string, max: number) =>
   z
-    .number({ error: `${what} must be a number${unit}` })
+    .number({
+      error: (issue) => {
+        const n = numberFromText(issue.input);
+        return n !== undefined
+          ? `${what} must be a number${unit}, not the text ${JSON.stringify(issue.input)}: write ${what}: ${n}`
+          : `${what} must be a number${unit}`;
+      },
+    })
     .int({ error: `${what} must be a whole number${unit}, e.g. 2` })
     .positive({ error: `${what} must be at least 1${unit}` })
     .max(max, { error: `${what} must be at most ${max}${unit}: the host accepts 1 to ${max}` });
 
+/** The lookup by name of each catalogue id (README "Functions"), for a name written where the id goes. */
+const LOOKUP_BY_NAME: Record<string, string> = {
+  locationId: 'getLocationOutput({ name: "Jakarta" }).id (getLocations lists them)',
+  tierId: 'getTierOutput({ name: "Standard" }).id (getTiers lists them)',
+  templateId: 'getOsTemplateOutput({ name: "Ubuntu", version: "22.04" }).id (getOsTemplates lists them)',
+};
+
 const integerId = (what: string) =>
   z
-    .number({ error: `${what} must be a number (the integer id from the catalogue)` })
+    .number({
+      error: (issue) =>
+        typeof issue.input === "string" && LOOKUP_BY_NAME[what]
+          ? `${what} must be a number (the integer id from the catalogue), not ${JSON.stringify(issue.input)}: to give a name, use ${what}: vmhost.${LOOKUP_BY_NAME[what]}`
+          : `${what} must be a number (the integer id from the catalogue)`,
+    })
     .int({ error: `${what} must be a whole number (the integer id from the catalogue)` })
     .positive({ error: `${what} must be a positive integer id` });
 
