@@ -123,6 +123,15 @@ it("an adopted VM's address came with it: it is the resource's, and destroy rele
   expect((await h().state()).publicIps.find((p) => p.uuid === came)).toBeUndefined();
 });
 
+it("a pinned address that is no reserved address of the account: the refusal says to check publicNetworkId, and no VM is made", async () => {
+  const missing = "0e0e0e0e-0000-4000-8000-00000000abcd"; // a typo, or the uuid of another object (new-user audit)
+  const news = (await instance.check({}, { ...validCreate, hostname: "prov-no-such-pin", publicNetworkId: missing })).inputs;
+  const failure = await instance.create(news).then(() => undefined, (e: unknown) => e as Error);
+  expect(failure?.message).toContain(`publicNetworkId: the host refused reserved address ${missing} also after the rest of this up had run, and no VM was created`);
+  expect(failure?.message).toContain("If no VM holds it, check publicNetworkId: it takes the uuid of a reserved public address of this account");
+  expect((await h().state()).instances.filter((i) => i.hostname === "prov-no-such-pin")).toEqual([]);
+});
+
 describe("an up that fails to pin a reserved address records the address the VM holds as publicNetworkId: it stays ours", () => {
   /** A publicIp: true VM whose next up, pinning the user's reserved address, fails (the host refuses: another VM holds it). */
   async function failedPin(hostname: string): Promise<{ id: string; ours: string; recorded: InstanceOutputs; pinned: string; holder: string; program: Record<string, unknown> }> {

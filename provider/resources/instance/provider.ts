@@ -398,7 +398,9 @@ const PINNED_ADDRESS_HELD_ADVICE =
   "If another VM holds it, free it there (in its program or the panel) and run `pulumi up` again. If a resource this up " +
   "removes from the program holds it (an Instance or a PublicIp pinning it), Pulumi deletes that resource only at the end of " +
   "an up that went through, after this step, so every up fails here: run one `pulumi up` without this pin (or without this " +
-  "Instance), then pin it again. The same holds when the VM holding it belongs to a resource that depends on this Instance.";
+  "Instance), then pin it again. The same holds when the VM holding it belongs to a resource that depends on this Instance. " +
+  "If no VM holds it, check publicNetworkId: it takes the uuid of a reserved public address of this account in the VM's " +
+  "location, not the address itself nor another object's uuid (getInstance({ instanceId }).publicIp.ipId shows a VM's).";
 
 /**
  * Two Instances swapping their pinned reserved addresses in one up (audit): each VM holds what the other now pins, so
