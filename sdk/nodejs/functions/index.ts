@@ -694,7 +694,8 @@ export type RollbackSnapshotResult = Result<"rollbackSnapshot">;
  * An ACTION: rolls an instance back to one of its snapshots and waits until the instance is idle again.
  *
  * The rollback leaves the instance STOPPED. An `Instance` declared with `powerState: "running"` starts it
- * on the next `pulumi up` (or start it yourself). A Pulumi program runs on every preview and up, so guard
+ * on the next `pulumi up --refresh` (a plain up compares with the state, which learns of the stop only from a
+ * refresh), or start it yourself. A Pulumi program runs on every preview and up, so guard
  * the call so it runs once (e.g. behind a config value you set for one run); during a preview it does
  * nothing and returns `performed: false`. The call waits for the instance to be idle first and retries a
  * "busy" answer, like every operation of this package on an instance.
