@@ -29,7 +29,8 @@ export const inputsSchema = z
       name: z
         .string({ error: "name is required: a label such as \"before-upgrade\"" })
         .trim()
-        .min(1, "name must not be empty: give a label such as \"before-upgrade\"")
+        // (abort: an empty name is one problem, not also "must start with a letter or digit")
+        .min(1, { error: "name must not be empty: give a label such as \"before-upgrade\"", abort: true })
         .max(50, "name must be at most 50 characters")
         .regex(/^[A-Za-z0-9][A-Za-z0-9 _.-]*$/, "name must start with a letter or digit and contain only letters, digits, spaces, _ . - (e.g. before-upgrade)")
         .describe(

@@ -34,6 +34,12 @@ describe("Snapshot inputs", () => {
     expect(result.failures).toEqual(expect.arrayContaining([{ property, reason: expect.stringMatching(reason) }]));
   });
 
+  it("an empty name is one failure, not also the character rule (new-user audit)", () => {
+    expect(checkInputs(inputsSchema, { instanceId: VM, name: "" }).failures).toEqual([
+      { property: "name", reason: 'name must not be empty: give a label such as "before-upgrade"' },
+    ]);
+  });
+
   it("lets a name unknown during preview through", () => {
     expect(checkInputs(inputsSchema, { instanceId: UNKNOWN_VALUE, name: "s" }).failures).toBeUndefined();
   });
