@@ -37,7 +37,7 @@ it("a PublicIp adopting the address an Instance with publicIp: true manages is r
       property: "adoptId",
       reason: expect.stringMatching(
         new RegExp(
-          `^adoptId: this PublicIp would adopt the address that the Instance "owner-true" \\(${vm.id}\\) manages: that Instance of this ` +
+          `^this PublicIp would adopt the address that the Instance "owner-true" \\(${vm.id}\\) manages: that Instance of this ` +
             "stack declares publicIp: true, .*Nothing was changed\\. Manage the address on the Instance and remove this PublicIp; or, to " +
             "manage it here, remove publicIp from the Instance",
         ),
@@ -61,7 +61,8 @@ it("an Instance with publicNetworkId, or publicIp: false, owns its address too: 
   const adopting = await publicIp.check({}, { instanceId: pinned.id, adoptId: reserved });
   expect(adopting.failures?.[0]?.reason).toContain(`declares publicNetworkId: "${reserved}"`);
   const adding = await publicIp.check({}, { instanceId: none.id });
-  expect(adding.failures).toEqual([{ property: "instanceId", reason: expect.stringContaining(`instanceId: the Instance "owner-none" (${none.id}) manages its public address: that Instance of this stack declares publicIp: false`) }]);
+  expect(adding.failures).toEqual([{ property: "instanceId", reason: expect.stringContaining(`the Instance "owner-none" (${none.id}) manages its public address: that Instance of this stack declares publicIp: false`) }]);
+  expect(adding.failures?.[0]?.reason).toMatch(/^the Instance /); // the engine prints the property before it: not "instanceId: instanceId: …"
   await expect(publicIp.create({ instanceId: none.id })).rejects.toThrow("declares publicIp: false");
   expect((await h().instance(none.id))!.publicIpUuid).toBeNull();
   await instance.delete(pinned.id, pinned.outs);

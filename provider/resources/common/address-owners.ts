@@ -19,7 +19,7 @@
  * stack, or one `--target` leaves out.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { isUnknown } from "./check";
+import { isUnknown, withoutPropertyPrefix } from "./check";
 import { notingCreatedId, ProviderError } from "./errors";
 
 /** How an Instance of this stack declares a VM's address: its hostname (when known), the declaring field, its values. */
@@ -173,7 +173,7 @@ export function withAddressOwnerRespected<P extends pulumi.dynamic.ResourceProvi
       const conflict = result.inputs ? addressOwnerConflict(inputs.instanceId, inputs.adoptId) : undefined;
       if (!conflict) return result;
       const property = typeof inputs.adoptId === "string" ? "adoptId" : "instanceId";
-      return { failures: [...(result.failures ?? []), { property, reason: conflict }] };
+      return { failures: [...(result.failures ?? []), withoutPropertyPrefix({ property, reason: conflict })] };
     };
   return wrapped as P;
 }

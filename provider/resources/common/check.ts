@@ -213,3 +213,13 @@ export function isUnknown(value: unknown): boolean {
   if (value && typeof value === "object") return Object.values(value).some(isUnknown);
   return false;
 }
+
+/**
+ * A failure whose reason starts with its own property ("vswitchId: the private network …", the refusals shared
+ * with update errors, where the prefix names the field) loses that prefix: the engine prints the property
+ * already, and the message read "vswitchId: vswitchId: …" (new-user audit).
+ */
+export function withoutPropertyPrefix(failure: CheckFailure): CheckFailure {
+  const prefix = `${failure.property}: `;
+  return failure.property && failure.reason.startsWith(prefix) ? { ...failure, reason: failure.reason.slice(prefix.length) } : failure;
+}

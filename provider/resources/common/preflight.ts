@@ -44,7 +44,7 @@ import {
 import type { LocationRecord, SystemRecord, TierRecord } from "../../api/schemas/catalog";
 import { getClient, progressLog } from "../../context";
 import type { ResourceName } from "../../../sdk/nodejs/stub";
-import { isUnknown, type CheckFailure } from "./check";
+import { isUnknown, withoutPropertyPrefix, type CheckFailure } from "./check";
 import { sameUuid } from "./fields";
 import { ConfigurationProblem, errorText } from "./errors";
 import { claimedByStack, instanceIdentity } from "./replacements";
@@ -619,16 +619,6 @@ export async function previewFailures(
     progressLog(`could not read what adoptId ${String(inputs.adoptId)} names at preview (${errorText(e)}); it is checked at up`);
     return [];
   }
-}
-
-/**
- * A failure whose reason starts with its own property ("vswitchId: the private network …", the refusals shared
- * with update errors, where the prefix names the field) loses that prefix: the engine prints the property
- * already, and the message read "vswitchId: vswitchId: …" (new-user audit).
- */
-function withoutPropertyPrefix(failure: CheckFailure): CheckFailure {
-  const prefix = `${failure.property}: `;
-  return failure.property && failure.reason.startsWith(prefix) ? { ...failure, reason: failure.reason.slice(prefix.length) } : failure;
 }
 
 /**
