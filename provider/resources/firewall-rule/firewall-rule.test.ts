@@ -25,8 +25,9 @@ describe("FirewallRule inputs", () => {
     ["icmp", { ...base, protocol: "icmp" }, "protocol", /"tcp" or "udp"/],
     ["port 0", { ...base, port: 0 }, "port", /1-65535/],
     ["port above 65535", { ...base, port: "70000" }, "port", /1-65535/],
-    ["reversed range", { ...base, port: "9000-8000" }, "port", /low-high/],
-    ["port list", { ...base, port: "22,80" }, "port", /range/],
+    ["reversed range", { ...base, port: "9000-8000" }, "port", /^port range "9000-8000" is reversed: write "8000-9000" \(low-high\)$/],
+    ["reversed range beyond the ports", { ...base, port: "70000-80" }, "port", /^port must be a port 1-65535/],
+    ["port list", { ...base, port: "22,80" }, "port", /^port takes one port or one range, not a list \("22,80"\): declare one FirewallRule per port or range$/],
     ["source not an address", { ...base, sourceIp: "office" }, "sourceIp", /CIDR/],
     ["prefix too long", { ...base, sourceIp: "10.0.0.0/33" }, "sourceIp", /CIDR/],
     ["action allow", { ...base, action: "allow" }, "action", /"accept" or "drop"/],
@@ -47,7 +48,7 @@ describe("FirewallRule inputs", () => {
     expect(checkInputs(inputsSchema, { ...base, port: " 8000:9000 " }).inputs).toEqual({ ...base, port: "8000:9000" });
     expect(ruleParams({ ...base, port: "8000:9000" }).destinationPort).toBe("8000:9000");
     expect(checkInputs(inputsSchema, { ...base, port: "9000:8000" }).failures).toEqual([
-      { property: "port", reason: 'port must be a port 1-65535 like "22" or 22, or a range like "8000-9000" or "8000:9000" (low-high)' },
+      { property: "port", reason: 'port range "9000:8000" is reversed: write "8000:9000" (low-high)' },
     ]);
   });
 

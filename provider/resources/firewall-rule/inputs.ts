@@ -50,7 +50,18 @@ export const firewallRuleTimeoutsSchema = timeoutsOf({
 const portInput = z
   .union([z.number(), z.string()], { error: 'port must be a port like "22" or a range like "8000-9000"' })
   .transform((v) => String(v).trim())
-  .refine(isValidPortSpec, { message: 'port must be a port 1-65535 like "22" or 22, or a range like "8000-9000" or "8000:9000" (low-high)' })
+  .superRefine((text, ctx) => {
+    if (isValidPortSpec(text)) return;
+    // the two mistakes a user makes most, said with the fix (new-user audit); anything else gets the rule
+    const reversed = /^(\d{1,5})([-:])(\d{1,5})$/.exec(text);
+    const message =
+      reversed && Number(reversed[1]) > Number(reversed[3]) && Number(reversed[1]) <= 65535 && Number(reversed[3]) >= 1
+        ? `port range "${text}" is reversed: write "${reversed[3]}${reversed[2]}${reversed[1]}" (low-high)`
+        : /^\d{1,5}(\s*[,; ]\s*\d{1,5})+$/.test(text)
+          ? `port takes one port or one range, not a list ("${text}"): declare one FirewallRule per port or range`
+          : 'port must be a port 1-65535 like "22" or 22, or a range like "8000-9000" or "8000:9000" (low-high)';
+    ctx.addIssue({ code: "custom", message });
+  })
   .describe(
     'The destination port: a number 1-65535 (22 or "22") or an inclusive range "8000-9000" (or "8000:9000", the same range: ' +
       "the API takes both and the rule is sent as written). Changes in place.",
