@@ -12,7 +12,7 @@ describe("BlockStorageAttachment check", () => {
   it.each<[string, Record<string, unknown>, string, RegExp]>([
     ["missing blockStorageId", { instanceId: VM }, "blockStorageId", /blockStorageId is required/],
     ["missing instanceId", { blockStorageId: DISK }, "instanceId", /instanceId is required/],
-    ["blockStorageId a disk name", { blockStorageId: "data-1", instanceId: VM }, "blockStorageId", /uuid/],
+    ["blockStorageId a disk name", { blockStorageId: "data-1", instanceId: VM }, "blockStorageId", /uuid .*not its name \(getBlockStorage\(\{ name: "data-50" \}\)\.id looks one up\)/],
     ["blockStorageId a number", { blockStorageId: 7, instanceId: VM }, "blockStorageId", /uuid string/],
     ["instanceId with a stray character", { blockStorageId: DISK, instanceId: `${VM}x` }, "instanceId", /uuid/],
     ["adoptId of another disk", { blockStorageId: DISK, instanceId: VM, adoptId: DISK2 }, "adoptId", /block storage uuid/],

@@ -12,10 +12,10 @@ const INPUT_NAMES = ["blockStorageId", "instanceId", "adoptId", "timeouts"] as c
 const inputsObject = z
   .strictObject(
     {
-      blockStorageId: uuidOf("blockStorageId").describe(
+      blockStorageId: uuidOf("blockStorageId", "the uuid of a block storage disk, not its name (getBlockStorage({ name: \"data-50\" }).id looks one up)").describe(
         "The uuid of the block storage to attach (getBlockStorages lists every disk, attached or not; getBlockStorageOptions only unattached ones). Changing it replaces the attachment.",
       ),
-      instanceId: uuidOf("instanceId").describe(
+      instanceId: uuidOf("instanceId", "the uuid of the instance (use instance.id)").describe(
         "The uuid of the instance to attach it to (use instance.id). Changing it replaces the attachment: the disk is detached first, then attached.",
       ),
       adoptId: uuidOf("adoptId")

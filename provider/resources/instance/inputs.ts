@@ -157,7 +157,7 @@ const inputShape = {
   storage: positiveInt("storage", " (GB)", SIZE_LIMITS.storage).optional(),
   dedicatedCpu: z.boolean({ error: "dedicatedCpu must be true or false" }).optional(),
   publicIp: z.boolean({ error: "publicIp must be true (the VM gets a public address) or false (it has none)" }).optional(),
-  publicNetworkId: uuidOf("publicNetworkId", "the uuid of a reserved public address").optional(),
+  publicNetworkId: uuidOf("publicNetworkId", "the uuid of a reserved public address, not the address itself").optional(),
   vswitchId: uuidOrBlankOf("vswitchId", "no private network (see getVswitches)").optional(),
   powerState: z.enum(["running", "stopped"], { error: 'powerState must be "running" or "stopped" (or left unset)' }).optional(),
   deleteOptions: deleteOptionsSchema,

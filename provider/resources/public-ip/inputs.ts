@@ -32,10 +32,10 @@ const INPUT_NAMES = ["instanceId", "publicNetworkId", "rdns", "adoptId", "timeou
 const inputsObject = z
   .strictObject(
     {
-      instanceId: uuidOf("instanceId").describe(
+      instanceId: uuidOf("instanceId", "the uuid of the instance (use instance.id)").describe(
         "The uuid of the instance that gets the address (use instance.id). The Instance must be declared without publicIp. Changing it replaces the resource; with publicNetworkId kept, the old one is deleted first (a reserved address is on one VM at a time).",
       ),
-      publicNetworkId: uuidOf("publicNetworkId")
+      publicNetworkId: uuidOf("publicNetworkId", "the uuid of a reserved public address, not the address itself")
         .optional()
         .describe(
           "A reserved public address (its uuid) to assign. Unset: the service picks a fresh address. Changing it replaces the resource: " +
@@ -45,7 +45,7 @@ const inputsObject = z
       rdns: rdnsSchema
         .optional()
         .describe("Reverse DNS of the address, e.g. mail.example.com. Changing it updates in place. Unset: not managed (left as it is)."),
-      adoptId: uuidOf("adoptId")
+      adoptId: uuidOf("adoptId", "the uuid of the address the VM holds, not the address itself (getInstance: publicIp.ipId)")
         .optional()
         .describe(
           "Adopt the address the instance already has (its uuid, the publicIpId) instead of adding one. Only used at create " +

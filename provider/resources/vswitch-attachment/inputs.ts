@@ -17,10 +17,10 @@ const ID_RE = /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\/[0-9a-f]{8}(-[0-9a-f]
 const inputsObject = z
   .strictObject(
     {
-      instanceId: uuidOf("instanceId").describe(
+      instanceId: uuidOf("instanceId", "the uuid of the instance (use instance.id)").describe(
         "The uuid of the instance to join to the network (use instance.id). The Instance must be declared without vswitchId. Changing it replaces the attachment.",
       ),
-      vswitchId: uuidOf("vswitchId").describe(
+      vswitchId: uuidOf("vswitchId", "the uuid of a private network, not its name (getVswitches lists them)").describe(
         "The uuid of the private network (vswitch). Changing it replaces the attachment: the instance is detached first, then attached.",
       ),
       adoptId: z

@@ -13,7 +13,7 @@ describe("VswitchAttachment check", () => {
     ["missing instanceId", { vswitchId: NET }, "instanceId", /instanceId is required/],
     ["missing vswitchId", { instanceId: VM }, "vswitchId", /vswitchId is required/],
     ["instanceId a hostname", { instanceId: "web-1", vswitchId: NET }, "instanceId", /uuid/],
-    ["vswitchId a network name", { instanceId: VM, vswitchId: "backend" }, "vswitchId", /uuid/],
+    ["vswitchId a network name", { instanceId: VM, vswitchId: "backend" }, "vswitchId", /uuid .*not its name \(getVswitches lists them\)/],
     ["vswitchId a number (the vswitch tag)", { instanceId: VM, vswitchId: 12 }, "vswitchId", /uuid string/],
     ["adoptId a single uuid", { instanceId: VM, vswitchId: NET, adoptId: VM }, "adoptId", /<instance uuid>\/<vswitch uuid>/],
     ["adoptId of another attachment", { instanceId: VM, vswitchId: NET, adoptId: `${VM}/${NET2}` }, "adoptId", /same attachment/],
