@@ -95,12 +95,12 @@ describe("Instance check messages, exactly", () => {
       'memory: memory must be a number (GB), not the text "2GB": write memory: 2',
       'storage: storage must be a number (GB), not the text "40": write storage: 40',
     ]);
-    expect(reasons({ ...validCreate, locationId: "Jakarta", tierId: "Standrad", templateId: true })).toEqual([
+    expect(reasons({ ...validCreate, locationId: "Jakarta", tierId: "Premium", templateId: true })).toEqual([
       'locationId: locationId must be a number (the integer id from the catalogue), not "Jakarta": to give a name, use locationId: ' +
         'vmhost.getLocationOutput({ name: "Jakarta" }).id (getLocations lists them)',
       'templateId: templateId must be a number (the integer id from the catalogue)',
-      'tierId: tierId must be a number (the integer id from the catalogue), not "Standrad": to give a name, use tierId: ' +
-        'vmhost.getTierOutput({ name: "Standard" }).id (getTiers lists them)',
+      'tierId: tierId must be a number (the integer id from the catalogue), not "Premium": to give a name, use tierId: ' +
+        'vmhost.getTierOutput({ name: "Premium" }).id (getTiers lists them)',
     ]);
   });
 

@@ -55,10 +55,10 @@ const positiveInt = (what: string, unit: string, max: number) =>
     .max(max, { error: `${what} must be at most ${max}${unit}: the host accepts 1 to ${max}` });
 
 /** The lookup by name of each catalogue id (README "Functions"), for a name written where the id goes. */
-const LOOKUP_BY_NAME: Record<string, string> = {
-  locationId: 'getLocationOutput({ name: "Jakarta" }).id (getLocations lists them)',
-  tierId: 'getTierOutput({ name: "Standard" }).id (getTiers lists them)',
-  templateId: 'getOsTemplateOutput({ name: "Ubuntu", version: "22.04" }).id (getOsTemplates lists them)',
+const LOOKUP_BY_NAME: Record<string, (name: string) => string> = {
+  locationId: (name) => `getLocationOutput({ name: ${JSON.stringify(name)} }).id (getLocations lists them)`,
+  tierId: (name) => `getTierOutput({ name: ${JSON.stringify(name)} }).id (getTiers lists them)`,
+  templateId: () => 'getOsTemplateOutput({ name: "Ubuntu", version: "22.04" }).id (getOsTemplates lists them)',
 };
 
 const integerId = (what: string) =>
@@ -66,7 +66,7 @@ const integerId = (what: string) =>
     .number({
       error: (issue) =>
         typeof issue.input === "string" && LOOKUP_BY_NAME[what]
-          ? `${what} must be a number (the integer id from the catalogue), not ${JSON.stringify(issue.input)}: to give a name, use ${what}: vmhost.${LOOKUP_BY_NAME[what]}`
+          ? `${what} must be a number (the integer id from the catalogue), not ${JSON.stringify(issue.input)}: to give a name, use ${what}: vmhost.${LOOKUP_BY_NAME[what](issue.input)}`
           : `${what} must be a number (the integer id from the catalogue)`,
     })
     .int({ error: `${what} must be a whole number (the integer id from the catalogue)` })
