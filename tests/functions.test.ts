@@ -270,6 +270,9 @@ describe("function configuration and arguments", () => {
       expect((e as Error).message).toMatch(text);
       expect(pulumi.RunError.isInstance(e)).toBe(true);
     }
+    // each names the function the program called, an API failure too (it named only the API route)
+    for (const [e, fn] of [[wrongName, "getLocation"], [badArgument, "getInstance"], [wrongKey, "getLocations"]] as const)
+      expect((e as Error).message).toMatch(new RegExp(`^${fn}: `));
     expect(wrongName).toBeInstanceOf(vmhost.FunctionArgumentError);
     expect(Object.keys(wrongName as object)).not.toContain("__pulumiRunError"); // not shown by inspect either
     // The runtime formats it with util.inspect all the same (for its tracing span). In an Output a frame reads

@@ -114,6 +114,10 @@ async function invoke<N extends FunctionName>(
   try {
     return await invokeChecked(name, args, options, run);
   } catch (error) {
+    // Every failure names the program's call (an API failure named only its route, "listSystems (GET /systems)", which a
+    // program calling getOsTemplateOutput never wrote; new-user audit)
+    if (error instanceof Error && !pulumi.RunError.isInstance(error as unknown) && !Object.hasOwn(functionSchemas, error.message.split(": ")[0]!))
+      error.message = `${name}: ${error.message}`;
     throw reportAsMessage(error);
   }
 }
