@@ -25,6 +25,7 @@ import { deploymentActivity } from "./resources/common/activity";
 import { forgetKeptWithVm } from "./resources/common/kept-with-vm";
 import { forgetRefreshReads } from "./resources/common/refresh-diffs";
 import { forgetAskedDiffs, withDependentsQuestionsTold } from "./resources/common/asked-diffs";
+import { withQuietUserErrors } from "./resources/common/quiet-errors";
 import { withRequestDeadlines } from "./wait/scope";
 
 /** Every resource's provider with the behaviour all of them share (each wrapper's comment says why). */
@@ -90,9 +91,10 @@ const providersUntold: Record<ResourceName, pulumi.dynamic.ResourceProvider> = {
 };
 
 // Outermost: each Check's answer and each Diff's inputs as the engine sees them tell its question whether a dependent
-// must be replaced from a Diff that plans the resource's update (common/asked-diffs.ts).
+// must be replaced from a Diff that plans the resource's update (common/asked-diffs.ts); errors for the user leave
+// without a stack trace, which Pulumi's host would print line by line (common/quiet-errors.ts).
 export const providers = Object.fromEntries(
-  Object.entries(providersUntold).map(([name, provider]) => [name, withDependentsQuestionsTold(provider)]),
+  Object.entries(providersUntold).map(([name, provider]) => [name, withQuietUserErrors(withDependentsQuestionsTold(provider))]),
 ) as Record<ResourceName, pulumi.dynamic.ResourceProvider>;
 
 /** The Pulumi type token of a resource of ours: dynamic module `vmhost`, type = class name. */

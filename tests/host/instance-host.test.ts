@@ -114,6 +114,24 @@ describe("through @pulumi/pulumi/cmd/dynamic-provider over gRPC", () => {
     expect(gone.id).toBe("");
   }, 60_000);
 
+  it("an error for the user is printed by the host without a stack trace (the CLI shows every line of it)", async () => {
+    const checked = await host.check(URN, {}, { ...registered, hostname: "host-quiet", password: "Blue-Horse-42" });
+    const created = await host.create(URN, checked.inputs);
+    await fetch(`${sim.adminUrl}/faults`, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ respondNext: { operation: "getInstance", status: 401, message: "Unauthenticated.", count: 5 } }),
+    });
+    const printedBefore = hostOutput.length;
+    const message = await host.read(URN, created.id, created.outputs, checked.inputs).then(() => "read", (e: Error) => e.message);
+    expect(message).toContain("vmhost:apiKey");
+    // the host prints `${error}: ${error.stack}` (sdk/nodejs/cmd/dynamic-provider/index.ts): one line, no frames
+    const printed = hostOutput.slice(printedBefore);
+    expect(printed.some((line) => line.includes("vmhost:apiKey"))).toBe(true);
+    expect(printed.filter((line) => /^\s+at /.test(line))).toEqual([]);
+    await fetch(`${sim.adminUrl}/faults`, { method: "DELETE" });
+    await host.delete(URN, created.id, created.outputs, checked.inputs);
+  }, 60_000);
+
   it("once the engine that started the host is gone (the CLI killed: the host outlives it), a create is not sent", async () => {
     const engine = await engineStandIn();
     const orphan = await startConfiguredHost(dir, sim, undefined, engine.address);

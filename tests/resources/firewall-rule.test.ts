@@ -61,9 +61,11 @@ afterAll(async () => {
   await sim.close();
 });
 
-it("is the provider the serialized stub finds by name (providers.FirewallRule)", () => {
-  // registered under its name (wrapped by the shared behaviour of provider/registry.ts; read is its own)
-  expect(providers.FirewallRule.read).toBe(provider.read);
+it("is the provider the serialized stub finds by name (providers.FirewallRule)", async () => {
+  // registered under its name (wrapped by the shared behaviour of provider/registry.ts): its own check answers
+  const vm = "6f1c2a3b-0000-4000-8000-000000000001";
+  const bad = await providers.FirewallRule.check!({}, { instanceId: vm });
+  expect(bad.failures?.map((f) => f.property)).toContain("protocol");
 });
 
 describe("FirewallRule check", () => {

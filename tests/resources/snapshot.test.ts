@@ -48,9 +48,11 @@ afterAll(async () => {
   await sim.close();
 });
 
-it("is the provider the serialized stub finds by name (providers.Snapshot)", () => {
-  // registered under its name (wrapped by the shared behaviour of provider/registry.ts; read is its own)
-  expect(providers.Snapshot.read).toBe(provider.read);
+it("is the provider the serialized stub finds by name (providers.Snapshot)", async () => {
+  // registered under its name (wrapped by the shared behaviour of provider/registry.ts): its own check answers
+  const vm = "6f1c2a3b-0000-4000-8000-000000000001";
+  const bad = await providers.Snapshot.check!({}, { instanceId: vm });
+  expect(bad.failures?.map((f) => f.property)).toContain("name");
 });
 
 describe("Snapshot check", () => {
