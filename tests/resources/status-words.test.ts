@@ -103,3 +103,18 @@ it("a stop that ends in a word the provider does not know says so, not that it w
   expect(failure.message).toContain('the instance reports status "Nonaktif", a word this provider does not know as running, stopped or failed');
   expect(failure.message).not.toContain("changed outside Pulumi");
 });
+
+it("the looks at a word the provider does not know teach no create duration (only the create's own wait does)", async () => {
+  // Each look used to run the create's wait again, which learned the time of that look (a few ms: the VM was settled)
+  // as a create's duration, so the usual create duration kept for this host became a few ms (durations.ts).
+  const { DurationStore } = await import("../../provider/wait/durations");
+  const learn = jest.spyOn(DurationStore.prototype, "learn");
+  try {
+    await h().setFaults({ wire: { statusWords: { Running: "Provisioned" } } });
+    const { error } = await create("word-unknown-durations");
+    expect(error).toBeInstanceOf(ResourceInitError);
+    expect(learn.mock.calls.filter(([kind]) => kind === "create")).toHaveLength(1);
+  } finally {
+    learn.mockRestore();
+  }
+});

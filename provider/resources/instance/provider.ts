@@ -1071,13 +1071,15 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   // this resource's (madeAddressOf).
   const ctx: StepContext = { reservedPublicIpId: null, made: null, madePending: mode === "clone" || (inputs.publicIp === true && inputs.publicNetworkId === undefined) };
   try {
-    const settle = () =>
+    // (only the first wait learns how long a create takes: a look again at a settled VM in an unknown status word took
+    // a few ms, and learned as a create's duration it made the usual one kept for this host a few ms: durations.ts)
+    const settle = (first: boolean) =>
       waitForInstanceSettled(client, id, {
         what: `instance ${id} (${hostname}) to finish ${mode === "clone" ? "cloning" : "creating"}`,
         deadline,
-        kind: mode,
+        kind: first ? mode : undefined,
       });
-    const detail = await settledRunningOrStopped(id, await settle(), settle, deadline);
+    const detail = await settledRunningOrStopped(id, await settle(true), () => settle(false), deadline);
     if (ctx.madePending) {
       ctx.made = detail.public_ip?.ip_id ?? null;
       ctx.madePending = false;
