@@ -104,6 +104,14 @@ describe("Instance check messages, exactly", () => {
     ]);
   });
 
+  it("an id written as text (what config.get returns) says the number to write, not a lookup of a name like \"3\"", () => {
+    expect(reasons({ ...validCreate, locationId: "3", tierId: "" })).toEqual([
+      'locationId: locationId must be a number (the integer id from the catalogue), not the text "3": write locationId: 3 ' +
+        "(from stack config, config.requireNumber gives a number)",
+      "tierId: tierId must be a number (the integer id from the catalogue)",
+    ]);
+  });
+
   it("deleteOptions of the wrong type, or with unknown keys (all named)", () => {
     expect(reasons({ ...validCreate, deleteOptions: "yes" })).toEqual([
       "deleteOptions: deleteOptions must be an object such as { removePublicIp: true, removeBlockStorage: false }",

@@ -64,10 +64,16 @@ const LOOKUP_BY_NAME: Record<string, (name: string) => string> = {
 const integerId = (what: string) =>
   z
     .number({
-      error: (issue) =>
-        typeof issue.input === "string" && LOOKUP_BY_NAME[what]
-          ? `${what} must be a number (the integer id from the catalogue), not ${JSON.stringify(issue.input)}: to give a name, use ${what}: vmhost.${LOOKUP_BY_NAME[what](issue.input)}`
-          : `${what} must be a number (the integer id from the catalogue)`,
+      error: (issue) => {
+        // An id written as text ("3": what config.get returns) is the number to write, not a name to look up (review: it
+        // suggested getLocationOutput({ name: "3" })); a blank text is neither.
+        const text = typeof issue.input === "string" ? issue.input.trim() : undefined;
+        if (text !== undefined && /^\d+$/.test(text))
+          return `${what} must be a number (the integer id from the catalogue), not the text ${JSON.stringify(issue.input)}: write ${what}: ${Number(text)} (from stack config, config.requireNumber gives a number)`;
+        return text && LOOKUP_BY_NAME[what]
+          ? `${what} must be a number (the integer id from the catalogue), not ${JSON.stringify(issue.input)}: to give a name, use ${what}: vmhost.${LOOKUP_BY_NAME[what](issue.input as string)}`
+          : `${what} must be a number (the integer id from the catalogue)`;
+      },
     })
     .int({ error: `${what} must be a whole number (the integer id from the catalogue)` })
     .positive({ error: `${what} must be a positive integer id` });
