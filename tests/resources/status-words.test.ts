@@ -118,3 +118,23 @@ it("the looks at a word the provider does not know teach no create duration (onl
     learn.mockRestore();
   }
 });
+
+it("the next up after a create refused for an unknown word does not record that VM as done while the word stays", async () => {
+  // The engine updates a resource recorded with an initialization error, with no change (step_generator.go, "continue
+  // awaiting initialization"); that update planned nothing and recorded the VM, status "Rusak", as done.
+  await h().setFaults({ wire: { statusWords: { Running: "Rusak" } } });
+  const { error, program } = await create("word-unknown-next-up");
+  expect(error).toBeInstanceOf(ResourceInitError);
+  const props = error!.properties as Record<string, unknown>;
+  const news = (await instance.check(props, program)).inputs;
+  expect(await instance.diff(error!.id, props, news)).toMatchObject({ changes: false });
+  const again = await instance.update(error!.id, props, news).then(() => undefined, (e: unknown) => e as ResourceInitError);
+  forgetDeployment();
+  expect(again).toBeInstanceOf(ResourceInitError);
+  expect(again!.message).toContain('settled in status "Rusak"');
+  // once the host says a word that is certain, the same update records it
+  await h().clearFaults();
+  const done = await instance.update(error!.id, again!.properties as Record<string, unknown>, news);
+  forgetDeployment();
+  expect((done.outs as { status: string }).status).toBe("Running");
+});

@@ -45,6 +45,7 @@ import { instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStac
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
 import { isUnknown } from "../common/check";
 import { isAdoptedIn, knownKeys, replacesRequestedByOption } from "../common/replace-on-changes";
+import { statusMeaning } from "../../api/normalize";
 import { adoptionRefusal, describeStep, diffInstance, diskShrinkRefusal, planInstanceUpdate, plannedAddress, type UpdateStep } from "./diff";
 import { checkInstanceInputs, createMode, inputsSchema, type InstanceInputs, type InstanceOutputs } from "./inputs";
 import { adoptionMismatches, inputsFromState, powerStateOf, resolveVswitchId, toOutputs, type VswitchRef } from "./model";
@@ -1398,7 +1399,15 @@ async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceI
       ctx.reservedPublicIpId ??= addressOfState(ctx.made, news);
     }
     await runSteps(client, id, steps, deadline, applied, ctx, current);
-    const fresh = await client.instances.get(id);
+    let fresh = await client.instances.get(id);
+    // An update with nothing to change is the engine's continuation of a create recorded with an initialization error
+    // (step_generator.go: "generate an empty update step to attempt to continue awaiting initialization"). A create
+    // refused because its VM settled in a word that says neither running nor stopped was recorded as done by it,
+    // status and all, at the next up (review: "Rusak"): the same looks again, and the same refusal, apply here.
+    if (steps.length === 0 && !diffInstance(olds, news).changes && statusMeaning(fresh.status) === undefined) {
+      const settle = () => waitForInstanceSettled(client, id, { what: `instance ${id} (${fresh.hostname}) to settle`, deadline });
+      fresh = await settledRunningOrStopped(id, fresh, settle, deadline);
+    }
     return { outs: withUsersAddress(withReplacing(await outputsFor(client, fresh, news, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), olds), olds) };
   } catch (e) {
     // A rename that did not happen frees no name: a create of it waiting in this up is then refused as a clash.
