@@ -174,8 +174,10 @@ describe("create, clone, adopt", () => {
 
   it("a replacement recorded half-way names the VM it replaces too, so a later deployment's diff knows it is still being replaced", async () => {
     const old = await up({ ...validCreate, hostname: "replace-halfway" });
-    const news = { ...old.inputs, templateId: 2, timeouts: { create: "1ms" } } as InstanceInputs;
+    const news = { ...old.inputs, templateId: 2 } as InstanceInputs;
     expect(await providers.Instance.diff!(old.id, old.outs, news)).toMatchObject({ replaces: ["templateId"] });
+    // (the VM made, then failed: a create timeout of 1 ms no longer gets as far as sending the create, 8b2e124)
+    await admin("POST", "/faults", { failNext: { kind: "create" } });
     const init = (await provider().create(news).then(() => undefined, (e: unknown) => e)) as ResourceInitError;
     expect(init).toBeInstanceOf(ResourceInitError);
     expect(init.properties).toMatchObject({ replacing: old.id });
