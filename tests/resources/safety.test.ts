@@ -186,7 +186,7 @@ describe("an interrupted up", () => {
     const inputs = (await instance().check({}, { ...validCreate, hostname: "twice" })).inputs;
     expect((await instance().check({}, { ...validCreate, hostname: "twice" })).failures).toEqual([{
       property: "hostname",
-      reason: "hostname: another Instance of this program declares hostname twice in location 1, so the second create would be refused: two " +
+      reason: "another Instance of this program declares hostname twice in location 1, so the second create would be refused: two " +
         "Instances cannot share a hostname in one location. Give this Instance another hostname. Nothing was changed.",
     }]);
     // the creates' own guard (a backstop, e.g. behind checks that could not tell), both at once
