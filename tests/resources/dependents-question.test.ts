@@ -9,7 +9,7 @@ import { providers } from "../../provider";
 import { forgetDeployment } from "../../provider/registry";
 import { resetContext } from "../../provider/context";
 import { replacementsInProgress } from "../../provider/resources/common/replacements";
-import { noteCheckedInputs } from "../../provider/resources/common/asked-diffs";
+import { isDependentsQuestion, noteCheckedInputs, withDependentsQuestionsTold } from "../../provider/resources/common/asked-diffs";
 import { objectDeleted, refuseDeletingVmWithKeptObjects, refuseWhileItsVmIsUnknown } from "../../provider/resources/common/kept-with-vm";
 
 type Provider = Required<import("@pulumi/pulumi").dynamic.ResourceProvider>;
@@ -70,6 +70,23 @@ describe("an object the API deletes with its VM, which Pulumi never deletes on i
     // state's inputs, the program's not yet known; a refusal of the snapshot's update is made at its own Diff)
     expect(await provider(name).diff(ID, olds, news).then((d) => d.replaces ?? [], (e: unknown) => String(e))).toEqual([]);
     await expect(provider("Instance").delete(VM, { hostname: "vm", locationId: 1 })).rejects.toThrow(message);
+  });
+
+  it("a create's Check of the same inputs earlier in the preview (a new rule of a new VM) does not make the question a planning Diff", async () => {
+    // (a Check without olds is a create's, or a replacement's: no Diff follows it, so its answer stayed unmet and the
+    // engine's question with the same inputs was taken for the Diff of that Check: the update refusals made there)
+    const seen: boolean[] = [];
+    const told = withDependentsQuestionsTold({
+      create: async () => ({ id: ID }),
+      check: async (_olds, news) => ({ inputs: news }),
+      diff: async (id) => (seen.push(isDependentsQuestion(id)), { changes: false }),
+    });
+    const news = { instanceId: UNKNOWN, protocol: "tcp", port: "22", action: "accept" };
+    await told.check!({}, news); // the new rule's Check (a create: no Diff follows)
+    await told.diff!(ID, { ...news, instanceId: VM }, news); // the engine's question to the existing rule
+    const olds = { ...news, instanceId: VM, port: "80" };
+    await told.diff!(ID, olds, (await told.check!(olds, news)).inputs); // that rule's own Diff, after its Check
+    expect(seen).toEqual([true, false]);
   });
 
   it("an object deleted on purpose first (a targeted destroy of both) no longer holds its VM's delete back", () => {

@@ -101,8 +101,12 @@ export function withDependentsQuestionsTold(provider: pulumi.dynamic.ResourcePro
   if (check)
     wrapped.check = async (olds, news) => {
       const result = await check(olds, news);
-      // (the dynamic-provider host sends the news on when Check returns no inputs)
-      if (!result.failures?.length) noteCheckedInputs((result.inputs ?? news) as Record<string, unknown> | undefined);
+      // (the dynamic-provider host sends the news on when Check returns no inputs). Only a Check with olds has a Diff
+      // after it: one without (a create's, a replacement's: step_generator.go checks those with no olds) was never met,
+      // and its answer, left over, made the engine's question with the same inputs (a new rule of a new VM at preview,
+      // an existing rule of a VM replaced delete-before-replace) look like a planning Diff (review).
+      const hasOlds = olds !== undefined && olds !== null && Object.keys(olds).length > 0;
+      if (hasOlds && !result.failures?.length) noteCheckedInputs((result.inputs ?? news) as Record<string, unknown> | undefined);
       return result;
     };
   const diff = provider.diff?.bind(provider);
