@@ -155,3 +155,28 @@ test("moving a network from the Instance's vswitchId to a VswitchAttachment take
   const check = await s.run("preview", after, { refresh: true, expectNoChanges: true });
   expect(check.ok ? "" : show(check)).toBe("");
 });
+
+test("a VswitchAttachment replaced (instanceId) with ignoreChanges on vswitchId is not refused as a second attachment by its own second Check", async () => {
+  // The engine checks a replaced resource twice: with olds and the inputs after ignoreChanges (the state's network),
+  // then, once its Diff replaced it, without olds and with the program's raw inputs (step_generator.go
+  // continueStepsFromDiff). Both Checks were counted as VswitchAttachments of the VM: a false "another
+  // VswitchAttachment of this stack puts instance ... on private network" at preview and up.
+  const st = await simState(suite.sim);
+  const [n1, n2] = ["jkt-private-1", "jkt-private-2"].map((n) => st.vswitches.find((v) => v.name === n)!.uuid);
+  const program = (vm: string, net: string): Res[] => [
+    { type: "Instance", name: "vm1", args: vmArgs("att-ignored-1") },
+    { type: "Instance", name: "vm2", args: vmArgs("att-ignored-2") },
+    { type: "VswitchAttachment", name: "net", args: { instanceId: `$id:${vm}`, vswitchId: net }, opts: { ignoreChanges: ["vswitchId"] } },
+  ];
+  const s = await suite.newStack();
+  const up = await s.run("up", program("vm1", n1!));
+  expect(up.ok ? "" : show(up)).toBe("");
+  const preview = await s.run("preview", program("vm2", n2!));
+  expect(preview.ok ? "" : show(preview)).toBe("");
+  const moved = await s.run("up", program("vm2", n2!));
+  expect(moved.ok ? "" : show(moved)).toBe("");
+  // The replacement is made from the program's raw inputs: vm2 joins n2, vm1 left n1.
+  const after = await simState(suite.sim);
+  const on = (name: string) => after.instances.find((i) => i.uuid === s.res(name)!.id)?.vswitchUuid ?? null;
+  expect([on("vm1"), on("vm2")]).toEqual([null, n2]);
+});

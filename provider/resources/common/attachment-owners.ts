@@ -243,7 +243,12 @@ export function withOneOwner<P extends pulumi.dynamic.ResourceProvider>(
         if (twice || heldByState.get(k.key)?.diffed)
           return { failures: [{ property: k.property, reason: twoOwners(resource, k, twice ? "checked" : "state", heldByState.get(k.key)?.id) }] };
       }
-      const failure = resource === "VswitchAttachment" ? oneNetworkAtCheck(inputs, !withOlds || keyOf(olds as Record<string, unknown>)?.key !== k.key) : undefined;
+      // A Check with olds of another attachment than the state's is the first of a replaced resource's two Checks: its
+      // replacement is checked again without olds, from the program's raw inputs (ignoreChanges not applied:
+      // step_generator.go continueStepsFromDiff), and that Check notes and judges its network. Noted here too, the
+      // network ignoreChanges kept (the state's) counted as a second VswitchAttachment's (audit: a false refusal).
+      if (resource !== "VswitchAttachment" || (withOlds && keyOf(olds as Record<string, unknown>)?.key !== k.key)) return result;
+      const failure = oneNetworkAtCheck(inputs, !withOlds);
       return failure ? { failures: [failure] } : result;
     };
   const diff = provider.diff?.bind(provider);
