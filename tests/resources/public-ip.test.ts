@@ -401,8 +401,9 @@ describe("adopt and ownership", () => {
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as Error).message).toBe(
       `instance ${vm} already has public address ${existing.publicIpAddress} (${existing.publicIpUuid}): a PublicIp adds an address ` +
-        `only to an instance without one. To manage that address set adoptId: "${existing.publicIpUuid}"; if the Instance declares ` +
-        "publicIp, manage the address there instead (never both)",
+        `only to an instance without one. To manage that address set adoptId: "${existing.publicIpUuid}" (never on an address another ` +
+        "PublicIp of this stack holds: with `--target` or `--exclude` the provider cannot tell which those are); if the Instance " +
+        "declares publicIp, manage the address there instead (never both)",
     );
     expect(h.operationsSince(mark).filter((o) => o === "addPublicIp" || o === "changePublicIp")).toEqual([]);
 

@@ -632,7 +632,8 @@ describe("Snapshot waits on what the host's list shows", () => {
     await expect(provider.create(await checked({ instanceId: vm, name: "foreign" }))).rejects.toThrow(
       new Error(
         `name: instance ${vm} already has a snapshot named "foreign" (${snap_uuid}) that this resource does not manage, so no second one was ` +
-          `taken. It may be left by an interrupted pulumi up. To manage it, set adoptId: "${snap_uuid}"; otherwise delete it or choose another name. (Replacing this Snapshot ` +
+          `taken. It may be left by an interrupted pulumi up. To manage it, set adoptId: "${snap_uuid}" (never on a snapshot another Snapshot of this stack declares: ` +
+          "with `--target` or `--exclude` the provider cannot tell which those are); otherwise delete it or choose another name. (Replacing this Snapshot " +
           "with `pulumi up --replace` keeping its name needs the resource option deleteBeforeReplace: true: the engine tells the provider " +
           "nothing of a --replace, so its old snapshot cannot be told from one left behind.)",
       ),

@@ -357,6 +357,8 @@ export async function beforeTakingOver(
   progressLog(
     `${resource}: ${k.what} is in place already, made by no resource this up has seen (an up interrupted right after ` +
       `it, or a change outside Pulumi): this ${resource} adopts it as it is, without a write. If another stack manages it, ` +
-      "remove it there.",
+      "remove it there. If another resource of this stack declares it (`--target` and `--exclude` keep the resources they " +
+      "leave out from the provider's sight), two resources now hold it: remove one from the program and run `pulumi up` " +
+      "without --target or --exclude (a targeted delete would undo the attachment the other one declares).",
   );
 }

@@ -153,7 +153,8 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
         );
       throw new ProviderError(
         `instance ${inputs.instanceId} already has a firewall rule exactly like this one (${existing.join(", ")}) that this resource does ` +
-          `not manage, so no duplicate was added. It may be left by an interrupted pulumi up. To manage it, set adoptId: "${existing[0]}". ` +
+          `not manage, so no duplicate was added. It may be left by an interrupted pulumi up. To manage it, set adoptId: "${existing[0]}" (never on a rule another ` +
+          "FirewallRule of this stack declares: with `--target` or `--exclude` the provider cannot tell which those are). " +
           "(Replacing this rule with `pulumi up --replace` needs the resource option deleteBeforeReplace: true: a rule cannot stand twice.)",
       );
     },
@@ -221,8 +222,9 @@ async function refuseTwinOfAnotherRule(client: VmHostClient, id: string, news: F
   if (declarersOf(key) <= 1) {
     progressLog(
       `firewall rule ${id}: updated to ${rule}, which rule ${others.join(", ")} of instance ${news.instanceId} also is. If a FirewallRule this ` +
-        "up removes holds it, it goes once the updates are done; otherwise the firewall now holds the rule twice: delete the other in the " +
-        "host's panel, or manage it with adoptId.",
+        "up removes holds it, it goes once the updates are done; otherwise the firewall now holds the rule twice. If another FirewallRule " +
+        "of this stack declares it (`--target` and `--exclude` keep the resources they leave out from the provider's sight), change " +
+        "one of the two; else delete the other in the host's panel, or manage it with adoptId.",
     );
     return;
   }

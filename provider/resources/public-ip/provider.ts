@@ -310,8 +310,9 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
           if (current) {
             throw new ProviderError(
               `instance ${instanceId} already has public address ${current.ipAddress} (${current.id}): a PublicIp adds an address ` +
-                `only to an instance without one. To manage that address set adoptId: "${current.id}"; if the Instance declares ` +
-                "publicIp, manage the address there instead (never both)",
+                `only to an instance without one. To manage that address set adoptId: "${current.id}" (never on an address another ` +
+                "PublicIp of this stack holds: with `--target` or `--exclude` the provider cannot tell which those are); if the " +
+                "Instance declares publicIp, manage the address there instead (never both)",
             );
           }
           attempted = true;

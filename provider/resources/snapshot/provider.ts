@@ -140,7 +140,8 @@ async function takeSnapshot(client: VmHostClient, inputs: SnapshotInputs, deadli
       throw new ProviderError(
         `name: instance ${inputs.instanceId} already has a snapshot named "${inputs.name}" (${strangers.join(", ")}) that this resource ` +
           `does not manage, so no second one was taken. It may be left by an interrupted pulumi up. To manage it, set adoptId: ` +
-          `"${strangers[0]}"; otherwise delete it or choose another name. (Replacing this Snapshot with \`pulumi up --replace\` keeping ` +
+          `"${strangers[0]}" (never on a snapshot another Snapshot of this stack declares: with \`--target\` or \`--exclude\` the ` +
+          `provider cannot tell which those are); otherwise delete it or choose another name. (Replacing this Snapshot with \`pulumi up --replace\` keeping ` +
           "its name needs the resource option deleteBeforeReplace: true: the engine tells the provider nothing of a --replace, so its old " +
           "snapshot cannot be told from one left behind.)",
       );
