@@ -75,9 +75,15 @@ export function defineResourceProvider<Inputs, Outputs>(
     },
     diff: async (id, olds, news) => {
       // (both asked: a refresh's Diff answers for its Read)
-      const refresh = isRefreshDiff(id) || isDependentsQuestion(id);
+      const refreshing = isRefreshDiff(id);
+      const refresh = refreshing || isDependentsQuestion(id);
       noteDiffPlans(id, !refresh);
-      noteManaged(id);
+      // Not a refresh's Diff: `up --refresh` refreshes every resource of the state in the same deployment, before its
+      // Check (step_generator.go, RefreshStep), so an adopted resource's own refresh counted as another resource
+      // managing its object: `up --refresh --replace` with deleteBeforeReplace then deleted the adopted VM (audit); so
+      // would an adoption by a resource renamed without alias be refused. A resource the program still declares is noted
+      // at its own Diff.
+      if (!refreshing) noteManaged(id);
       noteClaimed(id);
       const answer = await impl.diff(olds, news, id, refresh);
       // (an update in place only: a replace's create is often the very call that waits, an adoption; see noteDiffed)

@@ -1,0 +1,23 @@
+/**
+ * `pulumi up --refresh` refreshes in the same deployment as the up (pulumi/pulumi pkg/resource/deploy/step_generator.go:
+ * a RefreshStep per resource before its Check; RefreshStep.Apply calls Diff): the refresh's Diff of a resource must not
+ * count as another resource's at the same up's notes.
+ */
+import { admin, show, simState, specSuite, vmArgs, type Res } from "./spec-stack";
+
+jest.setTimeout(300_000);
+const suite = specSuite();
+
+test("up --refresh --replace of an adopted Instance with deleteBeforeReplace keeps the VM, adopted again", async () => {
+  const uuid = (await admin<{ data: { uuid: string } }>(suite.sim, "POST", "/instances", { hostname: "refresh-adopted-vm", username: "deploy" })).data.uuid;
+  const program: Res[] = [{ type: "Instance", name: "vm", args: vmArgs("refresh-adopted-vm", { adoptId: uuid }), opts: { deleteBeforeReplace: true } }];
+  const s = await suite.newStack();
+  const up = await s.run("up", program);
+  expect(up.ok ? "" : show(up)).toBe("");
+  const replaced = await s.run("up", program, { replace: [s.res("vm")!.urn], refresh: true });
+  expect(replaced.ok ? "" : show(replaced)).toBe("");
+  // (the refresh's Diff of the adopted VM counted as another resource managing it: its old half's delete deleted it)
+  expect(replaced.stdout).toContain(`Instance ${uuid} is not deleted: a resource of this deployment adopted it (adoptId)`);
+  expect((await simState(suite.sim)).instances.filter((i) => i.hostname === "refresh-adopted-vm").map((i) => i.uuid)).toEqual([uuid]);
+  expect(s.res("vm")!.id).toBe(uuid);
+});
