@@ -21,3 +21,23 @@ test("up --refresh --replace of an adopted Instance with deleteBeforeReplace kee
   expect((await simState(suite.sim)).instances.filter((i) => i.hostname === "refresh-adopted-vm").map((i) => i.uuid)).toEqual([uuid]);
   expect(s.res("vm")!.id).toBe(uuid);
 });
+
+test("handing an Instance's address over to a PublicIp (literal instanceId) under preview --refresh and up --refresh is not refused", async () => {
+  // The Instance's refresh Diff gets the state's inputs as its "news": noted as what the program declares, the state's
+  // publicIp: true refused the PublicIp's check (at preview, told to remove publicIp, which the program had done).
+  const s = await suite.newStack();
+  const first = await s.run("up", [{ type: "Instance", name: "vm", args: vmArgs("refresh-handover", { publicIp: true }) }]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const vm = s.res("vm")!.id!;
+  const address = s.res("vm")!.outputs!.publicIpId as string;
+  const handedOver: Res[] = [
+    { type: "PublicIp", name: "ip", args: { instanceId: vm, adoptId: address } },
+    { type: "Instance", name: "vm", args: vmArgs("refresh-handover") },
+  ];
+  const preview = await s.run("preview", handedOver, { refresh: true });
+  expect(preview.ok ? "" : show(preview)).toBe("");
+  const moved = await s.run("up", handedOver, { refresh: true });
+  expect(moved.ok ? "" : show(moved)).toBe("");
+  expect(s.res("ip")).toMatchObject({ id: address });
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === vm)!.publicIpUuid).toBe(address);
+});

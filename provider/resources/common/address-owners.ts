@@ -21,6 +21,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { isUnknown, withoutPropertyPrefix } from "./check";
 import { notingCreatedId, ProviderError } from "./errors";
+import { refreshDiffComes } from "./refresh-diffs";
 
 /** How an Instance of this stack declares a VM's address: its hostname (when known), the declaring field, its values. */
 export interface AddressDeclaration {
@@ -130,7 +131,10 @@ export function withInstanceAddressNoted<P extends pulumi.dynamic.ResourceProvid
   const diff = provider.diff?.bind(provider);
   if (diff)
     wrapped.diff = async (id, olds, news) => {
-      noteInstanceAddress(id, news);
+      // (not a refresh's Diff, whose "news" are the state's inputs: `up --refresh` refreshes in the same deployment, so
+      // the state's declaration stood as the program's until the Instance's own Diff; audit: the hand-over of the
+      // address to a PublicIp was refused at preview --refresh, saying to remove publicIp, which the program had done)
+      if (!refreshDiffComes(id)) noteInstanceAddress(id, news);
       return diff(id, olds, news);
     };
   const update = provider.update?.bind(provider);

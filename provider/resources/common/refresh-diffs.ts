@@ -42,6 +42,11 @@ export function isRefreshDiff(id: string): boolean {
   return true;
 }
 
+/** True when the next Diff of `id` is a refresh's (see {@link isRefreshDiff}), without answering for its Read. */
+export function refreshDiffComes(id: string): boolean {
+  return (readsAwaitingDiff.get(id.toLowerCase()) ?? 0) > 0;
+}
+
 /** Forgets the reads noted (see forgetDeployment in provider/registry.ts). */
 export function forgetRefreshReads(): void {
   readsAwaitingDiff.clear();
