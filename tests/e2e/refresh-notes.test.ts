@@ -41,3 +41,21 @@ test("handing an Instance's address over to a PublicIp (literal instanceId) unde
   expect(s.res("ip")).toMatchObject({ id: address });
   expect((await simState(suite.sim)).instances.find((i) => i.uuid === vm)!.publicIpUuid).toBe(address);
 });
+
+test("moving an Instance's private network to a VswitchAttachment (literal instanceId) under preview --refresh and up --refresh is not refused", async () => {
+  // As the address: the Instance's refresh Diff noted the state's vswitchId as what the program declares.
+  const net = (await simState(suite.sim)).vswitches.find((v) => v.name === "jkt-private-2")!.uuid;
+  const s = await suite.newStack();
+  const first = await s.run("up", [{ type: "Instance", name: "vm", args: vmArgs("refresh-netmove", { vswitchId: net }) }]);
+  expect(first.ok ? "" : show(first)).toBe("");
+  const vm = s.res("vm")!.id!;
+  const moved: Res[] = [
+    { type: "VswitchAttachment", name: "net", args: { instanceId: vm, vswitchId: net } },
+    { type: "Instance", name: "vm", args: vmArgs("refresh-netmove") },
+  ];
+  const preview = await s.run("preview", moved, { refresh: true });
+  expect(preview.ok ? "" : show(preview)).toBe("");
+  const up = await s.run("up", moved, { refresh: true });
+  expect(up.ok ? "" : show(up)).toBe("");
+  expect((await simState(suite.sim)).instances.find((i) => i.uuid === vm)!.vswitchUuid).toBe(net);
+});

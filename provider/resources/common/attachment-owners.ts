@@ -37,6 +37,7 @@ import type { Deadline } from "../../wait/poll";
 import { deploymentActivity } from "./activity";
 import { isUnknown } from "./check";
 import { notingCreatedId, ProviderError } from "./errors";
+import { refreshDiffComes } from "./refresh-diffs";
 
 /** What one attachment is: `key` (resource + what it joins, lower case), and its words for messages. */
 export interface AttachmentKey {
@@ -200,7 +201,11 @@ export function withInstanceNetworksNoted<P extends pulumi.dynamic.ResourceProvi
   const diff = provider.diff?.bind(provider);
   if (diff)
     wrapped.diff = async (id, olds, news) => {
+      // (not a refresh's Diff, whose "news" are the state's inputs: `up --refresh` refreshes in the same deployment;
+      // see address-owners.ts)
+      const refreshing = refreshDiffComes(id);
       const result = await diff(id, olds, news);
+      if (refreshing) return result;
       declared(id, olds as Record<string, unknown>, "state");
       if (!result.replaces?.length) note(id, news as Record<string, unknown>);
       return result;
