@@ -6,6 +6,9 @@
  * in Error, lost, left not as declared by a successful up or drifting right after it, out of reach of a fault-free
  * up, or left undestroyable.
  *
+ * Each lifecycle's simulator plays a host profile drawn by its seed (tools/soak/hosts.ts: wire variants such as
+ * Indonesian status words, operation_flag always 0, creates answered without the id), half of them the default host.
+ *
  * Runs the compiled harness from dist/ (it forks dist/tools/soak/worker.js, which loads dist/provider):
  * `make test` builds first; alone, run `make build` before `npx jest tests/soak.test.ts`.
  */
@@ -33,8 +36,12 @@ it("a seeded soak: nothing orphaned, duplicated, leaked, reported as success in 
   const faultClasses = FAULT_CLASSES.filter((c) => !STILL_FAILING_FAULTS.includes(c));
   // Time warp 20 and 60 s deadlines (not make soak's 40 and 30 s): make test runs beside other suites, and a
   // loaded machine stalls the provider's process; the warp turns a stall into a long simulated wait.
-  const report = await runSoak({ seed: "make-test", lifecycles: 24, lanes: 8, timeWarp: 20, timeout: "60s", faultClasses, skip: STILL_FAILING_FEATURES });
-  const failing = report.failing.map((lc) => ({ seed: lc.seed, findings: lc.findings.map((f) => `${f.kind}: ${f.what}`), trace: lc.trace.join("\n") }));
+  const hosts: string[] = [];
+  const report = await runSoak({
+    seed: "make-test", lifecycles: 24, lanes: 8, timeWarp: 20, timeout: "60s", faultClasses, skip: STILL_FAILING_FEATURES,
+    onLifecycle: (lc) => hosts.push(lc.host),
+  });
+  const failing = report.failing.map((lc) => ({ seed: lc.seed, host: lc.host, findings: lc.findings.map((f) => `${f.kind}: ${f.what}`), trace: lc.trace.join("\n") }));
   expect({ summary: summaryLine(report), failing }).toEqual({
     summary:
       "soak: 24 lifecycles, " + report.faults + " faults, 0 orphans, 0 duplicates, 0 leaks, 0 errors-reported-as-success, 0 lost, " +
@@ -44,4 +51,7 @@ it("a seeded soak: nothing orphaned, duplicated, leaked, reported as success in 
   // The run really was under fire (an instrument that injects nothing proves nothing).
   expect(report.faults).toBeGreaterThan(30);
   expect(report.interrupted).toBeGreaterThan(0);
+  // Some lifecycles ran against another host than the default one (tools/soak/hosts.ts), some against the default.
+  expect(hosts.filter((h) => h !== "default").length).toBeGreaterThan(4);
+  expect(hosts).toContain("default");
 }, 240_000);

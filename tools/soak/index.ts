@@ -7,11 +7,17 @@
  *
  *   node dist/tools/soak/index.js [--seed S] [--lifecycles N] [--first I] [--lanes N] [--faults a,b] [--skip feature,...]
  *                                 [--op-seconds S] [--time-warp F] [--timeout 60s] [--verbose]
+ *                                 [--host default|<variant>+<variant>…] [--skip-host variant,...]
+ *
+ * Each lifecycle's simulator plays a host profile drawn by its seed (hosts.ts: half the default host, the others wire
+ * variants such as Indonesian status words or operation_flag always 0); `--host` gives every lifecycle one profile,
+ * `--skip-host` never draws the variants named.
  *
  * Each failing lifecycle is printed with its seed and trace (phases, faults, provider errors, findings).
  */
 import { parseArgs } from "node:util";
 import { FAULT_CLASSES, SOAK_FEATURES, type FaultClass, type SoakFeature } from "./lifecycle";
+import { HOST_VARIANTS, parseHostFlag, type HostVariant } from "./hosts";
 import { clean, runSoak, summaryLine } from "./runner";
 
 async function main(): Promise<void> {
@@ -27,6 +33,8 @@ async function main(): Promise<void> {
       "time-warp": { type: "string", default: "40" },
       timeout: { type: "string", default: "30s" },
       verbose: { type: "boolean", default: false },
+      host: { type: "string" },
+      "skip-host": { type: "string" },
     },
   });
   const faultClasses = values.faults === undefined ? undefined : values.faults.split(",").filter(Boolean).map((f) => {
@@ -37,20 +45,25 @@ async function main(): Promise<void> {
     if (!(SOAK_FEATURES as readonly string[]).includes(f)) throw new Error(`unknown feature ${f} (one of ${SOAK_FEATURES.join(", ")})`);
     return f as SoakFeature;
   });
+  const host = values.host === undefined ? undefined : parseHostFlag(values.host);
+  const skipHost = (values["skip-host"] ?? "").split(",").filter(Boolean).map((v) => {
+    if (!(HOST_VARIANTS as readonly string[]).includes(v)) throw new Error(`unknown host variant ${v} (one of ${HOST_VARIANTS.join(", ")})`);
+    return v as HostVariant;
+  });
   const lifecycles = Number(values.lifecycles);
   const report = await runSoak({
-    seed: values.seed, lifecycles, first: Number(values.first), lanes: Number(values.lanes), faultClasses, skip,
+    seed: values.seed, lifecycles, first: Number(values.first), lanes: Number(values.lanes), faultClasses, skip, host, skipHost,
     opSeconds: Number(values["op-seconds"]), timeWarp: Number(values["time-warp"]), timeout: values.timeout,
     onLifecycle: (lc, done) => {
       if (values.verbose || lc.findings.length > 0) {
-        process.stderr.write(`\n--- lifecycle ${lc.seed} (${lc.kind}${lc.interrupted ? ", interrupted" : ""}, ${(lc.wallMs / 1000).toFixed(1)} s): ${lc.findings.length} findings\n${lc.trace.join("\n")}\n`);
+        process.stderr.write(`\n--- lifecycle ${lc.seed} (${lc.kind}, host ${lc.host}${lc.interrupted ? ", interrupted" : ""}, ${(lc.wallMs / 1000).toFixed(1)} s): ${lc.findings.length} findings\n${lc.trace.join("\n")}\n`);
       }
       if (done % 50 === 0) process.stderr.write(`soak: ${done}/${lifecycles} lifecycles\n`);
     },
   });
   if (report.failing.length > 0) {
-    process.stderr.write(`\nfailing seeds (re-run lifecycle <seed>-<i> alone with --seed <seed> --first <i> --lifecycles 1; its trace is above):\n`);
-    for (const lc of report.failing) process.stderr.write(`  ${lc.seed}: ${lc.findings.map((f) => f.kind).join(", ")}\n`);
+    process.stderr.write(`\nfailing seeds (re-run lifecycle <seed>-<i> alone with --seed <seed> --first <i> --lifecycles 1, which draws the same host; its trace is above):\n`);
+    for (const lc of report.failing) process.stderr.write(`  ${lc.seed} (host ${lc.host}): ${lc.findings.map((f) => f.kind).join(", ")}\n`);
   }
   process.stderr.write(`(${report.interrupted} interrupted ups, ${(report.wallMs / 1000).toFixed(0)} s)\n`);
   process.stdout.write(`${summaryLine(report)}\n`);

@@ -6,6 +6,7 @@
 import { startSimulator, type FaultsInput, type RunningSimulator } from "../../simulator";
 import { SeededRandom } from "../../simulator/ids";
 import { Engine, type DeclaredResource, type RunResult } from "./engine";
+import { describeAnswers, hostAnswersFor, hostProfileFor, type HostProfile, type HostVariant } from "./hosts";
 import type { ProviderHost } from "./host";
 import { compare, compareAfterDestroy, coveredBy, diskFates, notAsDeclared, userObjectsLost, userObjectsOf, type DeletedInstance, type DiskFate, type Finding, type SimTruth, type UserObjects } from "./truth";
 import { warpedClock } from "./warp";
@@ -22,6 +23,10 @@ export interface LifecycleSettings {
   faultClasses: readonly FaultClass[];
   /** Program features left out (to run a soak of what already passes while the rest is being fixed). */
   skip: readonly SoakFeature[];
+  /** The host profile of every lifecycle (`--host`; default: drawn per lifecycle, hosts.ts). */
+  host?: readonly HostVariant[];
+  /** Host variants never drawn (`--skip-host`). */
+  skipHost?: readonly HostVariant[];
 }
 
 /**
@@ -49,6 +54,8 @@ export type FaultClass = (typeof FAULT_CLASSES)[number];
 export interface LifecycleReport {
   seed: string;
   kind: "instance" | "dependents" | "fleet";
+  /** The host profile the lifecycle ran against (hosts.ts): "default" or its variants joined by "+". */
+  host: string;
   /** Faulted requests (5xx, 429, resets) and failed or stuck operations the simulator actually applied. */
   faults: number;
   findings: Finding[];
@@ -104,8 +111,11 @@ export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], 
   };
   const sim = await startSimulator({ seed, opSeconds: settings.opSeconds, clock: warpedClock(settings.timeWarp) });
   const started = Date.now();
-  const report: LifecycleReport = { seed, kind, faults: 0, findings: [], trace, interrupted: false, wallMs: 0 };
+  const profile = hostProfileFor(seed, settings.host, settings.skipHost ?? []);
+  const report: LifecycleReport = { seed, kind, host: profile.describe, faults: 0, findings: [], trace, interrupted: false, wallMs: 0 };
   try {
+    sim.setFaults({ wire: profile.wire });
+    log(`(host profile: ${profile.describe}${profile.variants.length ? `; wire ${JSON.stringify(profile.wire)}` : ""})`);
     await configureHost(host, sim, settings.timeout);
     const engine = new Engine(host, log);
     const seeded = await truthOf(sim);
@@ -114,7 +124,7 @@ export async function runLifecycle(seed: string, kind: LifecycleReport["kind"], 
       storages: seeded.blockStorages.filter((b) => b.locationId === 1).map((b) => b.uuid),
       reserved: seeded.publicIps.filter((p) => p.seeded && p.instanceUuid === null && p.locationId === 1).map((p) => p.uuid),
     };
-    const lc = new Lifecycle(seed, kind, rnd, sim, engine, host, settings, cat, userObjectsOf(seeded), report, log);
+    const lc = new Lifecycle(seed, kind, rnd, sim, engine, host, settings, cat, userObjectsOf(seeded), report, log, profile);
     await lc.run();
   } catch (e) {
     log(`harness error: ${e instanceof Error ? e.stack : String(e)}`);
@@ -221,6 +231,8 @@ class Lifecycle {
   private readonly adoptsAddress: boolean;
   private addressDeclared = true;
   private phase = 0;
+  /** The generator of the host's canned answers per run (hosts.ts hostAnswersFor). */
+  private readonly hostAnswers: SeededRandom;
 
   constructor(
     private readonly seed: string,
@@ -235,7 +247,10 @@ class Lifecycle {
     private readonly user: UserObjects,
     private readonly report: LifecycleReport,
     private readonly log: (line: string) => void,
+    /** The host this lifecycle's simulator plays (hosts.ts): its wire set again after each clearing of the faults. */
+    private readonly profile: HostProfile,
   ) {
+    this.hostAnswers = new SeededRandom(`soak/${seed}/host-answers`);
     const r = rnd;
     const tierId = r.int(1, 3);
     this.vm = {
@@ -757,7 +772,11 @@ class Lifecycle {
       this.sim.setFaults(f);
       if (f.failNext || f.stickNext) scheduledOps++;
     }
-    this.log(`phase ${++this.phase} ${name}${faults.length ? ` with faults ${JSON.stringify(faults)}` : ""}`);
+    // The host's own answers for this run (a busy worded as a 400/422/423, creates answered without the id): not
+    // faults of the phase, so also in the runs without faults. (own generator: the rest of the lifecycle stays as it was)
+    const answers = hostAnswersFor(this.profile, destroys ? [...DELETE_WRITES] : [...CREATE_WRITES, ...UPDATE_WRITES], this.hostAnswers, this.settings.timeWarp);
+    for (const a of answers) this.sim.setFaults(a);
+    this.log(`phase ${++this.phase} ${name}${faults.length ? ` with faults ${JSON.stringify(faults)}` : ""}${answers.length ? ` (host: ${describeAnswers(answers)})` : ""}`);
     // Every run is a deployment of its own, as with the CLI (a fresh provider process per run): the provider
     // forgets what it noted for the last one (objects adopted or held by the stack's resources, VMs being replaced
     // or renamed), so one run's notes never decide another's. (A new process per run made the soak 5x slower.)
@@ -768,6 +787,8 @@ class Lifecycle {
       const left = await admin<{ failNext: Record<string, number>; stickNext: Record<string, number> }>(this.sim, "GET", "/faults");
       const pendingOps = Object.values(left.failNext).reduce((a, b) => a + b, 0) + Object.values(left.stickNext).reduce((a, b) => a + b, 0);
       await admin(this.sim, "DELETE", "/faults");
+      // (the clearing takes the wire too: the host stays the host it is)
+      this.sim.setFaults({ wire: this.profile.wire });
       const faulted = this.sim.requests().filter((q) => q.seq > since && (q.reset || q.status === 429 || (q.status !== null && q.status >= 500)));
       this.report.faults += faulted.length + Math.max(0, scheduledOps - pendingOps);
     }

@@ -8,6 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { ProviderHost } from "./host";
 export { FAULT_CLASSES, SOAK_FEATURES, type FaultClass, type SoakFeature } from "./lifecycle";
+export { HOST_VARIANTS, type HostVariant } from "./hosts";
 import { FAULT_CLASSES, runLifecycle, type FaultClass, type LifecycleReport, type LifecycleSettings } from "./lifecycle";
 
 /** Options of a soak run. */
@@ -79,6 +80,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     timeout: options.timeout ?? "30s",
     faultClasses: options.faultClasses ?? (FAULT_CLASSES as readonly FaultClass[]),
     skip: options.skip ?? [],
+    ...(options.host ? { host: options.host } : {}),
+    skipHost: options.skipHost ?? [],
   };
   const lanes = Math.max(1, Math.min(options.lanes ?? 12, options.lifecycles));
   const every = options.dependentsEvery ?? 4;
