@@ -1,0 +1,68 @@
+/**
+ * An Instance's address add (`addPublicIp`) that a host answers `200 {data: null}` after doing it, or at once with the
+ * address added a moment later (a queued write): the VM holds a new address the stack made. Found by the soak's host
+ * profiles (seed hD-16, create-without-id(queued)): the clone's address add failed "unexpected response format", and
+ * the address, never recorded as the stack's, stayed reserved in no state after the VM's delete. Judged by the
+ * simulator's state.
+ */
+import "./instance-env";
+import { providers } from "../../provider";
+import { forgetDeployment } from "../../provider/registry";
+import { harnessSuite, type FullProvider } from "./attachment-helpers";
+import { validCreate } from "./instance-cases";
+
+const instance = providers.Instance as FullProvider;
+const h = harnessSuite();
+afterEach(() => h().clearFaults());
+
+it("addPublicIp answered data null after it took effect: the Instance update is done, once", async () => {
+  const hostname = "ack-addpublicip";
+  const checked = await instance.check({}, { ...validCreate, hostname });
+  const created = await instance.create(checked.inputs);
+  forgetDeployment();
+  await h().setFaults({ respondNext: { operation: "addPublicIp", status: 200, data: null, message: "Sedang diproses.", afterProcessing: true } });
+  const news = (await instance.check(created.outs, { ...validCreate, hostname, publicIp: true })).inputs;
+  const mark = h().mark();
+  const updated = await instance.update(created.id, created.outs, news);
+  forgetDeployment();
+  const vm = (await h().state()).instances.find((i) => i.uuid === created.id)!;
+  expect(vm.publicIpUuid).not.toBeNull();
+  expect((updated.outs as { publicIp: boolean }).publicIp).toBe(true);
+  expect(h().operationsSince(mark).filter((o) => o === "addPublicIp")).toHaveLength(1);
+  // the address is the stack's: the VM's delete releases it (nothing left reserved in no state)
+  await instance.delete(created.id, updated.outs);
+  const left = (await h().state()).publicIps.filter((p) => p.uuid === vm.publicIpUuid);
+  expect(left).toEqual([]);
+});
+
+it.each([
+  ["after it took effect", { afterProcessing: true }],
+  ["at once, the address added 0.5 s later", { effectAfterMs: 500 }],
+])("a create with publicIp whose addPublicIp is answered data null %s: the VM is created with its address, which is the stack's", async (_label, how) => {
+  const hostname = `ack-add-${Object.keys(how)[0]!.toLowerCase()}`;
+  const checked = await instance.check({}, { ...validCreate, hostname, publicIp: true });
+  await h().setFaults({ respondNext: { operation: "addPublicIp", status: 200, data: null, message: "Sedang diproses.", ...how } });
+  const created = await instance.create(checked.inputs);
+  forgetDeployment();
+  const vm = (await h().state()).instances.find((i) => i.uuid === created.id)!;
+  expect(vm.publicIpUuid).not.toBeNull();
+  await instance.delete(created.id, created.outs);
+  expect((await h().state()).publicIps.filter((p) => p.uuid === vm.publicIpUuid)).toEqual([]);
+});
+
+it.each([
+  ["after it took effect", { afterProcessing: true }],
+  ["at once, made 0.5 s later", { effectAfterMs: 500 }],
+])("a clone with publicIp, its clone and address add answered data null %s: the clone has its address, the stack's", async (_label, how) => {
+  const source = await h().newInstance(`ack-src-${Object.keys(how)[0]!.toLowerCase()}`);
+  const hostname = `ack-clone-${Object.keys(how)[0]!.toLowerCase()}`;
+  const checked = await instance.check({}, { hostname, locationId: 1, tierId: 1, cloneFrom: source, publicIp: true });
+  expect(checked.failures ?? []).toEqual([]);
+  for (const operation of ["cloneInstance", "addPublicIp"]) await h().setFaults({ respondNext: { operation, status: 200, data: null, message: "Sedang diproses.", ...how } });
+  const created = await instance.create(checked.inputs);
+  forgetDeployment();
+  const vm = (await h().state()).instances.find((i) => i.uuid === created.id)!;
+  expect(vm.publicIpUuid).not.toBeNull();
+  await instance.delete(created.id, created.outs);
+  expect((await h().state()).publicIps.filter((p) => p.uuid === vm.publicIpUuid)).toEqual([]);
+});
