@@ -314,7 +314,7 @@ export function statusKey(status: string): string {
 /** Whether an instance status word says an operation is under way ({@link OPERATION_STATUSES}). */
 export function statusShowsOperation(status: string): boolean {
   const key = statusKey(status);
-  return OPERATION_STATUSES.has(key) || OPERATION_STATUSES_ID.has(key) || key.startsWith("sedang ") || key.startsWith("dalam proses ");
+  return OPERATION_STATUSES.has(key) || OPERATION_STATUSES_ID.has(key) || ((key.startsWith("sedang ") || key.startsWith("dalam proses ")) && !RUNNING_WORDS.has(key));
 }
 
 /**
@@ -323,7 +323,9 @@ export function statusShowsOperation(status: string): boolean {
  * (`Berjalan`/`Aktif`/`Menyala`, `Mati`/`Berhenti`/`Dimatikan`, `Gagal`). Any case. A word in none of them (nor an
  * operation: {@link statusShowsOperation}) is unknown: never taken as a VM that is fine (real-api-facts audit).
  */
-const RUNNING_WORDS = new Set(["running", "active", "on", "berjalan", "aktif", "menyala", "hidup"]);
+// ("sedang berjalan", "running right now", is a VM that runs, not an operation under way as other "sedang …" words are:
+// read as an operation it would hold every write and delete until its deadline, the harm "pending" once did; review)
+const RUNNING_WORDS = new Set(["running", "active", "on", "berjalan", "sedang berjalan", "aktif", "menyala", "hidup"]);
 const STOPPED_WORDS = new Set(["stopped", "shutoff", "off", "stop", "mati", "berhenti", "dimatikan"]);
 const FAILURE_WORDS = new Set(["error", "failed", "failure", "gagal", "galat", "kesalahan"]);
 

@@ -8,6 +8,7 @@ import {
   parseTimestamp,
   placeholderToNull,
   operationFlagOf,
+  statusMeaning,
   statusShowsOperation,
 } from "../normalize";
 
@@ -146,6 +147,12 @@ describe("operationFlagOf (a host may leave operation_flag at 0: the status word
   it.each(["Running", "Stopped", "Error", "Active", "running", "", "Pending", "Suspended"])("%j with flag 0 reads as idle", (status) => {
     expect(operationFlagOf(0, status)).toBe(0);
   });
+  it.each([["Sedang dibuat", "operation"], ["Sedang dimatikan", "operation"], ["Sedang berjalan", "running"], ["SEDANG BERJALAN", "running"]])(
+    "%j reads as %s (\"sedang berjalan\" is a VM running right now, not an operation under way)", (status, meaning) => {
+      expect(statusMeaning(status)).toBe(meaning);
+      expect(operationFlagOf(0, status)).toBe(meaning === "operation" ? 1 : 0);
+    },
+  );
   it("the host's own non-zero flag is kept, whatever the status", () => {
     expect(operationFlagOf(2, "Running")).toBe(2);
   });
