@@ -66,3 +66,21 @@ it.each([
   await instance.delete(created.id, created.outs);
   expect((await h().state()).publicIps.filter((p) => p.uuid === vm.publicIpUuid)).toEqual([]);
 });
+
+it("an address add refused in a 200 (no address ever shows) fails after the looks, not at the deadline, sent once", async () => {
+  const hostname = "ack-add-refused";
+  const checked = await instance.check({}, { ...validCreate, hostname });
+  const created = await instance.create(checked.inputs);
+  forgetDeployment();
+  // (canned, not processed: the host refused it in a 200)
+  await h().setFaults({ respondNext: { operation: "addPublicIp", status: 200, data: null, message: "Kuota IP habis." } });
+  const news = (await instance.check(created.outs, { ...validCreate, hostname, publicIp: true, timeouts: { update: "30m" } })).inputs;
+  const mark = h().mark();
+  // (a look until the 30-minute deadline would outlast this test's own timeout)
+  const failure = await instance.update(created.id, created.outs, news).then(() => undefined, (e: unknown) => e as Error);
+  forgetDeployment();
+  expect(failure?.message).toContain("Kuota IP habis.");
+  expect(h().operationsSince(mark).filter((o) => o === "addPublicIp")).toHaveLength(1);
+  expect((await h().state()).instances.find((i) => i.uuid === created.id)!.publicIpUuid).toBeNull();
+  await instance.delete(created.id, created.outs);
+});

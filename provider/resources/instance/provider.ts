@@ -39,7 +39,7 @@ import { refuseDeletingVmWithKeptObjects } from "../common/kept-with-vm";
 import { deletedOutsidePulumi, errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { dedicatedTierRefusal, templateMinimums } from "../common/preflight";
 import { leavePrivateNetwork } from "../common/private-network";
-import { readPersistently, twinsLandedAfterResend, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
+import { acceptedLookPauses, readPersistently, twinsLandedAfterResend, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { isUnconfirmedId } from "../common/unconfirmed";
 import { instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedUnderOldIdentity, replacementsInProgress } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
@@ -519,13 +519,16 @@ async function runSteps(
                 (await readPersistently(`instance ${id}`, deadline, () => client.instances.get(id)));
               if (step.kind !== "password" && satisfied(step, after, vswitches)) return undefined;
               // An address add the host answered 2xx without the address (`data: null`): it took the request, and a host
-              // that queues the work adds the address a moment later. Looked for until the deadline, never sent again
-              // (soak, host profile create-without-id(queued): the add failed at once, and the address that came later
-              // was never recorded as the stack's, left reserved in no state after the VM's delete).
+              // that queues the work adds the address a moment later. Looked for as a create answered so is (the same
+              // looks, about 7 s: common/reconcile.ts acceptedLookPauses), never sent again (soak, host profile
+              // create-without-id(queued): the add failed at once, and the address that came later was never recorded
+              // as the stack's, left reserved in no state after the VM's delete). Not until the deadline: a host that
+              // writes its refusal as a 200 would hold the up for timeouts.create (30 minutes by default).
               if (step.kind === "publicAddress" && step.action === "add" && e.cause instanceof ResponseFormatError) {
-                progressLog(`${what}: the host answered without the address; looking for it on the VM until the deadline`);
-                while (deadline.remainingMs() > 0) {
-                  await systemClock.sleep(Math.min(1_000, deadline.remainingMs()));
+                progressLog(`${what}: the host answered without the address; looking for it on the VM (it is not sent again)`);
+                for (const pause of acceptedLookPauses().slice(1)) {
+                  if (deadline.remainingMs() <= 0) break;
+                  await systemClock.sleep(Math.min(pause, deadline.remainingMs()));
                   const later =
                     (await waitUntilIdle(client, id, { what: `instance ${id} to be idle after an answer without the address`, deadline })) ??
                     (await readPersistently(`instance ${id}`, deadline, () => client.instances.get(id)));
