@@ -130,6 +130,6 @@ test("two Instances declaring one hostname in one location: preview refuses the 
   await refused(s, [
     { type: "Instance", name: "a", args: vmArgs("pr-twice") },
     { type: "Instance", name: "b", args: vmArgs("pr-twice") },
-  ], ["invalid inputs: hostname: hostname: another Instance of this program declares hostname pr-twice in location 1", "Give this Instance another hostname. Nothing was changed."], { upMayWrite: true });
+  ], ["invalid inputs: hostname: another Instance of this program declares hostname pr-twice in location 1", "Give this Instance another hostname. Nothing was changed."], { upMayWrite: true });
   expect((await simState(suite.sim)).instances.filter((i) => i.hostname === "pr-twice").length).toBeLessThanOrEqual(1);
 });
