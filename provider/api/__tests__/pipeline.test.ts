@@ -245,7 +245,8 @@ describe("parse step", () => {
 
   it("names the failing field; for a create the unreadable answer is ambiguous (the VM may exist)", () => {
     const body = JSON.stringify({ message: "ok", data: { hostname: "web-1" } });
-    const read = request({ operation: "stopInstance" }) as PreparedRequest & { operation: "stopInstance" };
+    // (createInstance: an answer whose shape is read; a stop's is only an acknowledgement since 1a5980e)
+    const read = request({ operation: "createInstance" }) as PreparedRequest & { operation: "createInstance" };
     expect(() => parseStep(read, { response: ok(body), retries: 0 }, "k")).toThrow(ResponseFormatError);
     expect(() => parseStep(read, { response: ok(body), retries: 0 }, "k")).toThrow(/data\.uuid/);
     const create = request({ operation: "stopInstance", retryClass: "once" }) as PreparedRequest & { operation: "stopInstance" };
