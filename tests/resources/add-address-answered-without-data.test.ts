@@ -15,6 +15,16 @@ const instance = providers.Instance as FullProvider;
 const h = harnessSuite();
 afterEach(() => h().clearFaults());
 
+/** Creates from `inputs`: the VM holds an address, and the address is the stack's (the VM's delete releases it). */
+async function expectCreatedWithOwnAddress(inputs: Record<string, unknown>): Promise<void> {
+  const created = await instance.create(inputs);
+  forgetDeployment();
+  const vm = (await h().state()).instances.find((i) => i.uuid === created.id)!;
+  expect(vm.publicIpUuid).not.toBeNull();
+  await instance.delete(created.id, created.outs);
+  expect((await h().state()).publicIps.filter((p) => p.uuid === vm.publicIpUuid)).toEqual([]);
+}
+
 it("addPublicIp answered data null after it took effect: the Instance update is done, once", async () => {
   const hostname = "ack-addpublicip";
   const checked = await instance.check({}, { ...validCreate, hostname });
@@ -42,12 +52,7 @@ it.each([
   const hostname = `ack-add-${Object.keys(how)[0]!.toLowerCase()}`;
   const checked = await instance.check({}, { ...validCreate, hostname, publicIp: true });
   await h().setFaults({ respondNext: { operation: "addPublicIp", status: 200, data: null, message: "Sedang diproses.", ...how } });
-  const created = await instance.create(checked.inputs);
-  forgetDeployment();
-  const vm = (await h().state()).instances.find((i) => i.uuid === created.id)!;
-  expect(vm.publicIpUuid).not.toBeNull();
-  await instance.delete(created.id, created.outs);
-  expect((await h().state()).publicIps.filter((p) => p.uuid === vm.publicIpUuid)).toEqual([]);
+  await expectCreatedWithOwnAddress(checked.inputs);
 });
 
 it.each([
@@ -59,12 +64,7 @@ it.each([
   const checked = await instance.check({}, { hostname, locationId: 1, tierId: 1, cloneFrom: source, publicIp: true });
   expect(checked.failures ?? []).toEqual([]);
   for (const operation of ["cloneInstance", "addPublicIp"]) await h().setFaults({ respondNext: { operation, status: 200, data: null, message: "Sedang diproses.", ...how } });
-  const created = await instance.create(checked.inputs);
-  forgetDeployment();
-  const vm = (await h().state()).instances.find((i) => i.uuid === created.id)!;
-  expect(vm.publicIpUuid).not.toBeNull();
-  await instance.delete(created.id, created.outs);
-  expect((await h().state()).publicIps.filter((p) => p.uuid === vm.publicIpUuid)).toEqual([]);
+  await expectCreatedWithOwnAddress(checked.inputs);
 });
 
 it("an address add refused in a 200 (no address ever shows) fails after the looks, not at the deadline, sent once", async () => {
