@@ -11,6 +11,8 @@ import { getClient, resetContext, setProgressSink } from "../../provider/context
 import { ResourceInitError } from "../../provider/resources/common/errors";
 import { forgetAdoptions } from "../../provider/resources/common/adoptions";
 import { replacementsInProgress } from "../../provider/resources/common/replacements";
+import { deploymentActivity } from "../../provider/resources/common/activity";
+import { Deadline } from "../../provider/wait/poll";
 import { forgetDeployment } from "../../provider/registry";
 import type { InstanceInputs, InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { badInputs, validCreate } from "./instance-cases";
@@ -185,6 +187,34 @@ describe("create, clone, adopt", () => {
     replacementsInProgress.clear();
     await providers.Instance.diff!(init.id, init.properties, news);
     expect(replacementsInProgress.isBeingReplaced("Instance:1/replace-halfway", old.id)).toBe(true);
+  });
+
+  it("a replacement recorded half-way takes its newly pinned address off the old VM at a later up, which nothing else in that up frees", async () => {
+    // soak-145: the engine deletes the old VM only at the end of an up that succeeds (step_generator.go
+    // GenerateDeletes), so while it held the address the replacement's update pinned, that update was refused at
+    // every up ("already assigned to another instance"): stuck. A lone resource: no other activity to wait for.
+    const [kept, pinnedLater] = (await simState()).publicIps.filter((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null);
+    const old = await up({ ...validCreate, hostname: "replace-halfway-pin", publicNetworkId: pinnedLater.uuid });
+    const news = { ...old.inputs, templateId: 2, publicNetworkId: kept.uuid } as InstanceInputs;
+    expect(await providers.Instance.diff!(old.id, old.outs, news)).toMatchObject({ replaces: ["templateId"] });
+    await admin("POST", "/faults", { failNext: { kind: "create" } });
+    const init = (await provider().create(news).then(() => undefined, (e: unknown) => e)) as ResourceInitError;
+    expect(init).toBeInstanceOf(ResourceInitError);
+    expect((await simInstance(old.id))!.publicIpUuid).toBe(pinnedLater.uuid); // the old VM, pending deletion, holds it
+    // the next up (a new process) pins on the replacement the address the old VM holds
+    forgetDeployment();
+    const later = { ...news, publicNetworkId: pinnedLater.uuid } as InstanceInputs;
+    expect((await providers.Instance.diff!(init.id, init.properties, later)).replaces ?? []).toEqual([]);
+    // the engine's Diff was a while ago (the update's earlier steps took longer than the quiet pause): nothing else runs
+    await deploymentActivity.waitForOthers(new Deadline(60_000, Date.now), false);
+    const updated = await provider().update(init.id, init.properties, later);
+    expect((await simInstance(init.id))!.publicIpUuid).toBe(pinnedLater.uuid);
+    expect(updated.outs).toMatchObject({ publicNetworkId: pinnedLater.uuid, replacing: old.id });
+    expect((await simInstance(old.id))!.publicIpUuid).toBeNull();
+    expect((await simState()).publicIps.find((p) => p.uuid === kept.uuid)?.instanceUuid).toBeNull(); // back in the account
+    await provider().delete(old.id, old.outs); // the engine's delete of the old VM at the end of that up
+    expect((await simInstance(init.id))!.publicIpUuid).toBe(pinnedLater.uuid);
+    await provider().delete(init.id, { ...updated.outs, deleteOptions: { removePublicIp: false, removeBlockStorage: false } });
   });
 
   it("a resource diffed after another one recorded the adoption of its VM (it waits for something unseen) is refused, naming pulumi state delete", async () => {

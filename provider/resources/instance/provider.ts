@@ -352,8 +352,12 @@ async function sendAgainOnceAddressMayBeFree<T>(
   } catch (e) {
     if (step.kind !== "publicAddress" || step.action !== "assign" || !(e instanceof ValidationError)) throw e;
     const gaveUp = swap ? await giveUpPinnedAddressAnotherTakes(client, swap.id, swap.pinnedBefore, step.publicNetworkId!, deadline) : false;
-    if (!(await deploymentActivity.waitForOthers(deadline)) && !gaveUp) throw e;
-    await takeAddressFromReplacedVm(client, step.publicNetworkId!, "this instance", deadline);
+    const waited = await deploymentActivity.waitForOthers(deadline);
+    // Also when nothing else runs: a replacement recorded half-way (its `replacing`, noted by its Diff) pins an
+    // address its old VM holds, and that VM is deleted only at the end of an up that succeeds (step_generator.go
+    // GenerateDeletes), so nothing else would ever free it (soak-145: refused at every up, stuck).
+    const takenFrom = await takeAddressFromReplacedVm(client, step.publicNetworkId!, "this instance", deadline);
+    if (!waited && !gaveUp && takenFrom === undefined) throw e;
     try {
       return await operation();
     } catch (again) {
