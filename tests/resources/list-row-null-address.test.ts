@@ -6,7 +6,7 @@
  */
 import "./instance-env";
 import { providers } from "../../provider";
-import { harnessSuite, type FullProvider } from "./attachment-helpers";
+import { harnessSuite, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 import { forgetDeployment } from "../../provider/registry";
 
@@ -25,4 +25,19 @@ it("a destroy keeps the user's reserved address when list rows say ip_address nu
   const state = await h().state();
   expect(state.instances.find((i) => i.uuid === created.id)).toBeUndefined();
   expect(state.publicIps.find((p) => p.uuid === reserved)).toMatchObject({ address: "103.150.10.12", instanceUuid: null });
+});
+
+it("a PublicIp create on a host whose rows say ip_address null reads the VM before adding: a VM holding an address is refused, nothing added", async () => {
+  // (this process has seen no row showing an address: the host may write null on every row, as its docs sample does)
+  await h().setFaults({ wire: { nullFields: ["ip_address"] } });
+  const vm = (await instance.create((await instance.check({}, { ...validCreate, hostname: "null-row-pip", publicIp: false })).inputs)).id;
+  forgetDeployment();
+  await h().outOfBand(vm, { publicIp: true }); // an address put on the VM in the panel
+  const held = (await h().state()).instances.find((i) => i.uuid === vm)!;
+  const mark = h().mark();
+  await expect(up(providers.PublicIp as FullProvider, { instanceId: vm })).rejects.toThrow(
+    `instance ${vm} already has public address ${held.publicIpUuid}: a PublicIp adds an address only to an instance without one`,
+  );
+  expect(h().operationsSince(mark).filter((o) => o === "addPublicIp" || o === "changePublicIp")).toEqual([]);
+  expect((await h().state()).instances.find((i) => i.uuid === vm)?.publicIpUuid).toBe(held.publicIpUuid);
 });

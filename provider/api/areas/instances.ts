@@ -103,6 +103,11 @@ export interface InstancesApi {
   iterate(query?: Omit<ListInstancesQuery, "page">, options?: RequestOptions): AsyncGenerator<InstanceListItem, void, undefined>;
   /** Every instance across pages. */
   listAll(query?: Omit<ListInstancesQuery, "page">, options?: RequestOptions): Promise<InstanceListItem[]>;
+  /**
+   * True once a list row of this host showed a public address (`ip_address`). The hosts' docs sample writes
+   * `ip_address: null` on every row, so a row's null means "no address" only on a host seen filling the field.
+   */
+  rowsShowAddresses(): boolean;
   /** The instance detail; throws `NotFoundError` if it does not exist. */
   get(instanceUuid: string, options?: RequestOptions): Promise<InstanceDetail>;
   /** The instance detail, or undefined on 404/410 (absence is normal for refresh and delete). */
@@ -152,8 +157,14 @@ function listQuery(query: ListInstancesQuery | undefined) {
 /** Builds the instance operations on a generic call. */
 export function createInstancesApi(call: CallFunction): InstancesApi {
   const ref = (instanceUuid: string) => ({ instance_uuid: instanceUuid });
+  let rowsShowAddresses = false;
   const api: InstancesApi = {
-    list: (query, options) => call("listInstances", { query: listQuery(query), signal: options?.signal, onSend: options?.onSend }),
+    list: async (query, options) => {
+      const page = await call("listInstances", { query: listQuery(query), signal: options?.signal, onSend: options?.onSend });
+      rowsShowAddresses ||= page.data.some((row) => row.ip_address !== null);
+      return page;
+    },
+    rowsShowAddresses: () => rowsShowAddresses,
     iterate: (query, options) =>
       paginate((page) => api.list({ limit: LIST_ALL_PAGE_SIZE, ...query, page }, options)),
     listAll: (query, options) => collectAll((page) => api.list({ limit: LIST_ALL_PAGE_SIZE, ...query, page }, options)),

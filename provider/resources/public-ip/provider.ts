@@ -37,6 +37,9 @@ export const publicIpReplacementIdentity = (news: Record<string, unknown>): stri
   typeof news.instanceId === "string" ? `PublicIp:${news.instanceId.toLowerCase()}` : undefined;
 
 /** The user-facing error for an instanceId that names no instance. */
+/** An address as messages name it: its IP and uuid, or the uuid alone where the host did not say the IP. */
+const addressName = (ipAddress: string | null | undefined, id: string): string => (ipAddress ? `${ipAddress} (${id})` : id);
+
 function missingInstance(instanceId: string): ProviderError {
   return new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
 }
@@ -95,7 +98,7 @@ async function failAfterAssign(
   if (detail && address && ours) {
     const outputs = publicIpOutputs(address.id, inputs, detail)!;
     throw new ResourceInitError(
-      `address ${address.ipAddress} (${address.id}) was assigned to instance ${inputs.instanceId}, then: ${errorText(error)}`,
+      `address ${addressName(address.ipAddress, address.id)} was assigned to instance ${inputs.instanceId}, then: ${errorText(error)}`,
       address.id,
       outputs,
       [errorText(error)],
@@ -166,7 +169,7 @@ function adoptionRefusal(instanceId: string, detail: InstanceDetail, adoptId: st
   if (address?.id === adoptId) return undefined;
   return (
     `cannot adopt address ${adoptId}: instance ${instanceId} holds ` +
-    (address ? `address ${address.ipAddress} (${address.id})` : "no public address") +
+    (address ? `address ${addressName(address.ipAddress, address.id)}` : "no public address") +
     "; adoptId must be the uuid of the address the instance has now (see getInstance: publicIp.ipId)" +
     // (the replacement of an adopted PublicIp whose VM was replaced delete-before-replace ends here: its old half
     // took the address off the old VM, see diff.ts)
@@ -247,11 +250,13 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
           // Decided under the instance lock, on a fresh view: nothing else of ours changes the address meanwhile.
           // What said "idle" is fresh (a shared list tick that started after this create asked, or the detail) and
           // proves the instance exists. A list row whose ip_address is null says "no public address" as surely as
-          // the detail: decided without a read of our own (a fleet of 50 addresses saves 50 requests). A row
-          // showing an address is checked on the detail, which names the address's uuid.
+          // the detail on a host whose rows show addresses: decided without a read of our own (a fleet of 50
+          // addresses saves 50 requests). Not on a host seen writing none (its docs sample writes null on every row:
+          // an add was sent to a VM holding an address, refused with a message saying it was assigned; audit). A
+          // row showing an address is checked on the detail, which names the address's uuid.
           let current: ReturnType<typeof currentAddress>;
           if ("public_ip" in idle) current = currentAddress(idle);
-          else if (idle.ip_address !== null) {
+          else if (idle.ip_address !== null || !client.instances.rowsShowAddresses()) {
             const fresh = await client.instances.find(instanceId);
             if (!fresh) throw missingInstance(instanceId);
             current = currentAddress(fresh);
@@ -282,13 +287,13 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
           }
           if (current && keptForReplacement.has(current.id.toLowerCase())) {
             // made by the unconfirmed add this resource replaces, left in place by its delete: taken, not added again
-            progressLog(`instance ${instanceId}: taking address ${current.ipAddress} (${current.id}), which an earlier unconfirmed add of this resource made`);
+            progressLog(`instance ${instanceId}: taking address ${addressName(current.ipAddress, current.id)}, which an earlier unconfirmed add of this resource made`);
             keptForReplacement.delete(current.id.toLowerCase());
             return;
           }
           if (current && replacementsInProgress.isBeingReplaced(publicIpReplacementIdentity({ instanceId }) ?? "", current.id)) {
             throw new ProviderError(
-              `instance ${instanceId} still has the address ${current.ipAddress} (${current.id}) of the PublicIp this one replaces: an ` +
+              `instance ${instanceId} still has the address ${addressName(current.ipAddress, current.id)} of the PublicIp this one replaces: an ` +
                 "instance holds one public address, so a PublicIp replaced on the same instance needs the resource option " +
                 "deleteBeforeReplace: true (the old address is then released first).",
             );
@@ -297,19 +302,19 @@ async function createAddress(inputs: PublicIpInputs): Promise<pulumi.dynamic.Cre
           if (current && noted && noteNames(noted, { ip_id: current.id, ip_address: current.ipAddress }) && !claimedByStack.has(current.id.toLowerCase())) {
             // The address an add of this machine asked for, whose run was killed before the engine recorded it
             // (common/asked-addresses.ts): taken, not refused as someone else's (the next up asked for adoptId).
-            progressLog(`instance ${instanceId}: taking address ${current.ipAddress} (${current.id}), which an earlier PublicIp create asked for and no run recorded`);
+            progressLog(`instance ${instanceId}: taking address ${addressName(current.ipAddress, current.id)}, which an earlier PublicIp create asked for and no run recorded`);
             return;
           }
           if (current && claimedByStack.has(current.id.toLowerCase())) {
             // another PublicIp of this stack holds it: a clash, never a case for adoptId (two resources would own it)
             throw new ProviderError(
-              `instance ${instanceId} already has public address ${current.ipAddress} (${current.id}), held by another PublicIp of this ` +
+              `instance ${instanceId} already has public address ${addressName(current.ipAddress, current.id)}, held by another PublicIp of this ` +
                 "stack: an instance has one public address, so declare one PublicIp per instance.",
             );
           }
           if (current) {
             throw new ProviderError(
-              `instance ${instanceId} already has public address ${current.ipAddress} (${current.id}): a PublicIp adds an address ` +
+              `instance ${instanceId} already has public address ${addressName(current.ipAddress, current.id)}: a PublicIp adds an address ` +
                 `only to an instance without one. To manage that address set adoptId: "${current.id}" (never on an address another ` +
                 "PublicIp of this stack holds: with `--target` or `--exclude` the provider cannot tell which those are); if the " +
                 "Instance declares publicIp, manage the address there instead (never both)",
@@ -420,26 +425,26 @@ async function read(id: string, props: PublicIpOutputs): Promise<pulumi.dynamic.
 }
 
 /**
- * Assigns the address back to its instance when the instance no longer holds it (taken off or swapped out of
- * band; a refresh recorded it detached, or the update found it so). One call: a reserved address replaces
- * whatever the instance holds, which goes back to the account. Idempotent, so retried like any write.
- */
-/**
  * The error of an update whose VM was deleted outside Pulumi: a refresh drops this resource, another up would not. A
  * VM deleted in the panel with its address kept leaves the address reserved: said, with how to keep or release it
  * (audit: the refresh advice alone lost track of it).
  */
 function vmOfAddressGone(instanceId: string, id: string, ipAddress: string | undefined): Error {
   return deletedOutsidePulumi(
-    `instance ${instanceId} of address ${ipAddress ? `${ipAddress} (${id})` : id}`,
+    `instance ${instanceId} of address ${addressName(ipAddress, id)}`,
     undefined,
     ` If that VM was deleted keeping its address, the address is still reserved in your account (it may bill): to keep it, ` +
       `declare publicNetworkId: "${id}" on the PublicIp of the new instance; else release it in the host's panel.`,
   );
 }
 
+/**
+ * Assigns the address back to its instance when the instance no longer holds it (taken off or swapped out of
+ * band; a refresh recorded it detached, or the update found it so). One call: a reserved address replaces
+ * whatever the instance holds, which goes back to the account. Idempotent, so retried like any write.
+ */
 async function assignBack(client: VmHostClient, id: string, olds: Partial<PublicIpOutputs>, instanceId: string, deadline: Deadline): Promise<void> {
-  const address = `address ${olds.ipAddress ? `${olds.ipAddress} (${id})` : id}`;
+  const address = `address ${addressName(olds.ipAddress, id)}`;
   try {
     await runInstanceOperation(
       client,
@@ -508,12 +513,12 @@ function leftForTheInstance(client: VmHostClient, id: string, props: PublicIpOut
     // user's address (pinned or adopted) goes back to the account as before, and the replacement may pin it (audit:
     // left on the old VM, it was released with it); the API's own goes with the old VM, as nothing else could release it.
     if (!madeByApi) return false;
-    progressLog(`address ${props.ipAddress} (${id}) stays on instance ${props.instanceId}, which this up replaces: it is released with it`);
+    progressLog(`address ${addressName(props.ipAddress, id)} stays on instance ${props.instanceId}, which this up replaces: it is released with it`);
     return true;
   }
   if (madeByApi && declared?.publicNetworkId === undefined) askedAddressesFor(client.baseUrl).handOver(props.instanceId, id);
   progressLog(
-    `address ${props.ipAddress} (${id}) stays on instance ${props.instanceId}: the PublicIp is removed, and the Instance of this stack ` +
+    `address ${addressName(props.ipAddress, id)} stays on instance ${props.instanceId}: the PublicIp is removed, and the Instance of this stack ` +
       `now manages the VM's address (${declared!.field})`,
   );
   return true;
@@ -528,7 +533,7 @@ function leftForTheInstance(client: VmHostClient, id: string, props: PublicIpOut
 function leftWithReplacedVm(id: string, props: PublicIpOutputs): boolean {
   if (props.publicNetworkId !== undefined || props.adoptId !== undefined) return false;
   if (!replacedByThisDeployment.idsUnder("Instance:").includes(props.instanceId.toLowerCase())) return false;
-  progressLog(`address ${props.ipAddress} (${id}) stays on instance ${props.instanceId}, which this up replaces: its delete releases it`);
+  progressLog(`address ${addressName(props.ipAddress, id)} stays on instance ${props.instanceId}, which this up replaces: its delete releases it`);
   return true;
 }
 
@@ -561,19 +566,19 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
         if (props.publicNetworkId === undefined && props.adoptId !== undefined && adoptedReplacedWhileUnknown.has(id.toLowerCase())) {
           adoptedOffReplacedVm.set(id.toLowerCase(), instanceId);
           progressLog(
-            `address ${props.ipAddress} (${id}), which this PublicIp adopted, is taken off instance ${instanceId} and stays reserved in your ` +
+            `address ${addressName(props.ipAddress, id)}, which this PublicIp adopted, is taken off instance ${instanceId} and stays reserved in your ` +
               "account. If this up creates the PublicIp again (a resource it depends on is replaced delete-before-replace), that create " +
               "puts the address back on its VM; if not (it is destroyed or removed), release it in the host's panel unless you keep it.",
           );
         } else if (props.publicNetworkId === undefined && props.adoptId !== undefined)
           progressLog(
-            `address ${props.ipAddress} (${id}), which this PublicIp adopted, is taken off instance ${instanceId} and stays reserved in ` +
+            `address ${addressName(props.ipAddress, id)}, which this PublicIp adopted, is taken off instance ${instanceId} and stays reserved in ` +
               "your account (it may bill): the API releases an address only with a VM that holds it. If you do not keep it for " +
               "later, release it in the host's panel.",
           );
         else if (props.publicNetworkId === undefined)
           progressLog(
-            `address ${props.ipAddress} (${id}) is taken off instance ${instanceId} and stays reserved in your account (it may bill): ` +
+            `address ${addressName(props.ipAddress, id)} is taken off instance ${instanceId} and stays reserved in your account (it may bill): ` +
               "the API releases an address only with a VM that holds it. Release it in the host's panel, or declare the PublicIp " +
               "with `deletedWith: <its Instance>` when it goes with the VM.",
           );
@@ -595,7 +600,7 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
  * rows carry each VM's address; a list that cannot be read leaves both possibilities in the message.
  */
 async function sayWhereTheAddressIs(client: VmHostClient, id: string, props: PublicIpOutputs): Promise<void> {
-  const address = props.ipAddress ? `${props.ipAddress} (${id})` : id;
+  const address = addressName(props.ipAddress, id);
   const madeByApi = props.publicNetworkId === undefined && props.adoptId === undefined;
   const reserved = madeByApi
     ? "it stays reserved in your account (it may bill): the API releases an address only with a VM that holds it. Release it in the host's panel unless you keep it"
