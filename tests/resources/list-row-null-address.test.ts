@@ -6,12 +6,13 @@
  */
 import "./instance-env";
 import { providers } from "../../provider";
-import { harnessSuite, up, type FullProvider } from "./attachment-helpers";
+import { harnessSuite, progressSuite, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 import { forgetDeployment } from "../../provider/registry";
 
 const instance = providers.Instance as FullProvider;
 const h = harnessSuite();
+const said = progressSuite();
 afterEach(() => h().clearFaults());
 
 it("a destroy keeps the user's reserved address when list rows say ip_address null", async () => {
@@ -40,4 +41,19 @@ it("a PublicIp create on a host whose rows say ip_address null reads the VM befo
   );
   expect(h().operationsSince(mark).filter((o) => o === "addPublicIp" || o === "changePublicIp")).toEqual([]);
   expect((await h().state()).instances.find((i) => i.uuid === vm)?.publicIpUuid).toBe(held.publicIpUuid);
+});
+
+it("the delete of a PublicIp whose address moved to another VM in the panel never says it is on no VM where rows do not show addresses", async () => {
+  await h().setFaults({ wire: { nullFields: ["ip_address"] } });
+  const create = async (hostname: string) => (await instance.create((await instance.check({}, { ...validCreate, hostname })).inputs)).id;
+  const vm = await create("null-row-moved-from");
+  const other = await create("null-row-moved-to");
+  const ip = await up(providers.PublicIp as FullProvider, { instanceId: vm });
+  await h().outOfBand(vm, { publicIp: false }); // moved in the panel: off this VM, onto the other
+  await h().outOfBand(other, { publicIp: ip.id });
+  said.length = 0;
+  await (providers.PublicIp as FullProvider).delete(ip.id, ip.outs);
+  expect(said.join("\n")).toContain(`is no longer on instance ${vm} (taken off outside this run), so it is left as it is: if it is on another VM, it stays there`);
+  expect(said.join("\n")).not.toContain("is on no VM");
+  expect((await h().state()).instances.find((i) => i.uuid === other)?.publicIpUuid).toBe(ip.id);
 });

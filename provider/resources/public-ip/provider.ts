@@ -618,7 +618,11 @@ async function sayWhereTheAddressIs(client: VmHostClient, id: string, props: Pub
   progressLog(
     holder
       ? `address ${address} is no longer on instance ${props.instanceId} but on instance ${holder.uuid} (${holder.hostname}), so it is left there, untouched.`
-      : `address ${address} is no longer on instance ${props.instanceId} (taken off outside this run) and is on no VM: ${reserved}.`,
+      : client.instances.rowsShowAddresses()
+      ? `address ${address} is no longer on instance ${props.instanceId} (taken off outside this run) and is on no VM: ${reserved}.`
+      : // (this host's list rows were never seen showing an address: "on no VM" would be a guess)
+        `address ${address} is no longer on instance ${props.instanceId} (taken off outside this run), so it is left as it is: if it is ` +
+        `on another VM, it stays there; if it is on none, ${reserved}.`,
   );
 }
 
