@@ -152,3 +152,26 @@ it("a VM listed only after the looks is recorded as unconfirmed (never sent agai
   const refreshed = await instance.read(error.id, error.properties as Record<string, unknown>);
   expect(refreshed.id).toBe(vms[0]);
 });
+
+describe("a create answered 200 without its id, then the wait for the VM afterwards fails (soak stop15-31, -403)", () => {
+  // The rule or snapshot exists from the host's 2xx on: a failure of the wait that follows must not leave it in no
+  // state (it did: the wait's error went out as if nothing was made, an orphan).
+  it.each([
+    ["FirewallRule", "createFirewallRule", { port: "8080", protocol: "tcp", action: "accept" }],
+    ["Snapshot", "createSnapshot", { name: "nightly" }],
+  ] as const)("%s: recorded, one object", async (kind, operation, inputs) => {
+    const vm = await h().newInstance(`no-id-wait-fails-${kind.toLowerCase()}`);
+    await h().setFaults({ respondNext: { operation, status: 200, afterProcessing: true, data: { status: "creating" }, message: "Sedang diproses." } });
+    // every detail read fails from here on: the wait for the VM after the request cannot end well
+    await h().setFaults({ resetNext: { operation: "getInstance", count: 100_000 } });
+    const p = kind === "FirewallRule" ? firewallRule : snapshot;
+    const outcome = await createWith(p, { instanceId: vm, ...inputs, timeouts: { create: "3s" } }).then((c) => c, (e: unknown) => e);
+    await h().clearFaults();
+    const made = kind === "FirewallRule"
+      ? (await state()).firewallRules.filter((r) => r.instanceUuid === vm).map((r) => r.id)
+      : (await state()).snapshots.filter((s) => s.instanceUuid === vm).map((s) => s.uuid);
+    expect(made).toHaveLength(1);
+    const recorded = outcome instanceof ResourceInitError ? outcome.id : (outcome as { id?: string }).id;
+    expect(recorded).toBe(made[0]);
+  });
+});

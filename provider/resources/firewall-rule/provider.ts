@@ -170,6 +170,12 @@ async function createRule(client: VmHostClient, inputs: FirewallRuleInputs, dead
       } catch (error) {
         // The rule exists once the API answered: a later failure (waiting for the instance) must record it.
         if (answer?.id) throw await initError(client, inputs, answer.id, error);
+        // Answered 2xx without its id: the host took it, so it is looked for and recorded as the answer's own path
+        // does (writeExactlyOnce), never passed on as if nothing was made (soak: the wait's failure left the rule in no state).
+        if (answer !== undefined) {
+          progressLog(`firewall rule ${inputs.protocol}/${inputs.port} on instance ${inputs.instanceId}: the API took it without naming its id, and waiting for the instance afterwards failed (${errorText(error)}); looking for the rule`);
+          return undefined;
+        }
         throw error;
       }
       return answer?.id ?? undefined;
