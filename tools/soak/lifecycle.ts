@@ -627,7 +627,12 @@ class Lifecycle {
     // releases the one the VM holds (the engine skips the PublicIp's delete, deletedWith), and the PublicIp's own
     // address stays reserved, as documented.
     const beforeDestroy = when === "before the destroy";
-    const managed = this.vm.publicIp !== undefined || this.vm.publicNetworkId !== undefined || (this.deps.publicIp !== undefined && !beforeDestroy);
+    // Right before a destroy, what the state records is what the delete goes by: a program that declared publicIp in
+    // ups that all failed (soak stop15-585: refused at every Diff) left a state that never managed the address.
+    const stateManages = vm.outputs.publicIp !== undefined || vm.outputs.publicNetworkId !== undefined;
+    const managed =
+      ((this.vm.publicIp !== undefined || this.vm.publicNetworkId !== undefined) && (!beforeDestroy || stateManages)) ||
+      (this.deps.publicIp !== undefined && !beforeDestroy);
     if (beforeDestroy && this.deps.publicIp !== undefined && patch.publicIp !== undefined && v.publicIpUuid) {
       this.leftAsDocumented.add(v.publicIpUuid);
       this.log(`  (the PublicIp's address ${v.publicIpUuid} is off its VM: the destroy cannot release it, as documented)`);
@@ -641,7 +646,7 @@ class Lifecycle {
     }
     if (typeof patch.publicIp === "string" && !managed) {
       this.removedAsAsked.add(patch.publicIp);
-      this.log(`  (the user's reserved address ${patch.publicIp} now goes with that VM: the program does not manage its address)`);
+      this.log(`  (the user's reserved address ${patch.publicIp} now goes with that VM: the ${stateManages ? "program" : "state"} does not manage its address)`);
     }
     return true;
   }
