@@ -36,10 +36,10 @@ import { currentAddress, detachedOutputs, normalizedRdns, publicIpOutputs, setti
 export const publicIpReplacementIdentity = (news: Record<string, unknown>): string | undefined =>
   typeof news.instanceId === "string" ? `PublicIp:${news.instanceId.toLowerCase()}` : undefined;
 
-/** The user-facing error for an instanceId that names no instance. */
 /** An address as messages name it: its IP and uuid, or the uuid alone where the host did not say the IP. */
 const addressName = (ipAddress: string | null | undefined, id: string): string => (ipAddress ? `${ipAddress} (${id})` : id);
 
+/** The user-facing error for an instanceId that names no instance. */
 function missingInstance(instanceId: string): ProviderError {
   return new ProviderError(`instance ${instanceId} does not exist (instanceId must be the uuid of an existing instance)`);
 }
