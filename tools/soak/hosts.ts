@@ -105,8 +105,9 @@ export function hostProfileFor(seed: string, fixed: readonly HostVariant[] | und
       case "time-zone": wire.textTimeZone = zone; words.push(`${v}(${zone})`); break;
       // (not the vswitches' `network_ip` beside a private network shown as the VM's address: with neither the name nor
       // the uuid nor the network's range, nothing in the API tells which network the address is on, so a declared
-      // vswitchId could never be confirmed and every join waits until its deadline (soak seed hD-1; by design, a
-      // combination no client can read). Excluded here, as the README says.)
+      // vswitchId could never be confirmed and every join waits until its deadline (soak seed hD-1). The provider tells
+      // it only where one network of the location lacks its range (common/private-network.ts onlyNetworkThatCanHold);
+      // the simulator leaves out every network's, a combination no client can read. Excluded here.)
       case "null-fields": wire.nullFields = variants.includes("private-network") && network === "ip" ? NON_ESSENTIAL.filter((k) => k !== "network_ip") : NON_ESSENTIAL; words.push(v); break;
       case "list-os": wire.listOs = false; words.push(v); break;
       case "private-network": wire.privateNetwork = network; words.push(`${v}(${network})`); break;

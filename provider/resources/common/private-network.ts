@@ -26,6 +26,22 @@ export function privateAddressIn(text: string, networkCidr: string | null | unde
   return bits >= 31 || (host !== 0 && host !== (~mask >>> 0));
 }
 
+/**
+ * The one network among `candidates` (the networks that may be in the VM's location) that the VM's private address
+ * `text` must be on when networks do not say their range (`network_ip` null: a host variant). A VM shows an address
+ * only while on a network, so when every other candidate says a range without that address, the one whose range is
+ * unknown is it (simulator audit: such a join was never confirmed and waited until its deadline, advising a longer
+ * one). Undefined unless that singles one out: two ranges unknown, or a known range holding the address (the callers'
+ * own rule decides that case).
+ */
+export function onlyNetworkThatCanHold<T>(text: string, candidates: readonly T[], networkOf: (v: T) => string | null | undefined): T | undefined {
+  const shown = /^(\d{1,3}(?:\.\d{1,3}){3})(?:\/\d{1,2})?$/.exec(text.trim());
+  if (ipv4(shown?.[1]) === undefined) return undefined;
+  const unknown = (v: T) => !networkOf(v)?.trim();
+  const possible = candidates.filter((v) => unknown(v) || privateAddressIn(text, networkOf(v)));
+  return possible.length === 1 && unknown(possible[0]!) ? possible[0] : undefined;
+}
+
 function ipv4(text: string | undefined): number | undefined {
   const parts = text?.split(".").map(Number);
   if (parts?.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) return undefined;

@@ -71,6 +71,20 @@ describe("Instance model", () => {
     expect(resolveVswitchId("192.168.8.0", nets)).toBe("192.168.8.0");
     expect(resolveVswitchId("192.168.15.255", nets)).toBe("192.168.15.255");
   });
+  it("resolves the VM's private address to the one network of its location whose range the host does not give, when no other can hold it", () => {
+    const nets = [
+      { uuid: "11111111-1111-4111-8111-111111111111", name: "a", networkIp: null, location: "Jakarta" },
+      { uuid: "22222222-2222-4222-8222-222222222222", name: "b", networkIp: "10.0.0.0/24", location: "Jakarta" },
+      { uuid: "33333333-3333-4333-8333-333333333333", name: "c", networkIp: null, location: "Surabaya" },
+    ];
+    expect(resolveVswitchId("172.16.0.9", nets, "Jakarta")).toBe("11111111-1111-4111-8111-111111111111");
+    expect(resolveVswitchId("172.16.0.9", nets, "Surabaya")).toBe("33333333-3333-4333-8333-333333333333");
+    // a known range holding it wins; no location, a second unknown range here, or not an address: nothing inferred
+    expect(resolveVswitchId("10.0.0.9", nets, "Jakarta")).toBe("22222222-2222-4222-8222-222222222222");
+    expect(resolveVswitchId("172.16.0.9", nets)).toBe("172.16.0.9");
+    expect(resolveVswitchId("172.16.0.9", [...nets, { uuid: "44444444-4444-4444-8444-444444444444", name: "d", networkIp: null, location: null }], "Jakarta")).toBe("172.16.0.9");
+    expect(resolveVswitchId("office", nets, "Jakarta")).toBe("office");
+  });
   it("never takes a network without a name for any text with blanks or brackets", () => {
     expect(resolveVswitchId("office (lan)", [{ uuid: "33333333-3333-4333-8333-333333333333", name: "" }])).toBe("office (lan)");
   });

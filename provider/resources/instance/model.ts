@@ -5,7 +5,7 @@
  * change.
  */
 import { statusKey, statusMeaning } from "../../api/normalize";
-import { privateAddressIn } from "../common/private-network";
+import { onlyNetworkThatCanHold, privateAddressIn } from "../common/private-network";
 import type { InstanceDetail } from "../../api/schemas/instances";
 import type { InstanceInputs, InstanceOutputs } from "./inputs";
 
@@ -66,7 +66,13 @@ export function resolveVswitchId(privateNetwork: string | null, vswitches: reado
   // A name used in several locations (one "default" network per location) is the one of the VM's location (audit:
   // the first in the list was taken, another location's, and its uuid showed as drift); else any.
   const here = location === undefined ? [] : vswitches.filter((v) => v.location?.trim().toLowerCase() === location.trim().toLowerCase());
-  const hit = find(here) ?? find(vswitches);
+  // The VM's address, no network known to hold it: the one network of its location whose range is not given, if only
+  // one may hold it (networks of an unknown location count as maybe its location's).
+  const inferred = () =>
+    location === undefined
+      ? undefined
+      : onlyNetworkThatCanHold(text, vswitches.filter((v) => !v.location?.trim() || v.location.trim().toLowerCase() === location.trim().toLowerCase()), (v) => v.networkIp);
+  const hit = find(here) ?? find(vswitches) ?? inferred();
   return hit ? hit.uuid : privateNetwork;
 }
 

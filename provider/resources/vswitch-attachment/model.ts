@@ -8,7 +8,7 @@
  * the same name cannot be told apart by the detail; the attachment then counts as present when the name
  * matches (the API gives nothing better).
  */
-import { privateAddressIn } from "../common/private-network";
+import { onlyNetworkThatCanHold, privateAddressIn } from "../common/private-network";
 import { attachmentId, type VswitchAttachmentInputs, type VswitchAttachmentOutputs } from "./inputs";
 
 /** The part of a (normalized) vswitch list item this resource reads. */
@@ -59,6 +59,9 @@ export function resolveAttachment(
   const here = (v: VswitchRecord) => locationName(v.location)?.trim().toLowerCase() === locationName(ours.location)?.trim().toLowerCase();
   if (privateAddressIn(current, ours.network_ip) && !vswitches.some((v) => v !== ours && here(v) && privateAddressIn(current, v.network_ip)))
     return { kind: "attached", vswitch: ours };
+  // Our network's range not given: ours when no other network that may be in our location can hold the address.
+  const candidates = vswitches.filter((v) => v === ours || here(v) || !locationName(v.location)?.trim());
+  if (onlyNetworkThatCanHold(current, candidates, (v) => v.network_ip) === ours) return { kind: "attached", vswitch: ours };
   return { kind: "elsewhere", network: current };
 }
 

@@ -111,6 +111,14 @@ describe("VswitchAttachment model", () => {
     expect(resolveAttachment("db (10.10.3.0/24)", NET, same).kind).toBe("elsewhere");
     expect(resolveAttachment("10.10.3.7", NET, [same[0]!, { ...same[1]!, location: "Surabaya" }]).kind).toBe("attached");
   });
+  it("a private address on our network whose range the host does not give is ours when no other network of the location can hold it", () => {
+    // (the list's NET2 "db" has network_ip null)
+    expect(resolveAttachment("10.10.1.17", NET2, vswitches).kind).toBe("attached");
+    expect(resolveAttachment("10.10.0.17", NET2, vswitches).kind).toBe("elsewhere"); // NET's range holds it
+    const third: VswitchRecord = { uuid: "3a1b2c3d-4e5f-4a6b-8c7d-9e8f7a6b5c4d", name: "cache", network_ip: null, location: null };
+    expect(resolveAttachment("10.10.1.17", NET2, [...vswitches, third]).kind).toBe("elsewhere"); // two unknown: not told
+    expect(resolveAttachment("10.10.1.17", NET2, [...vswitches, { ...third, location: "Surabaya" }]).kind).toBe("attached");
+  });
   it("reads a network named with blanks around it, by the host or in the list, as ours", () => {
     expect(resolveAttachment(" backend ", NET, vswitches).kind).toBe("attached");
     expect(resolveAttachment("db", NET2, [{ uuid: NET2, name: "db " }]).kind).toBe("attached");
