@@ -243,6 +243,12 @@ interface StepContext {
   /** The API was asked for an address (a create with one, addPublicIp): the address the VM then holds is the made one. */
   madePending?: boolean;
   /**
+   * The host answered the add 2xx without the address: it took the request, and a host that queues the work adds the
+   * address later, maybe after this operation gave up. Until the VM shows one, what the API gave is unknown, not none
+   * (soak: recorded as none, the address that came later was never the stack's, left reserved after the destroy).
+   */
+  addTaken?: boolean;
+  /**
    * The reserved address the program pinned before this update (the state's `publicNetworkId`): the user's own,
    * reserved before it was pinned. Swapped off, it goes back to the account as it was, and is never kept as this
    * resource's to release (soak: swapped for another reserved address, it was then released with the VM, and a
@@ -294,7 +300,7 @@ async function addPublicAddress(client: VmHostClient, id: string, ctx: StepConte
 function madeAsOf(ctx: StepContext, detail: InstanceDetail | undefined): string | null | undefined {
   if (!ctx.madePending) return ctx.made;
   if (detail?.public_ip) return detail.public_ip.ip_id;
-  return detail !== undefined && detail.operation_flag === 0 ? (ctx.made ?? null) : undefined;
+  return detail !== undefined && detail.operation_flag === 0 && !ctx.addTaken ? (ctx.made ?? null) : undefined;
 }
 
 async function send(client: VmHostClient, id: string, step: UpdateStep, ctx: StepContext, before: InstanceDetail): Promise<unknown> {
@@ -529,6 +535,7 @@ async function runSteps(
               // as the stack's, left reserved in no state after the VM's delete). Not until the deadline: a host that
               // writes its refusal as a 200 would hold the up for timeouts.create (30 minutes by default).
               if (step.kind === "publicAddress" && step.action === "add" && e.cause instanceof ResponseFormatError) {
+                ctx.addTaken = true;
                 progressLog(`${what}: the host answered without the address; looking for it on the VM (it is not sent again)`);
                 for (const pause of acceptedLookPauses().slice(1)) {
                   if (deadline.remainingMs() <= 0) break;
