@@ -5,6 +5,7 @@
  */
 import "./instance-env";
 import { providers } from "../../provider";
+import { forgetDeployment } from "../../provider/registry";
 import type { InstanceOutputs } from "../../provider/resources/instance/inputs";
 import { harnessSuite, progressSuite, up, type FullProvider } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
@@ -149,4 +150,44 @@ it("an Instance that never managed its address says which address its delete rel
   said.length = 0;
   await instance.delete(vm.id, vm.outs);
   expect(said.join("\n")).toContain(`instance ${vm.id} is deleted with the address it holds, ${address}, released (deleteOptions.removePublicIp)`);
+});
+
+describe("a PublicIp recorded detached (the user's reserved address swapped in for it in the panel), its VM then replaced", () => {
+  // soak stop15c-139: replaced delete-before-replace with the PublicIp deletedWith the VM (the engine sends the
+  // PublicIp only its Diff), the old VM's delete released the user's address it held, and the PublicIp's own address
+  // stayed reserved in no state.
+  const setUp = async (hostname: string) => {
+    const vm = await up<InstanceOutputs>(instance, { ...validCreate, hostname });
+    const ip = await up(publicIp, { instanceId: vm.id });
+    const users = (await h().state()).publicIps.find((p) => p.locationId === 1 && p.seeded && p.instanceUuid === null)!.uuid;
+    await h().outOfBand(vm.id, { publicIp: users }); // the panel swaps the user's reserved address in
+    const refreshed = await publicIp.read(ip.id, ip.outs);
+    expect(refreshed.props).toMatchObject({ detached: true });
+    forgetDeployment(); // the next up
+    return { vm, ip, users, refreshed: refreshed.props as Record<string, unknown> };
+  };
+
+  it("delete-before-replace: the old VM's delete releases the PublicIp's address and leaves the user's reserved", async () => {
+    const { vm, ip, users, refreshed } = await setUp("detached-dbr");
+    await publicIp.diff(ip.id, refreshed, { instanceId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" }); // the engine's question (its VM's new id unknown)
+    await instance.delete(vm.id, vm.outs); // deletedWith: no PublicIp delete; the VM goes first
+    const st = await h().state();
+    expect(st.publicIps.find((p) => p.uuid === users)).toMatchObject({ instanceUuid: null });
+    expect(st.publicIps.filter((p) => p.uuid === ip.id)).toEqual([]);
+  });
+
+  it("create-before-delete: the replacement takes the PublicIp's address, and the old VM's delete leaves the user's reserved", async () => {
+    const { vm, ip, users, refreshed } = await setUp("detached-cbd");
+    const vm2 = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "detached-cbd-2" });
+    const ipNews = (await publicIp.check(refreshed, { instanceId: vm2.id })).inputs;
+    expect((await publicIp.diff(ip.id, refreshed, ipNews)).replaces).toEqual(["instanceId"]);
+    const ip2 = await publicIp.create(ipNews);
+    expect(ip2.id).toBe(ip.id);
+    await publicIp.delete(ip.id, refreshed);
+    await instance.delete(vm.id, vm.outs);
+    const st = await h().state();
+    expect(st.publicIps.find((p) => p.uuid === users)).toMatchObject({ instanceUuid: null });
+    expect(st.instances.find((i) => i.uuid === vm2.id)?.publicIpUuid).toBe(ip.id);
+    await instance.delete(vm2.id, vm2.outs);
+  });
 });

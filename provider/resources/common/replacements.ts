@@ -110,6 +110,16 @@ export const instancesMadeHere = new Set<string>();
  */
 export const claimedByStack = new Set<string>();
 
+/**
+ * Per VM (lowercase uuid): the address a PublicIp of this stack made for it (not the user's: no publicNetworkId, no
+ * adoptId) that its state records taken off the VM (`detached`: a refresh saw it taken off in the panel), as the
+ * engine's Diffs of this deployment showed it. The address the VM holds instead is not the stack's, so a delete of that
+ * VM that releases its address assigns this one back first (soak stop15c-139: a VM replaced delete-before-replace,
+ * its PublicIp deletedWith it, released the user's reserved address swapped in in the panel, and the PublicIp's own
+ * stayed reserved in no state). "" once that address went to the PublicIp's replacement: the VM's is still not ours.
+ */
+export const detachedStackAddressOfVm = new Map<string, string>();
+
 /** Notes `id` (not a placeholder of an unconfirmed create) in {@link claimedByStack}. */
 export function noteClaimed(id: string | undefined): void {
   if (id && !id.startsWith("unconfirmed-")) claimedByStack.add(id.toLowerCase());

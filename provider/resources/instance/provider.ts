@@ -41,7 +41,7 @@ import { dedicatedTierRefusal, templateMinimums } from "../common/preflight";
 import { leavePrivateNetwork } from "../common/private-network";
 import { acceptedLookPauses, readPersistently, twinsLandedAfterResend, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { isUnconfirmedId } from "../common/unconfirmed";
-import { instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedUnderOldIdentity, replacementsInProgress } from "../common/replacements";
+import { detachedStackAddressOfVm, instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedUnderOldIdentity, replacementsInProgress } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
 import { isUnknown } from "../common/check";
 import { isAdoptedIn, knownKeys, replacesRequestedByOption } from "../common/replace-on-changes";
@@ -1211,10 +1211,22 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           // The address is not the Instance's to manage (a PublicIp resource's, deletedWith this VM): released with the
           // VM as deleteOptions says. One this resource kept reserved from when it managed it is assigned back first.
           // The user's reserved address the program pinned before it stopped managing the address stays theirs.
+          const pipAddress = detachedStackAddressOfVm.get(id.toLowerCase());
           if (props.reservedPublicIpId) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (!detail) return true;
             await releaseReservedAddressWith(client, detail, props.reservedPublicIpId, true, deadline);
+          } else if (pipAddress !== undefined) {
+            // A PublicIp of this stack made its address for this VM, and its state records it taken off (panel): what
+            // the VM holds instead is not the stack's (the user's reserved address, swapped in), ours goes with the VM
+            // (unless it went to the PublicIp's replacement: "").
+            const detail = "public_ip" in idle ? idle : await client.instances.find(id);
+            if (!detail) return true;
+            const taken = pipAddress !== "" && (await releaseReservedAddressWith(client, detail, pipAddress, true, deadline, `its PublicIp's address ${pipAddress}`));
+            if (!taken && detail.public_ip) {
+              removeIp = false;
+              progressLog(`instance ${id} is deleted keeping the address it holds (${detail.public_ip.ip_address ?? detail.public_ip.ip_id}): it is not its PublicIp's, so it stays in your account`);
+            }
           } else if (props.usersPublicIpId) {
             const detail = "public_ip" in idle ? idle : await client.instances.find(id);
             if (!detail) return true;
@@ -1226,7 +1238,7 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           // Which address goes is said (destroy audit: a reserved address of the user's put on the VM in the panel was
           // released without a word; it cannot be told from a PublicIp's deletedWith the VM: README, known limit).
           const holding = "public_ip" in idle ? idle.public_ip?.ip_address : idle.ip_address;
-          if (removeIp && holding && !props.reservedPublicIpId)
+          if (removeIp && holding && !props.reservedPublicIpId && pipAddress === undefined)
             progressLog(
               `instance ${id} is deleted with the address it holds, ${holding}, released (deleteOptions.removePublicIp): this Instance does ` +
                 "not manage its address, so it is taken for a PublicIp's deletedWith the VM; a reserved address of yours on the VM goes too",
@@ -1350,6 +1362,7 @@ function withUsersAddress(outs: InstanceOutputs, olds: Partial<InstanceOutputs>)
  */
 async function releaseReservedAddressWith(
   client: VmHostClient, detail: InstanceDetail, reserved: string | null | undefined, removePublicIp: boolean, deadline: Deadline,
+  whose = `this instance's own address ${reserved}`,
 ): Promise<boolean> {
   const holding = detail.public_ip?.ip_id ?? null;
   if (!reserved || !removePublicIp || holding === reserved) return holding !== null && holding === reserved;
@@ -1357,7 +1370,7 @@ async function releaseReservedAddressWith(
   if (holding !== null)
     progressLog(
       `instance ${id} holds address ${detail.public_ip!.ip_address ?? holding} (${holding}), assigned out of band: before the VM is deleted it goes ` +
-        `back to the account as a reserved address, and this instance's own address ${reserved} takes its place to be released with the VM`,
+        `back to the account as a reserved address, and ${whose} takes its place to be released with the VM`,
     );
   try {
     // A transient failure (5xx, reset) must not leave the address reserved for good: retried until the deadline.

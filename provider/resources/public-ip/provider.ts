@@ -22,7 +22,7 @@ import { deletedOutsidePulumi, errorClause, errorText, ProviderError, recordingU
 import { takeAddressFromReplacedVm } from "../common/pinned-address";
 import { acceptedLookPauses, answeredWith2xx, readPersistently, ReconcileUnknownError, UnconfirmedWriteError } from "../common/reconcile";
 import { keptForReplacement } from "../common/unconfirmed";
-import { claimedByStack, replacedByThisDeployment, replacementsInProgress } from "../common/replacements";
+import { claimedByStack, detachedStackAddressOfVm, replacedByThisDeployment, replacementsInProgress } from "../common/replacements";
 import { isAdoptedIn } from "../common/replace-on-changes";
 import { diffPublicIp, planPublicIpUpdate } from "./diff";
 import { inputsSchema, type PublicIpInputs, type PublicIpOutputs } from "./inputs";
@@ -149,6 +149,8 @@ async function create(inputs: PublicIpInputs): Promise<pulumi.dynamic.CreateResu
   const reclaim = inputs.adoptId === undefined && inputs.publicNetworkId === undefined ? detachedForReplacement.get(inputs.instanceId.toLowerCase()) : undefined;
   if (reclaim === undefined) return createAddress(inputs);
   detachedForReplacement.delete(inputs.instanceId.toLowerCase());
+  // (no longer for the old VM's delete to take back: it goes to the new one; what the old VM holds is still not ours)
+  for (const [vm, address] of detachedStackAddressOfVm) if (address === reclaim) detachedStackAddressOfVm.set(vm, "");
   progressLog(`instance ${inputs.instanceId}: assigning address ${reclaim}, which the PublicIp this one replaces recorded as detached, instead of adding another`);
   try {
     const made = await createAddress({ ...inputs, publicNetworkId: reclaim });
@@ -652,6 +654,9 @@ export const publicIpProvider = defineResourceProvider<PublicIpInputs, PublicIpO
           "instance a new address, remove adoptId. Nothing was changed.",
       );
     const result = diffPublicIp(olds, news);
+    // (from the state alone: also the engine's question whether this PublicIp goes with its replaced VM, news unknown)
+    if (olds.detached === true && typeof olds.instanceId === "string" && olds.publicNetworkId === undefined && olds.adoptId === undefined)
+      detachedStackAddressOfVm.set(olds.instanceId.toLowerCase(), id);
     if (isUnknown(news.instanceId) && isAdoptedIn(olds, news, id)) adoptedReplacedWhileUnknown.add(id.toLowerCase());
     if (olds.detached === true && (result.replaces ?? []).length > 0 && news.publicNetworkId === undefined && news.adoptId === undefined &&
         typeof news.instanceId === "string" && !isUnknown(news.instanceId))
