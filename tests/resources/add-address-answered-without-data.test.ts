@@ -85,16 +85,20 @@ it("an address add refused in a 200 (no address ever shows) fails after the look
   await instance.delete(created.id, created.outs);
 });
 
-it("an address add answered data null whose address comes after the update gave up is still the stack's: the VM's delete releases it", async () => {
-  // soak stop15b-37: the failed step recorded "the API gave no address" (madePublicIpId null) while the host had taken
-  // the add; the address that came later was then never the stack's, and the destroy left it reserved in no state.
-  const hostname = "ack-add-late";
+it.each([
+  ["during its looks for it", {}],
+  ["before the VM was seen idle after the answer (a slow host)", { latencyMs: 900 }],
+])("an address add answered data null whose address comes after the update gave up (%s) is still the stack's: the VM's delete releases it", async (label, slow) => {
+  // soak stop15b-37, stop15d-9: the failed step recorded "the API gave no address" (madePublicIpId null) while the host
+  // had taken the add; the address that came later was then never the stack's, and the destroy left it reserved in no state.
+  const hostname = `ack-add-late-${label.length}`;
   const created = await instance.create((await instance.check({}, { ...validCreate, hostname })).inputs);
   forgetDeployment();
-  await h().setFaults({ respondNext: { operation: "addPublicIp", status: 200, data: null, message: "Sedang diproses.", effectAfterMs: 4_000 } });
+  await h().setFaults({ respondNext: { operation: "addPublicIp", status: 200, data: null, message: "Sedang diproses.", effectAfterMs: 4_000 }, ...slow });
   const news = (await instance.check(created.outs, { ...validCreate, hostname, publicIp: true, timeouts: { update: "2s" } })).inputs;
   const failure = (await instance.update(created.id, created.outs, news).then(() => undefined, (e: unknown) => e)) as { properties?: Record<string, unknown> } | undefined;
   expect(failure?.properties).toBeDefined();
+  await h().clearFaults();
   forgetDeployment();
   let held: string | null = null;
   for (let i = 0; i < 200 && held === null; i++) {

@@ -39,7 +39,7 @@ import { refuseDeletingVmWithKeptObjects } from "../common/kept-with-vm";
 import { deletedOutsidePulumi, errorClause, errorText, ProviderError, ResourceInitError } from "../common/errors";
 import { dedicatedTierRefusal, templateMinimums } from "../common/preflight";
 import { leavePrivateNetwork } from "../common/private-network";
-import { acceptedLookPauses, readPersistently, twinsLandedAfterResend, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
+import { acceptedLookPauses, answeredWith2xx, readPersistently, twinsLandedAfterResend, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { isUnconfirmedId } from "../common/unconfirmed";
 import { detachedStackAddressOfVm, instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedUnderOldIdentity, replacementsInProgress } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
@@ -524,6 +524,9 @@ async function runSteps(
             // A request that is `once` (add an address, resize, change tier) is never sent again blindly: once the
             // VM is idle (what it started shows only when it ends), look whether it happened before failing.
             if (e instanceof AmbiguousRequestError) {
+              // (before anything that can fail: the wait for idle below ran out in the soak, and the add was then
+              // recorded as having made nothing while its queued address came later)
+              if (step.kind === "publicAddress" && step.action === "add" && answeredWith2xx(e)) ctx.addTaken = true;
               const after =
                 (await waitUntilIdle(client, id, { what: `instance ${id} to be idle after an answer that was lost`, deadline })) ??
                 (await readPersistently(`instance ${id}`, deadline, () => client.instances.get(id)));
@@ -535,7 +538,6 @@ async function runSteps(
               // as the stack's, left reserved in no state after the VM's delete). Not until the deadline: a host that
               // writes its refusal as a 200 would hold the up for timeouts.create (30 minutes by default).
               if (step.kind === "publicAddress" && step.action === "add" && e.cause instanceof ResponseFormatError) {
-                ctx.addTaken = true;
                 progressLog(`${what}: the host answered without the address; looking for it on the VM (it is not sent again)`);
                 for (const pause of acceptedLookPauses().slice(1)) {
                   if (deadline.remainingMs() <= 0) break;
