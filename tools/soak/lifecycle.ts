@@ -205,6 +205,8 @@ class Lifecycle {
    * (README, "Public address release"); one the program then takes off stays reserved in no state. Not leaks.
    */
   private readonly givenInPanel = new Set<string>();
+  /** Every address added in the panel (see panelChange: one the panel then takes off again is the user's too). */
+  private readonly addedInPanel = new Set<string>();
   /** The VM exists before the program (made out of band) and the program adopts it. */
   private readonly adopts: boolean;
   /** The uuid of the VM made out of band for adoption, and whether a state has held it (see ownedByUser). */
@@ -637,12 +639,21 @@ class Lifecycle {
       this.leftAsDocumented.add(v.publicIpUuid);
       this.log(`  (the PublicIp's address ${v.publicIpUuid} is off its VM: the destroy cannot release it, as documented)`);
     }
-    if (patch.publicIp === true && path === onVm && (this.vm.publicIp !== undefined || this.vm.publicNetworkId !== undefined)) {
+    if (patch.publicIp === true && path === onVm) {
       const given = (await truthOf(this.sim)).instances.find((i) => i.uuid === v.uuid)?.publicIpUuid;
-      if (given) {
+      if (given) this.addedInPanel.add(given);
+      if (given && (this.vm.publicIp !== undefined || this.vm.publicNetworkId !== undefined)) {
         this.givenInPanel.add(given);
         this.log(`  (the address ${given} given in the panel is the user's: the Instance never keeps or releases it)`);
       }
+    }
+    // An address the panel added and the panel takes off again (swapped for a reserved one, or taken off) stays
+    // reserved by the user's own doing: no resource made or held it (soak stop16b-221: added to an adopted VM whose
+    // address nothing manages, then swapped for a reserved one before the destroy; judged a leak). While it stays on
+    // the VM it is still checked: the VM's delete must release it as removePublicIp says.
+    if (patch.publicIp !== undefined && patch.publicIp !== true && path === onVm && v.publicIpUuid && this.addedInPanel.has(v.publicIpUuid) && !this.givenInPanel.has(v.publicIpUuid)) {
+      this.givenInPanel.add(v.publicIpUuid);
+      this.log(`  (the address ${v.publicIpUuid}, added in the panel, is taken off in the panel: it stays reserved, the user's)`);
     }
     if (typeof patch.publicIp === "string" && !managed) {
       this.removedAsAsked.add(patch.publicIp);
