@@ -632,9 +632,15 @@ class Lifecycle {
     // Right before a destroy, what the state records is what the delete goes by: a program that declared publicIp in
     // ups that all failed (soak stop15-585: refused at every Diff) left a state that never managed the address.
     const stateManages = vm.outputs.publicIp !== undefined || vm.outputs.publicNetworkId !== undefined;
+    // A PublicIp manages the VM's address only once the state holds one on this VM: the program declaring it is not
+    // enough (soak stop16h-…-51: its create had not run yet; the swapped-in address then made it refuse to add one, as
+    // documented, and the VM's delete as the old half of a replacement released the address the VM held, the user's).
+    const publicIpInState = this.engine.state.resources.some(
+      (x) => x.type === "PublicIp" && !x.delete && String(x.outputs.instanceId ?? x.inputs.instanceId ?? "").toLowerCase() === v.uuid.toLowerCase(),
+    );
     const managed =
       ((this.vm.publicIp !== undefined || this.vm.publicNetworkId !== undefined) && (!beforeDestroy || stateManages)) ||
-      (this.deps.publicIp !== undefined && !beforeDestroy);
+      (this.deps.publicIp !== undefined && !beforeDestroy && publicIpInState);
     if (beforeDestroy && this.deps.publicIp !== undefined && patch.publicIp !== undefined && v.publicIpUuid) {
       this.leftAsDocumented.add(v.publicIpUuid);
       this.log(`  (the PublicIp's address ${v.publicIpUuid} is off its VM: the destroy cannot release it, as documented)`);
