@@ -88,7 +88,7 @@ const DOCUMENTED_REFUSALS: readonly RegExp[] = [
   /was adopted \(adoptId\) and .* can only change with a new/,
   /cannot adopt address .* declare publicNetworkId: /,
   /was adopted \(adoptId\) on instance .* and the program now puts it on instance/,
-  /so Pulumi never deletes it on its own, but its instance is being replaced/,
+  /so Pulumi never deletes it on its own, and a VM's delete takes its .* is being replaced in this run/,
   /disks cannot shrink/,
   /an instance is on one private network at a time/,
   /delete this one, a restore point: refused, nothing was changed/,
