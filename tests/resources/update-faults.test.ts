@@ -119,6 +119,23 @@ it("an up after a killed one whose tier change then failed (VM in Error, the sta
   expect(await h.instance(vm.id)).toMatchObject({ status: "Running" });
 });
 
+it("an up after a killed one whose resize then failed, on a VM declared stopped: repairs, resizes, and stops it again", async () => {
+  // soak stop16e-52: the repair started the VM, the state (from before) already recorded "stopped", so no stop was
+  // planned, and the up reported success with the VM running (billing as running) while the program declares it stopped.
+  const h = harness();
+  const program = { ...validCreate, hostname: "resize-killed-stopped", powerState: "stopped" };
+  const vm = await up<Outs>(instance, program);
+  expect(vm.outs).toMatchObject({ powerState: "stopped" });
+  await h.setFaults({ failNext: { kind: "resize", count: 1 } });
+  await h.client.instances.resize(vm.id, { cpu: 4, memory: 8, storage: 40, useDedicatedCpu: false }); // the killed up's request
+  await until(async () => (await h.instance(vm.id))?.status === "Error");
+  const mark = h.mark();
+  const outs = await update(vm.id, vm.outs, { ...program, cpu: 4, memory: 8 }); // the state still says Stopped, cpu 2
+  expect(h.operationsSince(mark).filter((o) => o === "startInstance" || o === "resizeInstance" || o === "stopInstance"))
+    .toEqual(["startInstance", "resizeInstance", "stopInstance"]);
+  expect(outs).toMatchObject({ cpu: 4, memory: 8, powerState: "stopped" });
+  expect(await h.instance(vm.id)).toMatchObject({ status: "Stopped", cpu: 4 });
+});
 describe("an update whose answers are all lost after the API made the change records what the object is now", () => {
   afterEach(() => harness().clearFaults());
 

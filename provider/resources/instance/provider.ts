@@ -12,8 +12,8 @@
  *   create-before-delete replacement, is known from Diff (common/replacements.ts).
  * - An adopted VM is never replaced: a replace-forcing difference is refused in Diff (no API call), since the
  *   "replacement" would re-adopt the same VM and the engine would then delete it.
- * - A VM in status Error is repaired by `up` (started) or the update fails naming the status; it is never
- *   reported as converged. Deleting it always works.
+ * - A VM in status Error is repaired by `up` (started, then stopped again if declared stopped) or the update fails
+ *   naming the status; it is never reported as converged. Deleting it always works.
  * - Every operation on the VM goes through `runInstanceOperation` (per-instance lock, wait until idle, busy
  *   answers retried, wait until settled), so parallel resources on one VM never collide. One deadline per
  *   create/update/delete bounds all of it.
@@ -466,7 +466,7 @@ function repairFailed(id: string, cause: unknown): ProviderError {
  */
 async function runSteps(
   client: VmHostClient, id: string, steps: UpdateStep[], deadline: Deadline, applied: Set<UpdateStep["kind"]>, ctx: StepContext,
-  current?: InstanceDetail,
+  declaredPowerState: InstanceInputs["powerState"], current?: InstanceDetail,
 ): Promise<InstanceDetail> {
   // `current`: a detail just read after the VM settled (create), so it is not read twice.
   let detail = current ?? (await client.instances.get(id));
@@ -486,6 +486,10 @@ async function runSteps(
   if (steps.length > 0 && isFailureStatus(detail.status) && !steps.some((s) => s.kind === "repair")) {
     progressLog(`instance ${id} is in status ${detail.status} (not as the state recorded it): starting it first to repair it`);
     steps.unshift({ kind: "repair" });
+    // The repair starts it; a declared power state the state already recorded planned no power step, so a VM declared
+    // stopped was left running by an up that reported success (soak stop16e-52: a resize failed into Error after the
+    // engine was killed, and the re-run started, resized and joined it, and never stopped it).
+    if (declaredPowerState !== undefined && !steps.some((s) => s.kind === "power")) steps.push({ kind: "power", state: declaredPowerState });
   }
   const vswitches = steps.some((s) => s.kind === "privateNetwork") ? await vswitchRefs(client) : [];
   for (const step of steps) {
@@ -976,7 +980,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     progressLog(`adopting instance ${id}: making it as declared (${steps.map((s) => describeStep(s, id)).join("; ")})`);
     const applied = new Set<UpdateStep["kind"]>();
     try {
-      const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
+      const fresh = await runSteps(client, id, steps, deadline, applied, ctx, inputs.powerState, detail);
       return { id, outs: withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), id, inputs) };
     } catch (e) {
       const message =
@@ -1121,7 +1125,7 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     // (the settled detail is fresh: no second read; runSteps answers the detail read when its last step settled)
     let outs = withReplaced(created, id, inputs);
     if (steps.length > 0) {
-      const fresh = await runSteps(client, id, steps, deadline, applied, ctx, detail);
+      const fresh = await runSteps(client, id, steps, deadline, applied, ctx, inputs.powerState, detail);
       outs = withReplaced(await outputsFor(client, fresh, inputs, ctx.reservedPublicIpId, madeAsOf(ctx, fresh)), id, inputs);
     }
     await refuseLateTwins(id, hostname, outs);
@@ -1441,7 +1445,7 @@ async function updateInstance(id: string, olds: InstanceOutputs, news: InstanceI
       ctx.made = madeAddressOf(olds, current.public_ip?.ip_id ?? null, noted && addressNoteOf(client, id, current.public_ip)) ?? null;
       ctx.reservedPublicIpId ??= addressOfState(ctx.made, news);
     }
-    await runSteps(client, id, steps, deadline, applied, ctx, current);
+    await runSteps(client, id, steps, deadline, applied, ctx, news.powerState, current);
     let fresh = await client.instances.get(id);
     // An update with nothing to change is the engine's continuation of a create recorded with an initialization error
     // (step_generator.go: "generate an empty update step to attempt to continue awaiting initialization"). A create
