@@ -136,6 +136,20 @@ it("an up after a killed one whose resize then failed, on a VM declared stopped:
   expect(outs).toMatchObject({ cpu: 4, memory: 8, powerState: "stopped" });
   expect(await h.instance(vm.id)).toMatchObject({ status: "Stopped", cpu: 4 });
 });
+
+it("an update of a VM stopped in the panel (the state says running, the program too) starts it again after the resize", async () => {
+  // Before: resized and left stopped; the up succeeded and only the next up, from the outputs it recorded, started it.
+  const h = harness();
+  const program = { ...validCreate, hostname: "stopped-in-panel", powerState: "running" };
+  const vm = await up<Outs>(instance, program);
+  await h.client.instances.stop(vm.id); // the panel
+  await until(async () => (await h.instance(vm.id))?.status === "Stopped");
+  const mark = h.mark();
+  const outs = await update(vm.id, vm.outs, { ...program, cpu: 4, memory: 8 });
+  expect(h.operationsSince(mark).filter((o) => o === "resizeInstance" || o === "startInstance")).toEqual(["resizeInstance", "startInstance"]);
+  expect(outs).toMatchObject({ cpu: 4, powerState: "running" });
+  expect(await h.instance(vm.id)).toMatchObject({ status: "Running", cpu: 4 });
+});
 describe("an update whose answers are all lost after the API made the change records what the object is now", () => {
   afterEach(() => harness().clearFaults());
 

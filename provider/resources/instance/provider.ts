@@ -486,11 +486,12 @@ async function runSteps(
   if (steps.length > 0 && isFailureStatus(detail.status) && !steps.some((s) => s.kind === "repair")) {
     progressLog(`instance ${id} is in status ${detail.status} (not as the state recorded it): starting it first to repair it`);
     steps.unshift({ kind: "repair" });
-    // The repair starts it; a declared power state the state already recorded planned no power step, so a VM declared
-    // stopped was left running by an up that reported success (soak stop16e-52: a resize failed into Error after the
-    // engine was killed, and the re-run started, resized and joined it, and never stopped it).
-    if (declaredPowerState !== undefined && !steps.some((s) => s.kind === "power")) steps.push({ kind: "power", state: declaredPowerState });
   }
+  // The declared power state is looked at last, whatever the plan: a step may leave the VM in another one. The repair
+  // starts it, and a power state the state already recorded planned no power step, so a VM declared stopped was left
+  // running by an up that reported success (soak stop16e-52: a resize failed into Error after the engine was killed, and
+  // the re-run started, resized and joined it, and never stopped it). It costs no request when the VM is as declared.
+  if (steps.length > 0 && declaredPowerState !== undefined && !steps.some((s) => s.kind === "power")) steps.push({ kind: "power", state: declaredPowerState });
   const vswitches = steps.some((s) => s.kind === "privateNetwork") ? await vswitchRefs(client) : [];
   for (const step of steps) {
     if (satisfied(step, detail, vswitches)) {
