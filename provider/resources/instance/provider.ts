@@ -462,7 +462,8 @@ function repairFailed(id: string, cause: unknown): ProviderError {
 /**
  * Runs update steps in order, each through `runInstanceOperation` and waited until the detail shows it.
  * A step the VM already satisfies is skipped (a re-run after a half-done update does not repeat work).
- * `applied` collects the kinds done, for the error report of a failure half-way.
+ * `applied` collects the kinds done, for the error report of a failure half-way. `declaredPowerState` (the program's
+ * powerState, unset when not managed) is the state the VM is left in, also when no step of the plan asked for it.
  */
 async function runSteps(
   client: VmHostClient, id: string, steps: UpdateStep[], deadline: Deadline, applied: Set<UpdateStep["kind"]>, ctx: StepContext,
