@@ -87,6 +87,10 @@ describe("Instance diff", () => {
     const none = { ...olds, ipAddress: null, publicIpId: null } as InstanceOutputs;
     expect([addressDiffers(olds, { kind: "publicAddress", action: "add" }), addressDiffers(none, { kind: "publicAddress", action: "add" })]).toEqual([false, true]);
     expect([addressDiffers(olds, { kind: "publicAddress", action: "remove" }), addressDiffers(none, { kind: "publicAddress", action: "remove" })]).toEqual([true, false]);
+    // a state that never saw the address (publicIpId absent: an add the host took, the address not seen yet) may have one
+    const unseen = { ...olds, publicIp: false, ipAddress: null, publicIpId: undefined } as unknown as InstanceOutputs;
+    expect(addressDiffers(unseen, { kind: "publicAddress", action: "remove" })).toBe(true);
+    expect(planInstanceUpdate(unseen, { ...inputs, publicIp: false })).toEqual([{ kind: "publicAddress", action: "remove" }]);
     expect(addressDiffers(olds, { kind: "publicAddress", action: "assign", publicNetworkId: IP1 })).toBe(false);
     expect(addressDiffers(olds, { kind: "publicAddress", action: "assign", publicNetworkId: IP2 })).toBe(true);
   });

@@ -77,7 +77,10 @@ export function addressDiffers(olds: Olds, want: Extract<UpdateStep, { kind: "pu
   const has = (olds.ipAddress !== null && olds.ipAddress !== undefined) || (olds.publicIpId !== null && olds.publicIpId !== undefined);
   if (want.action === "assign") return (olds.publicIpId ?? null) !== want.publicNetworkId;
   if (want.action === "add") return !has;
-  return has;
+  // A state that never saw the VM's address (no `publicIpId`: a create that failed after the host took an address add it
+  // queued, withMade) does not know the VM has none: the update looks (satisfied() judges the fresh read). Taken as none,
+  // the program's publicIp: false planned nothing and the queued address stayed (soak stop17d-176: not-as-declared).
+  return has || olds.publicIpId === undefined;
 }
 
 /**
