@@ -109,3 +109,33 @@ it.each([
   await instance.delete(created.id, failure!.properties!);
   expect((await h().state()).publicIps.filter((p) => p.uuid === held)).toEqual([]);
 });
+
+it("an address add answered data null whose address comes after the update gave up: a program then declaring publicIp: false removes it", async () => {
+  // soak stop17d-176: the failed step recorded the VM without an address (publicIp false) and no publicIpId (not known);
+  // read as none, publicIp: false planned nothing, and the address that came later stayed after an up that succeeded.
+  const hostname = "ack-add-late-then-none";
+  const created = await instance.create((await instance.check({}, { ...validCreate, hostname })).inputs);
+  forgetDeployment();
+  await h().setFaults({ respondNext: { operation: "addPublicIp", status: 200, data: null, message: "Sedang diproses.", effectAfterMs: 4_000 } });
+  const news = (await instance.check(created.outs, { ...validCreate, hostname, publicIp: true, timeouts: { update: "2s" } })).inputs;
+  const failure = (await instance.update(created.id, created.outs, news).then(() => undefined, (e: unknown) => e)) as { properties?: Record<string, unknown> } | undefined;
+  const recorded = failure!.properties!;
+  expect(recorded).toMatchObject({ publicIp: false });
+  await h().clearFaults();
+  forgetDeployment();
+  let held: string | null = null;
+  for (let i = 0; i < 200 && held === null; i++) {
+    held = (await h().state()).instances.find((v) => v.uuid === created.id)!.publicIpUuid;
+    if (held === null) await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(held).not.toBeNull();
+  const none = (await instance.check(recorded, { ...validCreate, hostname, publicIp: false })).inputs;
+  expect((await instance.diff(created.id, recorded, none)).changes).toBe(true);
+  const updated = await instance.update(created.id, recorded, none);
+  forgetDeployment();
+  expect(updated.outs).toMatchObject({ publicIp: false, ipAddress: null });
+  expect((await h().state()).instances.find((v) => v.uuid === created.id)!.publicIpUuid).toBeNull();
+  await instance.delete(created.id, updated.outs);
+  // (the address the add made is the stack's: kept reserved by the remove, released with the VM)
+  expect((await h().state()).publicIps.filter((p) => p.uuid === held)).toEqual([]);
+});
