@@ -25,6 +25,16 @@ async function expectCreatedWithOwnAddress(inputs: Record<string, unknown>): Pro
   expect((await h().state()).publicIps.filter((p) => p.uuid === vm.publicIpUuid)).toEqual([]);
 }
 
+/** The address the simulator gives VM `id` a moment after an add it queued (null if none came within about 10 s). */
+async function lateAddressOf(id: string): Promise<string | null> {
+  let held: string | null = null;
+  for (let i = 0; i < 200 && held === null; i++) {
+    held = (await h().state()).instances.find((v) => v.uuid === id)!.publicIpUuid;
+    if (held === null) await new Promise((r) => setTimeout(r, 50));
+  }
+  return held;
+}
+
 it("addPublicIp answered data null after it took effect: the Instance update is done, once", async () => {
   const hostname = "ack-addpublicip";
   const checked = await instance.check({}, { ...validCreate, hostname });
@@ -100,11 +110,7 @@ it.each([
   expect(failure?.properties).toBeDefined();
   await h().clearFaults();
   forgetDeployment();
-  let held: string | null = null;
-  for (let i = 0; i < 200 && held === null; i++) {
-    held = (await h().state()).instances.find((v) => v.uuid === created.id)!.publicIpUuid;
-    if (held === null) await new Promise((r) => setTimeout(r, 50));
-  }
+  const held = await lateAddressOf(created.id);
   expect(held).not.toBeNull();
   await instance.delete(created.id, failure!.properties!);
   expect((await h().state()).publicIps.filter((p) => p.uuid === held)).toEqual([]);
@@ -123,11 +129,7 @@ it("an address add answered data null whose address comes after the update gave 
   expect(recorded).toMatchObject({ publicIp: false });
   await h().clearFaults();
   forgetDeployment();
-  let held: string | null = null;
-  for (let i = 0; i < 200 && held === null; i++) {
-    held = (await h().state()).instances.find((v) => v.uuid === created.id)!.publicIpUuid;
-    if (held === null) await new Promise((r) => setTimeout(r, 50));
-  }
+  const held = await lateAddressOf(created.id);
   expect(held).not.toBeNull();
   const none = (await instance.check(recorded, { ...validCreate, hostname, publicIp: false })).inputs;
   expect((await instance.diff(created.id, recorded, none)).changes).toBe(true);
