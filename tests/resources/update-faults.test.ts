@@ -150,6 +150,33 @@ it("an update of a VM stopped in the panel (the state says running, the program 
   expect(outs).toMatchObject({ cpu: 4, powerState: "running" });
   expect(await h.instance(vm.id)).toMatchObject({ status: "Running", cpu: 4 });
 });
+it.each([
+  // Before: the update failed ("`pulumi up` again starts it to repair it"), a second up for what this one could do.
+  ["in Error (an operation failed in the panel), declared running: starts it", "running", "Error", ["startInstance"], "Running"],
+  ["in Error, declared stopped: starts it to repair it, then stops it", "stopped", "Error", ["startInstance", "stopInstance"], "Stopped"],
+  // Before: success with the VM stopped, against the program (the README says every update ends as declared).
+  ["stopped in the panel, declared running: starts it", "running", "Stopped", ["startInstance"], "Running"],
+] as const)("an update with nothing planned (only timeouts changed) of a VM %s, and the up succeeds", async (_what, powerState, panel, sent, status) => {
+  const h = harness();
+  const program = { ...validCreate, hostname: `nothing-planned-${powerState}-${panel.toLowerCase()}`, powerState };
+  const vm = await up<Outs>(instance, program);
+  await h.outOfBand(vm.id, { status: panel });
+  const mark = h.mark();
+  const outs = await update(vm.id, vm.outs, { ...program, timeouts: { update: "45m" } }); // the state says as declared
+  expect(h.operationsSince(mark).filter((o) => o === "startInstance" || o === "stopInstance")).toEqual(sent);
+  expect(outs).toMatchObject({ status, powerState, timeouts: { update: "45m" } });
+  expect(await h.instance(vm.id)).toMatchObject({ status });
+});
+
+it("an update with nothing planned of a VM as declared sends nothing but the read", async () => {
+  const h = harness();
+  const program = { ...validCreate, hostname: "nothing-planned-as-declared", powerState: "stopped" };
+  const vm = await up<Outs>(instance, program);
+  const mark = h.mark();
+  await update(vm.id, vm.outs, { ...program, timeouts: { update: "45m" } });
+  expect(new Set(h.operationsSince(mark))).toEqual(new Set(["getInstance"]));
+});
+
 describe("an update whose answers are all lost after the API made the change records what the object is now", () => {
   afterEach(() => harness().clearFaults());
 

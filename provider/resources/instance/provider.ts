@@ -471,11 +471,21 @@ async function runSteps(
 ): Promise<InstanceDetail> {
   // `current`: a detail just read after the VM settled (create), so it is not read twice.
   let detail = current ?? (await client.instances.get(id));
+  // An update with nothing planned (only timeouts or deleteOptions changed, or the engine's continuation of a create
+  // recorded with an error) still ends as declared when the VM, idle, is plainly not so: in Error (repaired now;
+  // failing with "`pulumi up` again starts it" cost a second up for what this one could do), or stopped/started in
+  // the panel against a declared powerState. A VM busy or in a status word that says neither is left as it is:
+  // a running operation is nobody's to judge half-way, and an unknown word is the create continuation's to refuse.
+  const meaning = statusMeaning(detail.status);
+  const acts =
+    steps.length > 0 ||
+    (detail.operation_flag === 0 &&
+      (meaning === "failed" || (declaredPowerState !== undefined && (meaning === "running" || meaning === "stopped") && meaning !== declaredPowerState)));
   // An operation still running (an earlier up killed or timed out after sending it, the panel): what it does
   // shows only when it ends. Judged on the VM half-way, a step it already does looked undone and was sent a
   // second time (audit: a second resize after a killed up), and a start still under way looked like a repair
   // done (the up reported success; the start then failed).
-  if (steps.length > 0 && detail.operation_flag !== 0) {
+  if (acts && detail.operation_flag !== 0) {
     detail =
       (await waitUntilIdle(client, id, { what: `instance ${id} to finish the operation running on it before updating`, deadline })) ??
       (await client.instances.get(id));
@@ -484,7 +494,7 @@ async function runSteps(
   // engine was killed (the state kept the outputs from before it), or one started in the panel. Repaired first, as a
   // plan from a fresh read would (update audit: the tier change was sent to the broken VM, and the up then failed
   // asking for another up to start it).
-  if (steps.length > 0 && isFailureStatus(detail.status) && !steps.some((s) => s.kind === "repair")) {
+  if (acts && isFailureStatus(detail.status) && !steps.some((s) => s.kind === "repair")) {
     progressLog(`instance ${id} is in status ${detail.status} (not as the state recorded it): starting it first to repair it`);
     steps.unshift({ kind: "repair" });
   }
@@ -492,7 +502,7 @@ async function runSteps(
   // starts it, and a power state the state already recorded planned no power step, so a VM declared stopped was left
   // running by an up that reported success (soak stop16e-52: a resize failed into Error after the engine was killed, and
   // the re-run started, resized and joined it, and never stopped it). It costs no request when the VM is as declared.
-  if (steps.length > 0 && declaredPowerState !== undefined && !steps.some((s) => s.kind === "power")) steps.push({ kind: "power", state: declaredPowerState });
+  if (acts && declaredPowerState !== undefined && !steps.some((s) => s.kind === "power")) steps.push({ kind: "power", state: declaredPowerState });
   const vswitches = steps.some((s) => s.kind === "privateNetwork") ? await vswitchRefs(client) : [];
   for (const step of steps) {
     if (satisfied(step, detail, vswitches)) {
