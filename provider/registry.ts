@@ -14,7 +14,7 @@ import { forgetPreviewNotes, withPreviewChecks, type AdoptionCheck } from "./res
 import { withReplaceOnChanges } from "./resources/common/replace-on-changes";
 import { forgetAdoptions, withAdoptionsKept } from "./resources/common/adoptions";
 import { forgetFixedIds, withFixedIdsKept } from "./resources/common/fixed-ids";
-import { claimedByStack, detachedStackAddressOfVm, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedByThisDeployment, replacedUnderOldIdentity, replacementsInProgress } from "./resources/common/replacements";
+import { claimedByStack, detachedStackAddressOfVm, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedByThisDeployment, replacedUnderOldIdentity, replacementsInProgress, standingBesideCreate } from "./resources/common/replacements";
 import { forgetUnconfirmedReplacements } from "./resources/common/unconfirmed";
 import { withIgnoreChanges } from "./resources/common/ignore-changes";
 import { forgetAddressOwners, withAddressOwnerRespected, withInstanceAddressNoted } from "./resources/common/address-owners";
@@ -115,6 +115,7 @@ export function forgetDeployment(): void {
   objectsOfThisStack.clear();
   leavingIdentity.clear();
   replacedUnderOldIdentity.clear();
+  standingBesideCreate.clear();
   replacedByThisDeployment.clear();
   instancesMadeHere.clear();
   claimedByStack.clear();

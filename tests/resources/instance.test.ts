@@ -247,6 +247,28 @@ describe("create, clone, adopt", () => {
     await provider().delete(n2.id, n2.outs);
   });
 
+  it("a third replacement after two ups that failed before their deletes stands beside both old VMs still waiting for theirs", async () => {
+    // soak stop17c-466: each failed up leaves its old VM for the engine to delete at the end of an up without errors
+    // (pulumi/pulumi pkg/resource/deploy/step_generator.go GenerateDeletes); the second replacement named only the VM
+    // it replaced, so the third's create met the first old VM as a stranger and was refused at every up
+    const first = await up({ ...validCreate, hostname: "replaced-thrice" });
+    const replaceWith = async (last: { id: string; outs?: Record<string, unknown> }, username: string) => {
+      forgetDeployment(); // each up: a new provider process, which refreshes first (`pulumi up --refresh`)
+      const olds = (await provider().read(last.id, last.outs as InstanceOutputs)).props as InstanceOutputs;
+      const news = (await provider().check(olds, { ...first.inputs, username })).inputs as InstanceInputs;
+      expect(await providers.Instance.diff!(last.id, olds, news)).toMatchObject({ replaces: ["username"] });
+      return provider().create(news); // the up then fails for another resource: the old VM is not deleted
+    };
+    const second = await replaceWith(first, "deploy2");
+    const third = await replaceWith(second, "deploy3");
+    expect(third.outs).toMatchObject({ replacing: second.id });
+    const fourth = await replaceWith(third, "deploy4");
+    expect(fourth.outs).toMatchObject({ replacing: third.id });
+    expect((await simState()).instances.filter((i) => i.hostname === "replaced-thrice").map((i) => i.uuid).sort())
+      .toEqual([first.id, second.id, third.id, fourth.id].sort());
+    for (const vm of [first, second, third, fourth]) await provider().delete(vm.id, vm.outs as InstanceOutputs);
+  });
+
   it("a replacement whose create stayed unconfirmed names the VM it replaces, so the next up's create stands beside it", async () => {
     const old = await up({ ...validCreate, hostname: "replace-unconfirmed" });
     const program = { ...old.inputs, username: "deploy2" }; // replace-forcing, same hostname: create-before-delete

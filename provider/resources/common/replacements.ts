@@ -86,6 +86,16 @@ export const objectsOfThisStack = new IdsByIdentity();
 export const leavingIdentity = new IdsByIdentity();
 
 /**
+ * VMs a create of this deployment let stand beside it under its identity because a replacement replaces them: the one
+ * its own replacement replaces, and older ones an earlier replacement of the same resource replaced in an up that failed
+ * before the engine's deletes (they wait, pending delete, for the end of an up without errors: pulumi/pulumi
+ * pkg/resource/deploy/step_generator.go GenerateDeletes). The replacement records the older ones still standing
+ * (`replacingEarlier`), so the next up's Diff notes them again (soak stop17c-466: a third replacement met the first
+ * old VM as a stranger, and every up was refused).
+ */
+export const standingBesideCreate = new IdsByIdentity();
+
+/**
  * Objects this deployment replaces under a new identity (an Instance renamed with a replace-forcing change), noted
  * under their OLD identity: the old object keeps it until the engine deletes it at the end of the up, so a create of
  * that identity may stand beside it. Apart from {@link replacementsInProgress}, which names what each replacement

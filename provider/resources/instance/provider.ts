@@ -41,7 +41,7 @@ import { dedicatedTierRefusal, templateMinimums } from "../common/preflight";
 import { leavePrivateNetwork } from "../common/private-network";
 import { acceptedLookPauses, answeredWith2xx, readPersistently, twinsLandedAfterResend, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { isUnconfirmedId } from "../common/unconfirmed";
-import { detachedStackAddressOfVm, instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedUnderOldIdentity, replacementsInProgress } from "../common/replacements";
+import { detachedStackAddressOfVm, instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedUnderOldIdentity, replacementsInProgress, standingBesideCreate } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
 import { isUnknown } from "../common/check";
 import { isAdoptedIn, knownKeys, replacesRequestedByOption } from "../common/replace-on-changes";
@@ -640,8 +640,29 @@ export const instanceReplacementIdentity = (news: Record<string, unknown>): stri
  * read and update (withReplacing).
  */
 function withReplaced(outs: InstanceOutputs, id: string, inputs: Partial<InstanceInputs>): InstanceOutputs {
+  return { ...outs, ...replacementRecord(inputs, id) } as InstanceOutputs;
+}
+
+/** The bookkeeping outputs of a replacement (none for a create that replaces nothing): see withReplaced. */
+interface ReplacementRecord {
+  /** The VM this replacement replaces. */
+  replacing?: string;
+  /**
+   * Older VMs of earlier replacements of the same resource, from ups that failed before the engine's deletes, that
+   * stood beside the create (common/replacements.ts standingBesideCreate). Absent when none.
+   */
+  replacingEarlier?: string[];
+}
+
+/** What a create with these inputs records of the VMs it replaces (`id`: the new VM, never one of them). */
+function replacementRecord(inputs: Partial<InstanceInputs>, id?: string): ReplacementRecord {
   const replacing = replacedBy(inputs, id);
-  return replacing ? ({ ...outs, replacing } as InstanceOutputs) : outs;
+  const identity = instanceReplacementIdentity(inputs as Record<string, unknown>);
+  if (!replacing || identity === undefined) return {};
+  const earlier = replacementsInProgress
+    .idsOf(identity)
+    .filter((old) => old !== replacing && old !== id?.toLowerCase() && !isUnconfirmedId(old) && standingBesideCreate.has(identity, old));
+  return earlier.length > 0 ? { replacing, replacingEarlier: earlier } : { replacing };
 }
 
 /**
@@ -662,8 +683,14 @@ function replacedBy(inputs: Partial<InstanceInputs>, id?: string): string | unde
  * still waiting for its delete, as a stranger, and was refused at every run).
  */
 function noteStillReplaced(olds: Record<string, unknown>): void {
-  if (typeof olds.replacing === "string" && typeof olds.hostname === "string" && typeof olds.locationId === "number")
-    replacementsInProgress.note(identityKey(olds.hostname, olds.locationId), olds.replacing);
+  if (typeof olds.hostname !== "string" || typeof olds.locationId !== "number") return;
+  for (const old of replacedInState(olds)) replacementsInProgress.note(identityKey(olds.hostname, olds.locationId), old);
+}
+
+/** The VMs a state's bookkeeping names as replaced (`replacing`, then `replacingEarlier`). */
+function replacedInState(state: Record<string, unknown>): string[] {
+  const earlier = Array.isArray(state.replacingEarlier) ? state.replacingEarlier.filter((x): x is string => typeof x === "string") : [];
+  return typeof state.replacing === "string" ? [state.replacing, ...earlier] : [];
 }
 
 /**
@@ -848,6 +875,7 @@ async function createBesideNoStranger(
       // replacement's, and a new Instance's taking the name a renamed replacement leaves. Only under that hostname:
       // a VM a replacement once named (`replacing` is carried on) may have outlived it (retainOnDelete) and is
       // nobody's twin elsewhere (audit).
+      for (const uuid of existing) if (replacementsInProgress.isBeingReplaced(key, uuid)) standingBesideCreate.note(key, uuid);
       const strangers = existing.filter((uuid) => !replacementsInProgress.isBeingReplaced(key, uuid) && !replacedUnderOldIdentity.has(key, uuid));
       if (strangers.length === 0) return;
       if (strangers.every((uuid) => leavingIdentity.has(key, uuid))) throw new RenameAwayPending();
@@ -1105,10 +1133,8 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
   } catch (e) {
     if (takenFrom && !(e instanceof ResourceInitError) && !(e instanceof UnconfirmedWriteError))
       await putAddressBack(client, inputs.publicNetworkId!, takenFrom, deadline);
-    if (e instanceof UnconfirmedWriteError) {
-      const replacing = replacedBy(inputs);
-      if (replacing) e.recorded.replacing = replacing; // recorded as a replacement's create is (withReplaced)
-    }
+    // recorded as a replacement's create is (withReplaced)
+    if (e instanceof UnconfirmedWriteError) Object.assign(e.recorded, replacementRecord(inputs));
     throw e;
   }
 
@@ -1341,8 +1367,10 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
  * until the engine has deleted that VM: a stale id only costs a lookup that finds nothing.
  */
 function withReplacing(outs: InstanceOutputs, state: Partial<InstanceOutputs>): InstanceOutputs {
-  const replacing = (state as Record<string, unknown>).replacing;
-  return typeof replacing === "string" ? ({ ...outs, replacing } as InstanceOutputs) : outs;
+  const [replacing, ...replacingEarlier] = replacedInState(state as Record<string, unknown>);
+  if (replacing === undefined) return outs;
+  const record: ReplacementRecord = replacingEarlier.length > 0 ? { replacing, replacingEarlier } : { replacing };
+  return { ...outs, ...record } as InstanceOutputs;
 }
 
 /** True when the Instance's state says it manages the VM's public address (publicIp or publicNetworkId declared). */
