@@ -662,6 +662,12 @@ function replacementRecord(inputs: Partial<InstanceInputs>, id?: string): Replac
   const earlier = replacementsInProgress
     .idsOf(identity)
     .filter((old) => old !== replacing && old !== id?.toLowerCase() && !isUnconfirmedId(old) && standingBesideCreate.has(identity, old));
+  return recordOfReplaced([replacing, ...earlier]);
+}
+
+/** The record naming `replaced` (the VM replaced now first), as outputs carry it. */
+function recordOfReplaced([replacing, ...earlier]: readonly string[]): ReplacementRecord {
+  if (replacing === undefined) return {};
   return earlier.length > 0 ? { replacing, replacingEarlier: earlier } : { replacing };
 }
 
@@ -1363,14 +1369,11 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
 }
 
 /**
- * `outs` with the state's `replacing` (the VM a replacement recorded half-way replaces, see createInstance), kept
- * until the engine has deleted that VM: a stale id only costs a lookup that finds nothing.
+ * `outs` with the state's `replacing` and `replacingEarlier` (the VMs a replacement recorded half-way replaces, see
+ * createInstance), kept until the engine has deleted them: a stale id only costs a lookup that finds nothing.
  */
 function withReplacing(outs: InstanceOutputs, state: Partial<InstanceOutputs>): InstanceOutputs {
-  const [replacing, ...replacingEarlier] = replacedInState(state as Record<string, unknown>);
-  if (replacing === undefined) return outs;
-  const record: ReplacementRecord = replacingEarlier.length > 0 ? { replacing, replacingEarlier } : { replacing };
-  return { ...outs, ...record } as InstanceOutputs;
+  return { ...outs, ...recordOfReplaced(replacedInState(state as Record<string, unknown>)) } as InstanceOutputs;
 }
 
 /** True when the Instance's state says it manages the VM's public address (publicIp or publicNetworkId declared). */
