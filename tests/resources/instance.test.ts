@@ -248,9 +248,10 @@ describe("create, clone, adopt", () => {
   });
 
   it("a third replacement after two ups that failed before their deletes stands beside both old VMs still waiting for theirs", async () => {
-    // soak stop17c-466: each failed up leaves its old VM for the engine to delete at the end of an up without errors
-    // (pulumi/pulumi pkg/resource/deploy/step_generator.go GenerateDeletes); the second replacement named only the VM
-    // it replaced, so the third's create met the first old VM as a stranger and was refused at every up
+    // (the family of soak stop17c-466, whose own case, a rename, stays a documented limit) each failed up leaves its
+    // old VM for the engine to delete at the end of an up without errors (pulumi/pulumi
+    // pkg/resource/deploy/step_generator.go GenerateDeletes); the second replacement named only the VM it replaced,
+    // so the third's create met the first old VM as a stranger and was refused at every up
     const first = await up({ ...validCreate, hostname: "replaced-thrice" });
     const replaceWith = async (last: { id: string; outs?: Record<string, unknown> }, username: string) => {
       forgetDeployment(); // each up: a new provider process, which refreshes first (`pulumi up --refresh`)

@@ -168,7 +168,7 @@ it.each([
   expect(await h.instance(vm.id)).toMatchObject({ status });
 });
 
-it("an update with nothing planned of a VM as declared sends nothing but the read", async () => {
+it("an update with nothing planned of a VM as declared sends nothing but reads", async () => {
   const h = harness();
   const program = { ...validCreate, hostname: "nothing-planned-as-declared", powerState: "stopped" };
   const vm = await up<Outs>(instance, program);

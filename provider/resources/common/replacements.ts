@@ -90,8 +90,8 @@ export const leavingIdentity = new IdsByIdentity();
  * its own replacement replaces, and older ones an earlier replacement of the same resource replaced in an up that failed
  * before the engine's deletes (they wait, pending delete, for the end of an up without errors: pulumi/pulumi
  * pkg/resource/deploy/step_generator.go GenerateDeletes). The replacement records the older ones still standing
- * (`replacingEarlier`), so the next up's Diff notes them again (soak stop17c-466: a third replacement met the first
- * old VM as a stranger, and every up was refused).
+ * (`replacingEarlier`), so the next up's Diff notes them again (before, a third replacement met the first old VM as a
+ * stranger, and every up was refused: the family of soak stop17c-466).
  */
 export const standingBesideCreate = new IdsByIdentity();
 
