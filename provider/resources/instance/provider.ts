@@ -480,7 +480,7 @@ async function runSteps(
   const acts =
     steps.length > 0 ||
     (detail.operation_flag === 0 &&
-      (meaning === "failed" || (declaredPowerState !== undefined && (meaning === "running" || meaning === "stopped") && meaning !== declaredPowerState)));
+      (isFailureStatus(detail.status) || (declaredPowerState !== undefined && (meaning === "running" || meaning === "stopped") && meaning !== declaredPowerState)));
   // An operation still running (an earlier up killed or timed out after sending it, the panel): what it does
   // shows only when it ends. Judged on the VM half-way, a step it already does looked undone and was sent a
   // second time (audit: a second resize after a killed up), and a start still under way looked like a repair
