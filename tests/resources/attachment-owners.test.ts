@@ -12,7 +12,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { providers } from "../../provider";
 import { forgetDeployment } from "../../provider/registry";
 import { deploymentActivity } from "../../provider/resources/common/activity";
-import { harnessSuite, progressSuite, type SimState } from "./attachment-helpers";
+import { harnessSuite, progressSuite, until, type SimState } from "./attachment-helpers";
 import { validCreate } from "./instance-cases";
 
 jest.setTimeout(120_000);
@@ -103,8 +103,10 @@ describe("BlockStorageAttachment", () => {
     // the new one's create starts first (right after the VM's Diff answered); the holder's Diff arrives while it waits
     // for the rest of the deployment
     deploymentActivity.noteDiffed();
+    const mark = harness().mark();
     const newcomer = create(bsa(), program);
-    await new Promise((r) => setTimeout(r, 200));
+    // its last read before it looks at the deployment (the disk list): from there it waits for the quiet pause
+    await until(() => harness().operationsSince(mark).includes("listBlockStorages"));
     await diffed(bsa(), first.id, first.outs, program);
     await expect(newcomer).rejects.toThrow(/already in the state/);
     // the other order, when the take-over could not wait for it: the Diff is refused (the backstop)
