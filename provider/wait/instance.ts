@@ -48,9 +48,26 @@ export function expectedDuration(client: Pick<VmHostClient, "baseUrl">, kind: st
   return durationsFor(client.baseUrl).expected(kind);
 }
 
-/** Learns how long `kind` took on this host (durations.ts: kept across runs, so a fresh process polls well too). */
-export function learnDuration(client: Pick<VmHostClient, "baseUrl">, kind: string | undefined, ms: number, endedEarly = false): void {
-  if (kind) durationsFor(client.baseUrl).learn(kind, ms, endedEarly);
+/**
+ * Learns how long `kind` took on this host (durations.ts: kept across runs, so a fresh process polls well too), from
+ * a wait that began at `started` (expecting `expectedMs`), whose last answer showing the operation still under way
+ * came at `runningSeenAt` and whose answer showing it ended came at `endedAt`, polled every `intervalMs`: learned as
+ * when it most likely ended (endEstimate), not when it was noticed, which would creep later run after run; and
+ * forgotten when the wait slept through an end well before the usual one (endedBeforeUsual). Every wait that learns
+ * a duration learns it here (instance settle and gone, snapshot ready and gone).
+ */
+export function learnFromWait(
+  client: Pick<VmHostClient, "baseUrl">,
+  kind: string | undefined,
+  wait: { started: number; expectedMs: number | undefined; runningSeenAt: number | undefined; endedAt: number; intervalMs: number },
+): void {
+  if (!kind) return;
+  const usualEnd = wait.expectedMs !== undefined ? wait.started + wait.expectedMs : undefined;
+  durationsFor(client.baseUrl).learn(
+    kind,
+    endEstimate(wait.runningSeenAt, wait.endedAt, usualEnd, wait.intervalMs) - wait.started,
+    endedBeforeUsual(wait.runningSeenAt, wait.endedAt, usualEnd, wait.intervalMs),
+  );
 }
 
 
@@ -178,9 +195,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
       return verdict;
     },
   });
-  const usualEnd = expectedMs !== undefined ? started + expectedMs : undefined;
-  const settledAt = clock.now();
-  learnDuration(client, opts.kind, endEstimate(runningSeenAt, settledAt, usualEnd, intervalMs) - started, endedBeforeUsual(runningSeenAt, settledAt, usualEnd, intervalMs));
+  learnFromWait(client, opts.kind, { started, expectedMs, runningSeenAt, endedAt: clock.now(), intervalMs });
   return detail;
 
   /**
@@ -334,11 +349,7 @@ export async function waitForInstanceGone(
       return { done: false, status: d.status };
     },
   });
-  // (learned like a settle: the noticed time would creep later run after run, endEstimate)
-  const goneAt = clock.now();
-  const usualEnd = expectedMs !== undefined ? started + expectedMs : undefined;
-  const intervalMs = statusPollerFor(client).intervalMs;
-  learnDuration(client, kind, endEstimate(presentSeenAt, goneAt, usualEnd, intervalMs) - started, endedBeforeUsual(presentSeenAt, goneAt, usualEnd, intervalMs));
+  learnFromWait(client, kind, { started, expectedMs, runningSeenAt: presentSeenAt, endedAt: clock.now(), intervalMs: statusPollerFor(client).intervalMs });
 }
 
 /** What an idle wait saw when no operation ran: the list row, or the detail where the list did not show the VM. */

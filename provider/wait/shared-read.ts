@@ -16,11 +16,12 @@ import { pollIntervalMs } from "./status-poller";
 export class SharedRead<T> {
   private readonly asks: BatchedAsks<void, T>;
 
-  constructor(readOnce: () => Promise<T>, minIntervalMs: number, clock: Clock = systemClock) {
+  /** `intervalMs`: the least time between the starts of two reads (the poll interval of the waits it serves). */
+  constructor(readOnce: () => Promise<T>, readonly intervalMs: number, clock: Clock = systemClock) {
     this.asks = new BatchedAsks<void, T>(async () => {
       const value = await readOnce();
       return () => value;
-    }, minIntervalMs, clock);
+    }, intervalMs, clock);
   }
 
   /**

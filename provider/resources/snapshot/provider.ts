@@ -17,7 +17,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type Snapshot as ApiSnapshot, type VmHostClient } from "../../api";
 import { systemClock } from "../../clock";
 import { getClient, progressLog, resourceDeadline } from "../../context";
-import { expectedDuration, learnDuration, runInstanceOperation, sharedPollSchedule } from "../../wait/instance";
+import { expectedDuration, learnFromWait, runInstanceOperation, sharedPollSchedule } from "../../wait/instance";
 import { sharedReadFor } from "../../wait/shared-read";
 import { Deadline, pollUntil } from "../../wait/poll";
 import { sameUuid } from "../common/fields";
@@ -62,11 +62,14 @@ function sharedSnapshotList(client: VmHostClient, instanceId: string) {
 async function waitReady(client: VmHostClient, instanceId: string, id: string, deadline: Deadline): Promise<ApiSnapshot> {
   const started = systemClock.now();
   const shared = sharedSnapshotList(client, instanceId);
+  const expectedMs = expectedDuration(client, `${KIND_CREATE}-ready`);
+  // When the last list that showed the snapshot still being made was answered: it became Ready after that.
+  let runningSeenAt: number | undefined;
   let saidUnknown = false;
   const ready = await pollUntil<ApiSnapshot>({
     what: `snapshot ${id} of instance ${instanceId} to be Ready`,
     deadline,
-    expectedMs: expectedDuration(client, `${KIND_CREATE}-ready`),
+    expectedMs,
     log: progressLog,
     schedule: sharedPollSchedule(),
     poll: async () => {
@@ -84,10 +87,11 @@ async function waitReady(client: VmHostClient, instanceId: string, id: string, d
             "changes or timeouts.create ends; please report the word with your host's name",
         );
       }
+      runningSeenAt = systemClock.now();
       return { done: false, status: snapshot.status };
     },
   });
-  learnDuration(client, `${KIND_CREATE}-ready`, systemClock.now() - started);
+  learnFromWait(client, `${KIND_CREATE}-ready`, { started, expectedMs, runningSeenAt, endedAt: systemClock.now(), intervalMs: shared.intervalMs });
   return ready;
 }
 
@@ -356,11 +360,14 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
     }
     const started = systemClock.now();
     const shared = sharedSnapshotList(client, props.instanceId);
+    const expectedMs = expectedDuration(client, `${KIND_DELETE}-gone`);
+    // When the last list that still showed the snapshot was answered: it went after that.
+    let presentSeenAt: number | undefined;
     let failedWith: string | undefined;
     await pollUntil<void>({
       what: `snapshot ${id} of instance ${props.instanceId} to be deleted`,
       deadline,
-      expectedMs: expectedDuration(client, `${KIND_DELETE}-gone`),
+      expectedMs,
       log: progressLog,
       schedule: sharedPollSchedule(),
       poll: async () => {
@@ -370,6 +377,7 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
           failedWith = snapshot.status;
           return { failed: true, message: `the API reports status ${snapshot.status}` };
         }
+        presentSeenAt = systemClock.now();
         return { done: false, status: snapshot.status };
       },
     }).catch((e: unknown) => {
@@ -383,6 +391,6 @@ export const snapshotProvider = defineResourceProvider<SnapshotInputs, SnapshotO
         { cause: e },
       );
     });
-    learnDuration(client, `${KIND_DELETE}-gone`, systemClock.now() - started);
+    learnFromWait(client, `${KIND_DELETE}-gone`, { started, expectedMs, runningSeenAt: presentSeenAt, endedAt: systemClock.now(), intervalMs: shared.intervalMs });
   },
 });
