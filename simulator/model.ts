@@ -156,7 +156,7 @@ export function removeInstance(
   const storages = attachedStorages(state, inst);
   state.deletedInstances.push({
     uuid: inst.uuid, hostname: inst.hostname, by: how.by, requestedAt: how.requestedAt, deletedAt: now,
-    removeIp, removeBlockStorage, blockStorages: storages.map((b) => b.uuid),
+    removeIp, removeBlockStorage, blockStorages: storages.map((b) => b.uuid), publicIpUuid: instanceIp(state, inst)?.uuid ?? null,
   });
   detachInstanceIp(state, inst, removeIp);
   joinVswitch(state, inst, null, now);

@@ -318,6 +318,8 @@ export interface DeletedInstance {
   removeBlockStorage: boolean;
   /** The block storages attached at the moment it went (deleted or detached per removeBlockStorage). */
   blockStorages: string[];
+  /** The uuid of the public address it held when it went (released or kept reserved per removeIp), if any. */
+  publicIpUuid: string | null;
 }
 
 /** Mutable per-simulator context the handlers need besides the state. */

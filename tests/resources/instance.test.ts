@@ -843,10 +843,13 @@ describe("delete", () => {
     });
     const disk = (await simState()).blockStorages.find((b) => b.locationId === 1 && b.instanceUuid === null)!;
     await createClient({ baseUrl: sim.url, apiKey: sim.apiKey }).storage.attach(disk.uuid, { instanceId: id });
+    const mark = progress.length;
     await provider().delete(id, outs);
     const s = await simState();
     expect(s.instances.find((i) => i.uuid === id)).toBeUndefined();
     expect(s.publicIps.find((p) => p.uuid === free.uuid)).toMatchObject({ instanceUuid: null });
+    // said, as a reserved address may bill (the address of an unconfirmed create's VM was never in the state)
+    expect(progress.slice(mark)).toContainEqual(expect.stringMatching(new RegExp(`^instance ${id} is deleted keeping its address ${free.address}: it stays reserved in your account .*may bill`)));
     expect(s.blockStorages.find((b) => b.uuid === disk.uuid)).toBeUndefined();
   });
 

@@ -188,7 +188,11 @@ class Lifecycle {
    * `deleteOptions.removeBlockStorage` their delete gets (the recorded outputs), and the Instances the program
    * declares. What a VM's delete must do with its disks follows from the run that sent it (checkDiskFates).
    */
-  private readonly runs: { at: number; name: string; destroys: boolean; vms: Map<string, { name: string; removeBlockStorage: boolean }>; declared: Set<string> }[] = [];
+  private readonly runs: {
+    at: number; name: string; destroys: boolean; vms: Map<string, { name: string; removeBlockStorage: boolean }>; declared: Set<string>;
+    /** Hostnames of the Instances recorded as unconfirmed creates whose recorded deleteOptions keep the address. */
+    placeholdersKeepingAddress: Set<string>;
+  }[] = [];
   /** The simulator's VM removals already checked (index into deletedInstances). */
   private deletionsChecked = 0;
   /** VMs deleted in the panel (which releases their address whatever deleteOptions say). */
@@ -993,12 +997,15 @@ class Lifecycle {
   /** Notes a run as it starts (see `runs`), from the state and program it starts with. */
   private noteRun(name: string, truth: SimTruth, destroys: boolean): void {
     const vms = new Map<string, { name: string; removeBlockStorage: boolean }>();
+    const placeholdersKeepingAddress = new Set<string>();
     for (const r of this.engine.state.resources.filter((x) => x.type === "Instance")) {
-      const options = r.outputs.deleteOptions as { removeBlockStorage?: boolean } | undefined;
+      const options = r.outputs.deleteOptions as { removeBlockStorage?: boolean; removePublicIp?: boolean } | undefined;
       vms.set(r.id.toLowerCase(), { name: r.name, removeBlockStorage: options?.removeBlockStorage === true });
+      if (r.id.startsWith("unconfirmed-") && options?.removePublicIp === false && typeof r.outputs.hostname === "string")
+        placeholdersKeepingAddress.add(r.outputs.hostname);
     }
     const declared = new Set(destroys ? [] : this.program().filter((d) => d.type === "Instance").map((d) => d.name));
-    this.runs.push({ at: Date.parse(truth.now ?? ""), name, destroys, vms, declared });
+    this.runs.push({ at: Date.parse(truth.now ?? ""), name, destroys, vms, declared, placeholdersKeepingAddress });
   }
 
   /**
@@ -1020,8 +1027,21 @@ class Lifecycle {
     return { remove: false, why: `${vm.name} deleted as the old half of a replacement (deleteOptions.removeBlockStorage true applies only when the VM itself goes), run "${run.name}"` };
   }
 
-  /** Every VM removal since the last check against what its delete was to do with its disks (truth.ts diskFates). */
+  /**
+   * Every VM removal since the last check against what its delete was to do with its disks (truth.ts diskFates), and
+   * the address kept by the delete of a VM that an unconfirmed create made: the placeholder's delete (before its
+   * replacement) deletes it with the deleteOptions recorded with the create, which may keep the address (the user's
+   * then, as for any VM deleted under `removePublicIp: false`). Such a VM can appear and go within one run, so it is
+   * known only from the removal.
+   */
   private checkDiskFates(truth: SimTruth): void {
+    for (const d of (truth.deletedInstances ?? []).slice(this.deletionsChecked)) {
+      if (d.by !== "api" || d.removeIp || !d.publicIpUuid || !truth.publicIps.some((p) => p.uuid === d.publicIpUuid && p.instanceUuid === null)) continue;
+      const run = this.runs.filter((x) => x.at <= d.requestedAt).at(-1);
+      if (!run?.placeholdersKeepingAddress.has(d.hostname) || this.keptAsAsked.has(d.publicIpUuid)) continue;
+      this.keptAsAsked.add(d.publicIpUuid);
+      this.log(`  (address ${d.publicIpUuid} stays reserved with ${d.uuid} gone, the VM of an unconfirmed create deleted under its recorded removePublicIp: false: the user's now)`);
+    }
     const { findings, removed, notes } = diskFates(truth, this.deletionsChecked, (d) => this.diskFateOf(d));
     this.deletionsChecked = truth.deletedInstances?.length ?? 0;
     for (const note of notes) this.log(`  ${note}`);

@@ -49,7 +49,7 @@ export interface SimTruth {
    */
   deletedInstances?: {
     uuid: string; hostname: string; by: "api" | "panel"; requestedAt: number; deletedAt: number;
-    removeIp: boolean; removeBlockStorage: boolean; blockStorages: string[];
+    removeIp: boolean; removeBlockStorage: boolean; blockStorages: string[]; publicIpUuid?: string | null;
   }[];
 }
 

@@ -1256,7 +1256,10 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
         if (!idle) return true; // already gone: delete is done
         failedBefore = isFailureStatus(idle.status);
         if (!removeIp) {
-          // the address stays with the account whatever it is
+          // The address stays with the account whatever it is: said, as it may bill (and the address of a VM whose create
+          // was unconfirmed, deleted by its placeholder's delete, was never in the state: soak).
+          const holding = "public_ip" in idle ? idle.public_ip?.ip_address : idle.ip_address;
+          if (holding) progressLog(`instance ${id} is deleted keeping its address ${holding}: it stays reserved in your account (deleteOptions.removePublicIp is false) and may bill`);
         } else if (!managesAddress(props)) {
           // The address is not the Instance's to manage (a PublicIp resource's, deletedWith this VM): released with the
           // VM as deleteOptions says. One this resource kept reserved from when it managed it is assigned back first.
