@@ -4,13 +4,14 @@
  */
 import { createRunningInstance, until, waitUntilRunning } from "./attachment-helpers";
 import type * as pulumi from "@pulumi/pulumi";
-import { createClient, type VmHostClient } from "../../provider/api";
+import { createClient, type Snapshot, type VmHostClient } from "../../provider/api";
 import { configure, getClient, resetContext, setProgressSink } from "../../provider/context";
 import { ProviderError, ResourceInitError } from "../../provider/resources/common/errors";
 import { UNKNOWN_VALUE } from "../../provider/resources/common/check";
 import { snapshotProvider } from "../../provider/resources/snapshot/provider";
 import type { SnapshotInputs, SnapshotOutputs } from "../../provider/resources/snapshot/inputs";
 import { providers } from "../../provider";
+import { durationsFor, forgetDurations } from "../../provider/wait/durations";
 import { startSimulator, type RunningSimulator } from "../../simulator";
 
 /** Pulumi calls providers with untyped property bags; so do these tests. */
@@ -644,5 +645,98 @@ describe("Snapshot waits on what the host's list shows", () => {
           "so set these inputs to its values (otherwise the next up would replace the adopted snapshot).",
       ),
     );
+  });
+});
+
+/**
+ * What a snapshot wait learns (provider/wait/instance.ts learnFromWait): when the snapshot most likely became Ready
+ * (or left the list after its delete), between the last list that showed it in progress and the first that showed
+ * it done, not when that list was answered. A noticed time runs up to a poll interval late, and the next wait (this
+ * run or the next: durations are kept per host) would sleep that much past the end. A host whose snapshot stays in
+ * progress after the instance's operation ended is played by a list that shows it so for two more reads, with a
+ * 600 ms poll interval (the snapshot list of a new VM is read at the interval set when it is first read).
+ */
+describe("what a snapshot wait learns", () => {
+  const INTERVAL_MS = 600;
+  /** When the wait of `kind` began: it asks for the kind's usual duration right as it starts. */
+  const waitStart = (kind: string): { at?: number; restore: () => void } => {
+    const store = durationsFor(getClient().baseUrl);
+    const real = store.expected.bind(store);
+    const seen: { at?: number; restore: () => void } = { restore: () => spy.mockRestore() };
+    const spy = jest.spyOn(store, "expected").mockImplementation((k: string) => {
+      if (k === kind) seen.at ??= Date.now();
+      return real(k);
+    });
+    return seen;
+  };
+  const fastBefore = process.env.VMHOST_POLL_FAST_MS;
+  let vm: string;
+  let made: pulumi.dynamic.CreateResult;
+  beforeAll(async () => {
+    process.env.VMHOST_POLL_FAST_MS = String(INTERVAL_MS);
+    vm = await newInstance();
+  });
+  afterAll(() => {
+    if (fastBefore === undefined) delete process.env.VMHOST_POLL_FAST_MS;
+    else process.env.VMHOST_POLL_FAST_MS = fastBefore;
+    forgetDurations();
+  });
+
+  it("learns when the snapshot became Ready (between two lists), not when it was noticed", async () => {
+    const c = getClient();
+    forgetDurations();
+    const real = c.snapshots.list.bind(c.snapshots);
+    // The host's list after the instance's operation ended: the snapshot shows "creating" twice more, then Ready.
+    let inProgressAnswers = 0;
+    let readyFrom: number | undefined;
+    const began = waitStart("snapshot-create-ready");
+    const list = jest.spyOn(c.snapshots, "list").mockImplementation(async (instanceId: string) => {
+      const rows: Snapshot[] = await real(instanceId);
+      if (!rows.some((x) => x.status === "Ready") || readyFrom !== undefined) return rows;
+      if (++inProgressAnswers === 2) readyFrom = Date.now(); // Ready from just after this answer
+      return rows.map((x) => (x.status === "Ready" ? { ...x, status: "creating" } : x));
+    });
+    try {
+      made = await provider.create!(await checked({ instanceId: vm, name: "learned" }));
+      expect(made.outs).toMatchObject({ status: "Ready" });
+    } finally {
+      list.mockRestore();
+      began.restore();
+    }
+    expect(readyFrom).toBeDefined();
+    const trueEndMs = readyFrom! - began.at!;
+    const learned = durationsFor(c.baseUrl).expected("snapshot-create-ready");
+    expect(learned).toBeDefined();
+    expect(learned!).toBeGreaterThanOrEqual(trueEndMs - 20);
+    // The next list came an interval later: learning its answer would put the end that much late.
+    expect(learned!).toBeLessThan(trueEndMs + INTERVAL_MS * 0.75);
+  });
+
+  it("learns when the deleted snapshot left the list, not when that was noticed", async () => {
+    const c = getClient();
+    const real = c.snapshots.list.bind(c.snapshots);
+    const shown = (await real(vm)).find((x) => x.id === made.id)!;
+    // After the instance's operation ended, the list still shows the snapshot "deleting" twice, then no more.
+    let stillListed = 0;
+    let goneFrom: number | undefined;
+    const began = waitStart("snapshot-delete-gone");
+    const list = jest.spyOn(c.snapshots, "list").mockImplementation(async (instanceId: string) => {
+      const rows: Snapshot[] = await real(instanceId);
+      if (rows.some((x) => x.id === made.id) || goneFrom !== undefined) return rows;
+      if (++stillListed === 2) goneFrom = Date.now();
+      return [...rows, { ...shown, status: "deleting" }];
+    });
+    try {
+      await provider.delete!(made.id, made.outs);
+    } finally {
+      list.mockRestore();
+      began.restore();
+    }
+    expect(goneFrom).toBeDefined();
+    const trueEndMs = goneFrom! - began.at!;
+    const learned = durationsFor(c.baseUrl).expected("snapshot-delete-gone");
+    expect(learned).toBeDefined();
+    expect(learned!).toBeGreaterThanOrEqual(trueEndMs - 20);
+    expect(learned!).toBeLessThan(trueEndMs + INTERVAL_MS * 0.75);
   });
 });
