@@ -175,7 +175,7 @@ class Lifecycle {
   private fleetRule: Spec | undefined;
   /**
    * Objects the user asked to lose or gave away: disks a delete took with the VM that held them under
-   * `deleteOptions.removeBlockStorage` (checkDiskFates), and reserved addresses the user put in the panel on a VM
+   * `deleteOptions.removeBlockStorage` (checkRemovals), and reserved addresses the user put in the panel on a VM
    * whose address the stack does not manage (its delete releases whatever address the VM holds). Not user objects lost.
    */
   private readonly removedAsAsked = new Set<string>();
@@ -186,7 +186,7 @@ class Lifecycle {
   /**
    * Each run as it started (simulator clock, ms): whether it is a destroy, the Instances of the state with the
    * `deleteOptions.removeBlockStorage` their delete gets (the recorded outputs), and the Instances the program
-   * declares. What a VM's delete must do with its disks follows from the run that sent it (checkDiskFates).
+   * declares. What a VM's delete must do with its disks follows from the run that sent it (checkRemovals).
    */
   private readonly runs: {
     at: number; name: string; destroys: boolean; vms: Map<string, { name: string; removeBlockStorage: boolean }>; declared: Set<string>;
@@ -305,7 +305,7 @@ class Lifecycle {
     if (!this.skips("delete-options") && more.next() < 0.35) this.vm.deleteOptions = { removePublicIp: more.next() < 0.5, removeBlockStorage: more.next() < 0.6 };
     // Where a disk is attached (BlockStorageAttachment) removeBlockStorage decides something: there half the VMs that
     // declare no deleteOptions get `removeBlockStorage: true`, so deletes holding a disk under it are soaked often
-    // enough (checkDiskFates). (Its own generator: the other lifecycles stay as they were.)
+    // enough (checkRemovals). (Its own generator: the other lifecycles stay as they were.)
     const disks = new SeededRandom(`soak/${seed}/disk-options`);
     if (!this.skips("delete-options") && this.deps.storage && this.vm.deleteOptions === undefined && disks.next() < 0.5)
       this.vm.deleteOptions = { removePublicIp: true, removeBlockStorage: true };
@@ -969,7 +969,7 @@ class Lifecycle {
     }
     const truth = await truthOf(this.sim);
     this.resolveDeleteOptions(truth);
-    this.checkDiskFates(truth);
+    this.checkRemovals(truth);
     this.record(compareAfterDestroy(this.engine.state, truth, this.ownedByUser()));
     this.record(userObjectsLost(this.userObjects(), truth, this.removedAsAsked));
   }
@@ -978,7 +978,7 @@ class Lifecycle {
    * What the program asked deleting a VM to leave, per the VMs' recorded `deleteOptions` (the outputs: what the
    * provider's delete reads), noted while the VM exists: the addresses a VM holds or keeps reserved under
    * `removePublicIp: false` stay in the account. Noted before every run and at every check, and resolved once the
-   * VM is gone, whenever that happens (a stuck delete ends between phases). (Disks: checkDiskFates.)
+   * VM is gone, whenever that happens (a stuck delete ends between phases). (Disks: checkRemovals.)
    */
   private noteDeleteOptions(truth: SimTruth): void {
     for (const r of this.engine.state.resources.filter((x) => x.type === "Instance")) {
@@ -1034,7 +1034,7 @@ class Lifecycle {
    * then, as for any VM deleted under `removePublicIp: false`). Such a VM can appear and go within one run, so it is
    * known only from the removal.
    */
-  private checkDiskFates(truth: SimTruth): void {
+  private checkRemovals(truth: SimTruth): void {
     for (const d of (truth.deletedInstances ?? []).slice(this.deletionsChecked)) {
       if (d.by !== "api" || d.removeIp || !d.publicIpUuid || !truth.publicIps.some((p) => p.uuid === d.publicIpUuid && p.instanceUuid === null)) continue;
       const run = this.runs.filter((x) => x.at <= d.requestedAt).at(-1);
@@ -1120,7 +1120,7 @@ class Lifecycle {
     const truth = await truthOf(this.sim);
     this.resolveDeleteOptions(truth);
     this.noteDeleteOptions(truth);
-    this.checkDiskFates(truth);
+    this.checkRemovals(truth);
     this.record(compare(this.engine.state, truth, upSucceeded, this.ownedByUser()));
     this.record(userObjectsLost(this.userObjects(), truth, this.removedAsAsked));
     if (!upSucceeded) return;

@@ -1255,10 +1255,11 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
         const idle = await waitUntilIdleStatus(client, id, idleWhat);
         if (!idle) return true; // already gone: delete is done
         failedBefore = isFailureStatus(idle.status);
+        // The address the VM holds, as what said it is idle shows it (a list row on a host that writes addresses null: none).
+        const holding = "public_ip" in idle ? idle.public_ip?.ip_address : idle.ip_address;
         if (!removeIp) {
           // The address stays with the account whatever it is: said, as it may bill (and the address of a VM whose create
           // was unconfirmed, deleted by its placeholder's delete, was never in the state: soak).
-          const holding = "public_ip" in idle ? idle.public_ip?.ip_address : idle.ip_address;
           if (holding) progressLog(`instance ${id} is deleted keeping its address ${holding}: it stays reserved in your account (deleteOptions.removePublicIp is false) and may bill`);
         } else if (!managesAddress(props)) {
           // The address is not the Instance's to manage (a PublicIp resource's, deletedWith this VM): released with the
@@ -1290,7 +1291,6 @@ async function deleteInstance(id: string, props: Partial<InstanceOutputs>): Prom
           }
           // Which address goes is said (destroy audit: a reserved address of the user's put on the VM in the panel was
           // released without a word; it cannot be told from a PublicIp's deletedWith the VM: README, known limit).
-          const holding = "public_ip" in idle ? idle.public_ip?.ip_address : idle.ip_address;
           if (removeIp && holding && !props.reservedPublicIpId && pipAddress === undefined)
             progressLog(
               `instance ${id} is deleted with the address it holds, ${holding}, released (deleteOptions.removePublicIp): this Instance does ` +
