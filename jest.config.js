@@ -22,5 +22,5 @@ module.exports = {
   testTimeout: 60000,
   // Longest files first, also in a fresh clone where jest has no durations of earlier runs (see the file).
   testSequencer: "<rootDir>/tests/support/sequencer.js",
-  maxWorkers: 2,
+  maxWorkers: 4,
 };

@@ -1,13 +1,21 @@
 /**
- * Test order for jest (jest.config.js `testSequencer`): the files that take longest start first, so the two
- * workers finish together instead of one running a minute-long end-to-end file alone at the end.
+ * Test order for jest (jest.config.js `testSequencer`, with `maxWorkers: 4` on a 2-core machine).
+ *
+ * Two kinds of files share the machine. The engine, host and end-to-end files are CPU-bound: every engine run
+ * starts two Node processes that load @pulumi/pulumi (about 2 s of CPU a run), so two of them fill both cores. Most
+ * other files mostly wait: their simulators run 50-200 ms operations and the provider looks again after seconds
+ * when an answer was ambiguous (tests/resources: 178 s of wall time for 45 s of CPU). Run the longest first, two
+ * workers each, and the waiting files end up together at the end with the cores idle; run them side by side, and
+ * their waits overlap the CPU-bound files' work. So the order here alternates the two kinds, each longest first,
+ * picking the next file from the kind with the smaller share of its estimated time handed out so far: four workers
+ * then run files of both kinds side by side throughout, and both kinds end together.
  *
  * Jest's own order (its base class) uses the durations of earlier runs, kept in its cache folder under a key
  * derived from the checkout's path: a fresh clone (CI) has none, and jest then orders by file size, which starts
  * the many large unit files first and leaves the short but slow engine and end-to-end files for the end. Here a
  * file without a recorded duration gets an estimate from what it runs (each engine run starts Node processes
- * and costs seconds; unit files cost well under a second); jest's base ordering (failed first, then longest
- * first) applies unchanged. Recorded durations, where jest has them, win over the estimates.
+ * and costs seconds; unit files cost well under a second). Recorded durations, where jest has them, win over the
+ * estimates. Files that failed last time no longer all come first (they keep their place in their kind's order).
  */
 "use strict";
 const Sequencer = require("@jest/test-sequencer").default;
@@ -35,7 +43,34 @@ const ESTIMATES = [
 /** Any other file (unit tests: well under a second each). */
 const DEFAULT_ESTIMATE = 0.5;
 
+/** Files that spend their time computing (engine runs, the dynamic-provider host, tsc over the docs' examples). */
+const CPU_BOUND = [
+  /tests[\\/](e2e|engine|host)[\\/]/,
+  /tests[\\/](soak|killed-address-add|docs-examples|package-subpaths|provider-stub)\.test\.ts$/,
+];
+
 class SlowFirstSequencer extends Sequencer {
+  /** Longest first within each kind, the kinds interleaved by the share of their time handed out (see the file's comment). */
+  sort(tests) {
+    const ordered = super.sort(tests);
+    const cpu = ordered.filter((t) => CPU_BOUND.some((p) => p.test(t.path)));
+    const waiting = ordered.filter((t) => !cpu.includes(t));
+    const total = (files) => files.reduce((sum, t) => sum + (t.duration ?? 0), 0) || 1;
+    const cpuTotal = total(cpu);
+    const waitingTotal = total(waiting);
+    const out = [];
+    let cpuTime = 0;
+    let waitingTime = 0;
+    while (cpu.length > 0 || waiting.length > 0) {
+      const takeCpu = waiting.length === 0 || (cpu.length > 0 && cpuTime / cpuTotal <= waitingTime / waitingTotal);
+      const next = takeCpu ? cpu.shift() : waiting.shift();
+      if (takeCpu) cpuTime += next.duration ?? 0;
+      else waitingTime += next.duration ?? 0;
+      out.push(next);
+    }
+    return out;
+  }
+
   /** The recorded duration (ms) of the file's last run if jest has one, else the estimate for its folder. */
   time(test) {
     const recorded = super.time(test);
