@@ -20,7 +20,9 @@ module.exports = {
   testPathIgnorePatterns: ["/node_modules/", "<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/", "<rootDir>/.stryker-tmp"],
   modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/examples/", "<rootDir>/.pack/", "<rootDir>/.stryker-tmp"],
   testTimeout: 60000,
-  // Longest files first, also in a fresh clone where jest has no durations of earlier runs (see the file).
+  // Longest first and CPU-bound files beside waiting ones, also in a fresh clone where jest has no durations of earlier
+  // runs (see the file). Two workers per core: about half the files mostly wait on real time while the others compute
+  // (4 on this 2-core machine: jest 704 s instead of 867 s with 2). Not "200%": jest caps a percentage at 100.
   testSequencer: "<rootDir>/tests/support/sequencer.js",
-  maxWorkers: 4,
+  maxWorkers: 2 * require("node:os").availableParallelism(),
 };

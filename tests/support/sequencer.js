@@ -1,5 +1,5 @@
 /**
- * Test order for jest (jest.config.js `testSequencer`, with `maxWorkers: 4` on a 2-core machine).
+ * Test order for jest (jest.config.js `testSequencer`, with two workers per core: 4 on this 2-core machine).
  *
  * Two kinds of files share the machine. The engine, host and end-to-end files are CPU-bound: every engine run
  * starts two Node processes that load @pulumi/pulumi (about 2 s of CPU a run), so two of them fill both cores. Most
