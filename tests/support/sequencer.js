@@ -4,9 +4,9 @@
  * Two kinds of files share the machine. The engine, host and end-to-end files are CPU-bound: every engine run
  * starts two Node processes that load @pulumi/pulumi (about 2 s of CPU a run), so two of them fill both cores. Most
  * other files mostly wait: their simulators run 50-200 ms operations and the provider looks again after seconds
- * when an answer was ambiguous (tests/resources: 178 s of wall time for 45 s of CPU). Run the longest first, two
- * workers each, and the waiting files end up together at the end with the cores idle; run them side by side, and
- * their waits overlap the CPU-bound files' work. So the order here alternates the two kinds, each longest first,
+ * when an answer was ambiguous (tests/resources: 178 s of wall time for 45 s of CPU). With two workers and the
+ * longest files first, the waiting files ran together at the end with the cores idle; run beside the CPU-bound
+ * files, their waits overlap that work. So the order here alternates the two kinds, each longest first,
  * picking the next file from the kind with the smaller share of its estimated time handed out so far: four workers
  * then run files of both kinds side by side throughout, and both kinds end together.
  *
