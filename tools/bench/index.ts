@@ -12,7 +12,7 @@
  * Every goal is printed beside its figure. Takes about 15 minutes (`--quick`: 2 s/10 s settle, N = 1 and 10,
  * about 4 minutes).
  *
- *   node dist/tools/bench/index.js [--quick]
+ *   node dist/tools/bench/index.js [--quick] [--fleet-only] [--cases LIST] [--help]
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -20,18 +20,32 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator } from "../../simulator";
+import { exitWithUsage, parseToolArgs } from "../cli-args";
 import { countRequests, installFleetProject, runEngineCli, type EngineRun, type MemoryPeaks } from "./fleet";
 import type { SettleSample } from "./settle-child";
 
 const REPO = path.resolve(__dirname, "..", "..", "..");
-const quick = process.argv.includes("--quick");
+const USAGE = `usage: node dist/tools/bench/index.js [--quick] [--fleet-only] [--cases 1,10,50,1ip,50ip,50inline]
+  --quick        2 s/10 s settle, N = 1 and 10 (about 4 minutes instead of 15)
+  --fleet-only   skip the settle part (about 7 minutes)
+  --cases LIST   only these fleet cases: N, with a PublicIp each when suffixed ip, with the Instance input
+                 publicIp: true when suffixed inline (not in the default report); for experiments
+environment: BENCH_DUMP=dir writes each fleet case's request log there`;
+const args = parseToolArgs("bench", USAGE, {
+  quick: { type: "boolean", default: false },
+  "fleet-only": { type: "boolean", default: false },
+  cases: { type: "string" },
+});
+const quick = args.quick;
 /** `--fleet-only`: skip the settle part (about 7 minutes). */
-const fleetOnly = process.argv.includes("--fleet-only");
+const fleetOnly = args["fleet-only"];
 /**
  * `--cases 1,50ip`: only these fleet cases (N, with a PublicIp each when suffixed `ip`, with the Instance input
  * `publicIp: true` when suffixed `inline`: not in the default report); for experiments.
  */
-const casesArg = process.argv.includes("--cases") ? process.argv[process.argv.indexOf("--cases") + 1] : undefined;
+const casesArg = args.cases;
+const badCase = casesArg?.split(",").find((c) => !/^[1-9]\d*(ip|inline)?$/.test(c));
+if (badCase !== undefined) exitWithUsage("bench", USAGE, `--cases: "${badCase}" is not a fleet case (a count, optionally suffixed ip or inline)`);
 /** `BENCH_DUMP=dir`: writes each fleet case's request log there (to see where the time goes). */
 const dumpDir = process.env.BENCH_DUMP;
 const say = (line = "") => process.stdout.write(`${line}\n`);

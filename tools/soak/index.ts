@@ -15,45 +15,64 @@
  *
  * Each failing lifecycle is printed with its seed and trace (phases, faults, provider errors, findings).
  */
-import { parseArgs } from "node:util";
 import { FAULT_CLASSES, SOAK_FEATURES, type FaultClass, type SoakFeature } from "./lifecycle";
 import { HOST_VARIANTS, parseHostFlag, type HostVariant } from "./hosts";
 import { clean, runSoak, summaryLine } from "./runner";
+import { exitWithUsage, parseToolArgs } from "../cli-args";
+
+const USAGE = `usage: node dist/tools/soak/index.js [--seed S] [--lifecycles N] [--first I] [--lanes N] [--faults a,b]
+         [--skip feature,...] [--op-seconds S] [--time-warp F] [--timeout 60s] [--verbose]
+         [--host default|<variant>+<variant>...] [--skip-host variant,...]
+  fault classes: ${FAULT_CLASSES.join(", ")}
+  features (--skip): ${SOAK_FEATURES.join(", ")}
+  host variants: ${HOST_VARIANTS.join(", ")}
+  A failing lifecycle <seed>-<i> runs alone with --seed <seed> --first <i> --lifecycles 1 (same host drawn).`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      seed: { type: "string", default: "soak" },
-      lifecycles: { type: "string", default: "600" },
-      first: { type: "string", default: "0" },
-      lanes: { type: "string", default: "12" },
-      faults: { type: "string" },
-      skip: { type: "string" },
-      "op-seconds": { type: "string", default: "2" },
-      "time-warp": { type: "string", default: "40" },
-      timeout: { type: "string", default: "30s" },
-      verbose: { type: "boolean", default: false },
-      host: { type: "string" },
-      "skip-host": { type: "string" },
-    },
+  const values = parseToolArgs("soak", USAGE, {
+    seed: { type: "string", default: "soak" },
+    lifecycles: { type: "string", default: "600" },
+    first: { type: "string", default: "0" },
+    lanes: { type: "string", default: "12" },
+    faults: { type: "string" },
+    skip: { type: "string" },
+    "op-seconds": { type: "string", default: "2" },
+    "time-warp": { type: "string", default: "40" },
+    timeout: { type: "string", default: "30s" },
+    verbose: { type: "boolean", default: false },
+    host: { type: "string" },
+    "skip-host": { type: "string" },
   });
   const faultClasses = values.faults === undefined ? undefined : values.faults.split(",").filter(Boolean).map((f) => {
-    if (!(FAULT_CLASSES as readonly string[]).includes(f)) throw new Error(`unknown fault class ${f} (one of ${FAULT_CLASSES.join(", ")})`);
+    if (!(FAULT_CLASSES as readonly string[]).includes(f)) exitWithUsage("soak", USAGE, `unknown fault class ${f} (one of ${FAULT_CLASSES.join(", ")})`);
     return f as FaultClass;
   });
   const skip = (values.skip ?? "").split(",").filter(Boolean).map((f) => {
-    if (!(SOAK_FEATURES as readonly string[]).includes(f)) throw new Error(`unknown feature ${f} (one of ${SOAK_FEATURES.join(", ")})`);
+    if (!(SOAK_FEATURES as readonly string[]).includes(f)) exitWithUsage("soak", USAGE, `unknown feature ${f} (one of ${SOAK_FEATURES.join(", ")})`);
     return f as SoakFeature;
   });
-  const host = values.host === undefined ? undefined : parseHostFlag(values.host);
+  let host: HostVariant[] | undefined;
+  try {
+    host = values.host === undefined ? undefined : parseHostFlag(values.host);
+  } catch (error) {
+    exitWithUsage("soak", USAGE, `--host: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const skipHost = (values["skip-host"] ?? "").split(",").filter(Boolean).map((v) => {
-    if (!(HOST_VARIANTS as readonly string[]).includes(v)) throw new Error(`unknown host variant ${v} (one of ${HOST_VARIANTS.join(", ")})`);
+    if (!(HOST_VARIANTS as readonly string[]).includes(v)) exitWithUsage("soak", USAGE, `unknown host variant ${v} (one of ${HOST_VARIANTS.join(", ")})`);
     return v as HostVariant;
   });
-  const lifecycles = Number(values.lifecycles);
+  const count = (name: "lifecycles" | "first" | "lanes", min: number): number => {
+    const n = Number(values[name]);
+    return Number.isInteger(n) && n >= min ? n : exitWithUsage("soak", USAGE, `--${name}: "${values[name]}" is not a whole number of at least ${min}`);
+  };
+  const positive = (name: "op-seconds" | "time-warp"): number => {
+    const n = Number(values[name]);
+    return Number.isFinite(n) && n > 0 ? n : exitWithUsage("soak", USAGE, `--${name}: "${values[name]}" is not a positive number`);
+  };
+  const lifecycles = count("lifecycles", 1);
   const report = await runSoak({
-    seed: values.seed, lifecycles, first: Number(values.first), lanes: Number(values.lanes), faultClasses, skip, host, skipHost,
-    opSeconds: Number(values["op-seconds"]), timeWarp: Number(values["time-warp"]), timeout: values.timeout,
+    seed: values.seed, lifecycles, first: count("first", 0), lanes: count("lanes", 1), faultClasses, skip, host, skipHost,
+    opSeconds: positive("op-seconds"), timeWarp: positive("time-warp"), timeout: values.timeout,
     onLifecycle: (lc, done) => {
       if (values.verbose || lc.findings.length > 0) {
         process.stderr.write(`\n--- lifecycle ${lc.seed} (${lc.kind}, host ${lc.host}${lc.interrupted ? ", interrupted" : ""}, ${(lc.wallMs / 1000).toFixed(1)} s): ${lc.findings.length} findings\n${lc.trace.join("\n")}\n`);
