@@ -15,7 +15,7 @@
  * the many large unit files first and leaves the short but slow engine and end-to-end files for the end. Here a
  * file without a recorded duration gets an estimate from what it runs (each engine run starts Node processes
  * and costs seconds; unit files cost well under a second). Recorded durations, where jest has them, win over the
- * estimates. Files that failed last time no longer all come first (they keep their place in their kind's order).
+ * estimates. Files that failed last time come first, as in jest's own order.
  */
 "use strict";
 const Sequencer = require("@jest/test-sequencer").default;
@@ -53,12 +53,15 @@ class SlowFirstSequencer extends Sequencer {
   /** Longest first within each kind, the kinds interleaved by the share of their time handed out (see the file's comment). */
   sort(tests) {
     const ordered = super.sort(tests);
-    const cpu = ordered.filter((t) => CPU_BOUND.some((p) => p.test(t.path)));
-    const waiting = ordered.filter((t) => !cpu.includes(t));
+    // What failed last time still runs first (jest's own rule: the quickest news of a fix), then both kinds.
+    const failed = ordered.filter((t) => this.hasFailed(t));
+    const rest = ordered.filter((t) => !failed.includes(t));
+    const cpu = rest.filter((t) => CPU_BOUND.some((p) => p.test(t.path)));
+    const waiting = rest.filter((t) => !cpu.includes(t));
     const total = (files) => files.reduce((sum, t) => sum + (t.duration ?? 0), 0) || 1;
     const cpuTotal = total(cpu);
     const waitingTotal = total(waiting);
-    const out = [];
+    const out = [...failed];
     let cpuTime = 0;
     let waitingTime = 0;
     while (cpu.length > 0 || waiting.length > 0) {

@@ -5,7 +5,7 @@
 import * as path from "node:path";
 
 interface SequencedTest { path: string; context: { config: { cache: boolean } }; duration?: number }
-interface Sequencer { sort(tests: SequencedTest[]): SequencedTest[] }
+interface Sequencer { sort(tests: SequencedTest[]): SequencedTest[]; hasFailed(test: SequencedTest): boolean }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const SlowFirstSequencer = require("./sequencer") as new () => Sequencer;
 
@@ -23,7 +23,12 @@ const FILES = [
   "tests/host/instance-host.test.ts", // CPU-bound: 15
 ];
 
-const order = (): string[] => new SlowFirstSequencer().sort(FILES.map(file)).map((t) => path.relative(ROOT, t.path));
+/** The order of FILES; `failedLastTime` stands in for what jest's cache would say failed in the run before. */
+function order(failedLastTime: string[] = []): string[] {
+  const sequencer = new SlowFirstSequencer();
+  sequencer.hasFailed = (t) => failedLastTime.includes(path.relative(ROOT, t.path));
+  return sequencer.sort(FILES.map(file)).map((t) => path.relative(ROOT, t.path));
+}
 
 test("returns every file exactly once", () => {
   expect([...order()].sort()).toEqual([...FILES].sort());
@@ -40,5 +45,17 @@ test("starts both kinds at once, each longest first, taking next from the kind w
     "tests/resources/public-ip.test.ts",
     "tests/host/instance-host.test.ts",
     "provider/clock.test.ts",
+  ]);
+});
+
+test("files that failed last time run first, then the rest in the same alternating order", () => {
+  expect(order(["provider/clock.test.ts", "tests/e2e/basic-vm.test.ts"])).toEqual([
+    "tests/e2e/basic-vm.test.ts",
+    "provider/clock.test.ts",
+    "tests/e2e/safety.test.ts",
+    "tests/resources/instance.test.ts",
+    "tests/engine/conformance-runs.test.ts",
+    "tests/resources/public-ip.test.ts",
+    "tests/host/instance-host.test.ts",
   ]);
 });
