@@ -12,7 +12,7 @@
  * Every goal is printed beside its figure. Takes about 15 minutes (`--quick`: 2 s/10 s settle, N = 1 and 10,
  * about 4 minutes).
  *
- *   node dist/tools/bench/index.js [--quick] [--fleet-only] [--cases LIST] [--help]
+ * Options: USAGE below (`--help` prints it).
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -37,12 +37,7 @@ const args = parseToolArgs("bench", USAGE, {
   cases: { type: "string" },
 });
 const quick = args.quick;
-/** `--fleet-only`: skip the settle part (about 7 minutes). */
 const fleetOnly = args["fleet-only"];
-/**
- * `--cases 1,50ip`: only these fleet cases (N, with a PublicIp each when suffixed `ip`, with the Instance input
- * `publicIp: true` when suffixed `inline`: not in the default report); for experiments.
- */
 const casesArg = args.cases;
 const badCase = casesArg?.split(",").find((c) => !/^[1-9]\d*(ip|inline)?$/.test(c));
 if (badCase !== undefined) exitWithUsage("bench", USAGE, `--cases: "${badCase}" is not a fleet case (a count, optionally suffixed ip or inline)`);

@@ -5,9 +5,7 @@
  * when anything was orphaned, duplicated, leaked, reported as success while in Error, lost, left not as declared
  * by an up that succeeded (or drifting right after it), or left undestroyable.
  *
- *   node dist/tools/soak/index.js [--seed S] [--lifecycles N] [--first I] [--lanes N] [--faults a,b] [--skip feature,...]
- *                                 [--op-seconds S] [--time-warp F] [--timeout 60s] [--verbose]
- *                                 [--host default|<variant>+<variant>…] [--skip-host variant,...]
+ * Options: USAGE below (`--help` prints it).
  *
  * Each lifecycle's simulator plays a host profile drawn by its seed (hosts.ts: half the default host, the others wire
  * variants such as Indonesian status words or operation_flag always 0); `--host` gives every lifecycle one profile,
