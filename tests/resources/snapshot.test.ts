@@ -669,6 +669,15 @@ describe("what a snapshot wait learns", () => {
     });
     return seen;
   };
+  /**
+   * The learned duration is the true end (from the wait's start), not the next list's answer, which came up to an
+   * interval later: learning that would put the end that much late.
+   */
+  const expectLearnedEnd = (learned: number | undefined, trueEndMs: number): void => {
+    expect(learned).toBeDefined();
+    expect(learned!).toBeGreaterThanOrEqual(trueEndMs - 20);
+    expect(learned!).toBeLessThan(trueEndMs + INTERVAL_MS * 0.75);
+  };
   const fastBefore = process.env.VMHOST_POLL_FAST_MS;
   let vm: string;
   let made: pulumi.dynamic.CreateResult;
@@ -705,11 +714,7 @@ describe("what a snapshot wait learns", () => {
     }
     expect(readyFrom).toBeDefined();
     const trueEndMs = readyFrom! - began.at!;
-    const learned = durationsFor(c.baseUrl).expected("snapshot-create-ready");
-    expect(learned).toBeDefined();
-    expect(learned!).toBeGreaterThanOrEqual(trueEndMs - 20);
-    // The next list came an interval later: learning its answer would put the end that much late.
-    expect(learned!).toBeLessThan(trueEndMs + INTERVAL_MS * 0.75);
+    expectLearnedEnd(durationsFor(c.baseUrl).expected("snapshot-create-ready"), trueEndMs);
   });
 
   it("learns when the deleted snapshot left the list, not when that was noticed", async () => {
@@ -734,9 +739,6 @@ describe("what a snapshot wait learns", () => {
     }
     expect(goneFrom).toBeDefined();
     const trueEndMs = goneFrom! - began.at!;
-    const learned = durationsFor(c.baseUrl).expected("snapshot-delete-gone");
-    expect(learned).toBeDefined();
-    expect(learned!).toBeGreaterThanOrEqual(trueEndMs - 20);
-    expect(learned!).toBeLessThan(trueEndMs + INTERVAL_MS * 0.75);
+    expectLearnedEnd(durationsFor(c.baseUrl).expected("snapshot-delete-gone"), trueEndMs);
   });
 });
