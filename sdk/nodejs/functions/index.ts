@@ -11,20 +11,43 @@
  * They also work outside a Pulumi program (scripts, tests): pass `{ apiKey, baseUrl }` as the last argument.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { createClient, resolveClientOptions, type ClientOptions, type VmHostClient } from "../../../provider/api";
+import type { z } from "zod";
+import type * as Api from "../../../provider/api";
+import type * as InstanceWait from "../../../provider/wait/instance";
+import type * as InstanceModel from "../../../provider/resources/instance/model";
+import type * as Preflight from "../../../provider/resources/common/preflight";
+import type * as Check from "../../../provider/resources/common/check";
+import type * as Registry from "./registry";
+import type { ClientOptions, VmHostClient } from "../../../provider/api";
+import type { FunctionName } from "./registry";
 import { WAIT_LIMITS_TEXT, parseWaitDuration } from "../../../provider/duration";
 import { Deadline } from "../../../provider/wait/poll";
 import { systemClock } from "../../../provider/clock";
-import { runInstanceOperation, waitForInstanceSettled } from "../../../provider/wait/instance";
-import { AmbiguousRequestError, ApiError } from "../../../provider/api";
-import { powerStateOf } from "../../../provider/resources/instance/model";
-import { locationsOf, templatesOf, tiersOf } from "../../../provider/resources/common/preflight";
-import { issueFailures } from "../../../provider/resources/common/check";
 import { warnUnknownConfigKeys } from "../config-keys";
-import { functionSchemas, type FunctionName } from "./registry";
 
-export { functionSchemas, type FunctionName } from "./registry";
+export type { FunctionName } from "./registry";
+
+/**
+ * A module loaded at its first use. The functions' machinery (the API client with undici, the instance waits, the
+ * zod schemas) is needed only when a program calls a function: loaded with the package, it cost every program
+ * about 0.17 s of CPU at each start (each `pulumi preview` and `up` runs the program), most of what importing
+ * pulumi-vmhost costs; the resource classes need none of it (their provider runs in the provider host).
+ */
+function loadedOnFirstUse<M extends object>(load: () => M): M {
+  let loaded: M | undefined;
+  return new Proxy({} as M, { get: (_target, key) => Reflect.get((loaded ??= load()), key) });
+}
+const api = loadedOnFirstUse<typeof Api>(() => require("../../../provider/api"));
+const instanceWait = loadedOnFirstUse<typeof InstanceWait>(() => require("../../../provider/wait/instance"));
+const instanceModel = loadedOnFirstUse<typeof InstanceModel>(() => require("../../../provider/resources/instance/model"));
+const preflight = loadedOnFirstUse<typeof Preflight>(() => require("../../../provider/resources/common/preflight"));
+const check = loadedOnFirstUse<typeof Check>(() => require("../../../provider/resources/common/check"));
+const registry = loadedOnFirstUse<typeof Registry>(() => require("./registry"));
+
+/** The argument and result zod schemas of every function (`schema.json`'s functions are generated from them). */
+export declare const functionSchemas: typeof Registry.functionSchemas;
+// (a getter, so the schemas load only when someone reads them: `export ... from "./registry"` would load them with the package)
+Object.defineProperty(exports, "functionSchemas", { enumerable: true, get: () => registry.functionSchemas });
 
 /** Where a function finds the API; each field overrides stack config and the environment. */
 export interface FunctionOptions {
@@ -39,9 +62,10 @@ export class FunctionArgumentError extends Error {
   override readonly name = "FunctionArgumentError";
 }
 
-type Args<N extends FunctionName> = z.input<(typeof functionSchemas)[N]["args"]>;
-type ParsedArgs<N extends FunctionName> = z.output<(typeof functionSchemas)[N]["args"]>;
-type Result<N extends FunctionName> = z.output<(typeof functionSchemas)[N]["result"]>;
+type Schemas = typeof Registry.functionSchemas;
+type Args<N extends FunctionName> = z.input<Schemas[N]["args"]>;
+type ParsedArgs<N extends FunctionName> = z.output<Schemas[N]["args"]>;
+type Result<N extends FunctionName> = z.output<Schemas[N]["result"]>;
 
 /** Stack config of the `vmhost` namespace, when running inside a Pulumi program. */
 function stackConfig(): { get(key: string): string | undefined } | undefined {
@@ -61,7 +85,7 @@ function functionClientOptions(options: FunctionOptions = {}): ClientOptions {
     "vmhost:apiKey": options.apiKey,
     "vmhost:baseUrl": options.baseUrl,
   };
-  return resolveClientOptions({
+  return api.resolveClientOptions({
     config: { get: (key: string) => explicit[key] ?? config?.get(key) },
   });
 }
@@ -116,7 +140,7 @@ async function invoke<N extends FunctionName>(
   } catch (error) {
     // Every failure names the program's call (an API failure named only its route, "listSystems (GET /systems)", which a
     // program calling getOsTemplateOutput never wrote; new-user audit)
-    if (error instanceof Error && !pulumi.RunError.isInstance(error as unknown) && !Object.hasOwn(functionSchemas, error.message.split(": ")[0]!))
+    if (error instanceof Error && !pulumi.RunError.isInstance(error as unknown) && !Object.hasOwn(registry.functionSchemas, error.message.split(": ")[0]!))
       error.message = `${name}: ${error.message}`;
     throw reportAsMessage(error);
   }
@@ -128,17 +152,17 @@ async function invokeChecked<N extends FunctionName>(
   options: FunctionOptions | undefined,
   run: (client: VmHostClient, args: ParsedArgs<N>) => Promise<unknown>,
 ): Promise<Result<N>> {
-  const schema = functionSchemas[name];
+  const schema = registry.functionSchemas[name];
   const parsed = schema.args.safeParse(args ?? {}, { reportInput: true }); // (the value seen: a wrong type is not "required")
   if (!parsed.success) {
     // the same wording as resource checks: the argument's own name (nested path included) and the fix,
     // never zod's generic text
-    const problems = issueFailures(parsed.error.issues, schema.args, name).map((f) =>
+    const problems = check.issueFailures(parsed.error.issues, schema.args, name).map((f) =>
       f.reason.startsWith(f.property) || f.property === "(inputs)" ? f.reason : `${f.property}: ${f.reason}`,
     );
     throw new FunctionArgumentError(`${name}: ${problems.join("; ")}`);
   }
-  const client = createClient(functionClientOptions(options));
+  const client = api.createClient(functionClientOptions(options));
   const raw = await run(client, parsed.data as ParsedArgs<N>);
   const result = schema.result.safeParse(raw);
   if (!result.success) {
@@ -186,7 +210,7 @@ const nullableNumber = (v: unknown): number | null =>
 
 async function readLocations(c: VmHostClient) {
   const records = await c.catalog.locations();
-  return locationsOf(records).map((l, i) => {
+  return preflight.locationsOf(records).map((l, i) => {
     const r = records[i] as Record<string, unknown>;
     return { id: l.id, name: l.name, code: nullableText(r.code), country: nullableText(r.country) };
   });
@@ -194,7 +218,7 @@ async function readLocations(c: VmHostClient) {
 
 async function readTiers(c: VmHostClient) {
   const records = await c.catalog.tiers();
-  return tiersOf(records).map((t, i) => {
+  return preflight.tiersOf(records).map((t, i) => {
     const r = records[i] as Record<string, unknown>;
     const price = (r.price && typeof r.price === "object" ? r.price : {}) as Record<string, unknown>;
     return {
@@ -215,7 +239,7 @@ async function readTiers(c: VmHostClient) {
 }
 
 async function readTemplates(c: VmHostClient) {
-  return templatesOf(await c.catalog.systems()).map((t) => ({
+  return preflight.templatesOf(await c.catalog.systems()).map((t) => ({
     id: t.id, name: t.name, version: t.version ?? null, minCpu: t.minCpu ?? null, minMemory: t.minMemory ?? null, minStorage: t.minStorage ?? null,
   }));
 }
@@ -516,7 +540,7 @@ export function getVswitchGraph(args: GetVswitchGraphArgs, options?: FunctionOpt
       return camelize(await c.network.getVswitchGraph(a.vswitchId), new Set(["data", "style"]));
     } catch (error) {
       // A uuid where the spec types an integer: the host's refusal alone ("not found") does not say why.
-      if (typeof a.vswitchId === "string" && !/^\d+$/.test(a.vswitchId.trim()) && error instanceof ApiError && [400, 404, 422].includes(error.status ?? 0))
+      if (typeof a.vswitchId === "string" && !/^\d+$/.test(a.vswitchId.trim()) && error instanceof api.ApiError && [400, 404, 422].includes(error.status ?? 0))
         throw new Error(
           `${error.message} vswitchId: this route takes the private network's integer id (api-spec.md §4.4), not its uuid: ` +
             "pass its `tag` (getVswitches or getVswitch list it).",
@@ -727,7 +751,7 @@ export function rollbackSnapshot(args: RollbackSnapshotArgs, options?: FunctionO
     let before: { status: string; current: boolean } | undefined;
     let sentAt = 0;
     const rollback = () =>
-      runInstanceOperation(c, a.instanceId, { what, deadline }, async (idle) => {
+      instanceWait.runInstanceOperation(c, a.instanceId, { what, deadline }, async (idle) => {
         before = { status: idle.status, current: await isCurrent() };
         sentAt = systemClock.now();
         return c.snapshots.rollback(a.instanceId, a.snapshotId);
@@ -736,16 +760,16 @@ export function rollbackSnapshot(args: RollbackSnapshotArgs, options?: FunctionO
       const { detail } = await rollback();
       return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status: detail.status };
     } catch (e) {
-      if (!(e instanceof AmbiguousRequestError) || !before) throw e;
+      if (!(e instanceof api.AmbiguousRequestError) || !before) throw e;
       // Sent once (routes.ts: a repeated rollback runs again, the VM down a second time). Whether it ran, once the
       // instance is idle: the snapshot became the current state, or a running VM was left stopped on it (a
       // rollback ends stopped). Otherwise it is sent again; where it cannot be told (a stopped VM already on that
       // snapshot) a second rollback costs no downtime.
       const { status: was, current: wasCurrent } = before;
       const ran = async (): Promise<string | undefined> => {
-        const settled = await waitForInstanceSettled(c, a.instanceId, { what, deadline });
+        const settled = await instanceWait.waitForInstanceSettled(c, a.instanceId, { what, deadline });
         const nowCurrent = await isCurrent();
-        return nowCurrent && (!wasCurrent || (powerStateOf(was) === "running" && powerStateOf(settled.status) === "stopped")) ? settled.status : undefined;
+        return nowCurrent && (!wasCurrent || (instanceModel.powerStateOf(was) === "running" && instanceModel.powerStateOf(settled.status) === "stopped")) ? settled.status : undefined;
       };
       let status = await ran();
       if (status !== undefined) return { performed: true, instanceId: a.instanceId, snapshotId: a.snapshotId, status };
