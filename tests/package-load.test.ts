@@ -59,3 +59,13 @@ it("a function called after the import loads what it needs and answers; function
   expect(result.refused).toMatch(/^getLocation: name/);
   expect(result.schemas).toBe(true);
 });
+
+it("an ES module imports the functions, functionSchemas and the classes by name (Node reads the lazy export)", async () => {
+  fs.writeFileSync(
+    path.join(dir, "probe.mjs"),
+    'import { functionSchemas, getInstance, Instance } from "pulumi-vmhost";\n' +
+      "process.stdout.write(JSON.stringify([typeof getInstance, typeof Instance, Object.keys(functionSchemas).length > 0]));\n",
+  );
+  const { stdout } = await promisify(execFile)(process.execPath, ["probe.mjs"], { cwd: dir, encoding: "utf8" });
+  expect(JSON.parse(stdout)).toEqual(["function", "function", true]);
+});

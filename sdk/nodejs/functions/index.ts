@@ -46,8 +46,9 @@ const registry = loadedOnFirstUse<typeof Registry>(() => require("./registry"));
 
 /** The argument and result zod schemas of every function (`schema.json`'s functions are generated from them). */
 export declare const functionSchemas: typeof Registry.functionSchemas;
-// (a getter, so the schemas load only when someone reads them: `export ... from "./registry"` would load them with the package)
-Object.defineProperty(exports, "functionSchemas", { enumerable: true, get: () => registry.functionSchemas });
+// A getter, so the schemas load only when someone reads them (`export ... from "./registry"` would load them with the
+// package), written in the form Node's CommonJS export detection reads, so ESM's `import { functionSchemas }` works.
+Object.defineProperty(exports, "functionSchemas", { enumerable: true, get: function () { return registry.functionSchemas; } });
 
 /** Where a function finds the API; each field overrides stack config and the environment. */
 export interface FunctionOptions {
