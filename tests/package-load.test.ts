@@ -27,6 +27,14 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** Runs the project's `file` in a fresh Node process; returns the JSON it writes. */
+async function runInProject(file: string, source: string): Promise<unknown> {
+  fs.writeFileSync(path.join(dir, file), source);
+  // (not execFileSync: the simulator answering the functions runs in this process)
+  const { stdout } = await promisify(execFile)(process.execPath, [file], { cwd: dir, encoding: "utf8" });
+  return JSON.parse(stdout);
+}
+
 /** Runs `body` (CommonJS, `vmhost` and `loaded()` in scope) in a fresh Node process in the project; returns its JSON. */
 async function inFreshProcess(body: string): Promise<Record<string, unknown>> {
   const program = [
@@ -34,10 +42,7 @@ async function inFreshProcess(body: string): Promise<Record<string, unknown>> {
     'const vmhost = require("pulumi-vmhost");',
     `(async () => { ${body} })().then((r) => process.stdout.write(JSON.stringify(r)), (e) => { console.error(e); process.exit(1); });`,
   ].join("\n");
-  fs.writeFileSync(path.join(dir, "probe.js"), program);
-  // (not execFileSync: the simulator answering the function runs in this process)
-  const { stdout } = await promisify(execFile)(process.execPath, ["probe.js"], { cwd: dir, encoding: "utf8" });
-  return JSON.parse(stdout) as Record<string, unknown>;
+  return (await runInProject("probe.js", program)) as Record<string, unknown>;
 }
 
 it("importing the package loads neither the API client nor zod; the resource classes are there", async () => {
@@ -61,11 +66,10 @@ it("a function called after the import loads what it needs and answers; function
 });
 
 it("an ES module imports the functions, functionSchemas and the classes by name (Node reads the lazy export)", async () => {
-  fs.writeFileSync(
-    path.join(dir, "probe.mjs"),
+  const result = await runInProject(
+    "probe.mjs",
     'import { functionSchemas, getInstance, Instance } from "pulumi-vmhost";\n' +
       "process.stdout.write(JSON.stringify([typeof getInstance, typeof Instance, Object.keys(functionSchemas).length > 0]));\n",
   );
-  const { stdout } = await promisify(execFile)(process.execPath, ["probe.mjs"], { cwd: dir, encoding: "utf8" });
-  expect(JSON.parse(stdout)).toEqual(["function", "function", true]);
+  expect(result).toEqual(["function", "function", true]);
 });

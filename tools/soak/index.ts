@@ -41,24 +41,21 @@ async function main(): Promise<void> {
     host: { type: "string" },
     "skip-host": { type: "string" },
   });
-  const faultClasses = values.faults === undefined ? undefined : values.faults.split(",").filter(Boolean).map((f) => {
-    if (!(FAULT_CLASSES as readonly string[]).includes(f)) exitWithUsage("soak", USAGE, `unknown fault class ${f} (one of ${FAULT_CLASSES.join(", ")})`);
-    return f as FaultClass;
-  });
-  const skip = (values.skip ?? "").split(",").filter(Boolean).map((f) => {
-    if (!(SOAK_FEATURES as readonly string[]).includes(f)) exitWithUsage("soak", USAGE, `unknown feature ${f} (one of ${SOAK_FEATURES.join(", ")})`);
-    return f as SoakFeature;
-  });
+  /** The comma-separated `value` as members of `valid`; any other word stops the soak naming it. */
+  const listOf = <T extends string>(value: string | undefined, valid: readonly T[], what: string): T[] =>
+    (value ?? "").split(",").filter(Boolean).map((v) => {
+      if (!(valid as readonly string[]).includes(v)) exitWithUsage("soak", USAGE, `unknown ${what} ${v} (one of ${valid.join(", ")})`);
+      return v as T;
+    });
+  const faultClasses = values.faults === undefined ? undefined : listOf<FaultClass>(values.faults, FAULT_CLASSES, "fault class");
+  const skip = listOf<SoakFeature>(values.skip, SOAK_FEATURES, "feature");
   let host: HostVariant[] | undefined;
   try {
     host = values.host === undefined ? undefined : parseHostFlag(values.host);
   } catch (error) {
     exitWithUsage("soak", USAGE, `--host: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const skipHost = (values["skip-host"] ?? "").split(",").filter(Boolean).map((v) => {
-    if (!(HOST_VARIANTS as readonly string[]).includes(v)) exitWithUsage("soak", USAGE, `unknown host variant ${v} (one of ${HOST_VARIANTS.join(", ")})`);
-    return v as HostVariant;
-  });
+  const skipHost = listOf<HostVariant>(values["skip-host"], HOST_VARIANTS, "host variant");
   const count = (name: "lifecycles" | "first" | "lanes", min: number): number => {
     const n = Number(values[name]);
     return Number.isInteger(n) && n >= min ? n : exitWithUsage("soak", USAGE, `--${name}: "${values[name]}" is not a whole number of at least ${min}`);
