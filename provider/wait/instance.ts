@@ -34,6 +34,16 @@ export interface InstanceWaitOptions {
   failOnErrorStatus?: boolean;
 }
 
+/**
+ * Options of a wait whose outcome the list row can show on its own (an address taken off: the row's `ip_address`).
+ * A settled row for which `settledByRow` holds ends the wait without a detail read, so the wait resolves to that row
+ * (or to the detail, where the list did not show the VM or the row could not tell). In a fleet's destroy, 50
+ * addresses taken off cost one shared list tick instead of 50 detail reads at the host's 10 requests/s.
+ */
+export interface RowSettledWaitOptions extends InstanceWaitOptions {
+  settledByRow: (row: InstanceListItem) => boolean;
+}
+
 function expectedFor(client: VmHostClient, opts: { expectedMs?: number; kind?: string }): number | undefined {
   return opts.expectedMs ?? (opts.kind ? expectedDuration(client, opts.kind) : undefined);
 }
@@ -125,7 +135,14 @@ async function seenFrom(client: VmHostClient, uuid: string, row: InstanceListIte
  * holds. A failure status (`Error`) ends the wait at once with WaitFailedError; so does the instance
  * disappearing. The deadline error names the last status seen.
  */
-export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: InstanceWaitOptions): Promise<InstanceDetail> {
+export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: RowSettledWaitOptions): Promise<IdleStatus>;
+export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: InstanceWaitOptions): Promise<InstanceDetail>;
+export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: InstanceWaitOptions & Partial<RowSettledWaitOptions>): Promise<IdleStatus> {
+  return settle(client, uuid, opts);
+}
+
+/** waitForInstanceSettled, for either kind of options. */
+async function settle(client: VmHostClient, uuid: string, opts: InstanceWaitOptions & Partial<RowSettledWaitOptions>): Promise<IdleStatus> {
   const clock = opts.clock ?? systemClock;
   const started = clock.now();
   const gone = { failed: true, message: `instance ${uuid} no longer exists` } as const;
@@ -136,7 +153,8 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
   // not; then the shared list watches it like any other wait. (A chain of such operations, e.g. a fleet's
   // addresses each after its VM, would otherwise wait a tick per link.)
   const intervalMs = statusPollerFor(client).intervalMs;
-  let detailFirst = expectedMs !== undefined && expectedMs < 2 * intervalMs;
+  // (not where the row can show the outcome: one shared tick then answers every such wait, no detail read at all)
+  let detailFirst = expectedMs !== undefined && expectedMs < 2 * intervalMs && opts.settledByRow === undefined;
   // A longer operation of a known kind: its detail is read at the usual end, shortly after it (the "end read"),
   // not at the next list tick after it. The settled detail is read once either way (the outputs come from it), so
   // this costs no request when the usual end holds, and one when the operation runs longer (the list then watches
@@ -155,7 +173,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
   let operationSeen = false;
   let idleNotAsAskedSince: number | undefined;
   let lastStatus: string | undefined;
-  const detail = await pollUntil<InstanceDetail>({
+  const settled = await pollUntil<IdleStatus>({
     what: opts.what,
     deadline: opts.deadline,
     // Read before every sleep: a wait that started knowing nothing adopts a duration learned meanwhile (below).
@@ -196,13 +214,13 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
     },
   });
   learnFromWait(client, opts.kind, { started, expectedMs, runningSeenAt, endedAt: clock.now(), intervalMs });
-  return detail;
+  return settled;
 
   /**
    * `readDetail`: the detail straight away (a first look, or the end read). `watchOnly` (never with readDetail): the
    * end read is still ahead, the list only watches for an early end (status-poller.ts watch).
    */
-  async function settledVerdict(readDetail: boolean, watchOnly: boolean): Promise<PollVerdict<InstanceDetail> | typeof TICK_SKIPPED> {
+  async function settledVerdict(readDetail: boolean, watchOnly: boolean): Promise<PollVerdict<IdleStatus> | typeof TICK_SKIPPED> {
     let seen: Seen;
     if (watchOnly) {
       const row = await statusPollerFor(client).watch(uuid, { now: opts.clock !== undefined });
@@ -220,6 +238,7 @@ export async function waitForInstanceSettled(client: VmHostClient, uuid: string,
       idleNotAsAskedSince = undefined;
       return { done: false, status: `${status.status} (operation running)` };
     }
+    if (seen.row && opts.settledByRow?.(seen.row)) return { done: true, value: seen.row };
     // The list says no operation runs: the detail has what `until` checks (sizes, tier, addresses, network).
     const d = seen.detail ?? (await client.instances.find(uuid));
     if (!d) return gone;
@@ -466,14 +485,27 @@ export async function sendWhenNotBusy<T>(
  *    a "busy" answer (the API saw an operation we could not) waits and sends again;
  * 4. waits until the instance is settled in the state the operation leads to (`until`); a failure status
  *    ends that wait at once unless the VM was already in it before the request,
- * all within one deadline, and returns the API's answer and the fresh instance detail.
+ * all within one deadline, and returns the API's answer and the fresh instance detail (with `settledByRow`: the
+ * settled list row where it showed the outcome).
  */
+export async function runInstanceOperation<T>(
+  client: VmHostClient,
+  uuid: string,
+  opts: RowSettledWaitOptions,
+  send: (idle: IdleStatus) => Promise<T>,
+): Promise<{ result: T; detail: IdleStatus }>;
 export async function runInstanceOperation<T>(
   client: VmHostClient,
   uuid: string,
   opts: InstanceWaitOptions,
   send: (idle: IdleStatus) => Promise<T>,
-): Promise<{ result: T; detail: InstanceDetail }> {
+): Promise<{ result: T; detail: InstanceDetail }>;
+export async function runInstanceOperation<T>(
+  client: VmHostClient,
+  uuid: string,
+  opts: InstanceWaitOptions & Partial<RowSettledWaitOptions>,
+  send: (idle: IdleStatus) => Promise<T>,
+): Promise<{ result: T; detail: IdleStatus }> {
   return instanceLock.run(
     uuid,
     async () => {
@@ -490,7 +522,7 @@ export async function runInstanceOperation<T>(
         },
         opts.clock,
       );
-      const detail = await waitForInstanceSettled(client, uuid, { ...opts, failOnErrorStatus: opts.failOnErrorStatus ?? !wasInError });
+      const detail = await settle(client, uuid, { ...opts, failOnErrorStatus: opts.failOnErrorStatus ?? !wasInError });
       return { result, detail };
     },
     { deadline: opts.deadline, what: opts.what },

@@ -10,7 +10,7 @@
  * is its id, so a swapped or re-added address belongs to whoever made it.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AmbiguousRequestError, NotFoundError, ValidationError, type InstanceDetail, type VmHostClient } from "../../api";
+import { AmbiguousRequestError, NotFoundError, ValidationError, type InstanceDetail, type InstanceListItem, type VmHostClient } from "../../api";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { runInstanceOperation, WaitFailedError } from "../../wait/instance";
 import { Deadline } from "../../wait/poll";
@@ -546,21 +546,36 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
   const holdsIt = (d: InstanceDetail) => currentAddress(d)?.id === id;
   let left = false;
   let notHeld = false;
-  // No read before the lock: the fresh read under it decides (instance gone, or it no longer holds THIS address,
+  let sent = false;
+  // The list row names the VM's address by its IP alone (no uuid). The IP this resource recorded, on its own VM, is
+  // its address: the row alone says it is still held (the Instance's delete reads it so too). After the removal, a
+  // row without that IP says it is off, on a host seen filling the field (a row's null means nothing on a host whose
+  // rows never show addresses: real-api-facts.md). A fleet's destroy then spends no detail read of its own per
+  // address (make bench, 50 Instances + PublicIp each: 150 detail reads, at the host's 10 requests/s, became 50).
+  const recordedIp = props.ipAddress ? props.ipAddress : undefined;
+  const rowShowsIt = (row: InstanceListItem) => recordedIp !== undefined && row.ip_address === recordedIp;
+  // No read before the lock: the fresh view under it decides (instance gone, or it no longer holds THIS address,
   // removed or swapped for another one that is not ours: nothing to do), and a gone instance ends the idle wait.
   try {
     await runInstanceOperation(
       client,
       instanceId,
-      { what: `address ${id} to be removed from instance ${instanceId}`, deadline, until: (d) => left || !holdsIt(d) },
-      async () => {
-        const fresh = await client.instances.find(instanceId);
+      {
+        what: `address ${id} to be removed from instance ${instanceId}`,
+        deadline,
+        until: (d) => left || !holdsIt(d),
+        settledByRow: (row) => !sent || (recordedIp !== undefined && client.instances.rowsShowAddresses() && !rowShowsIt(row)),
+      },
+      async (idle) => {
+        const fresh = "public_ip" in idle ? idle : rowShowsIt(idle) ? undefined : await client.instances.find(instanceId);
         // (the VM gone: an address taken off it earlier, recorded at refresh, stays reserved: said too; review)
-        notHeld = fresh ? !holdsIt(fresh) : props.detached === true;
-        if (!fresh || !holdsIt(fresh)) return;
+        const held = fresh ? holdsIt(fresh) : !("public_ip" in idle) && rowShowsIt(idle);
+        notHeld = held ? false : fresh ? true : props.detached === true;
+        if (!held) return;
         left = leftWithReplacedVm(id, props) || leftForTheInstance(client, id, props);
         if (left) return;
         // The API removes the address when `public_network` is blank.
+        sent = true;
         await client.network.changePublicIp(instanceId, { publicNetwork: null });
         // Said, not hidden (audit: a destroy printed only "deleted" and the address billed on): one the API made for
         // this resource is now reserved in no state. The user's own (publicNetworkId) goes back to them as it was.
