@@ -567,10 +567,11 @@ async function remove(id: string, props: PublicIpOutputs): Promise<void> {
         settledByRow: (row) => !sent || (recordedIp !== undefined && client.instances.rowsShowAddresses() && !rowShowsIt(row)),
       },
       async (idle) => {
-        const fresh = "public_ip" in idle ? idle : rowShowsIt(idle) ? undefined : await client.instances.find(instanceId);
+        const shownHeld = !("public_ip" in idle) && rowShowsIt(idle);
+        const fresh = "public_ip" in idle ? idle : shownHeld ? undefined : await client.instances.find(instanceId);
+        const held = shownHeld || (fresh !== undefined && holdsIt(fresh));
         // (the VM gone: an address taken off it earlier, recorded at refresh, stays reserved: said too; review)
-        const held = fresh ? holdsIt(fresh) : !("public_ip" in idle) && rowShowsIt(idle);
-        notHeld = held ? false : fresh ? true : props.detached === true;
+        notHeld = !held && (fresh !== undefined || props.detached === true);
         if (!held) return;
         left = leftWithReplacedVm(id, props) || leftForTheInstance(client, id, props);
         if (left) return;
