@@ -122,6 +122,23 @@ it("PublicIp: a create killed after the add; the next up's create takes the addr
   expect((await addresses()).filter((a) => a.instanceUuid === made.id)).toHaveLength(1);
 }, 60_000);
 
+it("PublicIp on a host whose detail names no IP beside the address's uuid: a create killed once the add answered; the next create takes the address", async () => {
+  // (soak stop22c-71: refused as someone else's, adopted as advised, and left reserved in no state by destroy)
+  const made = await create("Instance", { ...vm, hostname: "killed-pip-no-ip" });
+  sim.setFaults({ rateLimitPerSecond: 1, wire: { nullFields: ["ip_address"] } });
+  try {
+    // killed once the add's answer was handled (its note names the address), while its reverse DNS is still to be set
+    await killedAfter("addPublicIp", () => create("PublicIp", { instanceId: made.id, rdns: "killed.example.com" }), true);
+    sim.setFaults({ rateLimitPerSecond: null });
+    const ours = (await addresses()).find((a) => a.instanceUuid === made.id)!;
+    expect(ours).toBeDefined();
+    const again = await create("PublicIp", { instanceId: made.id, rdns: "killed.example.com" });
+    expect(again.id).toBe(ours.uuid);
+  } finally {
+    sim.setFaults({ rateLimitPerSecond: null, wire: { nullFields: [] } });
+  }
+}, 60_000);
+
 it("an address put on the VM in the panel, with no add of the provider's pending, is still never taken as the resource's", async () => {
   const program = { ...vm, hostname: "panel-address" };
   const made = await create("Instance", program);

@@ -98,7 +98,7 @@ describe("a hand-over note (a removed PublicIp left its address to the Instance)
 });
 
 describe("what a note names", () => {
-  const held = (ip_id: string, ip_address: string) => ({ ip_id, ip_address });
+  const held = (ip_id: string, ip_address: string | null) => ({ ip_id, ip_address });
 
   it("an add's note names the address its answer gave once it came; before, any address the VM holds", () => {
     const journal = new AskedAddresses(dir);
@@ -110,6 +110,12 @@ describe("what a note names", () => {
     expect(noteNames(fresh, held("u-2", "103.0.0.2"))).toBe(true);
     expect(noteNames(fresh, held("u-1", "103.0.0.1"))).toBe(false); // yours, put on in the panel: never taken
     expect(noteNames(fresh, null)).toBe(false);
+  });
+
+  it("a detail that names no IP beside the uuid (a host's empty column): an answered note counts for the address held", () => {
+    expect(noteNames({ ipAddress: "103.0.0.2" }, held("u-2", null))).toBe(true);
+    expect(noteNames({ ipAddress: "103.0.0.2" }, held("u-2", ""))).toBe(true);
+    expect(noteNames({ ipAddress: "103.0.0.2" }, { ip_id: null, ip_address: null })).toBe(false);
   });
 
   it("a hand-over is kept apart from an add (neither overwrites the other) and wins; forget drops both", () => {

@@ -13,8 +13,8 @@
  * has handed the engine what it saw, tells the next run on this machine that the address the VM holds is the one its
  * own request asked for. Once the add answered, the note names the address it gave (`ip_address`: the answer has no
  * uuid), and counts for that address only: the user's address put on the VM in the panel after the kill is never
- * taken for it (audit). Killed before the answer came, the note counts for the address the VM holds: a panel swap in
- * that moment's wake is the one case it cannot tell. Notes live in the provider's directory (`VMHOST_CACHE_DIR`, as for learned durations:
+ * taken for it (audit). Killed before the answer came, or on a host whose detail names no IP beside the address's uuid,
+ * the note counts for the address the VM holds: a panel swap in that moment's wake is the one case it cannot tell. Notes live in the provider's directory (`VMHOST_CACHE_DIR`, as for learned durations:
  * wait/durations.ts), one small file per VM and asker, so concurrent provider processes never overwrite each other's.
  * It is best effort by nature: a run on another machine (a fresh CI runner), a cleared cache or `VMHOST_CACHE_DIR=off`
  * (notes then live in memory, for this process only) leaves the earlier rule (not ours, kept reserved, said in the log).
@@ -47,11 +47,17 @@ export interface AddressNote {
   address?: string;
 }
 
-/** True when the address a VM holds (`held`: the detail's `public_ip`, null for none) is the one `note` speaks of. */
+/**
+ * True when the address a VM holds (`held`: the detail's `public_ip`, null for none) is the one `note` speaks of. A
+ * detail that names no IP beside the address's uuid (a host's empty column: real-api-facts.md) gives the answered IP
+ * nothing to be compared with: the note then counts for the address the VM holds, as before the answer came (soak
+ * stop22c-71: such a host's re-run after an add killed once answered refused the address its own request made, the
+ * user adopted it as advised, and destroy left it reserved in the account, billing, in no state).
+ */
 export function noteNames(note: AddressNote, held: { ip_id: string | null; ip_address: string | null } | null): boolean {
   if (!held?.ip_id) return false;
   if (note.address !== undefined) return note.address === held.ip_id.toLowerCase();
-  return note.ipAddress === undefined || note.ipAddress === held.ip_address;
+  return note.ipAddress === undefined || !held.ip_address || note.ipAddress === held.ip_address;
 }
 
 /** Instance uuids as the API gives them: the only names a note's file may have. */
