@@ -135,13 +135,12 @@ async function seenFrom(client: VmHostClient, uuid: string, row: InstanceListIte
  * holds. A failure status (`Error`) ends the wait at once with WaitFailedError; so does the instance
  * disappearing. The deadline error names the last status seen.
  */
-export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: RowSettledWaitOptions): Promise<IdleStatus>;
-export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: InstanceWaitOptions): Promise<InstanceDetail>;
-export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: InstanceWaitOptions & Partial<RowSettledWaitOptions>): Promise<IdleStatus> {
-  return settle(client, uuid, opts);
+export async function waitForInstanceSettled(client: VmHostClient, uuid: string, opts: InstanceWaitOptions): Promise<InstanceDetail> {
+  // (without settledByRow the wait ends only on a detail)
+  return (await settle(client, uuid, { ...opts, settledByRow: undefined })) as InstanceDetail;
 }
 
-/** waitForInstanceSettled, for either kind of options. */
+/** waitForInstanceSettled, or with `settledByRow` (runInstanceOperation) the settled row where it showed the outcome. */
 async function settle(client: VmHostClient, uuid: string, opts: InstanceWaitOptions & Partial<RowSettledWaitOptions>): Promise<IdleStatus> {
   const clock = opts.clock ?? systemClock;
   const started = clock.now();
