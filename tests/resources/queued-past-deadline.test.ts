@@ -68,5 +68,7 @@ it("creates queued past their deadline are never sent (no VM, said so); the firs
     }
   }
   // the resources that started first got the queue first, and finished
-  expect(results[0]!.status).toBe("fulfilled");
+  // (the reason is printed with a failure: the first create was rejected twice in full CI runs on 28 November, cause unseen)
+  const first = results[0]!;
+  expect({ status: first.status, reason: first.status === "rejected" ? String(first.reason) : undefined }).toEqual({ status: "fulfilled", reason: undefined });
 }, 120_000);
