@@ -23,7 +23,7 @@ import {
   redact,
   type FieldErrors,
 } from "./errors";
-import { currentQueueDeadline, currentRequestDeadline } from "./deadline";
+import { currentOperationUnderway, currentQueuePlace, currentRequestDeadline, noteWriteSent } from "./deadline";
 import { formatLogLine, type RequestLogEntry, type RequestLogger } from "./log";
 import { QueuedPastDeadlineError, type RateLimiter } from "./limiter";
 import { responseSchemas, type OperationData } from "./operations";
@@ -125,12 +125,15 @@ export function rateLimitStep(
 ): Step {
   return async (attempt) => {
     const { request } = attempt;
-    // The resource's deadline (or a shared read's, deadline.ts withQueueDeadline) orders the queue when near; a first
-    // attempt of a write fails unsent when its deadline passes while queued (limiter.ts: a read may decide whether an
-    // ambiguous write took effect, and a retry's earlier attempt may have reached the host, so those are sent as before).
+    // An operation underway (it sent a write) goes ahead of those that changed nothing yet; the resource's deadline (or
+    // a shared read's, deadline.ts withQueuePlace) orders the queue when near; a first attempt of a write fails unsent
+    // when its deadline passes while queued (limiter.ts: a read may decide whether an ambiguous write took effect, and a
+    // retry's earlier attempt may have reached the host, so those are sent as before).
     const deadlineAt = currentRequestDeadline();
+    const shared = currentQueuePlace();
     const deadline = {
-      orderAt: currentQueueDeadline() ?? deadlineAt,
+      orderAt: shared ? shared.orderAt : deadlineAt,
+      underway: shared ? shared.underway : currentOperationUnderway(),
       expiresAt: request.method !== "GET" && attempt.retry === 0 ? deadlineAt : undefined,
     };
     let ticket: number;
@@ -144,6 +147,8 @@ export function rateLimitStep(
     try {
       await beforeSend?.(attempt.request);
       attempt.sentAtMs = now();
+      // (sent, so it may change something whatever the answer: the operation is underway from here on)
+      if (request.method !== "GET") noteWriteSent();
       attempt.request.onSend?.();
       response = await next(attempt);
       return response;

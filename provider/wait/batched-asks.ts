@@ -17,13 +17,15 @@
  * - A failed read fails the asks of its batch only; the next ask gets a new read.
  */
 import { systemClock, type Clock } from "../clock";
-import { currentRequestDeadline, outsideRequestDeadline, withQueueDeadline } from "../api/deadline";
+import { currentOperationUnderway, currentRequestDeadline, outsideRequestDeadline, withQueuePlace } from "../api/deadline";
 
 interface Asker<Q, A> {
   question: Q;
   now: boolean;
   /** The deadline of the resource operation that asked (api/deadline.ts), if any. */
   dueAt: number | undefined;
+  /** Whether that operation has sent a write (api/deadline.ts currentOperationUnderway). */
+  underway: boolean;
   resolve(answer: A): void;
   reject(error: unknown): void;
 }
@@ -59,7 +61,7 @@ export class BatchedAsks<Q, A> {
   /** The answer to `question` from the next read that starts after this call. */
   ask(question: Q, options: { now?: boolean } = {}): Promise<A> {
     return new Promise<A>((resolve, reject) => {
-      this.pending.push({ question, now: options.now === true, dueAt: currentRequestDeadline(), resolve, reject });
+      this.pending.push({ question, now: options.now === true, dueAt: currentRequestDeadline(), underway: currentOperationUnderway(), resolve, reject });
       this.schedule();
     });
   }
@@ -94,12 +96,15 @@ export class BatchedAsks<Q, A> {
     };
     const batch: Batch<Q> = { close: () => close().map((a) => a.question), peek: () => (askers ?? this.pending).map((a) => a.question) };
     if (!this.options.holdOpen) close();
-    // Not bounded by any asker's deadline, but placed in the rate limiter's queue by the nearest of them (limiter.ts):
-    // served after the requests of resources due later, a tick left the waits of tight timeouts to time out behind
-    // creates that joined after them (fleet audit).
-    const dueAt = Math.min(...this.pending.map((a) => a.dueAt ?? Infinity));
+    // Not bounded by any asker's deadline, but placed in the rate limiter's queue by the nearest of them, and with the
+    // operations underway when one of them is (limiter.ts): served after the requests of resources due later, a tick
+    // left the waits of tight timeouts to time out behind creates that joined after them (fleet audit). (The askers
+    // so far: a batch not held open is closed already.)
+    const asking = askers ?? this.pending;
+    const dueAt = Math.min(...asking.map((a) => a.dueAt ?? Infinity));
+    const place = { orderAt: Number.isFinite(dueAt) ? dueAt : undefined, underway: asking.some((a) => a.underway) };
     try {
-      const answer = await withQueueDeadline(Number.isFinite(dueAt) ? dueAt : undefined, () => this.readFor(batch));
+      const answer = await withQueuePlace(place, () => this.readFor(batch));
       for (const a of close()) a.resolve(answer(a.question));
     } catch (error) {
       for (const a of close()) a.reject(error);

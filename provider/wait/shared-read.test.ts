@@ -1,4 +1,5 @@
 import type { Clock } from "../clock";
+import { currentQueuePlace, noteWriteSent, withRequestDeadline, type QueuePlace } from "../api/deadline";
 import { SharedRead } from "./shared-read";
 import { createGate } from "../../tests/support/gate";
 
@@ -71,5 +72,23 @@ describe("shared list read (disk and snapshot waits)", () => {
     await shared.read();
     await shared.read({ now: true });
     expect(list.starts).toEqual([0, 0]);
+  });
+});
+
+describe("a shared list read's place in the rate limiter's queue", () => {
+  it("carries the nearest deadline of its waiters, and goes with the operations underway when one of them is", async () => {
+    const places: (QueuePlace | undefined)[] = [];
+    const clock: Clock = { now: () => 0, sleep: async () => undefined };
+    const shared = new SharedRead(async () => void places.push(currentQueuePlace()), 1000, clock);
+    await Promise.all([
+      withRequestDeadline(90_000, () => shared.read()),
+      withRequestDeadline(8_000, async () => {
+        noteWriteSent(); // this disk's attach was sent
+        return shared.read();
+      }),
+    ]);
+    // (before, a read not held open took its place from the askers left once its batch was closed, none: disk and
+    // snapshot reads queued as if no resource waited for them)
+    expect(places).toEqual([{ orderAt: 8_000, underway: true }]);
   });
 });

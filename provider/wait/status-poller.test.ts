@@ -1,6 +1,6 @@
 import type { InstanceList, InstanceListItem } from "../api";
 import type { VmHostClient } from "../api";
-import { currentQueueDeadline, currentRequestDeadline, withRequestDeadline } from "../api/deadline";
+import { currentQueuePlace, currentRequestDeadline, noteWriteSent, withRequestDeadline, type QueuePlace } from "../api/deadline";
 import { InstanceStatusPoller, pollIntervalMs, statusPollerFor, TICK_SKIPPED } from "./status-poller";
 
 const row = (uuid: string, status = "Running", operation_flag = 0) =>
@@ -242,10 +242,10 @@ describe("a shared tick's place in the rate limiter's queue", () => {
   it("carries the nearest deadline of the waits it answers (their resources' timeouts), without being bounded by it", async () => {
     const rows = [row("vm-1", "creating", 1), row("vm-2", "creating", 1), row("vm-3", "creating", 1)];
     const list = fakeList(rows);
-    const placedBy: (number | undefined)[] = [];
+    const placedBy: (QueuePlace | undefined)[] = [];
     const bounded: (number | undefined)[] = [];
     const listPage = (page: number, onSend?: () => void) => {
-      placedBy.push(currentQueueDeadline());
+      placedBy.push(currentQueuePlace());
       bounded.push(currentRequestDeadline());
       return list.listPage(page, onSend);
     };
@@ -255,10 +255,19 @@ describe("a shared tick's place in the rate limiter's queue", () => {
       withRequestDeadline(8_000, () => poller.status("vm-2")),
       poller.status("vm-3"), // a wait outside any resource operation (a read)
     ]);
-    expect(placedBy).toEqual([8_000]);
+    expect(placedBy).toEqual([{ orderAt: 8_000, underway: false }]);
     expect(bounded).toEqual([undefined]);
     // asked by no resource operation: placed by arrival alone
     await poller.status("vm-3");
-    expect(placedBy).toEqual([8_000, undefined]);
+    expect(placedBy.at(-1)).toEqual({ orderAt: undefined, underway: false });
+    // asked by one operation that has sent its write (its VM exists): the tick goes with the operations underway
+    await Promise.all([
+      withRequestDeadline(90_000, async () => {
+        noteWriteSent();
+        return poller.status("vm-1");
+      }),
+      poller.status("vm-3"),
+    ]);
+    expect(placedBy.at(-1)).toEqual({ orderAt: 90_000, underway: true });
   });
 });

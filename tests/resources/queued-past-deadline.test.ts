@@ -4,8 +4,11 @@
  * went out, late ones after their resource had given up (24 creates with `timeouts.create` 8 s at 2 requests/s:
  * 24 VMs made, all 24 creates failed with "raise timeouts.create if the host is slow"). Now a create still queued at
  * its deadline is never sent and says so (no VM), and the queue serves the nearest deadlines first, so the resources
- * that started first finish; a wait that runs out meanwhile says the rate limit paced the requests. Invariants checked against the simulator: a create reported never sent made no VM;
- * every VM the simulator holds is a create that succeeded or one whose error names it (recorded in the state).
+ * that started first finish; a wait that runs out meanwhile says the rate limit paced the requests. And the requests of
+ * creates already sent (their settle and outputs reads) go ahead of creates not sent yet: before, with deadlines equal to
+ * the millisecond, those reads queued behind later creates, and most VMs made failed "did not become ready" although
+ * they were (15 of 18 made, 3 finished). Invariants checked against the simulator: a create reported never sent made
+ * no VM; every VM the simulator holds is a create that succeeded or one whose error names it (recorded in the state).
  */
 import "./instance-env";
 import { providers } from "../../provider";
@@ -71,4 +74,10 @@ it("creates queued past their deadline are never sent (no VM, said so); the firs
   // (the reason is printed with a failure: the first create was rejected twice in full CI runs on 28 November, cause unseen)
   const first = results[0]!;
   expect({ status: first.status, reason: first.status === "rejected" ? String(first.reason) : undefined }).toEqual({ status: "fulfilled", reason: undefined });
+  // a create that was sent is seen through: only those sent in the last second or so before their deadline can still
+  // fail with their VM made (at 2 requests a second, two creates can be under way at once)
+  const finished = results.filter((r) => r.status === "fulfilled").length;
+  const madeButFailed = vms.length - finished;
+  expect(madeButFailed).toBeLessThanOrEqual(3);
+  expect(finished).toBeGreaterThan(madeButFailed);
 }, 120_000);

@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { withRequestDeadline } from "../deadline";
+import { currentOperationUnderway, withRequestDeadline } from "../deadline";
 import { RateLimitedError } from "../errors";
 import { limiterFor, limiterKeys, limiterStats, PROBE_INTERVAL_MS, QueuedPastDeadlineError, RateLimiter } from "../limiter";
 import type { Clock } from "../retry";
@@ -558,6 +558,26 @@ describe("rate limiter: the queue and the resources' deadlines (timeouts)", () =
     );
   });
 
+  it("requests of operations underway (they sent a write) go ahead of those of operations that changed nothing yet", async () => {
+    const { limiter, advance, start } = await spentLimiter();
+    // three creates not sent yet, then the settle read of a create already sent (same deadline to the millisecond, as
+    // a fleet's), then a status tick serving it and one more of its reads: before, the reads waited behind the creates
+    // and the VM's create failed "did not become ready" with the VM made
+    const due = start + 12_000;
+    const all = [
+      limiter.acquire(undefined, { orderAt: due, expiresAt: due }).then(take("create-2")),
+      limiter.acquire(undefined, { orderAt: due, expiresAt: due }).then(take("create-3")),
+      limiter.acquire(undefined, { orderAt: due + 1, expiresAt: due + 1 }).then(take("create-4")),
+      limiter.acquire(undefined, { orderAt: due + 1, underway: true }).then(take("read-1")),
+      limiter.acquire(undefined, { orderAt: due, underway: true }).then(take("tick")),
+      limiter.acquire(undefined, { underway: true }).then(take("no-deadline-underway")),
+    ];
+    await grantOneByOne(6, limiter, advance);
+    await Promise.all(all);
+    // underway first (by deadline, then arrival), then the rest as before
+    expect(order).toEqual(["tick", "read-1", "no-deadline-underway", "create-2", "create-3", "create-4"]);
+  });
+
   it("a write that joins after its deadline passed (the clean-up of a failed operation) is sent, as before", async () => {
     const { limiter, advance, start, now } = await spentLimiter();
     await advance(200);
@@ -566,6 +586,30 @@ describe("rate limiter: the queue and the resources' deadlines (timeouts)", () =
     await late;
     expect(order).toEqual(["clean-up"]);
     expect(now() - start).toBe(PROBE_INTERVAL_MS);
+  });
+});
+
+describe("client: an operation is underway once one of its writes was sent", () => {
+  const createInput = { locationId: 1, tierId: 2, templateId: 3, hostname: "web-1", cpu: 1, memory: 1, storage: 10, username: "deploy", password: "Choose-A-Passw0rd", usePublicIp: false };
+
+  it("a read does not make it underway; a write sent does, whatever its answer, for the whole operation only", async () => {
+    const { pool, client, clock } = mockClient({ maxRetries: 0 });
+    pool.intercept({ path: "/v1/instance/i-1/detail", method: "GET" }).reply(404, { message: "gone" });
+    pool.intercept({ path: "/v1/instance/create", method: "POST" }).reply(500, { message: "Server Error" });
+    const seen: boolean[] = [];
+    await withRequestDeadline(clock.now() + 60_000, async () => {
+      await client.instances.find("i-1");
+      seen.push(currentOperationUnderway());
+      // (a 500 after sending: the host may have made the VM all the same)
+      await client.instances.create(createInput).catch(() => undefined);
+      seen.push(currentOperationUnderway());
+      // a nested scope (a narrower deadline inside the operation) is the same operation
+      await withRequestDeadline(clock.now() + 1_000, async () => void seen.push(currentOperationUnderway()));
+    });
+    // another operation, and work outside any operation, are not
+    await withRequestDeadline(clock.now() + 60_000, async () => void seen.push(currentOperationUnderway()));
+    seen.push(currentOperationUnderway());
+    expect(seen).toEqual([false, true, true, false, false]);
   });
 });
 
@@ -580,5 +624,10 @@ describe("client: a write queued past its resource's deadline is never sent, and
     expect(error).toBeInstanceOf(QueuedPastDeadlineError);
     expect((error as Error).message).toMatch(/^POST \/instance\/create \(createInstance\) was never sent \(it changed nothing\): it waited 0\.4 s/);
     expect(calls()).toHaveLength(1); // only the first read
+    // never sent: the operation changed nothing, and is not taken as underway
+    expect(await withRequestDeadline(clock.now() + 400, async () => {
+      await client.instances.create({ locationId: 1, tierId: 2, templateId: 3, hostname: "web-1", cpu: 1, memory: 1, storage: 10, username: "deploy", password: "Choose-A-Passw0rd", usePublicIp: false }).catch(() => undefined);
+      return currentOperationUnderway();
+    })).toBe(false);
   });
 });
