@@ -130,11 +130,13 @@ export function rateLimitStep(
     // when its deadline passes while queued (limiter.ts: a read may decide whether an ambiguous write took effect, and a
     // retry's earlier attempt may have reached the host, so those are sent as before).
     const deadlineAt = currentRequestDeadline();
+    // (by the routes table's retry class, not the method: the console token is a POST that changes nothing)
+    const isWrite = request.retryClass !== "read";
     const shared = currentQueuePlace();
     const deadline = {
       orderAt: shared ? shared.orderAt : deadlineAt,
       underway: shared ? shared.underway : currentOperationUnderway(),
-      expiresAt: request.method !== "GET" && attempt.retry === 0 ? deadlineAt : undefined,
+      expiresAt: isWrite && attempt.retry === 0 ? deadlineAt : undefined,
     };
     let ticket: number;
     try {
@@ -148,7 +150,7 @@ export function rateLimitStep(
       await beforeSend?.(attempt.request);
       attempt.sentAtMs = now();
       // (sent, so it may change something whatever the answer: the operation is underway from here on)
-      if (request.method !== "GET") noteWriteSent();
+      if (isWrite) noteWriteSent();
       attempt.request.onSend?.();
       response = await next(attempt);
       return response;

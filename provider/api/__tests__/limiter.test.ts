@@ -595,10 +595,13 @@ describe("client: an operation is underway once one of its writes was sent", () 
   it("a read does not make it underway; a write sent does, whatever its answer, for the whole operation only", async () => {
     const { pool, client, clock } = mockClient({ maxRetries: 0 });
     pool.intercept({ path: "/v1/instance/i-1/detail", method: "GET" }).reply(404, { message: "gone" });
+    pool.intercept({ path: "/v1/instance/i-1/console-websocket", method: "POST" }).reply(200, { message: "ok", data: { token: "t" } });
     pool.intercept({ path: "/v1/instance/create", method: "POST" }).reply(500, { message: "Server Error" });
     const seen: boolean[] = [];
     await withRequestDeadline(clock.now() + 60_000, async () => {
       await client.instances.find("i-1");
+      // (a POST that only mints a console token is a read in the routes table)
+      await client.instances.console("i-1").catch(() => undefined);
       seen.push(currentOperationUnderway());
       // (a 500 after sending: the host may have made the VM all the same)
       await client.instances.create(createInput).catch(() => undefined);
