@@ -23,13 +23,15 @@
  *   which names the window's end. (Window lengths are not predicted from earlier windows: a length guessed from
  *   two 429s far apart once held a 50-VM fleet for 30 s at a time with nothing sent.)
  * - Requests of resource operations underway (they have sent a write: a VM may exist that must be seen settled and
- *   recorded, api/deadline.ts) go ahead of requests of operations that have changed nothing yet, and shared reads
- *   serving an operation underway (a status tick) go with them. Finishing what was started comes before starting
- *   more: a fleet on a host slower than its timeouts allow then gets some resources done and the rest never sent,
- *   instead of many VMs made whose creates failed "did not become ready" (their settle reads queued behind later
- *   creates of deadlines equal to the millisecond; fleet test, 15 of 18 VMs made). Such requests are few per
- *   operation (its settle and outputs reads, its next write) and shared ticks are one per poll interval, so the
- *   operations not yet underway wait at most until the ones underway are done. Within each group:
+ *   recorded, api/deadline.ts) go ahead of requests of operations that have changed nothing yet. Finishing what was
+ *   started comes before starting more: a fleet on a host slower than its timeouts allow then gets some resources
+ *   done and the rest never sent, instead of many VMs made whose creates failed "did not become ready" (their settle
+ *   reads queued behind later creates of deadlines equal to the millisecond; fleet test, 15 of 18 VMs made). Such
+ *   requests are few per operation (its settle and outputs reads, its next write), so the operations not yet
+ *   underway wait at most until those underway are done. A shared read (a status tick, wait/batched-asks.ts) goes
+ *   with them only when one it serves is underway with its deadline within the horizon: a tick recurs every poll
+ *   interval, and always first it would take most windows of a slow host from the resources not started yet.
+ *   Within each group:
  * - Requests are granted in arrival order, except that a request whose resource operation's deadline (its
  *   `timeouts`, api/deadline.ts) is nearer than {@link DEADLINE_HORIZON_MS} is served by that deadline: it goes
  *   ahead of requests that joined the queue later than a horizon before its deadline. Shared reads (the status

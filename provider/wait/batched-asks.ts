@@ -18,6 +18,7 @@
  */
 import { systemClock, type Clock } from "../clock";
 import { currentOperationUnderway, currentRequestDeadline, outsideRequestDeadline, withQueuePlace } from "../api/deadline";
+import { DEADLINE_HORIZON_MS } from "../api/limiter";
 
 interface Asker<Q, A> {
   question: Q;
@@ -97,12 +98,17 @@ export class BatchedAsks<Q, A> {
     const batch: Batch<Q> = { close: () => close().map((a) => a.question), peek: () => (askers ?? this.pending).map((a) => a.question) };
     if (!this.options.holdOpen) close();
     // Not bounded by any asker's deadline, but placed in the rate limiter's queue by the nearest of them, and with the
-    // operations underway when one of them is (limiter.ts): served after the requests of resources due later, a tick
-    // left the waits of tight timeouts to time out behind creates that joined after them (fleet audit). (The askers
-    // so far: a batch not held open is closed already.)
+    // operations underway when one of them is and its deadline is near (limiter.ts): served after the requests of
+    // resources due later, a tick left the waits of tight timeouts to time out behind creates that joined after them
+    // (fleet audit). Only when near: a read that recurs every interval, always put first, would take most of the
+    // windows of a slow host (60 requests a minute) from the resources not started yet, for as long as any operation
+    // runs; with the default timeouts it keeps its arrival order. (The askers so far: a batch not held open is closed
+    // already.)
     const asking = askers ?? this.pending;
     const dueAt = Math.min(...asking.map((a) => a.dueAt ?? Infinity));
-    const place = { orderAt: Number.isFinite(dueAt) ? dueAt : undefined, underway: asking.some((a) => a.underway) };
+    const nearUntil = this.clock.now() + DEADLINE_HORIZON_MS;
+    const underway = asking.some((a) => a.underway && a.dueAt !== undefined && a.dueAt <= nearUntil);
+    const place = { orderAt: Number.isFinite(dueAt) ? dueAt : undefined, underway };
     try {
       const answer = await withQueuePlace(place, () => this.readFor(batch));
       for (const a of close()) a.resolve(answer(a.question));

@@ -79,6 +79,7 @@ describe("a shared list read's place in the rate limiter's queue", () => {
   it("carries the nearest deadline of its waiters, and goes with the operations underway when one of them is", async () => {
     const places: (QueuePlace | undefined)[] = [];
     const clock: Clock = { now: () => 0, sleep: async () => undefined };
+    // (deadlines within the limiter's horizon of this clock's 0: a tight timeout, where the place matters)
     const shared = new SharedRead(async () => void places.push(currentQueuePlace()), 1000, clock);
     await Promise.all([
       withRequestDeadline(90_000, () => shared.read()),

@@ -74,10 +74,11 @@ it("creates queued past their deadline are never sent (no VM, said so); the firs
   // (the reason is printed with a failure: the first create was rejected twice in full CI runs on 28 November, cause unseen)
   const first = results[0]!;
   expect({ status: first.status, reason: first.status === "rejected" ? String(first.reason) : undefined }).toEqual({ status: "fulfilled", reason: undefined });
-  // a create that was sent is seen through: only those sent in the last second or so before their deadline can still
-  // fail with their VM made (at 2 requests a second, two creates can be under way at once)
+  // a create that was sent is seen through: only those sent in the last seconds before their deadline can still fail
+  // with their VM made (a create's end is read about 2 s after its answer at this limit, the duration the first one
+  // took to be seen; creates go out while no read of an earlier one is queued: 1 to 5 measured on a loaded machine, 15 before)
   const finished = results.filter((r) => r.status === "fulfilled").length;
   const madeButFailed = vms.length - finished;
-  expect(madeButFailed).toBeLessThanOrEqual(3);
+  expect(madeButFailed).toBeLessThanOrEqual(6);
   expect(finished).toBeGreaterThan(madeButFailed);
 }, 120_000);
