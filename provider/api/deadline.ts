@@ -1,9 +1,9 @@
 /**
  * The deadline of the resource operation a request belongs to, carried implicitly (AsyncLocalStorage) from the
  * provider's create/update/delete down to every API call it makes, with whether the operation has sent a write yet
- * (its requests then go ahead of those of operations that have changed nothing: limiter.ts). A 429 only says "not now": the client
- * waits as long as this deadline allows instead of failing after a fixed number of retries (a fleet of 50
- * VMs at 10 requests/s can be told "wait" many times in a row, and that must not fail a 30-minute create).
+ * (its requests then go ahead of those of operations that have changed nothing: limiter.ts). A 429 only says "not
+ * now": the client waits as long as this deadline allows instead of failing after a fixed number of retries (a fleet
+ * of 50 VMs at 10 requests/s can be told "wait" many times in a row, and that must not fail a 30-minute create).
  * Without a scope (reads, tools), the call's own `maxRetryTimeMs` bounds the wait.
  */
 import { AsyncLocalStorage } from "node:async_hooks";

@@ -215,8 +215,9 @@ export class RateLimiter implements RateLimitView {
 
   /**
    * Waits for permission to send one request, in arrival order (operations underway first, and nearest deadline first
-   * within the horizon: see the module comment). Resolves to a ticket to hand back to {@link observe} with the answer (or without one when none
-   * came); rejects with {@link QueuedPastDeadlineError} when `deadline.expiresAt` passes while it is queued.
+   * within the horizon: see the module comment). Resolves to a ticket to hand back to {@link observe} with the answer
+   * (or without one when none came); rejects with {@link QueuedPastDeadlineError} when `deadline.expiresAt` passes
+   * while it is queued.
    */
   acquire(signal?: AbortSignal, deadline?: QueueDeadline): Promise<number> {
     if (signal?.aborted) return Promise.reject(signal.reason);

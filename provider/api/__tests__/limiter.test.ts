@@ -589,8 +589,10 @@ describe("rate limiter: the queue and the resources' deadlines (timeouts)", () =
   });
 });
 
+/** A create's input for the client tests below. */
+const createInput = { locationId: 1, tierId: 2, templateId: 3, hostname: "web-1", cpu: 1, memory: 1, storage: 10, username: "deploy", password: "Choose-A-Passw0rd", usePublicIp: false };
+
 describe("client: an operation is underway once one of its writes was sent", () => {
-  const createInput = { locationId: 1, tierId: 2, templateId: 3, hostname: "web-1", cpu: 1, memory: 1, storage: 10, username: "deploy", password: "Choose-A-Passw0rd", usePublicIp: false };
 
   it("a read does not make it underway; a write sent does, whatever its answer, for the whole operation only", async () => {
     const { pool, client, clock } = mockClient({ maxRetries: 0 });
@@ -622,14 +624,14 @@ describe("client: a write queued past its resource's deadline is never sent, and
     pool.intercept({ path: "/v1/instance/i-1/detail", method: "GET" }).reply(404, { message: "gone" }, { headers: { "x-ratelimit-limit": "1", "x-ratelimit-remaining": "0" } });
     await client.instances.find("i-1"); // the window is spent: the next request waits for a probe a second later
     const error = await withRequestDeadline(clock.now() + 400, () =>
-      client.instances.create({ locationId: 1, tierId: 2, templateId: 3, hostname: "web-1", cpu: 1, memory: 1, storage: 10, username: "deploy", password: "Choose-A-Passw0rd", usePublicIp: false }),
+      client.instances.create(createInput),
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QueuedPastDeadlineError);
     expect((error as Error).message).toMatch(/^POST \/instance\/create \(createInstance\) was never sent \(it changed nothing\): it waited 0\.4 s/);
     expect(calls()).toHaveLength(1); // only the first read
     // never sent: the operation changed nothing, and is not taken as underway
     expect(await withRequestDeadline(clock.now() + 400, async () => {
-      await client.instances.create({ locationId: 1, tierId: 2, templateId: 3, hostname: "web-1", cpu: 1, memory: 1, storage: 10, username: "deploy", password: "Choose-A-Passw0rd", usePublicIp: false }).catch(() => undefined);
+      await client.instances.create(createInput).catch(() => undefined);
       return currentOperationUnderway();
     })).toBe(false);
   });
