@@ -106,6 +106,30 @@ describe("instance waits", () => {
     expect(detail.status).toBe("Error");
   });
 
+  it("a power change that ended before the first look, in a word the provider cannot read, is said after a grace, not at the deadline", async () => {
+    const uuid = await createVm("stop-unread-word");
+    clock.advanceSeconds(10);
+    // the stop ran and ended before the wait's first look (a short operation on a loaded machine), in a host's own word
+    await outOfBand(uuid, { status: "Nonaktif" });
+    const started = clock.now();
+    const stopped = (d: { status: string }) => d.status === "Stopped";
+    const err = await waitForInstanceSettled(client, uuid, {
+      what: `instance ${uuid} to be stopped`, deadline: deadline(1_800_000), until: stopped, untilIsStatusWord: true, clock: waitClock,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitFailedError);
+    expect((err as Error).message).toContain('the instance reports status "Nonaktif", a word this provider does not know as running, stopped or failed');
+    expect((err as Error).message).not.toContain("changed outside Pulumi");
+    // after the grace (120 s), not at the 30-minute deadline as before
+    expect(clock.now() - started).toBeGreaterThanOrEqual(120_000);
+    expect(clock.now() - started).toBeLessThan(180_000);
+    // a wait whose `until` is not a status word (a resize the host has not begun): the word says nothing of it, the
+    // deadline decides as before
+    const resize = await waitForInstanceSettled(client, uuid, {
+      what: `instance ${uuid} to finish resize`, deadline: deadline(300_000), until: (d) => d.cpu === 4, clock: waitClock,
+    }).catch((e: unknown) => e);
+    expect(resize).toBeInstanceOf(WaitTimeoutError);
+  });
+
   it("a VM that disappears during the wait ends it at once, naming the instance", async () => {
     const uuid = await createVm("vanishes-1");
     await outOfBand(uuid, { deleted: true });

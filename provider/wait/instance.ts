@@ -32,6 +32,12 @@ export interface InstanceWaitOptions {
    * broken VM (removing its address before deleting it, starting it to repair it) is not refused.
    */
   failOnErrorStatus?: boolean;
+  /**
+   * `until` asks for a status word (a power change: stopped, running): a VM idle in a word this provider cannot read
+   * then ends the wait after {@link unknownStatusGraceMs} even when no operation was seen running (it ended before
+   * the first look). Not for other waits: there the word says nothing of whether their operation has yet to start.
+   */
+  untilIsStatusWord?: boolean;
 }
 
 /**
@@ -108,6 +114,23 @@ export function sharedPollSchedule(): PollSchedule {
  */
 const OUTCOME_GRACE_MS = Number(process.env.VMHOST_OUTCOME_GRACE_MS ?? 10_000);
 
+/**
+ * How long a VM may stay idle in a status word that says neither running nor stopped (nor failed, nor an operation)
+ * before a wait for it says so, where no operation was seen to tell that it ended: a create's settle
+ * (instance/provider.ts), and a power change's wait that never saw its operation run (untilIsStatusWord).
+ * `VMHOST_UNKNOWN_STATUS_GRACE_MS` for tests.
+ */
+export const unknownStatusGraceMs = (): number => Number(process.env.VMHOST_UNKNOWN_STATUS_GRACE_MS ?? 120_000);
+
+/** What a wait says of a VM idle in a status word it cannot read, after the operation it waited for (`how`). */
+function unknownWordMessage(how: string, status: string): string {
+  return (
+    `${how}, and the instance reports status "${status}", a word this provider does not know as running, stopped or failed ` +
+    "(it knows Running/Stopped/Error and the panels' Berjalan/Mati/Gagal, in any case), so whether it is as asked is unknown: " +
+    "look at the VM in the host's panel, and please report the word with your host's name"
+  );
+}
+
 /** How soon a wait asks the shared poller again after an answer (the poller's tick interval does the pacing). */
 const POLLER_PACED_FAST_MS = 50;
 
@@ -171,6 +194,8 @@ async function settle(client: VmHostClient, uuid: string, opts: InstanceWaitOpti
   // An operation was seen running, and since when the VM is idle without being as asked (see OUTCOME_GRACE_MS).
   let operationSeen = false;
   let idleNotAsAskedSince: number | undefined;
+  // With no operation seen: since when the VM is idle in a word this provider cannot read (see unknownStatusGraceMs).
+  let idleInUnknownWordSince: number | undefined;
   let lastStatus: string | undefined;
   const settled = await pollUntil<IdleStatus>({
     what: opts.what,
@@ -259,13 +284,18 @@ async function settle(client: VmHostClient, uuid: string, opts: InstanceWaitOpti
           // (a word the provider cannot read, e.g. a host's own "Nonaktif" after a stop, is not evidence of a change
           // made elsewhere: said as what it is; real-api-facts audit)
           message: statusMeaning(d.status) === undefined
-            ? `its operation ended, and the instance reports status "${d.status}", a word this provider does not know as running, ` +
-              "stopped or failed (it knows Running/Stopped/Error and the panels' Berjalan/Mati/Gagal, in any case), so whether it is as " +
-              "asked is unknown: look at the VM in the host's panel, and please report the word with your host's name"
+            ? unknownWordMessage("its operation ended", d.status)
             : `its operation ended, but the instance is not as asked (status ${d.status}): it was cancelled or changed outside Pulumi ` +
               "(the panel, another tool) or the host did it otherwise; `pulumi up` again reads the instance and plans from what it is",
         };
-    }
+    } else if (opts.untilIsStatusWord && statusMeaning(d.status) === undefined) {
+      // No operation seen (it ended before the first look, e.g. a short stop on a loaded machine), and the awaited word
+      // is one this provider cannot read: waiting on lasted until the deadline (30 minutes by default) and then blamed
+      // a slow host (a CI run). Said after a grace instead, as a create's settle does.
+      idleInUnknownWordSince ??= clock.now();
+      if (clock.now() - idleInUnknownWordSince >= unknownStatusGraceMs())
+        return { failed: true, message: unknownWordMessage(`no operation is running and it stayed so for ${Math.round(unknownStatusGraceMs() / 1000)} s`, d.status) };
+    } else idleInUnknownWordSince = undefined;
     return { done: false, status: d.status };
   }
 }

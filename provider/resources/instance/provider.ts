@@ -27,7 +27,7 @@ import type { InstanceDetail } from "../../api/schemas/instances";
 import { systemClock } from "../../clock";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { hostnameListingFor } from "../../wait/hostname-listing";
-import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, waitForInstanceGone, waitForInstanceSettled, WaitFailedError, waitUntilIdle, waitUntilIdleStatus } from "../../wait/instance";
+import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, unknownStatusGraceMs, waitForInstanceGone, waitForInstanceSettled, WaitFailedError, waitUntilIdle, waitUntilIdleStatus } from "../../wait/instance";
 import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
@@ -526,6 +526,7 @@ async function runSteps(
           what,
           deadline,
           until: step.kind === "password" ? undefined : (d) => satisfied(step, d, vswitches),
+          untilIsStatusWord: step.kind === "power",
           // polling learns how long each kind takes on this host (hosts differ: a resize takes 20 s or 3 min)
           kind: step.kind === "power" ? `power-${step.state}` : step.kind === "repair" ? "power-running" : step.kind,
           // a repair that ends in Error again has failed: say so at once instead of waiting for the deadline
@@ -1190,12 +1191,6 @@ async function createInstance(inputs: InstanceInputs): Promise<pulumi.dynamic.Cr
     throw new ResourceInitError(message, id, withReplaced(outs as InstanceOutputs, id, inputs), [message], { cause: e });
   }
 }
-
-/**
- * How long a VM whose create settled (no operation shown) may report a status word that says neither running nor
- * stopped (nor failed, nor an operation) before the create says so. `VMHOST_UNKNOWN_STATUS_GRACE_MS` for tests.
- */
-const unknownStatusGraceMs = (): number => Number(process.env.VMHOST_UNKNOWN_STATUS_GRACE_MS ?? 120_000);
 
 /**
  * A created or cloned VM is recorded as done only in a status that says it runs or is off (any case, English or the
