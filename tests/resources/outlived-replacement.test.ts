@@ -3,6 +3,8 @@
  * it) is named in the replacement's `replacing` output for good, and every later Diff notes it again. It is no
  * longer the stack's: never a twin a create may stand beside, never a VM whose disk a new attachment takes (audit
  * of the day's changes). And an adoption that is refused does not keep the managing resource's delete from running.
+ * Unlike it, the old VM named by the placeholder of a replacement whose create was unconfirmed waits, pending delete,
+ * for the end of the next up without errors: a disk declared on the new VM is taken from it (soak stop23c-31).
  */
 import "./instance-env";
 import { providers } from "../../provider";
@@ -87,4 +89,24 @@ it("a disk on a VM that another Instance's replacement replaces in this up moves
   const moved = await up(attachment, { blockStorageId: disk.uuid, instanceId: b.id });
   expect(moved.id).toBe(disk.uuid);
   expect((await h().state()).blockStorages.find((d) => d.uuid === disk.uuid)?.instanceUuid).toBe(b.id);
+});
+
+it("a disk on the old VM of a replacement whose create was unconfirmed (pending delete) moves to the new VM in the up that replaces the placeholder (soak stop23c-31)", async () => {
+  forgetDeployment();
+  const a = await up<InstanceOutputs>(instance, { ...validCreate, hostname: "ph-web" });
+  const x = a.id;
+  const disk = (await h().state()).blockStorages.find((b) => b.locationId === 1 && b.instanceUuid === null)!;
+  await h().admin("PATCH", `/block-storages/${disk.uuid}`, { instanceId: x }); // attached by the stack's attachment
+  // An up replaced the VM (templateId) and the replacement's create was answered without its id: recorded as a
+  // placeholder naming X as the VM it replaces; that up failed, so X waits, pending delete, for an up without errors.
+  // The next up, in the engine's order: Diff of the placeholder (delete-before-replace), the attachment dropped with
+  // it (deletedWith: no Delete call), the replacement's create, the attachment's create on the new VM.
+  forgetDeployment();
+  const news = (await instance.check(a.inputs, { ...a.inputs, templateId: 2 })).inputs;
+  const placeholder = "unconfirmed-6b4e28ba-2fa1-41d2-883f-0016d3cca427";
+  expect((await instance.diff(placeholder, { ...news, replacing: x }, news)).deleteBeforeReplace).toBe(true);
+  const replacement = await instance.create(news);
+  await up(attachment, { blockStorageId: disk.uuid, instanceId: replacement.id });
+  // before: refused at every up ("attached to instance X ... Detach it there first"), the disk left on X
+  expect((await h().state()).blockStorages.find((b) => b.uuid === disk.uuid)?.instanceUuid).toBe(replacement.id);
 });

@@ -41,7 +41,7 @@ import { dedicatedTierRefusal, templateMinimums } from "../common/preflight";
 import { leavePrivateNetwork } from "../common/private-network";
 import { acceptedLookPauses, answeredWith2xx, readPersistently, twinsLandedAfterResend, UnconfirmedWriteError, writeExactlyOnce } from "../common/reconcile";
 import { isUnconfirmedId } from "../common/unconfirmed";
-import { detachedStackAddressOfVm, instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedUnderOldIdentity, replacementsInProgress, standingBesideCreate } from "../common/replacements";
+import { detachedStackAddressOfVm, instanceIdentity, instancesMadeHere, leavingIdentity, objectsOfThisStack, replacedByThisDeployment, replacedUnderOldIdentity, replacementsInProgress, standingBesideCreate } from "../common/replacements";
 import { putAddressBack, takeAddressFromReplacedVm } from "../common/pinned-address";
 import { isUnknown } from "../common/check";
 import { isAdoptedIn, knownKeys, replacesRequestedByOption } from "../common/replace-on-changes";
@@ -692,6 +692,23 @@ function replacedBy(inputs: Partial<InstanceInputs>, id?: string): string | unde
 function noteStillReplaced(olds: Record<string, unknown>): void {
   if (typeof olds.hostname !== "string" || typeof olds.locationId !== "number") return;
   for (const old of replacedInState(olds)) replacementsInProgress.note(identityKey(olds.hostname, olds.locationId), old);
+}
+
+/**
+ * Diff of the placeholder of an unconfirmed create (common/unconfirmed.ts), which this deployment replaces: the VMs it
+ * names as replaced are still replaced ({@link noteStillReplaced}), and by this deployment. Such a record exists only
+ * after a replacement's create failed unconfirmed, so its up failed before the engine's deletes: those VMs wait,
+ * pending delete, for the end of this up (pulumi/pulumi pkg/resource/deploy/step_generator.go GenerateDeletes), like
+ * the old VM of a replace this deployment's Diff reported, and what the program now declares on the new VM may be
+ * taken from them (a disk: block-storage-attachment/provider.ts takeDiskFromReplacedVm). Before, only a Diff-reported
+ * replace counted: the dependents of the VM, declared deletedWith it, were dropped with the placeholder without a
+ * Delete call, their disk stayed on the old VM, and the disk attachment's create on the new VM refused at every up
+ * (soak stop23c-31, stuck).
+ */
+function placeholderOfReplacementDiffed(olds: Record<string, unknown>): void {
+  noteStillReplaced(olds);
+  if (typeof olds.hostname !== "string" || typeof olds.locationId !== "number") return;
+  for (const old of replacedInState(olds)) replacedByThisDeployment.note(identityKey(olds.hostname, olds.locationId), old);
 }
 
 /** The VMs a state's bookkeeping names as replaced (`replacing`, then `replacingEarlier`). */
@@ -1591,7 +1608,7 @@ export const instanceProvider = defineResourceProvider<InstanceInputs, InstanceO
 
   create: (inputs) => handingOverAddress(undefined, () => createInstance(inputs)),
 
-  placeholderDiffed: noteStillReplaced,
+  placeholderDiffed: placeholderOfReplacementDiffed,
 
   findUnconfirmed: async (recorded) => {
     if (typeof recorded.hostname !== "string" || typeof recorded.locationId !== "number") return [];
