@@ -122,11 +122,14 @@ const OUTCOME_GRACE_MS = Number(process.env.VMHOST_OUTCOME_GRACE_MS ?? 10_000);
  */
 export const unknownStatusGraceMs = (): number => Number(process.env.VMHOST_UNKNOWN_STATUS_GRACE_MS ?? 120_000);
 
+/** The status words this provider reads (api/normalize.ts statusMeaning), as its messages about other words name them. */
+export const READ_STATUS_WORDS = "Running/Stopped/Error and the panels' Berjalan/Mati/Gagal, in any case";
+
 /** What a wait says of a VM idle in a status word it cannot read, after the operation it waited for (`how`). */
 function unknownWordMessage(how: string, status: string): string {
   return (
     `${how}, and the instance reports status "${status}", a word this provider does not know as running, stopped or failed ` +
-    "(it knows Running/Stopped/Error and the panels' Berjalan/Mati/Gagal, in any case), so whether it is as asked is unknown: " +
+    `(it knows ${READ_STATUS_WORDS}), so whether it is as asked is unknown: ` +
     "look at the VM in the host's panel, and please report the word with your host's name"
   );
 }

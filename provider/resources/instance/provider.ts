@@ -27,7 +27,7 @@ import type { InstanceDetail } from "../../api/schemas/instances";
 import { systemClock } from "../../clock";
 import { getClient, progressLog, resourceDeadline } from "../../context";
 import { hostnameListingFor } from "../../wait/hostname-listing";
-import { isFailureStatus, runInstanceOperation, sendWhenNotBusy, unknownStatusGraceMs, waitForInstanceGone, waitForInstanceSettled, WaitFailedError, waitUntilIdle, waitUntilIdleStatus } from "../../wait/instance";
+import { isFailureStatus, READ_STATUS_WORDS, runInstanceOperation, sendWhenNotBusy, unknownStatusGraceMs, waitForInstanceGone, waitForInstanceSettled, WaitFailedError, waitUntilIdle, waitUntilIdleStatus } from "../../wait/instance";
 import { isTransientPollError, pollUntil, retryUntilDeadline, type Deadline } from "../../wait/poll";
 import { defineResourceProvider } from "../common/define";
 import { deploymentActivity, QUIET_MS } from "../common/activity";
@@ -1226,7 +1226,7 @@ async function settledRunningOrStopped(
     if (Date.now() >= graceEnds)
       throw new ProviderError(
         `instance ${id} settled in status "${detail.status}", a word that says neither that it runs nor that it is stopped ` +
-          `(the provider knows Running/Stopped/Error and the panels' Berjalan/Mati/Gagal, in any case), and it stayed so for ` +
+          `(the provider knows ${READ_STATUS_WORDS}), and it stayed so for ` +
           `${Math.round(unknownStatusGraceMs() / 1000)} s: whether the VM is ready or broken is unknown, so the create is not ` +
           "recorded as done (look at the VM in the host's panel)",
       );
